@@ -178,7 +178,8 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     mo.seed = cfg.seed[2];
     model = entry->factory(cfg.model_args, mo);
   }
-  if (cfg.use_cache) model = make_caching_lm(std::move(model), *cfg.use_cache);
+  if (cfg.use_cache)
+    model = make_caching_lm(std::move(model), *cfg.use_cache, cache_identity(cfg.model, cfg.model_args));
 
   bool chat = cfg.apply_chat_template.is_string() ||
               (cfg.apply_chat_template.is_boolean() && cfg.apply_chat_template.get<bool>());

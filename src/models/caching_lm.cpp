@@ -1,46 +1,58 @@
-// Response cache for --use_cache (a JSONL file of key/answer lines; lm-eval's own format).
+// CachingLM: looks every request up in the ResponseStore, sends the rest to the model chunk by
+// chunk and stores each chunk's answers before asking for the next.
 #include "lmeval/models/caching_lm.hpp"
 
-#include <fstream>
-#include <unordered_map>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
+#include "lmeval/models/response_store.hpp"
 
 namespace lmeval {
 
 namespace {
 
+// Requests per model call: small enough that a kill loses little, large enough that a backend
+// still fills its batches (hf sorts and packs within one call). LMEVAL_CACHE_CHUNK overrides.
+size_t chunk_size() {
+  static const size_t n = [] {
+    const char* v = std::getenv("LMEVAL_CACHE_CHUNK");
+    long k = v ? std::strtol(v, nullptr, 10) : 0;
+    return k > 0 ? static_cast<size_t>(k) : size_t{256};
+  }();
+  return n;
+}
+
+// JSON has no infinities; a -inf loglikelihood is stored as the string "-inf".
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(v < 0 ? "-inf" : v > 0 ? "inf" : "nan"); }
+double number(const Json& v) {
+  if (!v.is_string()) return v.get<double>();
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  throw std::invalid_argument("not a number: " + s);
+}
+
 class CachingLM : public LM {
  public:
-  CachingLM(std::unique_ptr<LM> inner, std::filesystem::path file)
-      : inner_(std::move(inner)), file_(std::move(file)) {
-    std::ifstream in(file_);
-    std::string line;
-    size_t n = 0;
-    while (std::getline(in, line)) {
-      ++n;
-      if (line.empty()) continue;
-      try {
-        Json j = Json::parse(line);
-        cache_[j.at("key").get<std::string>()] = j.at("value");
-      } catch (const std::exception&) {
-        // A torn last line (killed mid-write) is dropped; anything else is corruption.
-        if (in.peek() != EOF)
-          throw UserError("corrupt response cache line " + std::to_string(n), {file_.string(), static_cast<int>(n), 0, ""},
-                          "a file written by lm-eval --use_cache (delete it to start over)");
-      }
-    }
-  }
+  CachingLM(std::unique_ptr<LM> inner, std::filesystem::path file, const Json& identity)
+      : inner_(std::move(inner)), store_(std::move(file)), identity_(py::json_dumps(identity)) {}
 
   std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& reqs) override {
     std::vector<std::string> keys;
     for (const auto& r : reqs) keys.push_back(key("loglikelihood", Json::array({r.context, r.continuation})));
     return run<LoglikelihoodResult, LoglikelihoodRequest>(
-        reqs, keys, [&](const auto& todo) { return inner_->loglikelihood(todo); },
-        [](const LoglikelihoodResult& r) { return Json::array({r.loglikelihood, r.is_greedy}); },
-        [](const Json& v) { return LoglikelihoodResult{v[0].get<double>(), v[1].get<bool>()}; },
+        "loglikelihood", reqs, keys, [&](const auto& todo) { return inner_->loglikelihood(todo); },
+        [](const LoglikelihoodResult& r) { return Json::array({number(r.loglikelihood), r.is_greedy}); },
+        [](const Json& v) { return LoglikelihoodResult{number(v.at(0)), v.at(1).get<bool>()}; },
         [](const LoglikelihoodRequest&) { return true; });
   }
 
@@ -48,8 +60,8 @@ class CachingLM : public LM {
     std::vector<std::string> keys;
     for (const auto& t : texts) keys.push_back(key("loglikelihood_rolling", Json::array({t})));
     return run<double, std::string>(
-        texts, keys, [&](const auto& todo) { return inner_->loglikelihood_rolling(todo); },
-        [](double v) { return Json(v); }, [](const Json& v) { return v.get<double>(); },
+        "loglikelihood_rolling", texts, keys, [&](const auto& todo) { return inner_->loglikelihood_rolling(todo); },
+        [](double v) { return number(v); }, [](const Json& v) { return number(v); },
         [](const std::string&) { return true; });
   }
 
@@ -57,7 +69,7 @@ class CachingLM : public LM {
     std::vector<std::string> keys;
     for (const auto& r : reqs) keys.push_back(key("generate_until", Json::array({r.context, r.gen_kwargs})));
     return run<std::string, GenerationRequest>(
-        reqs, keys, [&](const auto& todo) { return inner_->generate_until(todo); },
+        "generate_until", reqs, keys, [&](const auto& todo) { return inner_->generate_until(todo); },
         [](const std::string& v) { return Json(v); }, [](const Json& v) { return v.get<std::string>(); },
         [](const GenerationRequest& r) {
           return !(r.gen_kwargs.is_object() && r.gen_kwargs.value("do_sample", false));
@@ -73,57 +85,87 @@ class CachingLM : public LM {
   std::string apply_chat_template(const std::vector<ChatMessage>& m, bool g) const override {
     return inner_->apply_chat_template(m, g);
   }
+  Json chat_template_variables() const override { return inner_->chat_template_variables(); }
 
  private:
-  static std::string key(const std::string& method, const Json& args) {
-    Json k = Json::array({method});
+  // sha256 of json.dumps([identity, method, *arguments]).
+  std::string key(const std::string& method, const Json& args) const {
+    Json k = Json::array({identity_, method});
     for (const auto& a : args) k.push_back(a);
     return sha256_hex(py::json_dumps(k, {.ensure_ascii = true}));
   }
 
   template <class R, class Q, class Call, class ToJson, class FromJson, class Cacheable>
-  std::vector<R> run(const std::vector<Q>& reqs, const std::vector<std::string>& keys, Call call,
-                     ToJson to_json, FromJson from_json, Cacheable cacheable) {
+  std::vector<R> run(const char* method, const std::vector<Q>& reqs, const std::vector<std::string>& keys,
+                     Call call, ToJson to_json, FromJson from_json, Cacheable cacheable) {
     std::vector<R> out(reqs.size());
-    std::vector<Q> todo;
-    std::vector<size_t> where;
+    std::vector<size_t> todo;
     for (size_t i = 0; i < reqs.size(); ++i) {
-      auto it = cache_.find(keys[i]);
-      if (it != cache_.end() && cacheable(reqs[i])) {
-        out[i] = from_json(it->second);
-      } else {
-        todo.push_back(reqs[i]);
-        where.push_back(i);
+      std::optional<std::string> hit;
+      if (cacheable(reqs[i])) hit = store_.get(keys[i]);
+      if (!hit) {
+        todo.push_back(i);
+        continue;
+      }
+      try {
+        out[i] = from_json(Json::parse(*hit));
+      } catch (const std::exception& e) {
+        throw RuntimeError("response cache " + store_.file().string() + ": row " + keys[i] + " of " + method +
+                           " cannot be decoded (" + e.what() + "; expected a file written by lm-eval " +
+                           "--use_cache; delete it to start over)");
       }
     }
-    if (!todo.empty()) {
-      inner_->set_progress(progress_);
-      auto fresh = call(todo);
-      std::ofstream app(file_, std::ios::app);
-      for (size_t j = 0; j < fresh.size(); ++j) {
-        out[where[j]] = fresh[j];
-        if (!cacheable(todo[j])) continue;
-        Json v = to_json(fresh[j]);
-        cache_[keys[where[j]]] = v;
-        app << py::json_dumps(Json{{"key", keys[where[j]]}, {"value", v}}) << "\n";
+    size_t cached = reqs.size() - todo.size();
+    spdlog::info("--use_cache: {} of {} {} requests answered from {}", cached, reqs.size(), method,
+                 store_.file().string());
+    for (size_t start = 0; start < todo.size(); start += chunk_size()) {
+      size_t end = std::min(todo.size(), start + chunk_size());
+      std::vector<Q> chunk;
+      for (size_t j = start; j < end; ++j) chunk.push_back(reqs[todo[j]]);
+      size_t base = cached + start;
+      if (progress_)
+        inner_->set_progress([this, base, n = reqs.size()](size_t done, size_t) { progress_(base + done, n); });
+      auto fresh = call(chunk);
+      if (fresh.size() != chunk.size())
+        throw RuntimeError(std::string("the model returned ") + std::to_string(fresh.size()) + " answers for " +
+                           std::to_string(chunk.size()) + " " + method + " requests");
+      std::vector<std::pair<std::string, std::string>> rows;
+      for (size_t j = start; j < end; ++j) {
+        const R& r = fresh[j - start];
+        out[todo[j]] = r;
+        if (cacheable(reqs[todo[j]])) rows.emplace_back(keys[todo[j]], to_json(r).dump());
       }
+      store_.put(rows);
     }
+    inner_->set_progress(nullptr);
+    if (progress_) progress_(reqs.size(), reqs.size());
     return out;
   }
 
   std::unique_ptr<LM> inner_;
-  std::filesystem::path file_;
-  std::unordered_map<std::string, Json> cache_;
+  ResponseStore store_;
+  std::string identity_;
 };
 
 }  // namespace
 
-std::unique_ptr<LM> make_caching_lm(std::unique_ptr<LM> inner, const std::filesystem::path& path) {
+Json cache_identity(const std::string& model, const Json& model_args) {
+  Json args = Json::object();
+  if (model_args.is_object())
+    for (auto it = model_args.begin(); it != model_args.end(); ++it)
+      if (it.key() != "batch_size" && it.key() != "max_batch_size" && it.key() != "threads" &&
+          it.key() != "parallelize")
+        args[it.key()] = it.value();
+  return Json{{"model", model}, {"model_args", args}};
+}
+
+std::unique_ptr<LM> make_caching_lm(std::unique_ptr<LM> inner, const std::filesystem::path& path,
+                                    const Json& identity) {
   std::filesystem::path file = path;
-  file += "_rank0.jsonl";
+  file += "_rank0.db";
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  return std::make_unique<CachingLM>(std::move(inner), file);
+  return std::make_unique<CachingLM>(std::move(inner), file, identity);
 }
 
 }  // namespace lmeval

@@ -1,16 +1,25 @@
-// --use_cache: a response cache around any LM (the reference's CachingLM), keyed by
-// sha256(json.dumps([method] + arguments)) as the reference keys its sqlite rows.
+// --use_cache: a response cache around any LM (the reference's CachingLM), in sqlite at
+// `<path>_rank0.db` as the reference names its file.
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "lmeval/models/lm.hpp"
 
 namespace lmeval {
 
-// Wraps `inner`; answers found in `<path>_rank0.jsonl` are not recomputed and new answers are
-// appended after each model call. Sampled generations (do_sample true) are never cached.
-std::unique_ptr<LM> make_caching_lm(std::unique_ptr<LM> inner, const std::filesystem::path& path);
+// What makes two models' answers interchangeable: the model name and its model_args, less
+// the arguments that only change speed (batch sizes, threads, parallelize). The reference keys
+// on the request alone, so two models sharing a cache file would answer for each other.
+Json cache_identity(const std::string& model, const Json& model_args);
+
+// Wraps `inner`; answers found in the cache are not recomputed. Missing requests go to `inner`
+// in chunks, each chunk stored in one transaction as soon as it is answered, so a run killed at
+// any moment loses at most the chunk in flight. Sampled generations (do_sample true) are never
+// cached.
+std::unique_ptr<LM> make_caching_lm(std::unique_ptr<LM> inner, const std::filesystem::path& path,
+                                    const Json& identity);
 
 }  // namespace lmeval

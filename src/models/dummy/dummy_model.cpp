@@ -1,7 +1,9 @@
 // The `dummy` model: the deterministic sha256-based fake model of ../shared/goldens (`hashfake`),
 // so the reference's own results files can be reproduced number for number without a network.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/sha256.hpp"
@@ -18,12 +20,22 @@ double u(const std::string& h, int i) {
   return static_cast<double>(std::strtoul(h.substr(8 * i, 8).c_str(), nullptr, 16)) / 4294967296.0;
 }
 
+// LMEVAL_DUMMY_DELAY_MS=<n>: sleep n ms per request, so tests can kill a run half way.
+void delay(size_t requests) {
+  static const long ms = [] {
+    const char* v = std::getenv("LMEVAL_DUMMY_DELAY_MS");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms * static_cast<long>(requests)));
+}
+
 class DummyLM : public LM {
  public:
   std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& reqs) override {
     std::vector<LoglikelihoodResult> out;
     out.reserve(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
+      delay(1);
       std::string h = sha256_hex("ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
       if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size());
@@ -35,6 +47,7 @@ class DummyLM : public LM {
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override {
     std::vector<double> out;
     for (const auto& t : texts) {
+      delay(1);
       std::string h = sha256_hex("rolling" + std::string(1, kSep) + t);
       double n = static_cast<double>(t.size());
       out.push_back(-((0.5 + u(h, 0)) * n));
@@ -46,6 +59,7 @@ class DummyLM : public LM {
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& reqs) override {
     std::vector<std::string> out;
     for (const auto& r : reqs) {
+      delay(1);
       std::string h = sha256_hex("gen" + std::string(1, kSep) + r.context);
       unsigned long n = std::strtoul(h.substr(0, 8).c_str(), nullptr, 16) % 100;
       std::string text = " The answer is " + std::to_string(n) + ".\n\n#### " + std::to_string(n);
