@@ -26,6 +26,7 @@
 #include "lmeval/tasks/task_selection.hpp"
 #include "progress.hpp"
 #include "results_builder.hpp"
+#include "task_name_draws.hpp"
 #include "lmeval/evaluator/scoring.hpp"
 #ifdef LMEVAL_HAVE_HF
 #include "lmeval/models/hf/hf_model.hpp"
@@ -151,14 +152,18 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
 
   auto data = make_data_source(cfg);
   std::vector<std::unique_ptr<Task>> tasks;
-  for (auto& tc : selection.tasks) {
+  TaskNameDraws name_draws = task_name_draws(selection);
+  for (size_t i = 0; i < selection.tasks.size(); ++i) {
+    const TaskConfig& tc = selection.tasks[i];
     if (tc.get("unsafe_code").is_boolean() && tc.get("unsafe_code").get<bool>() &&
         !cfg.confirm_run_unsafe_code)
       throw UserError("Attempted to run task: " + tc.name() +
                           " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
                       tc.where("unsafe_code"), "--confirm_run_unsafe_code");
     tasks.push_back(Task::load(tc, *data));
+    draw_task_name_reads(*task_context().global_random, name_draws.after_task[i]);
   }
+  draw_task_name_reads(*task_context().global_random, name_draws.after_all);
 
   // Model.
   if (!model) {
@@ -232,6 +237,14 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     } else {
       run.filters.push_back(FilterEnsemble::default_none());
     }
+    // The reference's accesses to task.eval_docs while it builds the requests: get_sample_size
+    // (fractional --limit), then doc_iterator (len + enumerate with --samples).
+    bool by_samples = cfg.samples.is_object() && cfg.samples.contains(task.name()) &&
+                      cfg.samples[task.name()].is_array() && !cfg.samples[task.name()].empty();
+    run.eval_docs_reads_per_pass = by_samples ? 2 : 1;
+    if (cfg.limit && *cfg.limit < 1.0) task.reaccess_eval_docs();
+    for (int k = 0; k < run.eval_docs_reads_per_pass; ++k) task.reaccess_eval_docs();
+    run.request_docs = task.eval_docs_snapshot();
     select_docs(cfg, task, run.doc_positions, run.doc_ids);
     if (run.doc_positions.empty())
       throw UserError("task.build_requests() did not find any docs! (task " + task.name() + ")",
@@ -332,7 +345,7 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     std::vector<const Json*> docs;
     for (auto& in : run.instances) {
       resps.push_back(in.resps);
-      docs.push_back(&run.task->eval_docs()[in.doc_pos]);
+      docs.push_back(&(*run.request_docs)[in.doc_pos]);
     }
     for (const auto& f : run.filters) {
       auto filtered = f.apply(resps, docs);

@@ -37,9 +37,13 @@ void score_task(TaskRun& run, bool log_samples, int64_t bootstrap_iters) {
   for (auto& [k, v] : by_doc)
     std::stable_sort(v.begin(), v.end(), [](const Instance* a, const Instance* b) { return a->idx < b->idx; });
   for (const auto& f : run.filters) {
+    // The reference scores each filter's responses in a new pass of doc_iterator, which reads
+    // task.eval_docs again: the documents scored and logged are those of that read.
+    for (int k = 0; k < run.eval_docs_reads_per_pass; ++k) run.task->reaccess_eval_docs();
     for (size_t d = 0; d < run.doc_positions.size(); ++d) {
       size_t pos = run.doc_positions[d];
       const Doc& doc = task.eval_docs()[pos];
+      const Doc& request_doc = run.request_docs ? (*run.request_docs)[pos] : doc;
       const auto& ins = by_doc[pos];
       std::vector<Json> results;
       for (const auto* in : ins) results.push_back(in->filtered_resps.at(f.name()));
@@ -84,7 +88,7 @@ void score_task(TaskRun& run, bool log_samples, int64_t bootstrap_iters) {
         Json names = Json::array();
         for (auto it = metrics.begin(); it != metrics.end(); ++it) names.push_back(it.key());
         s["metrics"] = names;
-        s["doc_hash"] = sha256_hex(py::json_dumps(doc, {.indent = 2}));
+        s["doc_hash"] = sha256_hex(py::json_dumps(request_doc, {.indent = 2}));
         s["prompt_hash"] = sha256_hex(ins.empty() ? "" : target_text(ins[0]->arguments[0]));
         s["target_hash"] = sha256_hex(target_text(target));
         for (auto it = metrics.begin(); it != metrics.end(); ++it) s[it.key()] = it.value();

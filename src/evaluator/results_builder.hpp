@@ -22,6 +22,11 @@ struct TaskRun {
   std::vector<size_t> doc_positions;
   std::vector<int64_t> doc_ids;
   std::vector<Instance> instances;
+  // The documents the requests were built from (what the reference's Instance.doc holds); they
+  // differ from the scored ones only when process_docs draws global random (see Task).
+  std::shared_ptr<const std::vector<Doc>> request_docs;
+  // Reads of task.eval_docs per pass of the reference's doc_iterator (2 with --samples).
+  int eval_docs_reads_per_pass = 1;
   std::vector<FilterEnsemble> filters;
   std::vector<MetricSpec> metrics;
   // (metric, filter) keys in first-insertion order and their per-document values.

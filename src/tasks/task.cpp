@@ -28,7 +28,8 @@ static DatasetRef dataset_ref(const TaskConfig& cfg) {
 }
 
 std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
-                                  const Json& process_docs, bool required, bool* found) {
+                                  const Json& process_docs, bool required, bool* found,
+                                  bool keep_raw) {
   DatasetRef ref = dataset_ref(cfg_);
   std::optional<std::vector<Doc>> rows;
   rows = data.load_split(ref, split);
@@ -46,14 +47,31 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
     if (!fn.process_docs)
       throw UserError("function is not a process_docs function", cfg_.where("process_docs"),
                       "a process_docs(dataset) function");
-    try {
-      return fn.process_docs(std::move(*rows));
-    } catch (UserError& e) {
-      throw UserError("task " + name_ + ", process_docs on split '" + split + "': " + e.message(),
-                      e.where(), e.expected());
+    if (keep_raw && fn.draws_global_random) {
+      raw_eval_rows_ = *rows;
+      impure_process_docs_ = &fn;
     }
+    return run_process_docs(fn, std::move(*rows), split);
   }
   return std::move(*rows);
+}
+
+std::vector<Doc> Task::run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
+                                        const std::string& split) const {
+  try {
+    return fn.process_docs(std::move(rows));
+  } catch (UserError& e) {
+    throw UserError("task " + name_ + ", process_docs on split '" + split + "': " + e.message(),
+                    e.where(), e.expected());
+  }
+}
+
+void Task::reaccess_eval_docs() {
+  if (!impure_process_docs_) return;
+  std::string split = cfg_.str("test_split");
+  if (split.empty()) split = cfg_.str("validation_split");
+  eval_docs_ = std::make_shared<const std::vector<Doc>>(
+      run_process_docs(*impure_process_docs_, raw_eval_rows_, split));
 }
 
 std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
@@ -108,13 +126,15 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
     throw UserError("Task dataset (path=" + t->cfg_.str("dataset_path") + ", name=" +
                         t->cfg_.str("dataset_name", "None") + ") must have valid or test docs!",
                     t->cfg_.where("task"), "test_split or validation_split");
-  t->eval_docs_ = t->load_split(data, eval_split, pd, true, nullptr);
-  if (!t->eval_docs_.empty() && t->eval_docs_[0].is_object())
-    for (auto it = t->eval_docs_[0].begin(); it != t->eval_docs_[0].end(); ++it)
+  t->eval_docs_ = std::make_shared<const std::vector<Doc>>(
+      t->load_split(data, eval_split, pd, true, nullptr, /*keep_raw=*/true));
+  const std::vector<Doc>& docs = *t->eval_docs_;
+  if (!docs.empty() && docs[0].is_object())
+    for (auto it = docs[0].begin(); it != docs[0].end(); ++it)
       t->features_.push_back(it.key());
   // Multiple input / multiple target are decided on document 0 (spec §3.4).
-  if (!t->eval_docs_.empty()) {
-    const Doc& d0 = t->eval_docs_[0];
+  if (!docs.empty()) {
+    const Doc& d0 = docs[0];
     if (t->has_choices()) {
       Json text = t->doc_to_text(d0);
       t->multiple_input_ = text.is_number_integer();

@@ -1,6 +1,6 @@
 // End-to-end: every golden run of the reference (../shared/goldens/manifest.json) re-run with
 // `lm-eval run --model hashfake`, results and samples compared key by key (port of
-// scripts/compare_golden.py). Runs with a documented difference only run with LMEVAL_E2E_ALL=1.
+// scripts/compare_golden.py).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -26,12 +26,6 @@ namespace {
 const std::set<std::string> kSkipTop = {
     "date", "total_evaluation_time_seconds", "pretty_env_info", "transformers_version",
     "git_hash", "upper_git_hash", "lm_eval_version", "leaderboard_normalized", "performance"};
-
-// Runs with a documented difference from the reference (docs/tasks.md); they run, and must
-// match, only with LMEVAL_E2E_ALL=1.
-// leaderboard_gpqa: the reference re-shuffles the answers (global random) on every access to the
-// docs, so its prompts and its scored targets come from different permutations.
-const std::set<std::string> kKnownDifferences = {"leaderboard_gpqa"};
 
 // Per-document values computed through numpy's SIMD exp (truthfulqa_mc2's acc), which can be
 // 1-2 ulp away from the C library's exp: compared with that tolerance.
@@ -167,10 +161,6 @@ TEST_P(GoldenRunTest, MatchesReference) {
   LMEVAL_REQUIRE_SHARED("hf_data");
   const Json& e = GetParam().entry;
   std::string run = e.at("run").get<std::string>();
-  const char* all = std::getenv("LMEVAL_E2E_ALL");
-  if (kKnownDifferences.count(run) && !(all && std::string(all) == "1"))
-    GTEST_SKIP() << "documented difference from the reference (docs/tasks.md); set "
-                    "LMEVAL_E2E_ALL=1 to run it";
 
   fs::path out = fs::temp_directory_path() /
                  ("lmeval_e2e_" + GetParam().label + "_" + std::to_string(::getpid()));

@@ -27,6 +27,10 @@ struct TaskFunction {
   std::function<double(const std::vector<Json>&)> aggregation;
   // what the results' `configs` show for it (the reference shows the Python source)
   std::string display;
+  // process_docs draws from the run's global `random` (GPQA's answer shuffle). The reference
+  // re-runs process_docs on every access to a task's documents, so such a function gives
+  // different documents at each access and Task::reaccess_eval_docs must replay those accesses.
+  bool draws_global_random = false;
 };
 
 class FunctionRegistry {

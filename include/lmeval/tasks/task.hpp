@@ -14,6 +14,7 @@
 namespace lmeval {
 
 class PyRandom;
+struct TaskFunction;
 
 // State shared by the tasks of one run that the reference keeps in Python globals: the global
 // `random` module (seeded with the first --seed value in simple_evaluate), which e.g. GPQA's
@@ -31,7 +32,13 @@ class Task {
 
   const TaskConfig& config() const { return cfg_; }
   const std::string& name() const { return name_; }
-  const std::vector<Doc>& eval_docs() const { return eval_docs_; }
+  const std::vector<Doc>& eval_docs() const { return *eval_docs_; }
+  // The documents as they are now; they stay valid across reaccess_eval_docs().
+  std::shared_ptr<const std::vector<Doc>> eval_docs_snapshot() const { return eval_docs_; }
+  // One access to the reference's `task.eval_docs` property, which re-runs process_docs on the
+  // evaluation split each time. Only a process_docs that draws from the global random gives
+  // different documents (and advances that random); for any other task this does nothing.
+  void reaccess_eval_docs();
   // The few-shot pool; `fewshot_available` is false when the split it names is absent.
   const std::vector<Doc>& fewshot_docs() const { return fewshot_docs_; }
   bool fewshot_available() const { return fewshot_available_; }
@@ -62,13 +69,18 @@ class Task {
 
  private:
   std::vector<Doc> load_split(DataSource& data, const std::string& split, const Json& process_docs,
-                              bool required, bool* found);
+                              bool required, bool* found, bool keep_raw = false);
+  std::vector<Doc> run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
+                                    const std::string& split) const;
   Json apply_spec(const Doc& doc, const Json& spec, const std::string& field, bool target) const;
 
   TaskConfig cfg_;
   std::string name_;
   Json fewshot_cfg_;
-  std::vector<Doc> eval_docs_;
+  std::shared_ptr<const std::vector<Doc>> eval_docs_ = std::make_shared<const std::vector<Doc>>();
+  // The evaluation split before process_docs, kept only when process_docs draws global random.
+  std::vector<Doc> raw_eval_rows_;
+  const TaskFunction* impure_process_docs_ = nullptr;
   std::vector<Doc> fewshot_docs_;
   bool fewshot_available_ = true;
   std::string fewshot_source_;

@@ -440,6 +440,7 @@ void register_task_functions_leaderboard(FunctionRegistry& r) {
       for (auto& d : docs) d = tasks::gpqa_process_doc(d, *ctx.global_random);
       return docs;
     };
+    fn.draws_global_random = true;
     r.add("gpqa", "utils.process_docs", std::move(fn));
   }
 
