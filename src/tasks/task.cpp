@@ -32,7 +32,18 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                                   bool keep_raw) {
   DatasetRef ref = dataset_ref(cfg_);
   std::optional<std::vector<Doc>> rows;
-  rows = data.load_split(ref, split);
+  const std::string what = "task " + name_ + " needs " + (required ? "split '" : "its few-shot split '") +
+                           split + "' of dataset " + ref.path + (ref.name ? " (config " + *ref.name + ")" : "");
+  try {
+    rows = data.load_split(ref, split);
+  } catch (const UserError& e) {
+    throw UserError(what + ": " + e.message(), e.where(), e.expected());
+  } catch (const RuntimeError& e) {
+    // Data absent here and the Hub unreachable (offline machine): say which task needs what.
+    throw RuntimeError(cfg_.where("dataset_path").to_string() + ": " + what + ", which is not in " +
+                       data.describe() + ": " + e.what() +
+                       ". Put it under --data_dir as <org>/<name>/<config>/<split>.jsonl.");
+  }
   if (found) *found = rows.has_value();
   if (!rows) {
     if (!required) return {};

@@ -206,3 +206,28 @@ TEST_F(CliTest, LsTasksShowsOutputTypeAndLocation) {
   EXPECT_NE(r.out.find("t1.yaml"), std::string::npos);
   EXPECT_EQ(lm("ls nonsense").exit_code, 2);
 }
+
+// Built-in tasks whose data is not on this machine (MATH-hard, MuSR, SciQ's test split; see
+// ../shared/data/MANIFEST.md): with the Hub out of reach the run stops with one message naming
+// the task, the dataset and split, and where it looked; no crash.
+TEST_F(CliTest, AbsentDatasetNamesTaskDatasetAndSplit) {
+  fs::create_directories(dir_ / "empty_data");
+  struct Case {
+    const char* task;
+    const char* expect;
+  };
+  for (const Case& c : {Case{"leaderboard_math_algebra_hard", "split 'test' of dataset DigitalLearningGmbH/MATH-lighteval (config algebra)"},
+                        Case{"leaderboard_musr_team_allocation", "split 'team_allocation' of dataset TAUR-Lab/MuSR"},
+                        Case{"sciq", "split 'train' of dataset allenai/sciq"}}) {
+    SCOPED_TRACE(c.task);
+    auto r = run_command("cd '" + dir_.string() + "' && HF_HUB_OFFLINE=1 HF_HUB_CACHE='" +
+                         (dir_ / "empty_data").string() + "' LMEVAL_NO_INDEX_CACHE=1 '" +
+                         lmeval::testing::lmeval_binary().string() + "' run --model dummy --tasks " +
+                         c.task + " --limit 2 --data_dir empty_data 2>&1 </dev/null; echo rc=$?");
+    std::string all = r.out + r.err;
+    EXPECT_NE(all.find(std::string("task ") + c.task + " needs "), std::string::npos) << all;
+    EXPECT_NE(all.find(c.expect), std::string::npos) << all;
+    EXPECT_NE(all.find("empty_data"), std::string::npos) << all;
+    EXPECT_NE(all.find("rc=2"), std::string::npos) << all;
+  }
+}
