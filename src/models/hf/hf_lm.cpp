@@ -611,8 +611,14 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       until.push_back(eos_text);
     const int64_t max_ctx_len = max_length_ - max_gen;
     if (max_ctx_len <= 0)
-      throw UserError("max_gen_toks " + std::to_string(max_gen) + " is not less than max_length " +
-                          std::to_string(max_length_), {"", 0, 0, "max_gen_toks"}, "max_gen_toks < max_length");
+      // HFLM.generate_until asserts the same (no truncation rescues it): e.g. leaderboard_ifeval's
+      // max_gen_toks 1280 on a 512-token model stops the reference too.
+      throw UserError("requested max tokens to generate (max_gen_toks " + std::to_string(max_gen) +
+                          ") must be less than the model's maximum sequence length (max_length " +
+                          std::to_string(max_length_) + ")",
+                      {"", 0, 0, "max_gen_toks"},
+                      "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
+                      "--model_args max_length=N if the model supports longer sequences");
     // Sort by (-len(tok_encode(context)), context).
     std::vector<std::pair<int64_t, size_t>> keyed;
     for (size_t i : members) keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
