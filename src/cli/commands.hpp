@@ -15,5 +15,6 @@ void add_ls_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
 void add_tokenize_command(CLI::App& app, Action& action);
 void add_download_command(CLI::App& app, Action& action);
+void add_merge_command(CLI::App& app, Action& action);
 
 }  // namespace lmeval::cli

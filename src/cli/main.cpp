@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   cli::add_validate_command(app, action);
   cli::add_tokenize_command(app, action);
   cli::add_download_command(app, action);
+  cli::add_merge_command(app, action);
 
   try {
     std::vector<std::string> rev(args.rbegin(), args.rend() - 1);

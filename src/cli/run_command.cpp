@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "cli/run_output.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
@@ -14,8 +15,6 @@
 namespace lmeval::cli {
 
 namespace {
-
-std::string py_dict_repr(const Json& d) { return py::repr(d.is_object() ? d : Json::object()); }
 
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
@@ -35,37 +34,17 @@ int run_main(RunFlags& f) {
   if (!cfg.cache_requests.empty())
     spdlog::info("--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to cache");
   if (cfg.show_ci) spdlog::warn("--show_ci is not implemented yet: the table shows the reference's stderr only");
+  if (cfg.shard_count > 0 && !cfg.output_path)
+    throw UserError("--shard needs --output_path for its partial file", {"", 0, 0, "--output_path"},
+                    "a directory shared with (or copied to) the machine that runs `lm-eval merge`");
   EvalOutput out = evaluate(cfg);
-  for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
-  if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
-  if (cfg.output_path) {
-    std::vector<std::pair<std::string, std::vector<Json>>> samples;
-    for (auto& s : out.samples) samples.emplace_back(s.task, s.lines);
-    try {
-      auto w = write_outputs(*cfg.output_path, out.results, samples);
-      spdlog::info("results written to {}", w.results.string());
-    } catch (const std::exception& e) {
-      // The reference logs and carries on when saving fails.
-      spdlog::error("Could not save results aggregated: {}", e.what());
-    }
+  if (!out.partial.is_null()) {
+    auto path = write_partial(cfg, out.partial);
+    std::cout << "shard " << cfg.shard_index << "/" << cfg.shard_count << " written to " << path.string()
+              << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
+    return 0;
   }
-  Json model_args = cfg.model_args;
-  std::string limit = cfg.limit ? py::float_repr(*cfg.limit) : "None";
-  std::string nf = cfg.num_fewshot ? std::to_string(*cfg.num_fewshot) : "None";
-  std::string bs = cfg.batch_size.is_string() ? cfg.batch_size.get<std::string>() : cfg.batch_size.dump();
-  std::string line = cfg.model + " (" + py_dict_repr(model_args) + "), gen_kwargs: (" +
-                     py_dict_repr(cfg.gen_kwargs) + "), limit: " + limit + ", num_fewshot: " + nf +
-                     ", batch_size: " + bs;
-  const Json& sizes = out.results["config"]["batch_sizes"];
-  if (sizes.is_array() && !sizes.empty()) {
-    std::string s;
-    for (const auto& x : sizes) s += (s.empty() ? "" : ",") + x.dump();
-    line += " (" + s + ")";
-  }
-  std::cout << line << "\n";
-  std::cout << make_table(out.results, "results", f.show_normalized) << "\n";
-  if (out.results.contains("groups")) std::cout << make_table(out.results, "groups", f.show_normalized) << "\n";
-  return 0;
+  return report_run(cfg, out, f.show_normalized);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/shard.hpp"
 
 namespace lmeval::cli {
 
@@ -58,6 +59,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, bool for_validate) {
   o["show_ci"] = cmd->add_flag("--show_ci", f.show_ci, "Show confidence intervals in the table");
   o["show_normalized"] = cmd->add_flag("--show_normalized", f.show_normalized,
                                        "Show leaderboard-normalised scores beside the raw ones");
+  o["shard"] = cmd->add_option("--shard", f.shard,
+                               "I/N: answer the I-th of N parts of the requests and write a partial file "
+                               "for `lm-eval merge`");
   for (const char* name : {"--wandb_args", "--wandb_config_args", "--trackio_args", "--hf_hub_log_args"})
     o[name + 2] = cmd->add_option(name, f.unsupported, "(Python-only integration; refused)")->expected(0, -1);
 }
@@ -170,6 +174,11 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
   if (given(f, "confirm_run_unsafe_code")) cfg.confirm_run_unsafe_code = true;
   if (given(f, "bootstrap_iters")) cfg.bootstrap_iters = f.bootstrap_iters;
   if (given(f, "show_ci")) cfg.show_ci = true;
+  if (given(f, "shard")) {
+    ShardSpec s = parse_shard_spec(f.shard);
+    cfg.shard_index = s.index;
+    cfg.shard_count = s.count;
+  }
   return cfg;
 }
 

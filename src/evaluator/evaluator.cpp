@@ -20,6 +20,7 @@
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/metrics/metrics.hpp"
 #include "lmeval/models/caching_lm.hpp"
+#include "lmeval/models/shard.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task.hpp"
@@ -125,6 +126,8 @@ void select_docs(const EvalConfig& cfg, const Task& task, std::vector<size_t>& p
   }
 }
 
+Json to_json_or_null(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
+
 std::string random_model_id() {
   static const char* chars = "abcdefghijklmnopqrstuvwxyz0123456789";
   std::random_device rd;
@@ -182,9 +185,16 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     mo.device = cfg.device;
     mo.seed = cfg.seed[2];
     model = entry->factory(cfg.model_args, mo);
+    // A model the caller gives (tests, `merge`'s replay) is used as it is.
+    if (cfg.use_cache)
+      model = make_caching_lm(std::move(model), *cfg.use_cache, cache_identity(cfg.model, cfg.model_args));
   }
-  if (cfg.use_cache)
-    model = make_caching_lm(std::move(model), *cfg.use_cache, cache_identity(cfg.model, cfg.model_args));
+  ShardRecorder* shard = nullptr;
+  if (cfg.shard_count > 0) {
+    auto recorder = std::make_unique<ShardRecorder>(std::move(model), ShardSpec{cfg.shard_index, cfg.shard_count});
+    shard = recorder.get();
+    model = std::move(recorder);
+  }
 
   bool chat = cfg.apply_chat_template.is_string() ||
               (cfg.apply_chat_template.is_boolean() && cfg.apply_chat_template.get<bool>());
@@ -338,6 +348,16 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
                   {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   }
   lm->set_progress(nullptr);
+
+  // A shard is not scored: its answers, config and model facts go to `lm-eval merge`.
+  if (shard) {
+    out.partial = shard->partial();
+    out.partial["config"] = eval_config_to_json(cfg);
+    if (chat)
+      out.partial["model"]["chat_template"] =
+          to_json_or_null(lm->chat_template(cfg.apply_chat_template.is_string() ? cfg.apply_chat_template.get<std::string>() : ""));
+    return out;
+  }
 
   // Filters and per-document metrics.
   for (auto& run : runs) {

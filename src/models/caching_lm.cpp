@@ -5,19 +5,19 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <limits>
-#include <stdexcept>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/models/response_store.hpp"
+#include "response_json.hpp"
 
 namespace lmeval {
 
 namespace {
+
+using response_json::number;
 
 // Requests per model call: small enough that a kill loses little, large enough that a backend
 // still fills its batches (hf sorts and packs within one call). LMEVAL_CACHE_CHUNK overrides.
@@ -28,17 +28,6 @@ size_t chunk_size() {
     return k > 0 ? static_cast<size_t>(k) : size_t{256};
   }();
   return n;
-}
-
-// JSON has no infinities; a -inf loglikelihood is stored as the string "-inf".
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(v < 0 ? "-inf" : v > 0 ? "inf" : "nan"); }
-double number(const Json& v) {
-  if (!v.is_string()) return v.get<double>();
-  const std::string& s = v.get_ref<const std::string&>();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  throw std::invalid_argument("not a number: " + s);
 }
 
 class CachingLM : public LM {
@@ -133,7 +122,7 @@ class CachingLM : public LM {
       for (size_t j = start; j < end; ++j) {
         const R& r = fresh[j - start];
         out[todo[j]] = r;
-        if (cacheable(reqs[todo[j]])) rows.emplace_back(keys[todo[j]], to_json(r).dump());
+        if (cacheable(reqs[todo[j]])) rows.emplace_back(keys[todo[j]], to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace));
       }
       store_.put(rows);
     }

@@ -77,27 +77,9 @@ int rows(const fs::path& db) {
   return n;
 }
 
-// The results file less the fields that are timings or dates.
-std::string normalised_results(const fs::path& dir) {
-  for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
-    if (e.path().filename().string().rfind("results_", 0) == 0) {
-      Json r = Json::parse(read_file(e.path()));
-      r.erase("date");
-      r.erase("total_evaluation_time_seconds");
-      for (auto& [type, stats] : r["performance"].items()) {
-        stats.erase("seconds");
-        stats.erase("tokens_per_second");
-      }
-      return r.dump(1);
-    }
-  return "no results file under " + dir.string();
-}
+std::string normalised_results(const fs::path& dir) { return lmeval::testing::results_without_timings(dir / "out"); }
 
-std::string samples(const fs::path& dir) {
-  for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
-    if (e.path().filename().string().rfind("samples_", 0) == 0) return read_file(e.path());
-  return "no samples file under " + dir.string();
-}
+std::string samples(const fs::path& dir) { return lmeval::testing::samples_of(dir / "out", "demo_story_cloze"); }
 
 // "N of 120 loglikelihood requests answered from" in a run's log.
 int answered_from_cache(const std::string& log) {
@@ -149,6 +131,7 @@ TEST(Models_CacheResume, SigkillThenRestartGivesTheSameFiles) {
   EXPECT_EQ(answered_from_cache(again.out + again.err), stored) << again.err;  // only the rest was computed
   EXPECT_EQ(rows(db), kRequests);
   EXPECT_EQ(normalised_results(killed.path), normalised_results(whole.path));
+  EXPECT_FALSE(samples(whole.path).empty());
   EXPECT_EQ(samples(killed.path), samples(whole.path));
 }
 

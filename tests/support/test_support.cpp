@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace lmeval::testing {
 
 std::filesystem::path source_dir() { return LMEVAL_SOURCE_DIR; }
@@ -47,6 +49,34 @@ CommandResult run_command(const std::string& command_line) {
   r.err = read_file(err_path);
   std::remove(err_path);
   return r;
+}
+
+std::string results_without_timings(const std::filesystem::path& output_dir) {
+  if (!std::filesystem::exists(output_dir)) return "no directory " + output_dir.string();
+  for (const auto& e : std::filesystem::recursive_directory_iterator(output_dir))
+    if (e.path().filename().string().rfind("results_", 0) == 0) {
+      auto r = nlohmann::ordered_json::parse(read_file(e.path()));
+      r.erase("date");
+      r.erase("total_evaluation_time_seconds");
+      if (r.contains("performance"))
+        for (auto& [type, stats] : r["performance"].items()) {
+          stats.erase("seconds");
+          stats.erase("tokens_per_second");
+        }
+      return r.dump(1);
+    }
+  return "no results file under " + output_dir.string();
+}
+
+std::string samples_of(const std::filesystem::path& output_dir, const std::string& task) {
+  if (!std::filesystem::exists(output_dir)) return "";
+  std::string prefix = "samples_" + task + "_";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(output_dir)) {
+    std::string name = e.path().filename().string();
+    // samples_<task>_<date>.jsonl where the date has no '_' (task names may)
+    if (name.rfind(prefix, 0) == 0 && name.find('_', prefix.size()) == std::string::npos) return read_file(e.path());
+  }
+  return "";
 }
 
 }  // namespace lmeval::testing

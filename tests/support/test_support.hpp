@@ -28,6 +28,13 @@ struct CommandResult {
 // Run a shell command line, capturing stdout and stderr.
 CommandResult run_command(const std::string& command_line);
 
+// The results file under an --output_path directory, re-dumped without the fields that are
+// dates or timings (date, total_evaluation_time_seconds, performance.*.seconds and
+// tokens_per_second), for comparing two runs; an explanation when there is none.
+std::string results_without_timings(const std::filesystem::path& output_dir);
+// The samples file of `task` under an --output_path directory (empty when absent).
+std::string samples_of(const std::filesystem::path& output_dir, const std::string& task);
+
 }  // namespace lmeval::testing
 
 // Skips the current test with a clear message when ../shared (or a path inside it) is absent.

@@ -45,6 +45,10 @@ struct EvalConfig {
   // lm-eval's own additions
   std::optional<std::string> data_dir;  // local `<org>/<name>/<config>/<split>.jsonl` tree
   bool show_ci = false;
+  // --shard I/N: this run answers the I-th of N parts of the requests (I from 1) and writes a
+  // partial file for `lm-eval merge`; 0/0 is a whole run.
+  int shard_index = 0;
+  int shard_count = 0;
 
   // The reference's EvaluatorConfig._configure steps that do not need tasks: predict_only ->
   // log_samples, output_path requirement, fewshot_as_multiturn default and check, samples vs
@@ -63,6 +67,11 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg,
 // --seed parsing (_int_or_none_list_arg_type with min 3, max 4, defaults 0,1234,1234,1234).
 std::vector<std::optional<int64_t>> parse_seed(const std::string& value);
 std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const SourceLocation& where);
+
+// Every field as JSON and back (a shard's partial file carries its run's config to merge).
+// Fields absent from `j` keep their defaults.
+Json eval_config_to_json(const EvalConfig& cfg);
+EvalConfig eval_config_from_json(const Json& j);
 
 
 }  // namespace lmeval

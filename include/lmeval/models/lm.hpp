@@ -66,6 +66,10 @@ class LM {
   // generate_until) requests, tokens, seconds and tokens/s. Empty when the backend keeps none.
   virtual Json performance_stats() const { return Json::object(); }
 
+  // Tokens of `text` with the model's tokenizer (no special tokens); nullopt without one.
+  // Used to balance --shard parts.
+  virtual std::optional<size_t> token_count(const std::string& text) const { return std::nullopt; }
+
   // Chat templates: the text of the template (name may select a named one), and rendering.
   virtual std::optional<std::string> chat_template(const std::string& name) const {
     return std::nullopt;

@@ -1,0 +1,75 @@
+// Files, summary line and tables of a finished run; a shard's partial file.
+#include "cli/run_output.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
+#include "lmeval/output/output_writer.hpp"
+
+namespace lmeval::cli {
+
+namespace {
+
+std::string py_dict_repr(const Json& d) { return py::repr(d.is_object() ? d : Json::object()); }
+
+}  // namespace
+
+int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalized) {
+  for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
+  if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
+  if (cfg.output_path) {
+    std::vector<std::pair<std::string, std::vector<Json>>> samples;
+    for (auto& s : out.samples) samples.emplace_back(s.task, s.lines);
+    try {
+      auto w = write_outputs(*cfg.output_path, out.results, samples);
+      spdlog::info("results written to {}", w.results.string());
+    } catch (const std::exception& e) {
+      // The reference logs and carries on when saving fails.
+      spdlog::error("Could not save results aggregated: {}", e.what());
+    }
+  }
+  Json model_args = cfg.model_args;
+  std::string limit = cfg.limit ? py::float_repr(*cfg.limit) : "None";
+  std::string nf = cfg.num_fewshot ? std::to_string(*cfg.num_fewshot) : "None";
+  std::string bs = cfg.batch_size.is_string() ? cfg.batch_size.get<std::string>() : cfg.batch_size.dump();
+  std::string line = cfg.model + " (" + py_dict_repr(model_args) + "), gen_kwargs: (" +
+                     py_dict_repr(cfg.gen_kwargs) + "), limit: " + limit + ", num_fewshot: " + nf +
+                     ", batch_size: " + bs;
+  const Json& sizes = out.results["config"]["batch_sizes"];
+  if (sizes.is_array() && !sizes.empty()) {
+    std::string s;
+    for (const auto& x : sizes) s += (s.empty() ? "" : ",") + x.dump();
+    line += " (" + s + ")";
+  }
+  std::cout << line << "\n";
+  std::cout << make_table(out.results, "results", show_normalized) << "\n";
+  if (out.results.contains("groups")) std::cout << make_table(out.results, "groups", show_normalized) << "\n";
+  return 0;
+}
+
+std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial) {
+  namespace fs = std::filesystem;
+  fs::path op(*cfg.output_path);
+  std::string name = "shard_" + std::to_string(cfg.shard_index) + "of" + std::to_string(cfg.shard_count) + ".json";
+  fs::path file = op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name) : op / name;
+  std::error_code ec;
+  if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+  // Written whole then renamed: a killed shard never leaves half a part for merge to read.
+  fs::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream o(tmp, std::ios::binary);
+    o << partial.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    if (!o) throw RuntimeError("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) throw RuntimeError("cannot write " + file.string() + ": " + ec.message());
+  return file;
+}
+
+}  // namespace lmeval::cli
