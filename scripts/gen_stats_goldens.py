@@ -105,11 +105,65 @@ def distributions():
     return out
 
 
+def intervals():
+    """Wilson (statsmodels), t (scipy), CR1 clustered SE (statsmodels OLS), MDE, percentiles (numpy)."""
+    from statsmodels.regression.linear_model import OLS
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_confint
+    from scipy.optimize import brentq
+
+    out = {"wilson": [], "t_interval": [], "clustered": [], "mde": [], "percentile": []}
+    for count, n in [(0, 10), (1, 10), (5, 10), (10, 10), (37, 100), (503, 1000), (1, 1), (2, 40), (98, 99),
+                     (6032, 10042), (0, 1), (3, 7)]:
+        for conf in (0.95, 0.9):
+            lo, hi = proportion_confint(count, n, alpha=1 - conf, method="wilson")
+            out["wilson"].append([count, n, conf, float(lo), float(hi)])
+    for mean, se, df in [(0.5, 0.1, 9), (0.123, 0.0042, 999), (12.5, 3.25, 1), (0.7, 0.02, 2.5), (0.3, 0.01, 99999)]:
+        for conf in (0.95, 0.99):
+            lo, hi = scipy.stats.t.interval(conf, df, loc=mean, scale=se)
+            out["t_interval"].append([mean, se, df, conf, float(lo), float(hi)])
+    rng = np.random.default_rng(20261122)
+    cases = []
+    sizes = rng.integers(1, 12, size=30)
+    groups = [f"passage-{g}" for g, k in enumerate(sizes) for _ in range(k)]
+    cases.append(("binary_uneven", (rng.random(len(groups)) < 0.6).astype(float), groups))
+    cases.append(("continuous", rng.normal(0.4, 1.3, size=len(groups)), groups))
+    cases.append(("own_cluster", rng.normal(size=25), [str(i) for i in range(25)]))
+    cases.append(("two_clusters", (rng.random(15) < 0.5).astype(float), ["a"] * 6 + ["b"] * 9))
+    shuffled = list(groups)
+    rng.shuffle(shuffled)
+    cases.append(("interleaved", (rng.random(len(shuffled)) < 0.3).astype(float), shuffled))
+    for name, xs, g in cases:
+        codes = {k: i for i, k in enumerate(dict.fromkeys(g))}
+        fit = OLS(xs, np.ones(len(xs))).fit(cov_type="cluster", cov_kwds={"groups": np.array([codes[k] for k in g])})
+        out["clustered"].append({"name": name, "xs": [float(x) for x in xs], "clusters": list(g),
+                                 "stderr": float(fit.bse[0]), "n_clusters": len(codes)})
+    for n, sd in [(100, 0.5), (1000, 0.45), (40, 1.0), (14042, 0.4), (10, 2.0)]:
+        for alpha, power in [(0.05, 0.8), (0.01, 0.9)]:
+            se = sd * np.sqrt(2 / n)
+            crit = scipy.stats.norm.isf(alpha / 2)
+            f = lambda d: scipy.stats.norm.cdf(d / se - crit) + scipy.stats.norm.cdf(-d / se - crit) - power
+            mde = brentq(f, 0, 20 * se, xtol=1e-300, rtol=1e-15)
+            d_sm = NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=alpha, power=power, ratio=1)
+            # statsmodels solves the same equation only to about 1e-5 (its solver's tolerance), so it
+            # checks this script's equation, while the golden is the tight brentq root.
+            assert abs(d_sm * sd - mde) <= 1e-4 * mde, (n, sd, d_sm * sd, mde)
+            out["mde"].append([n, sd, alpha, power, float(mde)])
+    for m in (1, 2, 37, 1000):
+        xs = rng.normal(size=m)
+        for conf in (0.95, 0.9):
+            lo, hi = np.percentile(xs, [100 * (0.5 - conf / 2), 100 * (0.5 + conf / 2)])
+            out["percentile"].append({"xs": [float(x) for x in xs], "confidence": conf, "low": float(lo),
+                                      "high": float(hi)})
+    return out
+
+
 def main():
     data = {"generator": "scripts/gen_stats_goldens.py",
             "versions": {"python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
                          "statsmodels": statsmodels.__version__, "mpmath": mp.__version__}}
     data.update(distributions())
+    data.update(intervals())
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(data, f, indent=1, allow_nan=False)
