@@ -59,6 +59,9 @@ class HFLM : public LM {
   Json chat_template_variables() const override;
   bool prints_progress() const override { return true; }
   Json performance_stats() const override;
+  std::optional<size_t> token_count(const std::string& text) const override {
+    return tokenizer_->encode(text, false).size();
+  }
 
   // HFLM.tok_encode (spec §6.4).
   std::vector<Token> tok_encode(const std::string& text, std::optional<bool> add_special_tokens = {},
