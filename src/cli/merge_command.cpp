@@ -32,7 +32,11 @@ int merge_main(const MergeFlags& f) {
     }
   }
   auto model = make_replay_lm(parts, f.parts);
-  EvalConfig cfg = eval_config_from_json(parts[0].at("config"));
+  // Part 1's config, whatever the order given (the parts may differ in output_path, use_cache).
+  const Json* first = &parts[0];
+  for (const auto& p : parts)
+    if (p.at("shard").at(0) == 1) first = &p;
+  EvalConfig cfg = eval_config_from_json(first->at("config"));
   cfg.shard_index = cfg.shard_count = 0;
   cfg.output_path = f.output_path;
   EvalOutput out = evaluate(cfg, std::move(model));

@@ -75,6 +75,7 @@ class CachingLM : public LM {
     return inner_->apply_chat_template(m, g);
   }
   Json chat_template_variables() const override { return inner_->chat_template_variables(); }
+  std::optional<size_t> token_count(const std::string& text) const override { return inner_->token_count(text); }
 
  private:
   // sha256 of json.dumps([identity, method, *arguments]).

@@ -32,8 +32,9 @@ class ReplayLM : public LM {
                         "a shard_<I>of<N>.json written by lm-eval run --shard I/N");
       int index = part["shard"][0].get<int>(), n = part["shard"][1].get<int>();
       Json cfg = part["config"];
-      cfg.erase("shard_index");
-      cfg.erase("output_path");
+      // Where each machine wrote its part and kept its cache may differ; the merged results
+      // record the first part's.
+      for (const char* k : {"shard_index", "output_path", "use_cache", "verbosity"}) cfg.erase(k);
       if (p == 0) {
         count = n;
         config = cfg;
@@ -50,7 +51,7 @@ class ReplayLM : public LM {
                             seen[index] + ")",
                         {name, 0, 0, "shard"}, "each part once");
       add_calls(part["calls"], name);
-      add_model(part["model"], p == 0);
+      add_model(part["model"], index == 1);
     }
     std::string missing;
     for (int i = 1; i <= count; ++i)
