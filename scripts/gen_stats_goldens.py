@@ -112,12 +112,14 @@ def intervals():
     from statsmodels.stats.proportion import proportion_confint
     from scipy.optimize import brentq
 
-    out = {"wilson": [], "t_interval": [], "clustered": [], "mde": [], "percentile": []}
+    out = {"wilson": [], "clopper_pearson": [], "t_interval": [], "clustered": [], "mde": [], "percentile": []}
     for count, n in [(0, 10), (1, 10), (5, 10), (10, 10), (37, 100), (503, 1000), (1, 1), (2, 40), (98, 99),
                      (6032, 10042), (0, 1), (3, 7)]:
         for conf in (0.95, 0.9):
             lo, hi = proportion_confint(count, n, alpha=1 - conf, method="wilson")
             out["wilson"].append([count, n, conf, float(lo), float(hi)])
+            lo, hi = proportion_confint(count, n, alpha=1 - conf, method="beta")
+            out["clopper_pearson"].append([count, n, conf, float(lo), float(hi)])
     for mean, se, df in [(0.5, 0.1, 9), (0.123, 0.0042, 999), (12.5, 3.25, 1), (0.7, 0.02, 2.5), (0.3, 0.01, 99999)]:
         for conf in (0.95, 0.99):
             lo, hi = scipy.stats.t.interval(conf, df, loc=mean, scale=se)

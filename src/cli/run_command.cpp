@@ -33,7 +33,6 @@ int run_main(RunFlags& f) {
   // Accepted for compatibility but not implemented yet: say so rather than silently ignore.
   if (!cfg.cache_requests.empty())
     spdlog::info("--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to cache");
-  if (cfg.show_ci) spdlog::warn("--show_ci is not implemented yet: the table shows the reference's stderr only");
   if (cfg.shard_count > 0 && !cfg.output_path)
     throw UserError("--shard needs --output_path for its partial file", {"", 0, 0, "--output_path"},
                     "a directory shared with (or copied to) the machine that runs `lm-eval merge`");

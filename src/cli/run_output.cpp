@@ -47,8 +47,10 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalize
     line += " (" + s + ")";
   }
   std::cout << line << "\n";
-  std::cout << make_table(out.results, "results", show_normalized) << "\n";
-  if (out.results.contains("groups")) std::cout << make_table(out.results, "groups", show_normalized) << "\n";
+  std::cout << make_table(out.results, "results", show_normalized, cfg.show_ci) << "\n";
+  if (out.results.contains("groups"))
+    std::cout << make_table(out.results, "groups", show_normalized, cfg.show_ci) << "\n";
+  if (cfg.show_ci) std::cout << statistics_notes(out.results);
   return 0;
 }
 

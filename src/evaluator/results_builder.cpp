@@ -11,6 +11,7 @@
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/metrics/leaderboard.hpp"
 #include "lmeval/metrics/metrics.hpp"
+#include "run_statistics.hpp"
 
 namespace lmeval {
 
@@ -26,6 +27,12 @@ Json stringify_leaves(const Json& v) {
 }
 
 std::string target_text(const Json& t) { return t.is_string() ? t.get<std::string>() : py::str(t); }
+
+// A document's cluster under the task's cluster_key: a document field (its text), else a template.
+std::string cluster_of(const Task& task, const std::string& key, const Doc& doc) {
+  if (doc.is_object() && doc.contains(key)) return target_text(doc[key]);
+  return task.render(key, doc, "cluster_key");
+}
 
 }  // namespace
 
@@ -114,6 +121,14 @@ void score_task(TaskRun& run, bool log_samples, int64_t bootstrap_iters) {
   run.sample_len = run.keys.empty() ? 0 : run.items[run.keys.back()].size();
   entry["sample_len"] = run.sample_len;
   int64_t iters = bootstrap_iters;
+  const Json& cluster_key = task.config().get("cluster_key");
+  run.clusters.clear();
+  if (cluster_key.is_string())
+    for (size_t pos : run.doc_positions)
+      run.clusters.push_back(cluster_of(task, cluster_key.get<std::string>(), task.eval_docs()[pos]));
+  Json statistics = Json::object();
+  statistics["n"] = run.sample_len;
+  if (cluster_key.is_string()) statistics["cluster_key"] = cluster_key;
   for (const auto& key : run.keys) {
     const auto& items = run.items[key];
     std::string agg = "mean";
@@ -125,11 +140,23 @@ void score_task(TaskRun& run, bool log_samples, int64_t bootstrap_iters) {
       }
     double value = agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
     entry[key.first + "," + key.second] = value;
+    const std::string agg_name = agg.empty() ? "mean" : agg;
     std::optional<double> se;
-    if (!agg_fn) se = stderr_for(agg.empty() ? "mean" : agg, items, iters);
+    std::vector<double> boot;
+    // Bootstrap aggregations: the resamples once, for the stderr and the percentile interval.
+    if (!agg_fn && iters > 0 && items.size() > 1 && has_bootstrap_stderr(agg_name)) {
+      boot = bootstrap_statistics(agg_name, items, iters);
+      se = sample_stddev(boot);
+    } else if (!agg_fn) {
+      se = stderr_for(agg_name, items, iters);
+    }
     entry[key.first + "_stderr," + key.second] = se ? Json(*se) : Json("N/A");
+    MetricSeries series{key.first, key.second, agg_fn ? std::string("custom") : agg_name, &items, value, se,
+                        &boot};
+    add_metric_statistics(statistics, series, run.clusters.empty() ? nullptr : &run.clusters, iters);
   }
   run.entry = entry;
+  run.statistics = statistics;
 }
 
 std::string sanitize_model_name(const std::string& name) {
@@ -188,10 +215,15 @@ Json build_results(std::vector<TaskRun>& runs, const std::vector<GroupNode>& gro
     if (!child_groups.count(g.name)) visit(&g);
 
   Json results = Json::object();
-  for (const auto& r : runs) results[r.task->name()] = r.entry;
+  Json statistics = Json::object();
+  for (const auto& r : runs) {
+    results[r.task->name()] = r.entry;
+    statistics[r.task->name()] = r.statistics;
+  }
   Json groups_section = Json::object();
   for (const GroupNode* g : post) {
     Json e = Json::object();
+    Json gstats = Json::object();
     e["alias"] = g->alias();
     e["name"] = g->name;
     if (g->has_aggregation()) {
@@ -241,12 +273,42 @@ Json build_results(std::vector<TaskRun>& runs, const std::vector<GroupNode>& gro
           e[metric + "_stderr," + f] =
               all_se && ses.size() == vals.size() ? Json(pooled_sample_stderr(ses, sizes)) : Json("N/A");
           sample_count[metric + "," + f] = static_cast<int64_t>(total);
+          // A size-weighted mean of per-item means is the mean over all items: its stderr can be
+          // clustered by subtask (e.g. MMLU's subjects).
+          std::vector<double> pooled;
+          std::vector<std::string> subtask_of;
+          bool poolable = weight;
+          for (const auto& leaf : g->leaves) {
+            if (!poolable || !by_name.count(leaf)) continue;
+            const TaskRun& lr = *by_name[leaf];
+            auto it = lr.items.find({metric, f});
+            if (it == lr.items.end()) continue;
+            for (const auto& m : lr.metrics)
+              if (m.name == metric && (m.aggregation_fn || (!m.aggregation.empty() && m.aggregation != "mean")))
+                poolable = false;
+            for (const auto& v : it->second) {
+              if (!v.is_number() && !v.is_boolean()) {
+                poolable = false;
+                break;
+              }
+              pooled.push_back(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
+              subtask_of.push_back(leaf);
+            }
+          }
+          const Json& se_json = e[metric + "_stderr," + f];
+          add_group_statistics(gstats, metric, f, num / den,
+                               se_json.is_number() ? std::optional<double>(se_json.get<double>()) : std::nullopt,
+                               poolable ? &pooled : nullptr, poolable ? &subtask_of : nullptr);
         }
       }
       if (!sample_count.empty()) e["sample_count"] = sample_count;
     }
     results[g->name] = e;
-    if (g->has_aggregation()) groups_section[g->name] = e;
+    if (g->has_aggregation()) {
+      groups_section[g->name] = e;
+      gstats["n"] = e.contains("sample_len") ? e["sample_len"] : Json();
+      statistics[g->name] = gstats;
+    }
   }
 
   Json group_subtasks = Json::object();
@@ -382,6 +444,7 @@ Json build_results(std::vector<TaskRun>& runs, const std::vector<GroupNode>& gro
     if (r.random_baseline) baselines[r.task->name()] = *r.random_baseline;
   out["leaderboard_normalized"] = leaderboard_normalized(out, baselines);
   out["performance"] = ctx.performance;
+  out["statistics"] = statistics;
   return out;
 }
 

@@ -35,6 +35,9 @@ struct TaskRun {
   size_t sample_len = 0;
   std::vector<Json> samples;
   Json entry;  // results[task]
+  Json statistics;  // statistics[task] (run_statistics.hpp)
+  // The cluster of each scored document (the task's cluster_key), empty without one.
+  std::vector<std::string> clusters;
   std::optional<double> random_baseline;  // multiple_choice: mean of 1/len(choices)
 };
 

@@ -216,6 +216,16 @@ double aggregate(const std::string& agg, const std::vector<Json>& items) {
 }
 
 double bootstrap_stderr(const std::string& agg, const std::vector<Json>& items, int64_t iters) {
+  return sample_stddev(bootstrap_statistics(agg, items, iters));
+}
+
+bool has_bootstrap_stderr(const std::string& agg) {
+  static const std::vector<std::string> boot = {"median", "matthews_corrcoef", "f1", "perplexity",
+                                                "nanmean"};
+  return std::find(boot.begin(), boot.end(), agg) != boot.end();
+}
+
+std::vector<double> bootstrap_statistics(const std::string& agg, const std::vector<Json>& items, int64_t iters) {
   int64_t chunk = std::min<int64_t>(1000, iters);
   std::vector<double> res;
   res.reserve(static_cast<size_t>(iters));
@@ -238,17 +248,14 @@ double bootstrap_stderr(const std::string& agg, const std::vector<Json>& items, 
       }
     }
   }
-  return sample_stddev(res);
+  return res;
 }
 
 std::optional<double> stderr_for(const std::string& agg, const std::vector<Json>& items,
                                  int64_t iters) {
   if (iters <= 0 || items.size() <= 1) return std::nullopt;
   if (agg == "mean") return mean_stderr(nums(items));
-  static const std::vector<std::string> boot = {"median", "matthews_corrcoef", "f1", "perplexity",
-                                                "nanmean"};
-  if (std::find(boot.begin(), boot.end(), agg) != boot.end())
-    return bootstrap_stderr(agg, items, iters);
+  if (has_bootstrap_stderr(agg)) return bootstrap_stderr(agg, items, iters);
   return std::nullopt;
 }
 

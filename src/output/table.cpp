@@ -202,11 +202,17 @@ std::string markdown_table(const std::vector<std::string>& headers,
   return out;
 }
 
-std::string make_table(const Json& result_dict, const std::string& column, bool show_normalized) {
+std::string make_table(const Json& result_dict, const std::string& column, bool show_normalized, bool show_ci) {
   const Json& section = result_dict[column];
   std::vector<std::string> headers = {column == "results" ? "Tasks" : "Groups", "Version", "Filter",
                                       "n-shot", "Metric", "", "Value", "", "Stderr"};
   if (show_normalized) headers.push_back("Normalized");
+  if (show_ci) {
+    headers.push_back("95% CI");
+    headers.push_back("Clustered SE");
+    headers.push_back("MDE80");
+  }
+  const Json& stats = result_dict.contains("statistics") ? result_dict["statistics"] : Json::object();
   // Hierarchy walk over group_subtasks (_build_hierarchy_info).
   const Json& gs = result_dict.contains("group_subtasks") ? result_dict["group_subtasks"] : Json::object();
   std::set<std::string> children;
@@ -277,6 +283,22 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
           row.push_back(format_number(norm[k][mf]["normalized"].get<double>(), 2));
         else
           row.push_back("");
+      }
+      if (show_ci) {
+        const Json& st = stats.contains(k) ? stats[k] : Json::object();
+        const std::string ci_key = m + "_ci95," + f, cl_key = m + "_stderr_clustered," + f,
+                          n_key = m + "_n_clusters," + f, mde_key = m + "_mde80," + f;
+        const Json& ci = st.contains(ci_key) ? st[ci_key] : Json();
+        row.push_back(ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()
+                          ? Json("[" + format_number(ci[0].get<double>(), 4) + ", " +
+                                 format_number(ci[1].get<double>(), 4) + "]")
+                          : Json(""));
+        const Json& cl = st.contains(cl_key) ? st[cl_key] : Json();
+        row.push_back(cl.is_number() ? Json(format_number(cl.get<double>(), 4) + " (" +
+                                            st[n_key].dump() + " clusters)")
+                                     : Json(""));
+        const Json& mde = st.contains(mde_key) ? st[mde_key] : Json();
+        row.push_back(mde.is_number() ? Json(format_number(mde.get<double>(), 4)) : Json(""));
       }
       if (!first) {
         row[0] = "";

@@ -221,4 +221,19 @@ double incomplete_beta(double x, double a, double b) {
   return 1 - std::exp(log_ibeta_direct(z.swapped(), b, a));
 }
 
+double beta_quantile(double p, double a, double b) {
+  if (!(p >= 0 && p <= 1) || !(a > 0) || !(b > 0)) return kNaN;
+  if (p == 0) return 0;
+  if (p == 1) return 1;
+  // Bisection: the CDF is monotone and cheap, and 1100 halvings reach every double in (0, 1),
+  // subnormal quantiles included; it stops when the bracket can no longer shrink.
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 1100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    (incomplete_beta(mid, a, b) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 }  // namespace lmeval::stats

@@ -18,6 +18,13 @@ Interval wilson_interval(double successes, double n, double confidence) {
   return {center - half, center + half};
 }
 
+Interval clopper_pearson_interval(double successes, double n, double confidence) {
+  const double alpha = 1 - confidence;
+  const double low = successes <= 0 ? 0 : beta_quantile(alpha / 2, successes, n - successes + 1);
+  const double high = successes >= n ? 1 : beta_quantile(1 - alpha / 2, successes + 1, n - successes);
+  return {low, high};
+}
+
 Interval t_interval(double mean, double stderr, double df, double confidence) {
   const double half = student_t_quantile(0.5 + confidence / 2, df) * stderr;
   return {mean - half, mean + half};

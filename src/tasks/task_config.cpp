@@ -106,6 +106,12 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
     const std::string& key = it.key();
     auto where = yaml.where(key);
     if (where.field.empty()) where.field = key;
+    if (key == "cluster_key") {  // lm-eval's own: a document field or a template (docs/statistics.md)
+      if (it.value().is_string() && !it.value().get<std::string>().empty()) cfg.raw[key] = it.value();
+      else report(UserError("field 'cluster_key' has the wrong type (" + std::string(it.value().type_name()) + ")",
+                            where, "a document field name or a Jinja template (a non-empty string)"));
+      continue;
+    }
     if (std::find(extra.begin(), extra.end(), key) != extra.end()) continue;
     if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
       std::string hint = did_you_mean(key, fields);

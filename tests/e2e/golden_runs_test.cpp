@@ -25,7 +25,8 @@ namespace {
 
 const std::set<std::string> kSkipTop = {
     "date", "total_evaluation_time_seconds", "pretty_env_info", "transformers_version",
-    "git_hash", "upper_git_hash", "lm_eval_version", "leaderboard_normalized", "performance"};
+    "git_hash", "upper_git_hash", "lm_eval_version", "leaderboard_normalized", "performance",
+    "statistics", "manifest"};
 
 // Per-document values computed through numpy's SIMD exp (truthfulqa_mc2's acc), which can be
 // 1-2 ulp away from the C library's exp: compared with that tolerance.

@@ -26,6 +26,15 @@ TEST(Intervals, WilsonMatchesStatsmodels) {
   }
 }
 
+TEST(Intervals, ClopperPearsonMatchesStatsmodels) {
+  ASSERT_GE(goldens()["clopper_pearson"].size(), 20u);
+  for (const auto& r : goldens()["clopper_pearson"]) {
+    Interval ci = clopper_pearson_interval(r[0], r[1], r[2]);
+    EXPECT_TRUE(close(ci.low, r[3], 1e-9)) << r.dump();
+    EXPECT_TRUE(close(ci.high, r[4], 1e-9)) << r.dump();
+  }
+}
+
 TEST(Intervals, TIntervalMatchesScipy) {
   for (const auto& r : goldens()["t_interval"]) {
     Interval ci = t_interval(r[0], r[1], r[2], r[3]);

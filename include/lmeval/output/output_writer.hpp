@@ -24,10 +24,15 @@ WrittenFiles write_outputs(const std::string& output_path, const Json& results,
                            const std::vector<std::pair<std::string, std::vector<Json>>>& samples);
 
 // make_table(results, column) rendered as pytablewriter's Markdown.
-// column: "results" or "groups". With `show_normalized`, a column of leaderboard-normalised
-// scores is added (lm-eval's own extension).
+// column: "results" or "groups". lm-eval's own extensions: with `show_normalized`, a column of
+// leaderboard-normalised scores; with `show_ci`, the 95% interval, clustered stderr and minimum
+// detectable difference from the results' `statistics` section (docs/statistics.md).
 std::string make_table(const Json& results, const std::string& column = "results",
-                       bool show_normalized = false);
+                       bool show_normalized = false, bool show_ci = false);
+
+// The notes printed under the tables with --show_ci: what MDE80 means, and which tasks have
+// fewer than 100 items (exact or bootstrap intervals). Empty without a `statistics` section.
+std::string statistics_notes(const Json& results);
 
 // The pytablewriter Markdown rendering of rows of cells (JSON strings / numbers / null).
 std::string markdown_table(const std::vector<std::string>& headers,

@@ -16,7 +16,9 @@ double student_t_cdf(double x, double df);
 // The x with student_t_cdf(x, df) == p; -inf at 0, +inf at 1.
 double student_t_quantile(double p, double df);
 
-// Regularized incomplete beta I_x(a, b) (a, b > 0, 0 <= x <= 1).
+// Regularized incomplete beta I_x(a, b) (a, b > 0, 0 <= x <= 1): the Beta(a, b) CDF.
 double incomplete_beta(double x, double a, double b);
+// The x with incomplete_beta(x, a, b) == p: the Beta(a, b) quantile.
+double beta_quantile(double p, double a, double b);
 
 }  // namespace lmeval::stats

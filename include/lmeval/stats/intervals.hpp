@@ -15,6 +15,11 @@ struct Interval {
 // statsmodels' proportion_confint(successes, n, alpha=1-confidence, method="wilson").
 Interval wilson_interval(double successes, double n, double confidence = 0.95);
 
+// Clopper-Pearson ("exact") interval, from the beta distribution's quantiles: the same numbers
+// as statsmodels' proportion_confint(..., method="beta"). Used below 100 items, where Wilson's
+// normal approximation is at its weakest.
+Interval clopper_pearson_interval(double successes, double n, double confidence = 0.95);
+
 // mean -/+ t_{(1+confidence)/2, df} * stderr; df = +inf gives the normal interval.
 Interval t_interval(double mean, double stderr, double df, double confidence = 0.95);
 

@@ -1,0 +1,113 @@
+// The `statistics` section and --show_ci through the binary: intervals, clustered stderr and MDE
+// are wired to the right items (recomputed here from the logged samples), `results` keeps the
+// reference's keys only, and the default table is untouched.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "lmeval/stats/clustered.hpp"
+#include "lmeval/stats/intervals.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct BoolqRun {
+  lmeval::testing::CommandResult cmd;
+  Json results;
+  std::vector<Json> samples;
+};
+
+BoolqRun run_boolq(const std::string& name, const std::string& extra) {
+  fs::path out = fs::temp_directory_path() / ("lmeval_statistics_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  BoolqRun r;
+  r.cmd = lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() +
+                                       "' run --model dummy --tasks boolq --log_samples --data_dir '" +
+                                       (lmeval::testing::shared_dir() / "hf_data").string() + "' --output_path '" +
+                                       out.string() + "' " + extra + " 2>/dev/null");
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("results_", 0) == 0) r.results = Json::parse(lmeval::testing::read_file(e.path()));
+    if (f.rfind("samples_boolq", 0) == 0) {
+      std::istringstream in(lmeval::testing::read_file(e.path()));
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) r.samples.push_back(Json::parse(line));
+    }
+  }
+  fs::remove_all(out);
+  return r;
+}
+
+TEST(E2E_Statistics, BoolqIntervalsAndPassageClusters) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun r = run_boolq("full", "--show_ci");
+  ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
+  ASSERT_FALSE(r.samples.empty());
+  // `results` carries the reference's keys only.
+  std::set<std::string> keys;
+  for (auto& [k, v] : r.results["results"]["boolq"].items()) keys.insert(k);
+  EXPECT_EQ(keys, (std::set<std::string>{"name", "alias", "sample_len", "acc,none", "acc_stderr,none"}));
+
+  const Json& st = r.results["statistics"]["boolq"];
+  std::vector<double> acc;
+  std::vector<std::string> passages;
+  double correct = 0;
+  for (const auto& s : r.samples) {
+    acc.push_back(s["acc"].get<double>());
+    passages.push_back(s["doc"]["passage"].get<std::string>());
+    correct += acc.back();
+  }
+  EXPECT_EQ(st["n"], acc.size());
+  EXPECT_EQ(st["cluster_key"], "passage");
+  EXPECT_EQ(st["acc_ci95_method,none"], "wilson");
+  auto w = lmeval::stats::wilson_interval(correct, static_cast<double>(acc.size()));
+  EXPECT_DOUBLE_EQ(st["acc_ci95,none"][0].get<double>(), w.low);
+  EXPECT_DOUBLE_EQ(st["acc_ci95,none"][1].get<double>(), w.high);
+  const double score = r.results["results"]["boolq"]["acc,none"];
+  EXPECT_LT(w.low, score);
+  EXPECT_GT(w.high, score);
+  // Clusters: the distinct passages of the logged documents.
+  EXPECT_EQ(st["acc_n_clusters,none"].get<size_t>(), std::set<std::string>(passages.begin(), passages.end()).size());
+  EXPECT_LT(st["acc_n_clusters,none"].get<size_t>(), acc.size());  // BoolQ does repeat passages
+  EXPECT_DOUBLE_EQ(st["acc_stderr_clustered,none"].get<double>(), lmeval::stats::clustered_stderr(acc, passages).stderr);
+  // MDE80 of two independent runs: the textbook (z_0.975 + z_0.8) * sqrt(2) * se, less a little
+  // for the second rejection tail (Phi(-4.76) ~ 1e-6 of power).
+  const double se = st["acc_stderr_clustered,none"];
+  const double textbook = (1.959963984540054 + 0.8416212335729143) * std::sqrt(2.0) * se;
+  EXPECT_LT(st["acc_mde80,none"].get<double>(), textbook);
+  EXPECT_NEAR(st["acc_mde80,none"].get<double>(), textbook, 1e-5 * textbook);
+  // --show_ci: the extra columns and the notes.
+  EXPECT_NE(r.cmd.out.find("95% CI"), std::string::npos);
+  EXPECT_NE(r.cmd.out.find("(" + st["acc_n_clusters,none"].dump() + " clusters)"), std::string::npos);
+  EXPECT_NE(r.cmd.out.find("MDE80: "), std::string::npos);
+}
+
+TEST(E2E_Statistics, SmallSampleIsExactAndNoted) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun r = run_boolq("small", "--limit 40 --show_ci");
+  ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
+  const Json& st = r.results["statistics"]["boolq"];
+  EXPECT_EQ(st["acc_ci95_method,none"], "clopper_pearson");
+  EXPECT_NE(r.cmd.out.find("Fewer than 100 items"), std::string::npos);
+  EXPECT_NE(r.cmd.out.find("boolq (n=40)"), std::string::npos);
+}
+
+TEST(E2E_Statistics, DefaultTableHasNoStatisticsColumns) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun r = run_boolq("default", "--limit 5");
+  ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
+  EXPECT_EQ(r.cmd.out.find("95% CI"), std::string::npos);
+  EXPECT_EQ(r.cmd.out.find("MDE80"), std::string::npos);
+  EXPECT_TRUE(r.results["statistics"]["boolq"].contains("acc_ci95,none"));  // the file always has them
+}
+
+}  // namespace
