@@ -11,6 +11,7 @@
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/metrics/leaderboard.hpp"
 #include "lmeval/metrics/metrics.hpp"
+#include "run_manifest.hpp"
 #include "run_statistics.hpp"
 
 namespace lmeval {
@@ -445,6 +446,7 @@ Json build_results(std::vector<TaskRun>& runs, const std::vector<GroupNode>& gro
   out["leaderboard_normalized"] = leaderboard_normalized(out, baselines);
   out["performance"] = ctx.performance;
   out["statistics"] = statistics;
+  out["manifest"] = run_manifest(runs, out, cfg);
   return out;
 }
 

@@ -110,4 +110,27 @@ TEST(E2E_Statistics, DefaultTableHasNoStatisticsColumns) {
   EXPECT_TRUE(r.results["statistics"]["boolq"].contains("acc_ci95,none"));  // the file always has them
 }
 
+TEST(E2E_Statistics, ManifestNamesWhatShapesTheScores) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun a = run_boolq("manifest_a", "--limit 5");
+  BoolqRun b = run_boolq("manifest_b", "--limit 5");
+  BoolqRun c = run_boolq("manifest_c", "--limit 5 --system_instruction 'Answer yes or no.'");
+  ASSERT_EQ(a.cmd.exit_code, 0) << a.cmd.err;
+  ASSERT_EQ(c.cmd.exit_code, 0) << c.cmd.err;
+  const Json& ta = a.results["manifest"]["tasks"]["boolq"];
+  const Json& tb = b.results["manifest"]["tasks"]["boolq"];
+  const Json& tc = c.results["manifest"]["tasks"]["boolq"];
+  EXPECT_EQ(ta, tb);  // the same run twice: the same hashes
+  EXPECT_EQ(ta["n_docs"], 5);
+  EXPECT_EQ(ta["n_requests"], 10);  // two choices per question
+  EXPECT_EQ(ta["prompts_sha256"].get<std::string>().size(), 64u);
+  EXPECT_NE(ta["prompts_sha256"], tc["prompts_sha256"]);  // a system instruction changes every prompt
+  EXPECT_EQ(ta["config_sha256"], tc["config_sha256"]);    // ... but not the task
+  EXPECT_TRUE(a.results["manifest"]["system_instruction_sha256"].is_null());
+  EXPECT_EQ(c.results["manifest"]["system_instruction_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(a.results["manifest"]["bos_policy"], "tokenizer_default");
+  // The same manifest hashes with and without --log_samples' prompt hashes: built from requests.
+  EXPECT_TRUE(a.results["manifest"].contains("chat_template_sha256"));
+}
+
 }  // namespace

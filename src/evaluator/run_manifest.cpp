@@ -1,0 +1,98 @@
+#include "run_manifest.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lmeval/core/python_format.hpp"
+#include "lmeval/core/sha256.hpp"
+
+namespace lmeval {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Json sha_or_null(const Json& text) { return text.is_string() ? Json(sha256_hex(text.get<std::string>())) : Json(); }
+
+// The tokenizer's files in a local model folder, hashed together (name and bytes of each, in name
+// order); null when the tokenizer is not a local folder (a Hub id: its revision names it).
+Json tokenizer_files_sha256(const std::string& dir) {
+  static const char* names[] = {"added_tokens.json", "merges.txt", "special_tokens_map.json", "tokenizer.json",
+                                "tokenizer.model", "tokenizer_config.json", "vocab.json"};
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return Json();
+  Sha256 h;
+  bool any = false;
+  for (const char* n : names) {
+    fs::path p = fs::path(dir) / n;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    h.update(n);
+    h.update(std::string_view("\0", 1));
+    h.update(bytes.str());
+    any = true;
+  }
+  return any ? Json(h.hexdigest()) : Json();
+}
+
+std::string model_arg(const Json& args, const std::string& key) {
+  if (!args.is_object() || !args.contains(key)) return "";
+  const Json& v = args[key];
+  return v.is_string() ? v.get<std::string>() : py::str(v);
+}
+
+}  // namespace
+
+Json run_manifest(const std::vector<TaskRun>& runs, const Json& results_file, const EvalConfig& cfg) {
+  Json m = Json::object();
+  m["lm_eval_version"] = results_file.value("lm_eval_version", Json());
+  // Tokenizer: its files (local folders), the special tokens the backend reported, and the BOS
+  // policy: add_bos_token from model_args, else the tokenizer's own post-processor decides.
+  std::string source = model_arg(cfg.model_args, "tokenizer");
+  if (source.empty()) source = model_arg(cfg.model_args, "pretrained");
+  Json tok = Json::object();
+  tok["source"] = source.empty() ? Json() : Json(source);
+  tok["revision"] = model_arg(cfg.model_args, "revision").empty() ? Json() : Json(model_arg(cfg.model_args, "revision"));
+  tok["files_sha256"] = tokenizer_files_sha256(source);
+  for (const char* k : {"tokenizer_bos_token", "tokenizer_eos_token", "tokenizer_pad_token"})
+    tok[std::string(k).substr(10)] = results_file.value(k, Json());
+  m["tokenizer"] = tok;
+  const std::string bos = model_arg(cfg.model_args, "add_bos_token");
+  m["bos_policy"] = bos.empty() ? std::string("tokenizer_default") : "add_bos_token=" + bos;
+  m["chat_template_sha256"] = results_file.value("chat_template_sha", Json());
+  m["system_instruction_sha256"] = results_file.value("system_instruction_sha", Json());
+  m["fewshot_as_multiturn"] = results_file.value("fewshot_as_multiturn", Json());
+  m["gen_kwargs_sha256"] = sha256_hex(cfg.gen_kwargs.dump());
+  Json tasks = Json::object();
+  std::vector<const TaskRun*> sorted;
+  for (const auto& r : runs) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const TaskRun* a, const TaskRun* b) { return a->task->name() < b->task->name(); });
+  for (const auto* r : sorted) {
+    const std::string& name = r->task->name();
+    Json t = Json::object();
+    t["version"] = r->task->version();
+    t["num_fewshot"] = r->task->num_fewshot();
+    const Json& configs = results_file["configs"];
+    t["config_sha256"] = configs.contains(name) ? Json(sha256_hex(configs[name].dump())) : Json();
+    // Every request's arguments (prompt and continuation, or prompt and generation settings),
+    // in request order: any change to a rendered prompt changes it.
+    Sha256 h;
+    for (const auto& in : r->instances) {
+      h.update(in.arguments.dump());
+      h.update("\n");
+    }
+    t["prompts_sha256"] = h.hexdigest();
+    t["n_requests"] = r->instances.size();
+    t["n_docs"] = r->doc_positions.size();
+    tasks[name] = t;
+  }
+  m["tasks"] = tasks;
+  return m;
+}
+
+}  // namespace lmeval
