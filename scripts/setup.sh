@@ -11,7 +11,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libpcre2-dev libsentencepiece-dev libicu-dev
-  libzstd-dev libsnappy-dev zlib1g-dev libcurl4-openssl-dev libssl-dev
+  libzstd-dev libsnappy-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
   libtorch-dev libopenblas0-pthread libsqlite3-dev
   python3 python3-venv
 )

@@ -254,6 +254,14 @@ void EvalConfig::finalize() {
   if (samples_truthy && !samples.is_object())
     throw UserError("--samples must be a JSON object", {"", 0, 0, "--samples"},
                     "{task: [doc indices]}");
+  // Credentials leave model_args before anything copies it (metadata, results, console line).
+  if (model_args.is_object()) {
+    for (const char* k : {"api_key", "auth_token", "header"}) {
+      if (!model_args.contains(k)) continue;
+      model_secrets[k] = model_args[k];
+      model_args.erase(k);
+    }
+  }
   // metadata = model_args | metadata (metadata keys win).
   Json merged = model_args.is_object() ? model_args : Json::object();
   for (auto it = metadata.begin(); it != metadata.end(); ++it) merged[it.key()] = it.value();

@@ -19,6 +19,7 @@
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/metrics/metrics.hpp"
+#include "lmeval/models/api/api_models.hpp"
 #include "lmeval/models/caching_lm.hpp"
 #include "lmeval/models/shard.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
@@ -42,6 +43,7 @@ void register_builtins() {
   std::call_once(once, [] {
     auto& reg = ModelRegistry::instance();
     register_core_models(reg);
+    register_api_models(reg);
 #ifdef LMEVAL_HAVE_HF
     register_hf_model(reg);
 #endif
@@ -184,7 +186,10 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     mo.max_batch_size = cfg.max_batch_size;
     mo.device = cfg.device;
     mo.seed = cfg.seed[2];
-    model = entry->factory(cfg.model_args, mo);
+    Json args = cfg.model_args;
+    if (args.is_object())
+      for (auto it = cfg.model_secrets.begin(); it != cfg.model_secrets.end(); ++it) args[it.key()] = it.value();
+    model = entry->factory(args, mo);
     // A model the caller gives (tests, `merge`'s replay) is used as it is.
     if (cfg.use_cache)
       model = make_caching_lm(std::move(model), *cfg.use_cache, cache_identity(cfg.model, cfg.model_args));

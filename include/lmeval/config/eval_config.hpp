@@ -17,6 +17,9 @@ struct EvalConfig {
   std::vector<std::string> tasks;
   std::string model = "hf";
   Json model_args = Json::object();
+  // Credentials given in model_args (api_key, auth_token, header), moved here by finalize() so
+  // that results, logs and task metadata never hold them; only the model factory sees them.
+  Json model_secrets = Json::object();
   Json apply_chat_template = false;  // false, true, or a template name (string)
   std::optional<double> limit;
   std::optional<std::string> use_cache;
@@ -52,7 +55,8 @@ struct EvalConfig {
 
   // The reference's EvaluatorConfig._configure steps that do not need tasks: predict_only ->
   // log_samples, output_path requirement, fewshot_as_multiturn default and check, samples vs
-  // limit, samples parsing, metadata = model_args | metadata. Throws UserError.
+  // limit, samples parsing, credentials out of model_args, metadata = model_args | metadata.
+  // Throws UserError.
   void finalize();
 };
 
