@@ -436,7 +436,8 @@ Json build_results(std::vector<TaskRun>& runs, const std::vector<GroupNode>& gro
   std::optional<std::string> tmpl;
   if (chat) tmpl = ctx.lm->chat_template(cfg.apply_chat_template.is_string() ? cfg.apply_chat_template.get<std::string>() : "");
   out["chat_template"] = tmpl ? Json(*tmpl) : Json();
-  out["chat_template_sha"] = tmpl ? Json(sha256_hex(*tmpl)) : Json();
+  // EvaluationTracker: hash_string(chat_template) if chat_template else None ("" for API models).
+  out["chat_template_sha"] = tmpl && !tmpl->empty() ? Json(sha256_hex(*tmpl)) : Json();
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
   out["total_evaluation_time_seconds"] = py::float_repr(total);
   // lm-eval's additions, after the reference's keys.

@@ -85,3 +85,12 @@ TEST(Config_EvalConfig, FinalizeRules) {
   c3.finalize();
   EXPECT_EQ(c3.metadata, Json::parse(R"({"pretrained":"m","x":2})"));
 }
+
+TEST(Config_EvalConfig, CredentialsLeaveModelArgs) {
+  lmeval::EvalConfig cfg;
+  cfg.model_args = Json::parse(R"({"model":"m","api_key":"sk-1","auth_token":"t","header":{"X":"y"}})");
+  cfg.finalize();
+  EXPECT_EQ(cfg.model_args, Json::parse(R"({"model":"m"})"));
+  EXPECT_EQ(cfg.model_secrets, Json::parse(R"({"api_key":"sk-1","auth_token":"t","header":{"X":"y"}})"));
+  EXPECT_EQ(cfg.metadata, Json::parse(R"({"model":"m"})"));  // task metadata never holds them
+}

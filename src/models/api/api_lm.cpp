@@ -40,6 +40,30 @@ std::string short_text(const std::string& s) {
   return py::json_dumps(Json(t));
 }
 
+// Collator.group's key for gen_kwargs: items sorted by key, each iterable value as a tuple (a
+// string becomes its characters, a dict its keys), so {"until": "."} and {"until": ["."]} share
+// a group as they do in the reference.
+nlohmann::json gen_kwargs_group_key(const Json& kw) {
+  if (!kw.is_object()) return nlohmann::json(kw.dump());
+  nlohmann::json key = nlohmann::json::object();
+  for (auto it = kw.begin(); it != kw.end(); ++it) {
+    const Json& v = it.value();
+    nlohmann::json k;
+    if (v.is_string()) {
+      k = nlohmann::json::array();
+      unicode::for_each_codepoint(v.get_ref<const std::string&>(),
+                                  [&](char32_t, std::string_view ch) { k.push_back(std::string(ch)); });
+    } else if (v.is_object()) {
+      k = nlohmann::json::array();
+      for (auto jt = v.begin(); jt != v.end(); ++jt) k.push_back(jt.key());
+    } else {
+      k = nlohmann::json::parse(v.dump());
+    }
+    key[it.key()] = std::move(k);
+  }
+  return key;
+}
+
 std::string header_value(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 std::string none_placeholder() {
@@ -343,13 +367,14 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
                     {"", 0, 0, "--apply_chat_template"}, "--apply_chat_template with a chat model");
   // Collator(group_by="gen_kwargs", sort by -len(context)): groups in order of first appearance.
   std::vector<std::vector<size_t>> groups;
-  std::vector<const Json*> group_kwargs;
+  std::vector<nlohmann::json> group_keys;
   for (size_t i = 0; i < requests.size(); ++i) {
+    nlohmann::json key = gen_kwargs_group_key(requests[i].gen_kwargs);
     size_t g = 0;
-    while (g < groups.size() && *group_kwargs[g] != requests[i].gen_kwargs) ++g;
+    while (g < groups.size() && group_keys[g] != key) ++g;
     if (g == groups.size()) {
       groups.emplace_back();
-      group_kwargs.push_back(&requests[i].gen_kwargs);
+      group_keys.push_back(std::move(key));
     }
     groups[g].push_back(i);
   }
@@ -361,10 +386,10 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
   bool warned = false;
   for (auto& members : groups) {
     std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
-    const Json& kw = requests[members.front()].gen_kwargs;
     for (size_t s = 0; s < members.size(); s += bs) {
       Batch b;
       b.members.assign(members.begin() + s, members.begin() + std::min(members.size(), s + bs));
+      const Json& kw = requests[b.members.front()].gen_kwargs;  // all_gen_kwargs[0] of the chunk
       Json prompt;
       if (chat) {
         prompt = Json::parse(requests[b.members.front()].context, nullptr, false);
