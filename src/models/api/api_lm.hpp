@@ -71,6 +71,10 @@ class ApiLM : public LM {
                                   bool add_generation_prompt) const override;
   Json chat_template_variables() const override;
   Json performance_stats() const override;
+  std::optional<size_t> token_count(const std::string& text) const override {
+    if (!tokenizer_) return std::nullopt;
+    return tokenizer_->encode(text, false).size();
+  }
 
   // TemplateAPI.tok_encode (huggingface backend): special tokens only with add_bos_token.
   TokenIds tok_encode(const std::string& text, bool add_special_tokens = false) const;
