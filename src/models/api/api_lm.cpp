@@ -182,7 +182,7 @@ void ApiLM::check_loglikelihood_supported() const {
 // ---------------------------------------------------------------------------------------------
 // Sending
 
-void ApiLM::send(std::vector<Batch>& batches, const char* phase_name,
+void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t requests, int64_t tokens,
                  const std::function<void(const Batch&, const Json&)>& accept) {
   auto start = Clock::now();
   Phase* ph = nullptr;
@@ -217,7 +217,6 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name,
                  batches[i].what, attempt, client_->options().retry.max_attempts, scrub(why), wait);
   };
   auto failures = client_->post_all(args_.base_url, bodies, judge, on_retry);
-  ph->requests += done;
   ph->http_requests += batches.size();
   ph->seconds += std::chrono::duration<double>(Clock::now() - start).count();
   if (!failures.empty()) {
@@ -228,6 +227,8 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name,
                              " (" + std::to_string(done) + " of " + std::to_string(total) +
                              " requests had finished)"));
   }
+  ph->requests += requests;
+  ph->tokens += tokens;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,7 +291,9 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(const std::vector<T
     batches.push_back(std::move(b));
   }
   std::vector<LoglikelihoodResult> out(requests.size());
-  send(batches, "loglikelihood", [&](const Batch& b, const Json& answer) {
+  int64_t tokens = 0;
+  for (const auto& w : whole) tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
+  send(batches, "loglikelihood", requests.size(), tokens, [&](const Batch& b, const Json& answer) {
     auto res = parse_logprobs(answer, b.ctxlens);
     for (size_t k = 0; k < b.members.size(); ++k) out[b.members[k]] = res[k];
   });
@@ -346,7 +349,10 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
       batches.push_back(std::move(b));
     }
   }
-  send(batches, "loglikelihood_rolling", [&](const Batch& b, const Json& answer) {
+  int64_t tokens = 0;
+  for (const auto& ws : windows)
+    for (const auto& w : ws) tokens += static_cast<int64_t>(w.second.size());
+  send(batches, "loglikelihood_rolling", texts.size(), tokens, [&](const Batch& b, const Json& answer) {
     auto res = parse_logprobs(answer, b.ctxlens);
     auto& dst = per_text[b.tag];
     for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
@@ -423,7 +429,7 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
   }
   std::vector<std::string> out(requests.size());
   bool warned_null = false;
-  send(batches, "generate_until", [&](const Batch& b, const Json& answer) {
+  send(batches, "generate_until", requests.size(), 0, [&](const Batch& b, const Json& answer) {
     auto res = parse_generations(style_.endpoint, answer, b.members.size(), args_.think_end_token);
     for (size_t k = 0; k < b.members.size(); ++k) {
       if (!res[k]) {
@@ -502,11 +508,14 @@ std::optional<TokenizerInfo> ApiLM::tokenizer_info() const {
 Json ApiLM::performance_stats() const {
   Json out = Json::object();
   for (const auto& p : phases_) {
+    // The keys every backend reports (merge adds requests, tokens, seconds over parts), then the
+    // HTTP facts. tokens: prompt tokens scored (0 for generation, whose lengths the server knows).
     out[p.name] = {{"requests", p.requests},
-                   {"http_requests", p.http_requests},
-                   {"retries", p.retries},
+                   {"tokens", p.tokens},
                    {"seconds", p.seconds},
-                   {"requests_per_second", p.seconds > 0 ? p.requests / p.seconds : 0.0}};
+                   {"tokens_per_second", p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0},
+                   {"http_requests", p.http_requests},
+                   {"retries", p.retries}};
   }
   return out;
 }

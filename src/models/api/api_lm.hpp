@@ -100,7 +100,8 @@ class ApiLM : public LM {
   };
   // Sends every batch, concurrently up to num_concurrent, with retries; `accept` reads one answer
   // (throwing MalformedResponse to retry). Throws RuntimeError naming the first failed request.
-  void send(std::vector<Batch>& batches, const char* phase,
+  // `requests` and `tokens` (prompt tokens, 0 when sent as text) are what the phase counts.
+  void send(std::vector<Batch>& batches, const char* phase, size_t requests, int64_t tokens,
             const std::function<void(const Batch&, const Json&)>& accept);
   Json prompt_of(const std::vector<TokenIds>& inputs) const;
   std::string scrub(std::string text) const;
@@ -118,6 +119,7 @@ class ApiLM : public LM {
   struct Phase {
     std::string name;
     size_t requests = 0, http_requests = 0, retries = 0;
+    int64_t tokens = 0;
     double seconds = 0;
   };
   std::vector<Phase> phases_;

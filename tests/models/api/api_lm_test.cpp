@@ -163,6 +163,11 @@ TEST_P(ApiLM_Faults, EndInRetrySuccessOrOneClearError) {
     bool greedy;
     EXPECT_DOUBLE_EQ(res[0].loglikelihood, expected_ll(*tok, reqs[0].context, reqs[0].continuation, &greedy));
     EXPECT_EQ(server.calls(), 2);
+    Json perf = lm.performance_stats()["loglikelihood"];
+    EXPECT_EQ(perf["requests"], 1);
+    EXPECT_EQ(perf["http_requests"], 1);
+    EXPECT_EQ(perf["retries"], 1);
+    EXPECT_EQ(perf["tokens"], tok->encode(reqs[0].context + reqs[0].continuation, false).size());
   } else {
     try {
       lm.loglikelihood(reqs);
