@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
@@ -98,6 +99,64 @@ TEST(ApiModels_Cli, RunKeepsTheKeyOutOfResults) {
   }
   EXPECT_GE(files, 2u);
   fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace lmeval::api
+
+namespace lmeval::api {
+namespace {
+
+// A generation task through the binary with the chat endpoint: the server receives the
+// conversation as messages and its answers are scored.
+TEST(ApiModels_Cli, ChatCompletionsRunsAGenerationTask) {
+  fs::path dir = fs::temp_directory_path() / ("lmeval_api_chat_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream docs(dir / "docs.jsonl");
+    docs << R"({"question": "2+2?", "answer": "4"})" << "\n" << R"({"question": "3+3?", "answer": "6"})" << "\n";
+    std::ofstream yaml(dir / "api_chat_demo.yaml");
+    yaml << "task: api_chat_demo\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: "
+         << (dir / "docs.jsonl").string()
+         << "\ntest_split: test\noutput_type: generate_until\ndoc_to_text: \"Q: {{question}}\\nA:\"\n"
+            "doc_to_target: \"{{answer}}\"\ngeneration_kwargs:\n  until: [\"\\n\"]\n  max_gen_toks: 16\n"
+            "metric_list:\n  - metric: exact_match\n";
+  }
+  FakeServer server([](const std::string& path, const Json& b, int) {
+    if (path != "/v1/chat/completions" || !b.contains("messages")) return FakeReply{404, "no"};
+    std::string q = b["messages"].back()["content"].get<std::string>();
+    std::string a = q.find("2+2") != std::string::npos ? "4" : "5";
+    return FakeReply{200, Json{{"choices", Json::array({Json{{"index", 0}, {"message", {{"role", "assistant"}, {"content", a}}}}})}}.dump()};
+  });
+  std::string base = lmeval::testing::lmeval_binary().string() +
+                     " run --model local-chat-completions --model_args model=m,base_url=" +
+                     server.url("/v1/chat/completions") + " --tasks api_chat_demo --include_path " + dir.string();
+  auto no_template = testing::run_command(base);
+  EXPECT_EQ(no_template.exit_code, 2) << no_template.err;
+  EXPECT_NE(no_template.err.find("--apply_chat_template"), std::string::npos) << no_template.err;
+  EXPECT_EQ(server.calls(), 0);
+
+  auto r = testing::run_command(base + " --apply_chat_template --output_path " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(server.calls(), 2);
+  for (const auto& b : server.bodies()) {
+    ASSERT_EQ(b["messages"].size(), 1u);
+    EXPECT_EQ(b["messages"][0]["role"], "user");
+    EXPECT_EQ(b["stop"], Json::array({"\n"}));
+    EXPECT_EQ(b["max_tokens"], 16);
+  }
+  bool found = false;
+  for (const auto& f : fs::recursive_directory_iterator(dir / "out")) {
+    if (f.path().filename().string().rfind("results", 0) != 0) continue;
+    Json j = Json::parse(testing::read_file(f.path()));
+    EXPECT_DOUBLE_EQ(j["results"]["api_chat_demo"]["exact_match,none"].get<double>(), 0.5);
+    EXPECT_TRUE(j["chat_template"] == "");
+    EXPECT_TRUE(j["chat_template_sha"].is_null());
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  fs::remove_all(dir);
 }
 
 }  // namespace
