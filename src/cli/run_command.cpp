@@ -38,6 +38,7 @@ int run_main(RunFlags& f) {
                     "a directory shared with (or copied to) the machine that runs `lm-eval merge`");
   EvalOutput out = evaluate(cfg);
   if (!out.partial.is_null()) {
+    for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
     auto path = write_partial(cfg, out.partial);
     std::cout << "shard " << cfg.shard_index << "/" << cfg.shard_count << " written to " << path.string()
               << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
