@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
 
@@ -87,6 +90,24 @@ TEST(Cli_ShardMerge, HfFixtureInTwoParts) {
                               2, {"demo_story_cloze", "wikitext"}, "hf");
   else
     expect_merge_equals_whole(model + "--tasks demo_story_cloze --limit 6", 2, {"demo_story_cloze"}, "hf");
+}
+
+// With a chat template the prompts are rendered by the model's tokenizer: the parts record the
+// renderings and merge serves them back (merge loads no model).
+TEST(Cli_ShardMerge, HfChatTemplateInTwoParts) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/model.safetensors");
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
+  Dir model("chat_model");
+  fs::copy(shared_dir() / "fixtures/llama", model.path, fs::copy_options::recursive);
+  auto config = nlohmann::ordered_json::parse(lmeval::testing::read_file(model.path / "tokenizer_config.json"));
+  config["chat_template"] =
+      "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+      "{% if add_generation_prompt %}<|assistant|>{% endif %}";
+  std::ofstream(model.path / "tokenizer_config.json") << config.dump();
+  expect_merge_equals_whole("--model hf --model_args pretrained=" + quoted(model.path) +
+                                " --device cpu --batch_size 1 --tasks demo_story_cloze --limit 3"
+                                " --apply_chat_template --system_instruction 'Pick the ending.'",
+                            2, {"demo_story_cloze"}, "hf_chat");
 }
 
 TEST(Cli_ShardMerge, UsageErrorsExitTwo) {
