@@ -548,11 +548,21 @@ class Translator {
       ref(c - '0', at, 2);
       return;
     }
-    if (is_ascii_letter(c)) {
-      std::string s = "\\";
-      s += static_cast<char>(c);
-      error("bad escape " + s, at);
-    }
+    if (is_ascii_letter(c)) bad_escape(c, at);
+    escaped_literal(c, at);
+  }
+
+  // "\x" with x ASCII: an unknown letter (or digit in a set) is sre's "bad escape".
+  [[noreturn]] void bad_escape(char32_t c, size_t at) {
+    std::string s = "\\";
+    s += static_cast<char>(c);
+    error("bad escape " + s, at);
+  }
+
+  // Any other escaped character stands for itself: printable ASCII keeps its backslash (PCRE2
+  // reads an escaped non-alphanumeric as itself, also where it would be special in a set), the
+  // rest is emitted as a literal.
+  void escaped_literal(char32_t c, size_t at) {
     if (c < 0x80 && c > 0x20 && c != 0x7f) {
       std::string s = "\\";
       s += static_cast<char>(c);
@@ -614,19 +624,8 @@ class Translator {
       i_ += k;
       return;
     }
-    if (is_digit(c) || is_ascii_letter(c)) {
-      std::string s = "\\";
-      s += static_cast<char>(c);
-      error("bad escape " + s, at);
-    }
-    if (c < 0x80 && c > 0x20 && c != 0x7f) {
-      std::string s = "\\";
-      s += static_cast<char>(c);
-      emit(s, at);
-    } else {
-      emit_literal(c, at);
-    }
-    i_ += 2;
+    if (is_digit(c) || is_ascii_letter(c)) bad_escape(c, at);
+    escaped_literal(c, at);
   }
 
   std::string_view src_;

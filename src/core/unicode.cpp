@@ -115,6 +115,21 @@ bool py_isspace(char32_t c) {
   }
 }
 
+std::vector<std::string> py_split(std::string_view s) {
+  std::vector<std::string> out;
+  std::string word;
+  for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
+    if (!py_isspace(c)) {
+      word += raw;
+    } else if (!word.empty()) {
+      out.push_back(std::move(word));
+      word.clear();
+    }
+  });
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
 // Category tests go through PCRE2's Unicode tables so no table is duplicated here.
 static bool matches_class(char32_t c, const char* pattern) {
   static std::mutex mu;

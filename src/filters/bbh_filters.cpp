@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "filters/filter_util.hpp"
+#include "filters/regex_extraction.hpp"
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 
@@ -10,52 +11,18 @@ namespace lmeval::filters {
 
 namespace {
 
-bool truthy_str(const Json& v) {
-  return v.is_string() ? !v.get_ref<const std::string&>().empty() : v.is_array() && !v.empty();
-}
-
-// ExtendedRegexFilter: RegexFilter plus the ignore options, with the bbh find_match.
+// ExtendedRegexFilter: RegexFilter plus the ignore options, with the bbh find_match (a match
+// whose groups are all empty raises).
 class ExtendedRegex : public Filter {
  public:
-  ExtendedRegex(const char* name, const Kwargs& args, std::string pattern)
+  ExtendedRegex(const char* name, const Kwargs& args, const std::string& pattern)
       : name_(name),
+        re_(compile_kwarg(args, "regex_pattern", pattern)),
         group_select_(args.integer("group_select", 0)),
         fallback_(args.value("fallback", "[invalid]")),
-        ignore_case_(args.boolean("ignore_case", false)),
-        ignore_punctuation_(args.boolean("ignore_punctuation", false)) {
-    re_ = compile(args, "regex_pattern", pattern);
-    if (args.has("regexes_to_ignore") && !args.get("regexes_to_ignore").is_null()) {
-      const Json& list = args.get("regexes_to_ignore");
-      if (!list.is_array())
-        args.fail("regexes_to_ignore", "regexes_to_ignore must be a list of regexes");
-      ignore_.emplace();
-      for (size_t i = 0; i < list.size(); ++i) {
-        std::string key = "regexes_to_ignore[" + std::to_string(i) + "]";
-        if (!list[i].is_string()) args.fail(key, "a regex to ignore must be a string");
-        ignore_->push_back(compile(args, key, list[i].get<std::string>()));
-      }
-    }
-  }
+        ignores_(args) {}
 
  protected:
-  static std::shared_ptr<const PyRegex> compile(const Kwargs& args, const std::string& key,
-                                                const std::string& pattern) {
-    try {
-      return PyRegex::compile(pattern);
-    } catch (const UserError& e) {
-      args.fail(key, e.message());
-    }
-  }
-
-  std::shared_ptr<const PyRegex> compile_runtime(const std::string& pattern) const {
-    try {
-      return PyRegex::compile(pattern);
-    } catch (const UserError& e) {
-      throw RuntimeError("filter '" + name_ + "': " + e.message() + " (the reference raises " +
-                         "re.error)");
-    }
-  }
-
   const std::string& require_str(const Json& v) const {
     if (!v.is_string())
       throw RuntimeError("filter '" + name_ + "': expected string responses, got '" + py_type(v) +
@@ -63,61 +30,17 @@ class ExtendedRegex : public Filter {
     return v.get_ref<const std::string&>();
   }
 
-  // filter_ignores
-  std::string ignores(const Json& v) const {
-    bool touches = (ignore_ && !ignore_->empty()) || ignore_case_ || ignore_punctuation_;
-    if (!touches) return require_str(v);
-    std::string st = require_str(v);
-    if (ignore_)
-      for (const auto& r : *ignore_) st = r->sub("", st);
-    if (ignore_case_) st = unicode::py_lower(st);
-    if (ignore_punctuation_) {
-      std::string out;
-      unicode::for_each_codepoint(st, [&](char32_t c, std::string_view raw) {
-        if (!unicode::is_punctuation(c)) out += raw;
-      });
-      st = std::move(out);
-    }
-    return st;
-  }
+  std::string ignores(const Json& v) const { return ignores_.apply(require_str(v)); }
 
-  // find_match: [] when nothing matched; a tuple with no non-empty group is an IndexError.
-  Json find_match(const PyRegex& re, const std::string& resp,
-                  const std::vector<std::pair<std::string, std::string>>& convert = {}) const {
-    std::vector<PyMatch> matches = re.finditer(resp);
-    if (matches.empty()) return Json::array();
-    long long n = static_cast<long long>(matches.size());
-    long long i = group_select_ < 0 ? n + group_select_ : group_select_;
-    if (i < 0 || i >= n)
-      throw RuntimeError("filter '" + name_ + "': group_select " + std::to_string(group_select_) +
-                         " is out of range for the " + std::to_string(n) + " match(es) of '" +
-                         re.pattern() + "' (the reference raises IndexError)");
-    const PyMatch& m = matches[static_cast<size_t>(i)];
-    std::string_view text;
-    if (re.groups() <= 1) {
-      text = m.group_or_empty(re.groups());
-    } else {
-      bool found = false;
-      for (size_t g = 1; g <= re.groups() && !found; ++g)
-        if (!m.group_or_empty(g).empty()) text = m.group_or_empty(g), found = true;
-      if (!found)
-        throw RuntimeError("filter '" + name_ + "': a match of '" + re.pattern() +
-                           "' has only empty groups (the reference raises IndexError)");
-    }
-    std::string s(unicode::py_strip(text));
-    if (!s.empty())
-      for (const auto& [k, v] : convert)
-        if (k == s) return v;
-    return s;
+  Json find(const PyRegex& re, const std::string& resp, const OrderedMap& convert = {}) const {
+    return find_match(re, resp, group_select_, name_, convert, EmptyGroups::kRaise);
   }
 
   std::string name_;
   std::shared_ptr<const PyRegex> re_;
   long long group_select_;
   Json fallback_;
-  bool ignore_case_;
-  bool ignore_punctuation_;
-  std::optional<std::vector<std::shared_ptr<const PyRegex>>> ignore_;
+  FilterIgnores ignores_;
 };
 
 // MapRegexFilter: the first regex of regex_pattern_to_value (in YAML order) that matches the
@@ -132,13 +55,13 @@ class MapRegex : public ExtendedRegex {
     for (Json& r : resps) {
       Json filtered = Json::array();
       for (const Json& resp : py_iter(r, "MapRegexFilter")) {
-        Json whole = find_match(*re_, ignores(resp));
+        Json whole = find(*re_, ignores(resp));
         Json match;
         bool matched = false;
-        if (truthy_str(whole)) {
+        if (truthy(whole)) {
           for (const auto& [regex, value] : map_) {
-            Json m = find_match(*regex, ignores(whole));
-            if (truthy_str(m)) {
+            Json m = find(*regex, ignores(whole));
+            if (truthy(m)) {
               match = value;
               matched = true;
               break;
@@ -173,44 +96,34 @@ class BbhMultiChoice : public ExtendedRegex {
             "filter 'utils.MultiChoiceRegexFilter' needs a string 'input' field in "
             "every document (the reference raises KeyError: 'input')");
       std::string alternatives, letters;
-      std::vector<std::pair<std::string, std::string>> to_alpha, to_target;
+      OrderedMap to_alpha, to_target;
       char next = 'A';
       for (const Json& c : choices_re->findall((*doc)["input"].get<std::string>())) {
         std::string m = ignores(Json(std::string(unicode::py_strip(c.get<std::string>()))));
         if (next != 'A') alternatives += '|';
         alternatives += py_re_escape(m);
         std::string letter(1, next);
-        set(to_alpha, m, "(" + letter + ")");
-        set(to_target, letter, "(" + letter + ")");
+        assign(to_alpha, m, "(" + letter + ")");
+        assign(to_target, letter, "(" + letter + ")");
         letters += (letters.empty() ? "" : "|") + letter;
         ++next;
       }
-      auto fallback_re = compile_runtime(alternatives);
-      auto letter_re = compile_runtime(":[\\s]*(" + letters + ")");
+      auto fallback_re = compile_runtime(name_, alternatives);
+      auto letter_re = compile_runtime(name_, ":[\\s]*(" + letters + ")");
       Json filtered = Json::array();
       for (const Json& resp : py_iter(resps[d], "MultiChoiceRegexFilter")) {
-        Json match = find_match(*re_, require_str(resp));
-        if (!truthy_str(match)) {
-          match = find_match(*fallback_re, ignores(resp), to_alpha);
-          if (!truthy_str(match)) match = find_match(*letter_re, require_str(resp), to_target);
+        Json match = find(*re_, require_str(resp));
+        if (!truthy(match)) {
+          match = find(*fallback_re, ignores(resp), to_alpha);
+          if (!truthy(match)) match = find(*letter_re, require_str(resp), to_target);
         }
-        filtered.push_back(truthy_str(match) ? match : fallback_);
+        filtered.push_back(truthy(match) ? match : fallback_);
       }
       resps[d] = std::move(filtered);
     }
     return resps;
   }
 
- private:
-  static void set(std::vector<std::pair<std::string, std::string>>& map, const std::string& k,
-                  std::string v) {
-    for (auto& [key, value] : map)
-      if (key == k) {
-        value = std::move(v);
-        return;
-      }
-    map.emplace_back(k, std::move(v));
-  }
 };
 
 // word2number 1.1's w2n.word_to_num over the words the bbh regex extracted (integers only:
@@ -248,18 +161,8 @@ std::string word_to_num(std::string sentence) {
     }
   }
   std::vector<std::string> clean;
-  std::string word;
-  auto flush = [&] {
-    if (!word.empty() && (value(word) || word == "point")) clean.push_back(word);
-    word.clear();
-  };
-  unicode::for_each_codepoint(sentence, [&](char32_t c, std::string_view raw) {
-    if (unicode::py_isspace(c))
-      flush();
-    else
-      word += raw;
-  });
-  flush();
+  for (const auto& word : unicode::py_split(sentence))
+    if (value(word) || word == "point") clean.push_back(word);
   if (clean.empty()) fail("No valid number words found!");
   auto count = [&](const char* w) { return std::count(clean.begin(), clean.end(), w); };
   if (count("thousand") > 1 || count("million") > 1 || count("billion") > 1 || count("point") > 1)
@@ -332,12 +235,12 @@ class NumberParse : public ExtendedRegex {
       Json filtered = Json::array();
       for (const Json& resp : py_iter(r, "NumberParseRegexFilter")) {
         const std::string& text = require_str(resp);
-        Json match = find_match(*re_, text);
-        if (!truthy_str(match)) {
-          match = find_match(*english, unicode::py_lower(text));
-          if (truthy_str(match)) match = word_to_num(match.get<std::string>());
+        Json match = find(*re_, text);
+        if (!truthy(match)) {
+          match = find(*english, unicode::py_lower(text));
+          if (truthy(match)) match = word_to_num(match.get<std::string>());
         }
-        filtered.push_back(truthy_str(match) ? match : fallback_);
+        filtered.push_back(truthy(match) ? match : fallback_);
       }
       r = std::move(filtered);
     }
@@ -366,28 +269,10 @@ class WordSort : public Filter {
       size_t end = input.find("List:", list + 5);
       std::string_view rest = std::string_view(input).substr(
           list + 5, end == std::string::npos ? std::string::npos : end - list - 5);
-      // str.split(): runs of Unicode whitespace
       std::string pattern;
-      std::string word;
-      auto flush = [&] {
-        if (word.empty()) return;
+      for (const auto& word : unicode::py_split(rest))
         pattern += (pattern.empty() ? "" : "|") + std::string("\\b") + word + "\\b";
-        word.clear();
-      };
-      unicode::for_each_codepoint(rest, [&](char32_t c, std::string_view raw) {
-        if (unicode::py_isspace(c))
-          flush();
-        else
-          word += raw;
-      });
-      flush();
-      std::shared_ptr<const PyRegex> re;
-      try {
-        re = PyRegex::compile(pattern);
-      } catch (const UserError& e) {
-        throw RuntimeError("filter 'utils.WordSortFilter': " + e.message() +
-                           " (the reference raises re.error)");
-      }
+      auto re = compile_runtime("utils.WordSortFilter", pattern);
       Json filtered = Json::array();
       for (const Json& resp : py_iter(resps[d], "WordSortFilter")) {
         if (!resp.is_string())
@@ -435,11 +320,7 @@ void register_bbh_filters(FilterRegistry& r) {
       for (auto it = map.begin(); it != map.end(); ++it) {
         joined += (first ? "" : "|") + it.key();
         first = false;
-        try {
-          regexes.emplace_back(PyRegex::compile(it.key()), it.value());
-        } catch (const UserError& e) {
-          args.fail("regex_pattern_to_value", e.message());
-        }
+        regexes.emplace_back(compile_kwarg(args, "regex_pattern_to_value", it.key()), it.value());
       }
       return std::make_unique<MapRegex>(args, joined, std::move(regexes));
     });

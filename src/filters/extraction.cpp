@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "filters/filter_util.hpp"
+#include "filters/regex_extraction.hpp"
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 
@@ -11,36 +12,6 @@ namespace lmeval::filters {
 namespace {
 
 constexpr const char* kDefaultPattern = R"(#### (\-?[0-9\.\,]+))";
-
-std::shared_ptr<const PyRegex> compile_kwarg(const Kwargs& args, const std::string& key,
-                                             const std::string& pattern) {
-  try {
-    return PyRegex::compile(pattern);
-  } catch (const UserError& e) {
-    args.fail(key, e.message());
-  }
-}
-
-// re.findall(text)[group_select] with Python indexing, built only for the selected match;
-// nullopt when there is no match.
-std::optional<Json> select_match(const PyRegex& re, std::string_view text, long long group_select,
-                                 const char* filter) {
-  std::vector<PyMatch> matches = re.finditer(text);
-  if (matches.empty()) return std::nullopt;
-  long long n = static_cast<long long>(matches.size());
-  long long i = group_select < 0 ? n + group_select : group_select;
-  if (i < 0 || i >= n)
-    throw RuntimeError(std::string("filter '") + filter + "': group_select " +
-                       std::to_string(group_select) + " is out of range for the " +
-                       std::to_string(n) + " match(es) of '" + re.pattern() +
-                       "' (the reference raises IndexError: list index out of range)");
-  const PyMatch& m = matches[static_cast<size_t>(i)];
-  if (re.groups() == 0) return Json(std::string(m.group_or_empty(0)));
-  if (re.groups() == 1) return Json(std::string(m.group_or_empty(1)));
-  Json tuple = Json::array();
-  for (size_t g = 1; g <= re.groups(); ++g) tuple.push_back(std::string(m.group_or_empty(g)));
-  return tuple;
-}
 
 // RegexFilter.
 class Regex : public Filter {
@@ -136,14 +107,11 @@ class RemoveWhitespace : public Filter {
 class MultiChoiceRegex : public Filter {
  public:
   MultiChoiceRegex(std::shared_ptr<const PyRegex> re, long long group_select, Json fallback,
-                   bool ignore_case, bool ignore_punctuation,
-                   std::optional<std::vector<std::string>> regexes_to_ignore)
+                   FilterIgnores ignores)
       : re_(std::move(re)),
         group_select_(group_select),
         fallback_(std::move(fallback)),
-        ignore_case_(ignore_case),
-        ignore_punctuation_(ignore_punctuation),
-        regexes_to_ignore_(std::move(regexes_to_ignore)) {}
+        ignores_(std::move(ignores)) {}
 
   std::vector<Json> apply(std::vector<Json> resps,
                           const std::vector<const Json*>& docs) const override {
@@ -158,8 +126,7 @@ class MultiChoiceRegex : public Filter {
             "filter 'multi_choice_regex' needs a 'choices' field in every document (the "
             "reference raises KeyError: 'choices')");
       std::vector<std::string> alternatives;
-      std::vector<std::pair<std::string, std::string>> choice_to_alpha;  // later keys win
-      std::vector<std::pair<std::string, std::string>> letter_to_target;
+      OrderedMap choice_to_alpha, letter_to_target;
       std::string letters;
       char32_t next = 'A';
       for (const Json& c : py_iter((*doc)["choices"], "multi_choice_regex")) {
@@ -168,8 +135,8 @@ class MultiChoiceRegex : public Filter {
         alternatives.push_back(py_re_escape(m));
         std::string letter;
         unicode::append_utf8(letter, next);
-        set(choice_to_alpha, m, "(" + letter + ")");
-        set(letter_to_target, letter, "(" + letter + ")");
+        assign(choice_to_alpha, m, "(" + letter + ")");
+        assign(letter_to_target, letter, "(" + letter + ")");
         letters += (letters.empty() ? "" : "|") + letter;
         ++next;
       }
@@ -180,15 +147,15 @@ class MultiChoiceRegex : public Filter {
       std::string fallback_pattern;
       for (const auto& a : alternatives)
         fallback_pattern += (fallback_pattern.empty() ? "" : "|") + a;
-      auto fallback_re = compile_internal(fallback_pattern);
-      auto letter_re = compile_internal(":[\\s]*(" + letters + ")");
+      auto fallback_re = compile_runtime("multi_choice_regex", fallback_pattern);
+      auto letter_re = compile_runtime("multi_choice_regex", ":[\\s]*(" + letters + ")");
 
       Json filtered = Json::array();
       for (const Json& resp : py_iter(resps[d], "multi_choice_regex")) {
-        Json match = find_match(*re_, resp, {});
+        Json match = find(*re_, text_of(resp), {});
         if (!truthy(match)) {
-          match = find_match(*fallback_re, Json(ignores(resp)), choice_to_alpha);
-          if (!truthy(match)) match = find_match(*letter_re, resp, letter_to_target);
+          match = find(*fallback_re, ignores(resp), choice_to_alpha);
+          if (!truthy(match)) match = find(*letter_re, text_of(resp), letter_to_target);
         }
         if (!truthy(match)) match = fallback_;
         filtered.push_back(std::move(match));
@@ -199,90 +166,32 @@ class MultiChoiceRegex : public Filter {
   }
 
  private:
-  static void set(std::vector<std::pair<std::string, std::string>>& map, const std::string& k,
-                  std::string v) {
-    for (auto& [key, value] : map)
-      if (key == k) {
-        value = std::move(v);
-        return;
-      }
-    map.emplace_back(k, std::move(v));
-  }
-
-  static bool truthy(const Json& v) {
-    // (nlohmann's empty() is false for every string, so strings are checked by content)
-    if (v.is_string()) return !v.get_ref<const std::string&>().empty();
-    if (v.is_array() || v.is_object()) return !v.empty();
-    if (v.is_null()) return false;
-    if (v.is_boolean()) return v.get<bool>();
-    return v.get<double>() != 0;
-  }
-
-  static std::shared_ptr<const PyRegex> compile_internal(const std::string& pattern) {
-    try {
-      return PyRegex::compile(pattern);
-    } catch (const UserError& e) {
-      throw RuntimeError("filter 'multi_choice_regex': " + e.message());
-    }
+  // The reference's find_match turns a non-str response into "".
+  static std::string_view text_of(const Json& resp) {
+    return resp.is_string() ? std::string_view(resp.get_ref<const std::string&>()) : std::string_view();
   }
 
   // filter_ignores: non-strings pass through untouched unless an operation needs a str.
   std::string ignores(const Json& v) const {
-    bool touches =
-        (regexes_to_ignore_ && !regexes_to_ignore_->empty()) || ignore_case_ || ignore_punctuation_;
     if (!v.is_string()) {
-      if (touches)
+      if (ignores_.touches())
         throw RuntimeError(
             "filter 'multi_choice_regex': cannot apply regexes_to_ignore/"
             "ignore_case/ignore_punctuation to a '" +
             py_type(v) + "' response (the reference raises TypeError)");
       return "";  // find_match turns a non-str into ""
     }
-    std::string st = v.get<std::string>();
-    if (regexes_to_ignore_)
-      for (const auto& r : *regexes_to_ignore_) st = PyRegex::compile(r)->sub("", st);
-    if (ignore_case_) st = unicode::py_lower(st);
-    if (ignore_punctuation_) {
-      std::string out;
-      unicode::for_each_codepoint(st, [&](char32_t c, std::string_view raw) {
-        if (!unicode::is_punctuation(c)) out += raw;
-      });
-      st = std::move(out);
-    }
-    return st;
+    return ignores_.apply(v.get<std::string>());
   }
 
-  // find_match: the selected match, stripped and mapped; [] (falsy) when nothing matched.
-  Json find_match(const PyRegex& re, const Json& resp,
-                  const std::vector<std::pair<std::string, std::string>>& convert) const {
-    std::string_view text = resp.is_string() ? std::string_view(resp.get_ref<const std::string&>())
-                                             : std::string_view();
-    std::optional<Json> m = select_match(re, text, group_select_, "multi_choice_regex");
-    if (!m) return Json::array();
-    Json match = std::move(*m);
-    if (match.is_array()) {
-      Json first;
-      for (const Json& g : match)
-        if (!g.get_ref<const std::string&>().empty()) {
-          first = g;
-          break;
-        }
-      if (first.is_null()) return "";
-      match = std::move(first);
-    }
-    std::string s(unicode::py_strip(match.get_ref<const std::string&>()));
-    if (!s.empty())
-      for (const auto& [k, v] : convert)
-        if (k == s) return v;
-    return s;
+  Json find(const PyRegex& re, std::string_view text, const OrderedMap& convert) const {
+    return find_match(re, text, group_select_, "multi_choice_regex", convert, EmptyGroups::kEmptyString);
   }
 
   std::shared_ptr<const PyRegex> re_;
   long long group_select_;
   Json fallback_;
-  bool ignore_case_;
-  bool ignore_punctuation_;
-  std::optional<std::vector<std::string>> regexes_to_ignore_;
+  FilterIgnores ignores_;
 };
 
 }  // namespace
@@ -313,23 +222,10 @@ void register_extraction_filters(FilterRegistry& r) {
                 {"regex_pattern", "group_select", "fallback", "ignore_case", "ignore_punctuation",
                  "regexes_to_ignore"});
     std::string pattern = args.string("regex_pattern", kDefaultPattern);
-    std::optional<std::vector<std::string>> ignore;
-    if (args.has("regexes_to_ignore") && !args.get("regexes_to_ignore").is_null()) {
-      const Json& list = args.get("regexes_to_ignore");
-      if (!list.is_array())
-        args.fail("regexes_to_ignore", "regexes_to_ignore must be a list of regexes");
-      ignore.emplace();
-      for (size_t i = 0; i < list.size(); ++i) {
-        std::string key = "regexes_to_ignore[" + std::to_string(i) + "]";
-        if (!list[i].is_string()) args.fail(key, "a regex to ignore must be a string");
-        compile_kwarg(args, key, list[i].get<std::string>());
-        ignore->push_back(list[i].get<std::string>());
-      }
-    }
-    return std::make_unique<MultiChoiceRegex>(
-        compile_kwarg(args, "regex_pattern", pattern), args.integer("group_select", 0),
-        args.value("fallback", "[invalid]"), args.boolean("ignore_case", false),
-        args.boolean("ignore_punctuation", false), std::move(ignore));
+    FilterIgnores ignores(args);
+    return std::make_unique<MultiChoiceRegex>(compile_kwarg(args, "regex_pattern", pattern),
+                                              args.integer("group_select", 0),
+                                              args.value("fallback", "[invalid]"), std::move(ignores));
   });
 }
 

@@ -21,6 +21,8 @@ bool is_valid_utf8(std::string_view s);
 
 // Python str.isspace() for one character (bidi WS/B/S or category Zs).
 bool py_isspace(char32_t c);
+// Python str.split() with no argument: the runs of non-whitespace (py_isspace), in order.
+std::vector<std::string> py_split(std::string_view s);
 // Python str.isdigit() for one character (Numeric_Type Digit or Decimal).
 bool py_isdigit(char32_t c);
 // Python str.isdigit() of a whole string (false when empty).

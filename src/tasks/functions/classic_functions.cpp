@@ -358,11 +358,6 @@ std::string pcre_sub_all(const char* pattern, const char* repl, const std::strin
   return out;
 }
 
-std::vector<std::string> py_split(std::string_view s) {
-  std::vector<std::string> out;
-  for (const auto& w : py_split_ws(unicode::decode(s))) out.push_back(unicode::encode(w));
-  return out;
-}
 
 // sacrebleu TokenizerV14International after _preprocess_segment's rstrip.
 std::vector<std::string> bleu_tokens(std::string_view line) {
@@ -370,7 +365,7 @@ std::vector<std::string> bleu_tokens(std::string_view line) {
   s = pcre_sub_all("(\\P{N})(\\p{P})", "$1 $2 ", s);
   s = pcre_sub_all("(\\p{P})(\\P{N})", " $1 $2", s);
   s = pcre_sub_all("(\\p{S})", " $1 ", s);
-  return py_split(s);
+  return unicode::py_split(s);
 }
 
 std::map<std::vector<std::string>, int> ngrams(const std::vector<std::string>& t, size_t lo,

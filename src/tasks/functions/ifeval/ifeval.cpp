@@ -57,24 +57,6 @@ std::vector<std::string> split_literal(std::string_view s, std::string_view sep)
   }
 }
 
-// Python str.split() with no argument.
-std::vector<std::string> split_whitespace(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool in_word = false;
-  unicode::for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
-    if (unicode::py_isspace(c)) {
-      if (in_word) out.push_back(std::move(cur));
-      cur.clear();
-      in_word = false;
-    } else {
-      cur.append(raw);
-      in_word = true;
-    }
-  });
-  if (in_word) out.push_back(std::move(cur));
-  return out;
-}
 
 size_t count_matches(std::string_view pattern, std::string_view s, unsigned flags = 0) {
   return PyRegex::compile(pattern, flags)->finditer(s).size();
@@ -377,7 +359,7 @@ Check build(const std::string& id, Args& a) {
       } else {
         return false;
       }
-      std::string word(strip(split_whitespace(paragraph)[0]));
+      std::string word(strip(unicode::py_split(paragraph)[0]));
       std::string_view w = word;
       while (!w.empty() && w.front() == '\'') w.remove_prefix(1);
       while (!w.empty() && w.front() == '"') w.remove_prefix(1);
