@@ -16,5 +16,8 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_tokenize_command(CLI::App& app, Action& action);
 void add_download_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);
+void add_analyze_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 
 }  // namespace lmeval::cli

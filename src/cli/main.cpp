@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   cli::add_tokenize_command(app, action);
   cli::add_download_command(app, action);
   cli::add_merge_command(app, action);
+  cli::add_compare_command(app, action);
+  cli::add_analyze_command(app, action);
+  cli::add_report_command(app, action);
 
   try {
     std::vector<std::string> rev(args.rbegin(), args.rend() - 1);

@@ -31,12 +31,16 @@ void delay(size_t requests) {
 
 class DummyLM : public LM {
  public:
+  // A non-empty salt makes a different fake model (other scores on the same requests), so tests of
+  // compare/analyze have several "models"; without one the hashes are the goldens' hashfake.
+  explicit DummyLM(std::string salt) : salt_(salt.empty() ? salt : salt + kSep) {}
+
   std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& reqs) override {
     std::vector<LoglikelihoodResult> out;
     out.reserve(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       delay(1);
-      std::string h = sha256_hex("ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
+      std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
       if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size());
     }
@@ -48,7 +52,7 @@ class DummyLM : public LM {
     std::vector<double> out;
     for (const auto& t : texts) {
       delay(1);
-      std::string h = sha256_hex("rolling" + std::string(1, kSep) + t);
+      std::string h = sha256_hex(salt_ + "rolling" + std::string(1, kSep) + t);
       double n = static_cast<double>(t.size());
       out.push_back(-((0.5 + u(h, 0)) * n));
     }
@@ -60,7 +64,7 @@ class DummyLM : public LM {
     std::vector<std::string> out;
     for (const auto& r : reqs) {
       delay(1);
-      std::string h = sha256_hex("gen" + std::string(1, kSep) + r.context);
+      std::string h = sha256_hex(salt_ + "gen" + std::string(1, kSep) + r.context);
       unsigned long n = std::strtoul(h.substr(0, 8).c_str(), nullptr, 16) % 100;
       std::string text = " The answer is " + std::to_string(n) + ".\n\n#### " + std::to_string(n);
       std::vector<std::string> until;
@@ -82,6 +86,9 @@ class DummyLM : public LM {
     if (progress_) progress_(reqs.size(), reqs.size());
     return out;
   }
+
+ private:
+  std::string salt_;
 };
 
 }  // namespace
@@ -90,13 +97,15 @@ void register_core_models(ModelRegistry& registry) {
   ModelInfoEntry e;
   e.name = "dummy";
   e.description = "deterministic fake model (sha256 of the request; the goldens' hashfake)";
-  e.known_args = {"pretrained"};
+  e.known_args = {"pretrained", "salt"};
   e.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
     for (auto it = args.begin(); it != args.end(); ++it)
-      if (it.key() != "pretrained" && it.key() != "trust_remote_code")
+      if (it.key() != "pretrained" && it.key() != "trust_remote_code" && it.key() != "salt")
         throw UserError("unknown model_args key '" + it.key() + "' for model dummy",
-                        {"", 0, 0, "--model_args"}, "pretrained (used only as the model name)");
-    return std::make_unique<DummyLM>();
+                        {"", 0, 0, "--model_args"}, "pretrained (used only as the model name) or salt");
+    std::string salt;
+    if (args.contains("salt")) salt = args["salt"].is_string() ? args["salt"].get<std::string>() : args["salt"].dump();
+    return std::make_unique<DummyLM>(salt);
   };
   registry.add(e, {"hashfake"});
 }

@@ -1,0 +1,60 @@
+// `lm-eval compare`: paired differences between two runs of the same prompts, per task, metric
+// and filter, and size-weighted per group.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmeval/analysis/run.hpp"
+
+namespace lmeval::analysis {
+
+struct CompareOptions {
+  std::int64_t seed = 1234;        // bootstrap resamples (small tasks)
+  std::size_t resamples = 1000;
+  std::size_t exact_below = 100;   // below this many items the interval is a bootstrap one
+};
+
+struct MetricComparison {
+  std::string task, metric, filter;
+  std::size_t n = 0;
+  double score_a = 0, score_b = 0;  // means over the paired items
+  double diff = 0;                  // score_b − score_a
+  double se = 0, ci_low = 0, ci_high = 0, p = 1;
+  std::string test;                 // "mcnemar_exact", "paired_t", "clustered_z"
+  std::string interval;             // "normal", "t", "bootstrap", "cluster_bootstrap"
+  std::size_t only_a = 0, only_b = 0;  // discordant items for 0/1 metrics
+  std::size_t clusters = 0;         // > 0 when the task has a cluster_key
+  double correlation = 0;           // per-item Pearson correlation of the runs (NaN if undefined)
+  double mde = 0;                   // minimum detectable difference at 80% power, 5% level
+  bool significant = false;         // p < 0.05
+  bool higher_is_better = true;
+  std::vector<std::string> notes;
+};
+
+struct GroupComparison {
+  std::string group, metric, filter;
+  std::size_t n = 0;
+  double diff = 0, se = 0, ci_low = 0, ci_high = 0, p = 1;
+  bool significant = false;
+  std::vector<std::string> tasks;  // the leaf tasks weighed
+};
+
+struct Comparison {
+  std::string label_a, label_b, source_a, source_b;
+  std::vector<MetricComparison> metrics;
+  std::vector<GroupComparison> groups;
+  std::vector<std::string> only_a, only_b;   // tasks in one run only
+  std::vector<std::string> setting_differences;
+  std::vector<std::string> skipped;           // metrics not compared, and why
+};
+
+// Throws UserError when the runs share no task or their prompts differ.
+Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& options = {});
+
+Json to_json(const Comparison& c);
+// The Markdown table, then one verdict line per task and metric, then notes.
+std::string render_text(const Comparison& c);
+
+}  // namespace lmeval::analysis

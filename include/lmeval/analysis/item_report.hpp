@@ -1,0 +1,56 @@
+// `lm-eval analyze`: item analysis and bootstrap rank stability over two or more runs of the same
+// tasks (e.g. several models), one metric per task.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmeval/analysis/run.hpp"
+#include "lmeval/stats/bootstrap.hpp"
+#include "lmeval/stats/item_analysis.hpp"
+
+namespace lmeval::analysis {
+
+struct AnalyzeOptions {
+  std::int64_t seed = 1234;
+  std::size_t resamples = 1000;
+  std::string metric;  // "<metric>" or "<metric>,<filter>"; empty: each task's first metric
+  std::size_t listed_items = 10;  // negatively discriminating items listed
+};
+
+struct ListedItem {
+  std::string key;
+  long long doc_id = 0;
+  std::string text;  // the document (and target), shortened
+  double difficulty = 0, discrimination = 0;
+};
+
+struct TaskAnalysis {
+  std::string task, score_key;
+  std::size_t items = 0;
+  std::vector<double> means;  // per run
+  std::vector<stats::ItemStatistics> item_stats;
+  std::vector<ListedItem> never_correct;  // no run scores above 0 (candidates for label errors)
+  std::size_t never_correct_count = 0;
+  std::vector<ListedItem> negative_discrimination;  // most negative first
+  stats::CorrelationSummary inter_item;
+  stats::RankStability item_ranks;
+  stats::RankStability cluster_ranks;  // resamples == 0 without a cluster_key
+  std::size_t clusters = 0;
+};
+
+struct Analysis {
+  std::vector<std::string> labels, sources;
+  std::int64_t seed = 0;
+  std::size_t resamples = 0;
+  std::vector<TaskAnalysis> tasks;
+};
+
+// Throws UserError for fewer than two runs, runs with no task in common, or runs whose prompts differ.
+Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& options = {});
+
+Json to_json(const Analysis& a);
+std::string render_text(const Analysis& a);
+
+}  // namespace lmeval::analysis

@@ -1,0 +1,24 @@
+// How the analysis outputs show numbers: JSON null for non-finite values, fixed decimals in text.
+#pragma once
+
+#include <cmath>
+#include <fmt/format.h>
+#include <string>
+
+#include "lmeval/analysis/run.hpp"
+
+namespace lmeval::analysis::format {
+
+inline Json number(double v) { return std::isfinite(v) ? Json(v) : Json(); }
+inline std::string fixed(double v, int digits = 4) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "n/a";
+}
+inline std::string signed_fixed(double v, int digits = 4) {
+  return std::isfinite(v) ? fmt::format("{:+.{}f}", v, digits) : "n/a";
+}
+// p-values: four decimals, scientific below 1e-4 so small ones do not read as zero.
+inline std::string p_value(double p) {
+  return !std::isfinite(p) ? "n/a" : p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+}
+
+}  // namespace lmeval::analysis::format

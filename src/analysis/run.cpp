@@ -1,0 +1,258 @@
+// Reading a run back: locate the results file, then its samples files, and pair lines into items.
+#include "lmeval/analysis/run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
+
+namespace lmeval::analysis {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UserError("cannot read " + file.string(), {file.string(), 0, 0, ""}, "a readable file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// 1-based line and column of a byte offset.
+std::pair<int, int> line_column(const std::string& text, std::size_t byte) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+bool is_results_name(const std::string& name) {
+  return name.size() > 5 && name.ends_with(".json") && !name.starts_with("samples_");
+}
+
+// The newest results_*.json in a folder (dates sort as text), or empty.
+fs::path newest_results_in(const fs::path& dir) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename().string().starts_with("results_") &&
+        e.path().extension() == ".json")
+      found.push_back(e.path());
+  if (found.empty()) return {};
+  std::sort(found.begin(), found.end());
+  return found.back();
+}
+
+fs::path locate_results(const std::string& path) {
+  fs::path p(path);
+  if (!fs::exists(p))
+    throw UserError("no such file or folder: " + path, {path, 0, 0, ""},
+                    "an output folder of `lm-eval run --log_samples` or a results_<date>.json file");
+  if (fs::is_regular_file(p)) {
+    if (!is_results_name(p.filename().string()))
+      throw UserError("not a results file: " + path, {path, 0, 0, ""}, "a results_<date>.json file");
+    return p;
+  }
+  if (fs::path r = newest_results_in(p); !r.empty()) return r;
+  std::vector<fs::path> candidates;
+  for (const auto& e : fs::directory_iterator(p))
+    if (e.is_directory())
+      if (fs::path r = newest_results_in(e.path()); !r.empty()) candidates.push_back(r);
+  if (candidates.empty())
+    throw UserError("no results_*.json in " + path + " or its model folders", {path, 0, 0, ""},
+                    "an output folder of `lm-eval run --output_path ... --log_samples`");
+  if (candidates.size() > 1) {
+    std::sort(candidates.begin(), candidates.end());
+    std::string list;
+    for (const auto& c : candidates) list += "\n  " + c.parent_path().string();
+    throw UserError(path + " holds runs of several models; name one folder:" + list, {path, 0, 0, ""},
+                    "one model's output folder");
+  }
+  return candidates.front();
+}
+
+// "<stem>_<date>.json" -> "<date>" (dates contain no '_').
+std::string date_of(const fs::path& results_file) {
+  std::string stem = results_file.stem().string();
+  std::size_t u = stem.rfind('_');
+  return u == std::string::npos ? stem : stem.substr(u + 1);
+}
+
+double as_score(const Json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string cluster_value(const Json& doc, const std::string& key) {
+  if (key.empty() || !doc.is_object() || !doc.contains(key)) return {};
+  const Json& v = doc[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// The task's cluster key: results["configs"][task]["cluster_key"] or results["results"][task]["cluster_key"].
+std::string cluster_key_of(const Json& results, const std::string& task) {
+  for (const char* section : {"configs", "results"}) {
+    if (results.contains(section) && results[section].contains(task)) {
+      const Json& t = results[section][task];
+      if (t.is_object() && t.contains("cluster_key") && t["cluster_key"].is_string())
+        return t["cluster_key"].get<std::string>();
+    }
+  }
+  return {};
+}
+
+TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
+  TaskSamples ts;
+  ts.file = file;
+  ts.cluster_key = cluster_key;
+  const std::string text = read_text(file);
+  struct Acc {
+    double sum = 0;
+    int count = 0;
+  };
+  // (doc_hash, doc_id) -> item slot; per slot, "metric,filter" -> running mean.
+  std::map<std::pair<std::string, long long>, std::size_t> slot_of;
+  std::vector<Item> items;
+  std::vector<std::map<std::string, Acc>> acc;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json j;
+    try {
+      j = Json::parse(line);
+    } catch (const Json::parse_error& e) {
+      throw UserError(std::string("corrupt samples line: ") + e.what(),
+                      {file.string(), line_no, static_cast<int>(e.byte), ""}, "one JSON object per line");
+    }
+    auto need = [&](const char* field, bool ok) {
+      if (!ok)
+        throw UserError(std::string("sample line lacks a valid '") + field + "'",
+                        {file.string(), line_no, 0, field}, "a samples line written by lm-eval run --log_samples");
+    };
+    need("doc_id", j.is_object() && j.contains("doc_id") && j["doc_id"].is_number_integer());
+    need("doc_hash", j.contains("doc_hash") && j["doc_hash"].is_string());
+    need("metrics", j.contains("metrics") && j["metrics"].is_array());
+    const std::string filter = j.contains("filter") && j["filter"].is_string() ? j["filter"].get<std::string>() : "none";
+    auto key = std::make_pair(j["doc_hash"].get<std::string>(), j["doc_id"].get<long long>());
+    auto [it, fresh] = slot_of.emplace(key, items.size());
+    if (fresh) {
+      Item item;
+      item.doc_hash = key.first;
+      item.doc_id = key.second;
+      if (j.contains("doc")) item.doc = j["doc"];
+      if (j.contains("target")) item.target = j["target"];
+      item.cluster = cluster_value(item.doc, cluster_key);
+      items.push_back(std::move(item));
+      acc.emplace_back();
+    }
+    Item& item = items[it->second];
+    if (j.contains("prompt_hash") && j["prompt_hash"].is_string()) {
+      std::string ph = j["prompt_hash"].get<std::string>();
+      if (item.prompt_hash.empty()) item.prompt_hash = ph;
+      if (std::find(item.prompt_hashes.begin(), item.prompt_hashes.end(), ph) == item.prompt_hashes.end())
+        item.prompt_hashes.push_back(ph);
+    }
+    for (const auto& m : j["metrics"]) {
+      if (!m.is_string()) continue;
+      const std::string name = m.get<std::string>();
+      if (!j.contains(name)) continue;
+      double v = as_score(j[name]);
+      if (std::isnan(v)) continue;  // corpus-level metrics log tuples, not per-item scores
+      const std::string sk = name + "," + filter;
+      if (std::find(ts.score_keys.begin(), ts.score_keys.end(), sk) == ts.score_keys.end()) ts.score_keys.push_back(sk);
+      acc[it->second][sk].sum += v;
+      acc[it->second][sk].count += 1;
+    }
+  }
+  // doc_id order; duplicated documents get "#k" keys in that order.
+  std::vector<std::size_t> order(items.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a].doc_id < items[b].doc_id; });
+  std::map<std::string, int> copies;
+  for (const auto& sk : ts.score_keys) ts.scores[sk].assign(items.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    Item item = items[order[pos]];
+    std::sort(item.prompt_hashes.begin(), item.prompt_hashes.end());
+    int k = copies[item.doc_hash]++;
+    item.key = k == 0 ? item.doc_hash : item.doc_hash + "#" + std::to_string(k);
+    ts.index[item.key] = pos;
+    for (const auto& [sk, a] : acc[order[pos]]) ts.scores[sk][pos] = a.sum / a.count;
+    ts.items.push_back(std::move(item));
+  }
+  return ts;
+}
+
+}  // namespace
+
+Json read_json_file(const fs::path& file) {
+  const std::string text = read_text(file);
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+    throw UserError(std::string("corrupt JSON: ") + e.what(), {file.string(), line, col, ""}, "a valid JSON document");
+  }
+}
+
+std::vector<std::string> Run::tasks() const {
+  std::vector<std::string> out;
+  if (results.contains("configs") && results["configs"].is_object())
+    for (auto it = results["configs"].begin(); it != results["configs"].end(); ++it) out.push_back(it.key());
+  return out;
+}
+
+Run load_run(const std::string& path) {
+  Run run;
+  run.source = path;
+  run.results_file = locate_results(path);
+  run.results = read_json_file(run.results_file);
+  const std::string rf = run.results_file.string();
+  for (const char* key : {"results", "configs"})
+    if (!run.results.is_object() || !run.results.contains(key) || !run.results[key].is_object())
+      throw UserError(std::string("results file lacks the '") + key + "' object", {rf, 0, 0, key},
+                      "a results file written by lm-eval run");
+  run.label = run.results.value("model_name", std::string());
+  if (run.label.empty()) run.label = run.results_file.parent_path().filename().string();
+  const std::string date = date_of(run.results_file);
+  for (const std::string& task : run.tasks()) {
+    fs::path sf = run.results_file.parent_path() / ("samples_" + task + "_" + date + ".jsonl");
+    if (!fs::exists(sf))
+      throw UserError("no samples file for task '" + task + "' of " + rf + " (looked for " + sf.string() + ")",
+                      {sf.string(), 0, 0, ""}, "per-item scores: rerun `lm-eval run` with --log_samples");
+    run.samples[task] = read_samples(sf, cluster_key_of(run.results, task));
+  }
+  return run;
+}
+
+void label_runs(std::vector<Run>& runs) {
+  std::map<std::string, int> seen;
+  for (auto& r : runs) {
+    int k = ++seen[r.label];
+    if (k > 1) r.label += "#" + std::to_string(k);
+  }
+}
+
+std::vector<Run> load_runs(const std::vector<std::string>& paths) {
+  std::vector<Run> runs;
+  for (const auto& p : paths) runs.push_back(load_run(p));
+  label_runs(runs);
+  return runs;
+}
+
+}  // namespace lmeval::analysis

@@ -1,0 +1,54 @@
+// `lm-eval analyze RUN...`: item analysis and rank stability across two or more runs.
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "lmeval/analysis/item_report.hpp"
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
+
+namespace lmeval::cli {
+
+namespace {
+
+struct AnalyzeFlags {
+  std::vector<std::string> runs;
+  std::string output, metric;
+  long long seed = 1234;
+  std::size_t resamples = 1000;
+};
+
+int analyze_main(const AnalyzeFlags& f) {
+  if (f.runs.size() < 2)
+    throw UserError("analyze needs two or more runs of the same tasks; got " + std::to_string(f.runs.size()),
+                    {"", 0, 0, "RUN..."}, "at least two output folders or results files (e.g. one per model)");
+  std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
+  analysis::AnalyzeOptions opt;
+  opt.seed = f.seed;
+  opt.resamples = f.resamples;
+  opt.metric = f.metric;
+  analysis::Analysis a = analysis::analyze_runs(runs, opt);
+  std::cout << analysis::render_text(a);
+  if (!f.output.empty()) {
+    std::ofstream out(f.output, std::ios::binary);
+    if (!out) throw RuntimeError("cannot write " + f.output);
+    out << py::json_dumps(analysis::to_json(a), {.indent = 2}) << "\n";
+    std::cerr << "analysis written to " << f.output << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("analyze", "Item analysis and bootstrap rank stability over two or more runs");
+  auto f = std::make_shared<AnalyzeFlags>();
+  cmd->add_option("runs", f->runs, "Output folders or results files of `lm-eval run --log_samples`")->required();
+  cmd->add_option("-o,--output", f->output, "Also write the full analysis (every item) as JSON to this file");
+  cmd->add_option("--metric", f->metric, "Metric (or metric,filter) to analyse; default each task's first");
+  cmd->add_option("--seed", f->seed, "Seed of the bootstrap resamples (default 1234)");
+  cmd->add_option("--resamples", f->resamples, "Bootstrap resamples (default 1000)")->check(CLI::Range(1, 1000000));
+  cmd->callback([&action, f] { action = [f] { return analyze_main(*f); }; });
+}
+
+}  // namespace lmeval::cli

@@ -1,0 +1,57 @@
+// `lm-eval compare RUN_A RUN_B [...]`: paired differences of each run against the first.
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "lmeval/analysis/comparison.hpp"
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
+
+namespace lmeval::cli {
+
+namespace {
+
+struct CompareFlags {
+  std::vector<std::string> runs;
+  std::string output;
+  long long seed = 1234;
+  std::size_t resamples = 1000;
+};
+
+int compare_main(const CompareFlags& f) {
+  if (f.runs.size() < 2)
+    throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()), {"", 0, 0, "RUN..."},
+                    "output folders or results files of `lm-eval run --log_samples`");
+  std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
+  analysis::CompareOptions opt;
+  opt.seed = f.seed;
+  opt.resamples = f.resamples;
+  analysis::Json all = {{"comparisons", analysis::Json::array()}};
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    analysis::Comparison c = analysis::compare_runs(runs[0], runs[r], opt);
+    if (r > 1) std::cout << "\n";
+    std::cout << analysis::render_text(c);
+    all["comparisons"].push_back(analysis::to_json(c));
+  }
+  if (!f.output.empty()) {
+    std::ofstream out(f.output, std::ios::binary);
+    if (!out) throw RuntimeError("cannot write " + f.output);
+    out << py::json_dumps(all, {.indent = 2}) << "\n";
+    std::cerr << "comparison written to " << f.output << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("compare", "Paired differences between runs of the same prompts (each against the first)");
+  auto f = std::make_shared<CompareFlags>();
+  cmd->add_option("runs", f->runs, "Output folders or results files of `lm-eval run --log_samples`")->required();
+  cmd->add_option("-o,--output", f->output, "Also write the comparison as JSON to this file");
+  cmd->add_option("--seed", f->seed, "Seed of the bootstrap resamples used for tasks under 100 items (default 1234)");
+  cmd->add_option("--resamples", f->resamples, "Bootstrap resamples (default 1000)")->check(CLI::Range(1, 1000000));
+  cmd->callback([&action, f] { action = [f] { return compare_main(*f); }; });
+}
+
+}  // namespace lmeval::cli
