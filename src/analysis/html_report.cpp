@@ -283,7 +283,7 @@ std::string render_html_report(const ReportInput& in) {
         for (const auto& s : ta.item_stats) easy += s.difficulty >= 1;
         h += fmt::format("<h3>Item analysis <span class=\"note\">({}, {} items, {} runs)</span></h3>\n", esc(ta.score_key), ta.items,
                          in.analysis->labels.size());
-        h += fmt::format("<p>{} items every run gets right; {} items no run gets right. Inter-item correlations over runs: {} pairs "
+        h += fmt::format("<p>Items every run gets right: {}; items no run gets right: {}. Inter-item correlations over runs: {} pairs "
                          "defined, median {}, quartiles [{}, {}].</p>\n",
                          easy, ta.never_correct_count, ta.inter_item.pairs, format::fixed(ta.inter_item.median), format::fixed(ta.inter_item.q25), format::fixed(ta.inter_item.q75));
         h += histogram_svg(ta.inter_item.histogram) + "\n";

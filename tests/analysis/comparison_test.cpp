@@ -1,0 +1,139 @@
+// `lm-eval compare` on real runs: scores and pairing checked against the runs' own results and
+// samples files, the refusal to compare different prompts, groups, small tasks, --output JSON.
+#include "lmeval/analysis/comparison.hpp"
+
+#include <cmath>
+
+#include "analysis/run_fixture.hpp"
+#include "lmeval/stats/paired.hpp"
+
+using lmeval::testing::AnalysisRuns;
+using lmeval::testing::read_file;
+using Json = nlohmann::json;
+
+namespace {
+class Compare : public AnalysisRuns {};
+
+const Json& row(const Json& cmp, const std::string& task, const std::string& metric) {
+  for (const auto& r : cmp["tasks"])
+    if (r["task"] == task && r["metric"] == metric) return r;
+  static const Json none;
+  ADD_FAILURE() << "no row " << task << " " << metric;
+  return none;
+}
+}  // namespace
+
+TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
+  const std::string out = (dir() / ("cmp_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("b") + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  const Json ra = Json::parse(read_file(results_file("a")));
+  const Json rb = Json::parse(read_file(results_file("b")));
+  for (const char* task : {"qa_one", "qa_two"}) {
+    SCOPED_TRACE(task);
+    const Json& m = row(cmp, task, "acc");
+    // The paired means are the scores the runs themselves reported.
+    EXPECT_NEAR(m["score_a"].get<double>(), ra["results"][task]["acc,none"].get<double>(), 1e-12);
+    EXPECT_NEAR(m["score_b"].get<double>(), rb["results"][task]["acc,none"].get<double>(), 1e-12);
+    EXPECT_NEAR(m["diff"].get<double>(), m["score_b"].get<double>() - m["score_a"].get<double>(), 1e-12);
+    EXPECT_EQ(m["n"], 150);
+    EXPECT_EQ(m["test"], "mcnemar_exact");
+    EXPECT_EQ(m["interval"], "normal");
+    // Discordant pairs counted here from the samples files, matched by doc_hash.
+    auto sa = item_scores("a", task), sb = item_scores("b", task);
+    std::size_t only_a = 0, only_b = 0;
+    for (const auto& [hash, v] : sa) {
+      only_a += v > sb.at(hash);
+      only_b += sb.at(hash) > v;
+    }
+    EXPECT_EQ(m["discordant"]["only_a"], only_a);
+    EXPECT_EQ(m["discordant"]["only_b"], only_b);
+    EXPECT_DOUBLE_EQ(m["p_value"].get<double>(), lmeval::stats::mcnemar_exact_p(only_a, only_b));
+    EXPECT_LT(m["ci95"][0].get<double>(), m["diff"].get<double>());
+    EXPECT_GT(m["ci95"][1].get<double>(), m["diff"].get<double>());
+    EXPECT_GT(m["mde80"].get<double>(), 0.0);
+    EXPECT_NE(r.out.find(std::string(task) + " acc,none: B - A = "), std::string::npos) << r.out;
+  }
+  // The group: size-weighted difference of its two tasks.
+  ASSERT_EQ(cmp["groups"].size(), 2u);  // acc and acc_norm
+  const Json& g = cmp["groups"][0];
+  EXPECT_EQ(g["group"], "qa_group");
+  EXPECT_EQ(g["n"], 300);
+  const double d1 = row(cmp, "qa_one", g["metric"])["diff"], d2 = row(cmp, "qa_two", g["metric"])["diff"];
+  EXPECT_NEAR(g["diff"].get<double>(), (150 * d1 + 150 * d2) / 300, 1e-12);
+  EXPECT_NE(r.out.find("qa_group (group)"), std::string::npos);
+  EXPECT_NE(r.out.find("the runs differ in config.model_args"), std::string::npos) << r.out;
+}
+
+TEST_F(Compare, IdenticalRunsAreWithinNoise) {
+  auto r = lm("compare " + run("a") + " " + run("a_again"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("qa_one acc,none: B - A = +0.0000 (95% CI [+0.0000, +0.0000], p = 1.0000): not distinguishable"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(": distinguishable"), std::string::npos);
+}
+
+TEST_F(Compare, SmallTasksUseABootstrapInterval) {
+  auto r = lm("compare " + run("small_a") + " " + run("small_b") + " --seed 7");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("40 items (< 100): the normal approximation is poor; the interval is a paired percentile bootstrap "
+                       "(1000 resamples, seed 7)"), std::string::npos) << r.out;
+  // Deterministic with --seed.
+  EXPECT_EQ(lm("compare " + run("small_a") + " " + run("small_b") + " --seed 7").out, r.out);
+}
+
+TEST_F(Compare, RefusesDifferentFewShot) {
+  auto r = lm("compare " + run("a") + " " + run("b_fewshot"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did not ask the same questions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("qa_one: num_fewshot: 0 vs 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("qa_one: prompt hashes: 150 of the common documents have different prompts"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(Compare, RefusesDifferentDocuments) {
+  auto r = lm("compare " + run("a") + " " + run("b_limit"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("qa_one: document hashes: 110 documents only in model-a (first: doc_id 40), 0 only in model-b"),
+            std::string::npos) << r.err;
+}
+
+TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
+  // A hand-written run pair whose task declares cluster_key: compare switches to the clustered test.
+  namespace fs = std::filesystem;
+  const fs::path d = fs::temp_directory_path() / ("lmeval_cluster_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  for (const char* who : {"a", "b"}) {
+    fs::create_directories(d / who);
+    Json res = {{"results", {{"t", {{"acc,none", 0.5}}}}},
+                {"configs", {{"t", {{"task", "t"}, {"cluster_key", "topic"}}}}},
+                {"versions", {{"t", 1}}}, {"n-shot", {{"t", 0}}}, {"model_name", who}};
+    std::ofstream(d / who / "results_2026-01-01T00-00-00.json") << res.dump();
+    std::ofstream s(d / who / "samples_t_2026-01-01T00-00-00.jsonl");
+    for (int i = 0; i < 120; ++i) {
+      const int v = std::string(who) == "a" ? (i % 3 == 0) : (i % 2 == 0);
+      s << Json{{"doc_id", i}, {"doc", {{"topic", "k" + std::to_string(i / 10)}}}, {"doc_hash", "h" + std::to_string(i)},
+                {"prompt_hash", "p" + std::to_string(i)}, {"filter", "none"}, {"metrics", {"acc"}}, {"acc", v}}.dump()
+        << "\n";
+    }
+  }
+  auto a = lmeval::analysis::load_run((d / "a").string());
+  auto b = lmeval::analysis::load_run((d / "b").string());
+  auto c = lmeval::analysis::compare_runs(a, b);
+  fs::remove_all(d);
+  ASSERT_EQ(c.metrics.size(), 1u);
+  EXPECT_EQ(c.metrics[0].test, "clustered_z");
+  EXPECT_EQ(c.metrics[0].clusters, 12u);
+  std::vector<double> va, vb;
+  std::vector<std::size_t> cl;
+  for (int i = 0; i < 120; ++i) {
+    va.push_back(i % 3 == 0);
+    vb.push_back(i % 2 == 0);
+    cl.push_back(i / 10);
+  }
+  const auto want = lmeval::stats::clustered_paired_difference(va, vb, cl);
+  EXPECT_DOUBLE_EQ(c.metrics[0].se, want.se);
+  EXPECT_DOUBLE_EQ(c.metrics[0].p, want.p);
+}

@@ -1,0 +1,76 @@
+// `lm-eval report`: one self-contained HTML file (no scripts, nothing fetched), rendered by headless
+// Chromium to PNG without console errors. Skips the render where chromium is not installed.
+#include "lmeval/analysis/html_report.hpp"
+
+#include <regex>
+
+#include "analysis/run_fixture.hpp"
+
+using lmeval::testing::AnalysisRuns;
+using lmeval::testing::read_file;
+using lmeval::testing::run_command;
+
+namespace {
+class Report : public AnalysisRuns {
+ protected:
+  std::filesystem::path html_ = dir() / ("report_" + std::to_string(getpid()) + ".html");
+  void TearDown() override { std::filesystem::remove(html_); }
+};
+
+std::string find_chromium() {
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    auto r = run_command(std::string("command -v ") + name);
+    if (r.exit_code == 0 && !r.out.empty()) return r.out.substr(0, r.out.find('\n'));
+  }
+  return {};
+}
+}  // namespace
+
+TEST_F(Report, SelfContainedHtml) {
+  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string h = read_file(html_);
+  EXPECT_TRUE(h.starts_with("<!DOCTYPE html>"));
+  EXPECT_EQ(h.find("<script"), std::string::npos);
+  EXPECT_EQ(h.find("<link"), std::string::npos);
+  EXPECT_EQ(h.find("@import"), std::string::npos);
+  EXPECT_EQ(h.find("url("), std::string::npos);
+  // The only URL is the SVG namespace name, which is never fetched.
+  std::string rest = std::regex_replace(h, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
+  EXPECT_EQ(rest.find("http://"), std::string::npos);
+  EXPECT_EQ(rest.find("https://"), std::string::npos);
+  for (const char* part : {"<h2 id=\"qa_one\">", "<h2 id=\"qa_group\">", "<svg", "Paired differences", "Item analysis",
+                           "holds in (of 1000 item resamples)", "Configuration", "model-a", "model-b", "model-c",
+                           "&quot;salt&quot;: &quot;c&quot;"})
+    EXPECT_NE(h.find(part), std::string::npos) << part;
+}
+
+TEST_F(Report, RefusedComparisonIsShownNotFatal) {
+  auto r = lm("report " + run("a") + " " + run("b_fewshot") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string h = read_file(html_);
+  EXPECT_NE(h.find("Not compared with run 1"), std::string::npos);
+  EXPECT_NE(h.find("num_fewshot: 0 vs 1"), std::string::npos);
+}
+
+TEST_F(Report, RendersInHeadlessChromiumWithoutConsoleErrors) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium); the HTML checks above still ran";
+  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::filesystem::path png = html_.string() + ".png", profile = html_.string() + ".profile";
+  auto c = run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" + profile.string() +
+                       "' --enable-logging=stderr --v=0 --window-size=1100,3000 --screenshot='" + png.string() +
+                       "' 'file://" + html_.string() + "'");
+  std::filesystem::remove_all(profile);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  ASSERT_TRUE(std::filesystem::exists(png)) << c.err;
+  EXPECT_GT(std::filesystem::file_size(png), 20000u);  // a page with content, not a blank image
+  const std::string png_bytes = read_file(png);
+  EXPECT_EQ(png_bytes.substr(1, 3), "PNG");
+  std::filesystem::remove(png);
+  // Chromium logs every console message (errors, CSP violations, failed loads) as ":CONSOLE".
+  std::string all = c.out + c.err;
+  EXPECT_EQ(all.find(":CONSOLE"), std::string::npos) << all;
+  EXPECT_EQ(all.find("Refused to"), std::string::npos) << all;
+}
