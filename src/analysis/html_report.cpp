@@ -273,6 +273,20 @@ std::string render_html_report(const ReportInput& in) {
                             m.significant ? "sig" : "ns", m.significant ? "distinguishable from noise" : "within noise");
         }
       }
+      for (std::size_t c = 0; c < in.comparisons.size(); ++c) {
+        if (!in.comparisons[c]) continue;
+        for (const auto& g : in.comparisons[c]->groups) {
+          if (g.group != task || g.metric != metric || g.filter != filter) continue;
+          Bar b{in.runs[c + 1].label + " − " + in.runs[0].label, colour(c + 1), g.diff, g.ci_low, g.ci_high};
+          b.bold = g.significant;
+          diffs.push_back(b);
+          dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}] (normal)</td>"
+                            "<td class=\"num\">{}</td><td>size-weighted over {} tasks</td><td></td><td class=\"{}\">{}</td></tr>",
+                            esc(b.label), g.n, format::signed_fixed(g.diff), format::signed_fixed(g.ci_low),
+                            format::signed_fixed(g.ci_high), format::p_value(g.p), g.tasks.size(), g.significant ? "sig" : "ns",
+                            g.significant ? "distinguishable from noise" : "within noise");
+        }
+      }
       if (!diffs.empty()) h += "<p class=\"note\">Paired differences:</p>" + interval_chart(diffs, true) + "\n" + dt + "</table>\n";
     }
     // Item analysis highlights.
