@@ -137,3 +137,13 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
   EXPECT_DOUBLE_EQ(c.metrics[0].se, want.se);
   EXPECT_DOUBLE_EQ(c.metrics[0].p, want.p);
 }
+
+TEST_F(Compare, ManifestDifferencesExplainScores) {
+  auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
+  runs[0].results["manifest"] = {{"tokenizer_sha", "t1"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
+  runs[1].results["manifest"] = {{"tokenizer_sha", "t2"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
+  const auto c = lmeval::analysis::compare_runs(runs[0], runs[1]);
+  EXPECT_NE(std::find(c.setting_differences.begin(), c.setting_differences.end(), "manifest tokenizer_sha: \"t1\" vs \"t2\""),
+            c.setting_differences.end());
+  for (const auto& s : c.setting_differences) EXPECT_EQ(s.find("manifest bos"), std::string::npos) << s;
+}

@@ -74,3 +74,15 @@ TEST_F(Report, RendersInHeadlessChromiumWithoutConsoleErrors) {
   EXPECT_EQ(all.find(":CONSOLE"), std::string::npos) << all;
   EXPECT_EQ(all.find("Refused to"), std::string::npos) << all;
 }
+
+TEST_F(Report, SeedWhiskersAndNormalisedScores) {
+  auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
+  // The shape `--fewshot_seeds` runs write (docs/statistics.md); values made up for the drawing.
+  runs[0].results["fewshot_seed_variance"] = {
+      {"qa_one", {{"seeds", {1, 2, 3}},
+                  {"acc,none", {{"mean", 0.25}, {"std", 0.02}, {"min", 0.23}, {"max", 0.27}, {"values", {0.23, 0.25, 0.27}}}}}}};
+  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  EXPECT_NE(h.find("0.2500 ± 0.0200 (0.2300–0.2700; 3 seeds)"), std::string::npos);
+  EXPECT_NE(h.find("stroke=\"#888\""), std::string::npos);  // the whisker
+  EXPECT_NE(h.find("(raw "), std::string::npos);           // leaderboard_normalized beside raw
+}
