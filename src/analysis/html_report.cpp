@@ -55,6 +55,23 @@ std::vector<std::string> score_keys(const Json& entry) {
   return out;
 }
 
+// At most `n` code points, the middle elided, so a long label fits beside its chart.
+std::string shorten(const std::string& s, std::size_t n) {
+  std::vector<std::string> cps;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t len = 1;
+    while (i + len < s.size() && (static_cast<unsigned char>(s[i + len]) & 0xC0) == 0x80) ++len;
+    cps.push_back(s.substr(i, len));
+    i += len;
+  }
+  if (cps.size() <= n) return s;
+  std::string out;
+  for (std::size_t i = 0; i < n / 2; ++i) out += cps[i];
+  out += "…";
+  for (std::size_t i = cps.size() - (n - n / 2 - 1); i < cps.size(); ++i) out += cps[i];
+  return out;
+}
+
 struct Bar {
   std::string label, colour;
   double value = 0, low = 0, high = 0;  // low/high NaN: no interval
@@ -104,8 +121,8 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero) {
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const int y = top + row_h * static_cast<int>(i) + row_h / 2;
-    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#222\"{}>{}</text>", label_w - 8, y + 4,
-                     b.bold ? " font-weight=\"bold\"" : "", esc(b.label));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#222\"{}><title>{}</title>{}</text>",
+                     label_w - 8, y + 4, b.bold ? " font-weight=\"bold\"" : "", esc(b.label), esc(shorten(b.label, 28)));
     if (std::isfinite(b.whisker_low) && std::isfinite(b.whisker_high)) {
       s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#888\" stroke-width=\"1\"/>", x(b.whisker_low), y + 7,
                        x(b.whisker_high), y + 7);
@@ -142,7 +159,7 @@ std::string histogram_svg(const std::vector<std::size_t>& bins) {
 const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 16px}
 h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
 h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f4f6f8}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f6f8;white-space:nowrap}p{font-size:14px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}.sig{color:#b00020;font-weight:600}.ns{color:#555}
 .note{color:#555;font-size:12px}pre{background:#f7f7f7;padding:8px;font-size:11px;overflow-x:auto;max-height:360px}
 .refused{background:#fff4e5;border:1px solid #f0b46b;padding:6px 10px;font-size:13px;white-space:pre-wrap}

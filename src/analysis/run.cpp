@@ -227,7 +227,13 @@ Run load_run(const std::string& path) {
     if (!run.results.is_object() || !run.results.contains(key) || !run.results[key].is_object())
       throw UserError(std::string("results file lacks the '") + key + "' object", {rf, 0, 0, key},
                       "a results file written by lm-eval run");
-  run.label = run.results.value("model_name", std::string());
+  // The model name, or for a local model folder its last component (hub ids "org/name" stay whole).
+  run.label = run.results.contains("model_name") && run.results["model_name"].is_string()
+                  ? run.results["model_name"].get<std::string>() : std::string();
+  if (!run.label.empty() && (run.label[0] == '/' || run.label[0] == '.')) {
+    fs::path p(run.label);
+    run.label = (p.has_filename() ? p : p.parent_path()).filename().string();
+  }
   if (run.label.empty()) run.label = run.results_file.parent_path().filename().string();
   const std::string date = date_of(run.results_file);
   for (const std::string& task : run.tasks()) {
