@@ -12,7 +12,7 @@
 namespace lmeval::stats {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
 
 // log C(n, k)
 double log_choose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
@@ -40,14 +40,14 @@ double mcnemar_exact_p(std::size_t b, std::size_t c) {
 }
 
 double mean(const std::vector<double>& x) {
-  if (x.empty()) return kNaN;
+  if (x.empty()) return kUndefined;
   double s = 0;
   for (double v : x) s += v;
   return s / static_cast<double>(x.size());
 }
 
 double sample_variance(const std::vector<double>& x) {
-  if (x.size() < 2) return kNaN;
+  if (x.size() < 2) return kUndefined;
   const double m = mean(x);
   double s = 0;
   for (double v : x) s += (v - m) * (v - m);
@@ -55,7 +55,7 @@ double sample_variance(const std::vector<double>& x) {
 }
 
 double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size() || x.size() < 2) return kNaN;
+  if (x.size() != y.size() || x.size() < 2) return kUndefined;
   const double mx = mean(x), my = mean(y);
   double sxy = 0, sxx = 0, syy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -63,7 +63,7 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
     sxx += (x[i] - mx) * (x[i] - mx);
     syy += (y[i] - my) * (y[i] - my);
   }
-  if (sxx == 0 || syy == 0) return kNaN;
+  if (sxx == 0 || syy == 0) return kUndefined;
   return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
 }
 
@@ -81,7 +81,7 @@ PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b) {
   r.diff = mean(d);
   r.df = n - 1;
   if (d.size() < 2) {
-    r.se = r.t = r.ci_low = r.ci_high = kNaN;
+    r.se = r.t = r.ci_low = r.ci_high = kUndefined;
     return r;
   }
   r.se = std::sqrt(sample_variance(d) / n);
@@ -117,7 +117,7 @@ ClusteredDifference clustered_paired_difference(const std::vector<double>& a, co
   }
   r.clusters = static_cast<std::size_t>(std::count(used.begin(), used.end(), true));
   if (r.clusters < 2) {
-    r.se = r.z = r.ci_low = r.ci_high = kNaN;
+    r.se = r.z = r.ci_low = r.ci_high = kUndefined;
     return r;
   }
   double meat = 0;
