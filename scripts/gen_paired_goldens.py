@@ -19,7 +19,7 @@ import numpy as np
 import scipy
 import statsmodels
 import statsmodels.api as sm
-from scipy import stats
+from scipy import optimize, stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "stats", "goldens", "paired.json")
@@ -37,6 +37,13 @@ def mcnemar_cases():
         res = mcnemar([[10, b], [c, 20]], exact=True)
         cases.append({"b": b, "c": c, "p": fl(res.pvalue)})
     return cases
+
+
+def mde80(se):
+    """The d with P(reject | true difference d) = 0.8 for a two-sided 5% z-test with standard error se."""
+    z = stats.norm.ppf(0.975)
+    f = lambda d: stats.norm.cdf(d / se - z) + stats.norm.cdf(-d / se - z) - 0.8
+    return optimize.brentq(f, 0, 10 * se, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
 def paired_t_cases(rng):
@@ -57,8 +64,8 @@ def paired_t_cases(rng):
             "diff": fl(d.mean()), "se": fl(se), "t": fl(res.statistic), "df": fl(res.df), "p": fl(res.pvalue),
             "ci_low": fl(ci.low), "ci_high": fl(ci.high),
             "correlation": fl(stats.pearsonr(a, b).statistic),
-            # minimum detectable difference at 80% power, two-sided 5%: (z_.975 + z_.80) * se
-            "mde80": fl((stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * se),
+            # minimum detectable difference at 80% power, two-sided 5%, both rejection tails counted
+            "mde80": fl(mde80(se)),
         })
     return cases
 

@@ -15,6 +15,7 @@
 #include "lmeval/stats/bootstrap.hpp"
 #include "lmeval/stats/distributions.hpp"
 #include "lmeval/stats/paired.hpp"
+#include "lmeval/stats/power.hpp"
 
 namespace lmeval::analysis {
 
@@ -82,7 +83,7 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
   std::vector<std::size_t> cluster;
   if (clustered) {
     cluster = dense_clusters(cluster_ids);
-    const stats::ClusteredDifference c = stats::clustered_paired_difference(a, b, cluster);
+    const stats::ClusteredDifference c = stats::clustered_paired_difference(a, b, cluster_ids);
     m.clusters = c.clusters;
     m.test = "clustered_z";
     m.se = c.se;
@@ -124,7 +125,7 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
                                   m.n, opt.exact_below, clustered ? "cluster" : "paired", opt.resamples, opt.seed,
                                   binary && !clustered ? " and the p-value McNemar's exact test" : ""));
   }
-  m.mde = std::isnan(m.se) ? m.se : stats::min_detectable_difference(m.se);
+  m.mde = std::isnan(m.se) ? m.se : stats::minimum_detectable_difference(m.se);
   m.significant = !std::isnan(m.p) && m.p < 0.05;
   return m;
 }

@@ -17,23 +17,6 @@ Resamples draw_resamples(std::size_t n, std::size_t count, std::int64_t seed) {
   return out;
 }
 
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  const double pos = q / 100.0 * static_cast<double>(values.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  const double frac = pos - static_cast<double>(lo);
-  // numpy's _lerp: a + (b - a)·t, switched to b - (b - a)·(1 - t) for t ≥ 0.5.
-  const double a = values[lo], b = values[hi], diff = b - a;
-  return frac >= 0.5 ? b - diff * (1 - frac) : a + diff * frac;
-}
-
-static Interval interval_of(std::vector<double> means, double level) {
-  const double tail = (1 - level) / 2 * 100;
-  return {percentile(means, tail), percentile(std::move(means), 100 - tail)};
-}
-
 Interval bootstrap_mean_interval(const std::vector<double>& x, const Resamples& resamples, double level) {
   std::vector<double> means;
   means.reserve(resamples.size());
@@ -42,7 +25,7 @@ Interval bootstrap_mean_interval(const std::vector<double>& x, const Resamples& 
     for (std::size_t i : idx) s += x.at(i);
     means.push_back(s / static_cast<double>(idx.size()));
   }
-  return interval_of(std::move(means), level);
+  return percentile_interval(std::move(means), level);
 }
 
 namespace {
@@ -102,7 +85,7 @@ Interval clustered_bootstrap_mean_interval(const std::vector<double>& x, const s
   std::vector<double> means;
   means.reserve(cluster_resamples.size());
   for (const auto& idx : cluster_resamples) means.push_back(resample_means(cs.sums, cs.sizes, idx)[0]);
-  return interval_of(std::move(means), level);
+  return percentile_interval(std::move(means), level);
 }
 
 RankStability rank_stability(const std::vector<std::vector<double>>& scores, const Resamples& resamples) {

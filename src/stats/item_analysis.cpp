@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "lmeval/stats/bootstrap.hpp"
+#include "lmeval/stats/intervals.hpp"
 #include "lmeval/stats/paired.hpp"
 
 namespace lmeval::stats {
@@ -82,9 +82,9 @@ CorrelationSummary inter_item_correlations(const std::vector<std::vector<double>
   s.mean = mean(r);
   s.min = *std::min_element(r.begin(), r.end());
   s.max = *std::max_element(r.begin(), r.end());
-  s.q25 = percentile(r, 25);
-  s.median = percentile(r, 50);
-  s.q75 = percentile(r, 75);
+  s.q25 = linear_quantile(r, 0.25);
+  s.median = linear_quantile(r, 0.5);
+  s.q75 = linear_quantile(r, 0.75);
   return s;
 }
 

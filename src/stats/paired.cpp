@@ -7,7 +7,9 @@
 #include <limits>
 #include <stdexcept>
 
+#include "lmeval/stats/clustered.hpp"
 #include "lmeval/stats/distributions.hpp"
+#include "lmeval/stats/intervals.hpp"
 
 namespace lmeval::stats {
 
@@ -95,35 +97,25 @@ PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b) {
   }
   r.t = r.diff / r.se;
   r.p = std::min(1.0, 2.0 * student_t_cdf(-std::fabs(r.t), r.df));
-  const double q = student_t_quantile(0.975, r.df);
-  r.ci_low = r.diff - q * r.se;
-  r.ci_high = r.diff + q * r.se;
+  const Interval ci = t_interval(r.diff, r.se, r.df);
+  r.ci_low = ci.low;
+  r.ci_high = ci.high;
   return r;
 }
 
 ClusteredDifference clustered_paired_difference(const std::vector<double>& a, const std::vector<double>& b,
-                                                const std::vector<std::size_t>& cluster) {
+                                                const std::vector<std::string>& cluster) {
   const std::vector<double> d = differences(a, b);
   if (cluster.size() != d.size()) throw std::invalid_argument("cluster ids and scores of different lengths");
   ClusteredDifference r;
   r.diff = mean(d);
-  std::size_t g = 0;
-  for (std::size_t c : cluster) g = std::max(g, c + 1);
-  std::vector<double> resid_sum(g, 0.0);
-  std::vector<bool> used(g, false);
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    resid_sum[cluster[i]] += d[i] - r.diff;
-    used[cluster[i]] = true;
-  }
-  r.clusters = static_cast<std::size_t>(std::count(used.begin(), used.end(), true));
+  const ClusteredStderr cs = clustered_stderr(d, cluster);
+  r.clusters = cs.n_clusters;
   if (r.clusters < 2) {
     r.se = r.z = r.ci_low = r.ci_high = kUndefined;
     return r;
   }
-  double meat = 0;
-  for (double s : resid_sum) meat += s * s;
-  const double n = static_cast<double>(d.size()), gd = static_cast<double>(r.clusters);
-  r.se = std::sqrt(gd / (gd - 1) * meat) / n;
+  r.se = cs.stderr;
   const double q = normal_quantile(0.975);
   r.ci_low = r.diff - q * r.se;
   r.ci_high = r.diff + q * r.se;
@@ -135,10 +127,6 @@ ClusteredDifference clustered_paired_difference(const std::vector<double>& a, co
   r.z = r.diff / r.se;
   r.p = normal_two_sided_p(r.z);
   return r;
-}
-
-double min_detectable_difference(double se, double alpha, double power) {
-  return (normal_quantile(1 - alpha / 2) + normal_quantile(power)) * se;
 }
 
 }  // namespace lmeval::stats

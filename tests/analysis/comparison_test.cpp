@@ -127,11 +127,11 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
   EXPECT_EQ(c.metrics[0].test, "clustered_z");
   EXPECT_EQ(c.metrics[0].clusters, 12u);
   std::vector<double> va, vb;
-  std::vector<std::size_t> cl;
+  std::vector<std::string> cl;
   for (int i = 0; i < 120; ++i) {
     va.push_back(i % 3 == 0);
     vb.push_back(i % 2 == 0);
-    cl.push_back(i / 10);
+    cl.push_back("k" + std::to_string(i / 10));
   }
   const auto want = lmeval::stats::clustered_paired_difference(va, vb, cl);
   EXPECT_DOUBLE_EQ(c.metrics[0].se, want.se);

@@ -44,9 +44,3 @@ TEST(Bootstrap_Interval, MatchesNumpyPercentile) {
   EXPECT_TRUE(near_golden(civ.low, g["diff_cluster_interval"][0]));
   EXPECT_TRUE(near_golden(civ.high, g["diff_cluster_interval"][1]));
 }
-
-TEST(Bootstrap_Percentile, LinearInterpolation) {
-  EXPECT_DOUBLE_EQ(lmeval::stats::percentile({4, 1, 3, 2}, 50), 2.5);
-  EXPECT_DOUBLE_EQ(lmeval::stats::percentile({1, 2, 3, 4, 5}, 25), 2.0);
-  EXPECT_DOUBLE_EQ(lmeval::stats::percentile({7}, 97.5), 7.0);
-}

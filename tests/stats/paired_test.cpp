@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lmeval/stats/power.hpp"
 #include "stats/paired_goldens.hpp"
 
 using lmeval::testing::near_golden;
@@ -35,7 +36,7 @@ TEST(Paired_T, MatchesScipyTtestRel) {
     EXPECT_TRUE(near_golden(r.ci_low, c["ci_low"]));
     EXPECT_TRUE(near_golden(r.ci_high, c["ci_high"]));
     EXPECT_TRUE(near_golden(lmeval::stats::pearson(a, b), c["correlation"]));
-    EXPECT_TRUE(near_golden(lmeval::stats::min_detectable_difference(r.se), c["mde80"]));
+    EXPECT_TRUE(near_golden(lmeval::stats::minimum_detectable_difference(r.se), c["mde80"]));
   }
 }
 
@@ -48,8 +49,10 @@ TEST(Paired_T, IdenticalRunsHaveNoDifference) {
 
 TEST(Paired_Clustered, MatchesStatsmodelsClusterRobustOls) {
   for (const auto& c : paired_goldens()["clustered"]) {
-    const auto r = lmeval::stats::clustered_paired_difference(
-        c["a"].get<std::vector<double>>(), c["b"].get<std::vector<double>>(), c["cluster"].get<std::vector<std::size_t>>());
+    std::vector<std::string> ids;
+    for (const auto& id : c["cluster"]) ids.push_back("c" + id.dump());
+    const auto r = lmeval::stats::clustered_paired_difference(c["a"].get<std::vector<double>>(),
+                                                              c["b"].get<std::vector<double>>(), ids);
     SCOPED_TRACE("clusters = " + c["clusters"].dump());
     EXPECT_EQ(r.clusters, c["clusters"].get<std::size_t>());
     EXPECT_TRUE(near_golden(r.diff, c["diff"]));
@@ -62,7 +65,7 @@ TEST(Paired_Clustered, MatchesStatsmodelsClusterRobustOls) {
 }
 
 TEST(Paired_Clustered, OneClusterIsUndefined) {
-  const auto r = lmeval::stats::clustered_paired_difference({0, 1, 1}, {1, 1, 0}, {0, 0, 0});
+  const auto r = lmeval::stats::clustered_paired_difference({0, 1, 1}, {1, 1, 0}, {"x", "x", "x"});
   EXPECT_TRUE(std::isnan(r.se));
   EXPECT_EQ(r.clusters, 1u);
 }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lmeval/stats/intervals.hpp"
+
 namespace lmeval::stats {
 
 // resamples[k] holds n indices drawn with replacement from [0, n).
@@ -15,13 +17,7 @@ using Resamples = std::vector<std::vector<std::size_t>>;
 // `count` resamples drawn as CPython's random.Random(seed).choices(range(n), k=n), one after another.
 Resamples draw_resamples(std::size_t n, std::size_t count, std::int64_t seed);
 
-// numpy.percentile(values, q) with the default linear interpolation; q in [0, 100].
-double percentile(std::vector<double> values, double q);
-
-// Percentile interval of the mean of x over the resamples (e.g. level 0.95 → 2.5th and 97.5th).
-struct Interval {
-  double low = 0, high = 0;
-};
+// Percentile interval (intervals.hpp) of the mean of x over the resamples.
 Interval bootstrap_mean_interval(const std::vector<double>& x, const Resamples& resamples,
                                  double level = 0.95);
 

@@ -1,8 +1,9 @@
-// Paired comparison of two runs scored on the same items: McNemar's exact test, the paired t-test,
-// the cluster-robust paired difference, and the minimum detectable difference.
+// Paired comparison of two runs scored on the same items: McNemar's exact test, the paired t-test
+// and the cluster-robust paired difference (the minimum detectable difference is in power.hpp).
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace lmeval::stats {
@@ -23,19 +24,13 @@ struct PairedT {
 };
 PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b);
 
-// The same difference with a cluster-robust standard error: the intercept of an OLS fit of d on a
-// constant with statsmodels' cov_type="cluster" (small-sample factor G/(G-1)); z-test and normal
-// interval. cluster[i] is a dense cluster index in [0, G).
+// The same difference with the cluster-robust (CR1) standard error of clustered.hpp: the intercept
+// of statsmodels' OLS of d on a constant with cov_type="cluster"; z-test and normal interval.
 struct ClusteredDifference {
   double diff = 0, se = 0, z = 0, p = 1, ci_low = 0, ci_high = 0;
   std::size_t clusters = 0;
 };
 ClusteredDifference clustered_paired_difference(const std::vector<double>& a, const std::vector<double>& b,
-                                                const std::vector<std::size_t>& cluster);
-
-// The smallest true difference a paired test of this size detects with the given power at
-// two-sided level alpha: (z_{1-alpha/2} + z_{power})·se, where se already folds in the per-item
-// correlation between the runs (se² = (var_a + var_b − 2ρ·sd_a·sd_b)/n).
-double min_detectable_difference(double se, double alpha = 0.05, double power = 0.8);
+                                                const std::vector<std::string>& cluster);
 
 }  // namespace lmeval::stats
