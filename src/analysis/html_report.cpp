@@ -199,8 +199,8 @@ std::string render_html_report(const ReportInput& in) {
   h += "<p class=\"legend\">";
   for (std::size_t r = 0; r < in.runs.size(); ++r)
     h += fmt::format("<span><span class=\"swatch\" style=\"background:{}\"></span>{}</span>", colour(r), esc(in.runs[r].label));
-  h += "</p>\n<p class=\"note\">Dots are scores; thick bars their 95% intervals (the results file's <code>_ci95</code> when present, "
-       "else ±1.96·stderr); thin grey whiskers the range over few-shot seeds when seeds were run. Differences are paired "
+  h += "</p>\n<p class=\"note\">Dots are scores; thick bars their 95% intervals (the results file's <code>statistics</code> <code>_ci95</code> when "
+       "present, else ±1.96·stderr); thin grey whiskers the range over few-shot seeds when seeds were run. Differences are paired "
        "over the items both runs scored (B − A against the first run).</p>\n";
 
   // Runs.
@@ -245,10 +245,14 @@ std::string render_html_report(const ReportInput& in) {
         b.value = num_or_nan(e, key);
         const double se = num_or_nan(e, metric + "_stderr," + filter);
         b.low = b.high = std::nan("");
+        // The run's own interval (statistics section; older files kept it beside the score), else ±1.96·stderr.
         const std::string ci_key = metric + "_ci95," + filter;
-        if (e.contains(ci_key) && e[ci_key].is_array() && e[ci_key].size() == 2 && e[ci_key][0].is_number() && e[ci_key][1].is_number()) {
-          b.low = e[ci_key][0].get<double>();
-          b.high = e[ci_key][1].get<double>();
+        const Json& st = in.runs[r].results.contains("statistics") && in.runs[r].results["statistics"].contains(task)
+                             ? in.runs[r].results["statistics"][task] : e;
+        const Json& ci = st.contains(ci_key) ? st[ci_key] : (e.contains(ci_key) ? e[ci_key] : Json());
+        if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+          b.low = ci[0].get<double>();
+          b.high = ci[1].get<double>();
         } else if (std::isfinite(se)) {
           b.low = b.value - 1.959963984540054 * se;
           b.high = b.value + 1.959963984540054 * se;

@@ -10,6 +10,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/template/template.hpp"
 
 namespace lmeval::analysis {
 
@@ -96,15 +97,22 @@ double as_score(const Json& v) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string cluster_value(const Json& doc, const std::string& key) {
-  if (key.empty() || !doc.is_object() || !doc.contains(key)) return {};
-  const Json& v = doc[key];
-  return v.is_string() ? v.get<std::string>() : v.dump();
+// A document's cluster as the run computed it (results_builder's cluster_of): the field's text, or
+// the key rendered as a task template over the document.
+std::string cluster_value(const Json& doc, const std::string& key, const fs::path& file, int line) {
+  if (key.empty()) return {};
+  if (doc.is_object() && doc.contains(key)) return doc[key].is_string() ? doc[key].get<std::string>() : py::str(doc[key]);
+  try {
+    return tmpl::render(key, doc, tmpl::task_options(), "cluster_key");
+  } catch (const std::exception& e) {
+    throw UserError(std::string("cannot compute the document's cluster: ") + e.what(), {file.string(), line, 0, "cluster_key"},
+                    "a document field or a template over the logged document");
+  }
 }
 
-// The task's cluster key: results["configs"][task]["cluster_key"] or results["results"][task]["cluster_key"].
+// The task's cluster key, from its config or the statistics section.
 std::string cluster_key_of(const Json& results, const std::string& task) {
-  for (const char* section : {"configs", "results"}) {
+  for (const char* section : {"configs", "statistics", "results"}) {
     if (results.contains(section) && results[section].contains(task)) {
       const Json& t = results[section][task];
       if (t.is_object() && t.contains("cluster_key") && t["cluster_key"].is_string())
@@ -157,7 +165,7 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       item.doc_id = key.second;
       if (j.contains("doc")) item.doc = j["doc"];
       if (j.contains("target")) item.target = j["target"];
-      item.cluster = cluster_value(item.doc, cluster_key);
+      item.cluster = cluster_value(item.doc, cluster_key, file, line_no);
       items.push_back(std::move(item));
       acc.emplace_back();
     }

@@ -100,6 +100,23 @@ TEST_F(Compare, RefusesDifferentDocuments) {
             std::string::npos) << r.err;
 }
 
+TEST_F(Compare, ClusterKeyTemplateGivesTheClusteredTest) {
+  // qa_clustered declares cluster_key: "{{topic}}" (13 topics); the runs' manifests are compared too.
+  const std::string out = (dir() / ("cmpc_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("clustered_a") + " " + run("clustered_b") + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  const Json& m = row(cmp, "qa_clustered", "acc");
+  EXPECT_EQ(m["test"], "clustered_z");
+  EXPECT_EQ(m["clusters"], 13);
+  const Json ra = Json::parse(read_file(results_file("clustered_a")));
+  if (ra.contains("statistics")) EXPECT_EQ(ra["statistics"]["qa_clustered"]["acc_n_clusters,none"], 13);
+  auto an = lm("analyze " + run("clustered_a") + " " + run("clustered_b") + " " + run("clustered_c"));
+  ASSERT_EQ(an.exit_code, 0) << an.err;
+  EXPECT_NE(an.out.find("of 1000 cluster resamples"), std::string::npos) << an.out;
+}
+
 TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
   // A hand-written run pair whose task declares cluster_key: compare switches to the clustered test.
   namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // Real runs for the analysis tests, made with the built lm-eval and the dummy model (salt= gives
 // different fake models): small multiple-choice tasks with local data, so nothing needs ../shared.
 // ctest runs each test in its own process, so the runs are made once per lm-eval build into a
-// folder keyed by the binary's modification time, built aside and renamed into place (atomic, so
+// folder keyed by the binaries' modification times, built aside and renamed into place (atomic, so
 // parallel test processes never see half a set).
 #pragma once
 
@@ -22,8 +22,12 @@ class AnalysisRuns : public ::testing::Test {
  public:
   static std::filesystem::path dir() {
     static const std::filesystem::path d = [] {
-      const auto stamp = std::filesystem::last_write_time(lmeval_binary()).time_since_epoch().count();
-      return std::filesystem::temp_directory_path() / ("lmeval_analysis_runs_" + std::to_string(stamp));
+      // Keyed by both binaries: a rebuilt lm-eval or a changed fixture (this test binary) makes new runs.
+      auto stamp = [](const std::filesystem::path& p) {
+        return std::to_string(std::filesystem::last_write_time(p).time_since_epoch().count() & 0xffffffffffffLL);
+      };
+      return std::filesystem::temp_directory_path() /
+             ("lmeval_analysis_runs_" + stamp(lmeval_binary()) + "_" + stamp(std::filesystem::read_symlink("/proc/self/exe")));
     }();
     return building_.empty() ? d : building_;
   }
@@ -62,7 +66,7 @@ class AnalysisRuns : public ::testing::Test {
   }
 
   static void make_all_runs() {
-    for (const char* t : {"qa_one", "qa_two", "qa_other"}) {
+    for (const char* t : {"qa_one", "qa_two", "qa_other", "qa_clustered"}) {
       std::string data;
       for (int i = 0; i < 150; ++i)
         data += "{\"q\": \"" + std::string(t) + " question " + std::to_string(i) + "?\", \"topic\": \"t" +
@@ -75,7 +79,8 @@ class AnalysisRuns : public ::testing::Test {
                 "\noutput_type: multiple_choice\ntest_split: test\nfewshot_split: test\n"
                 "doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_choice: choices\ndoc_to_target: label\n"
                 "metric_list:\n  - metric: acc\n    aggregation: mean\n    higher_is_better: true\n"
-                "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: true\nmetadata:\n  version: 1.0\n");
+                "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: true\nmetadata:\n  version: 1.0\n" +
+                (std::string(t) == "qa_clustered" ? "cluster_key: \"{{topic}}\"\n" : ""));
     }
     write("tasks/qa_group.yaml",
           "group: qa_group\ntask:\n  - qa_one\n  - qa_two\naggregate_metric_list:\n  - metric: acc\n"
@@ -90,6 +95,9 @@ class AnalysisRuns : public ::testing::Test {
     make_run("small_b", "b", "qa_one", "--log_samples --limit 40");
     make_run("other", "b", "qa_other");
     make_run("no_samples", "b", "qa_group", "");
+    make_run("clustered_a", "a", "qa_clustered");
+    make_run("clustered_b", "b", "qa_clustered");
+    make_run("clustered_c", "c", "qa_clustered");
   }
 
   // The results file of a run folder (runs/<name>/<model>/results_*.json).
