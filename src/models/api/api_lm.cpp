@@ -182,6 +182,12 @@ void ApiLM::check_loglikelihood_supported() const {
 // ---------------------------------------------------------------------------------------------
 // Sending
 
+// Bodies are kept as text only: a run's payloads as JSON trees would take several times the memory.
+void ApiLM::set_body(Batch& b, const Json& payload) {
+  b.body = payload.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (keep_payloads_) payloads_.push_back(payload);
+}
+
 void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t requests, int64_t tokens,
                  const std::function<void(const Batch&, const Json&)>& accept) {
   auto start = Clock::now();
@@ -196,8 +202,7 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t req
   bodies.reserve(batches.size());
   size_t total = 0;
   for (const auto& b : batches) {
-    bodies.push_back(b.payload.dump(-1, ' ', false, Json::error_handler_t::replace));
-    if (keep_payloads_) payloads_.push_back(b.payload);
+    bodies.push_back(std::move(b.body));
     total += b.members.size();
   }
   size_t done = 0;
@@ -284,7 +289,7 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(const std::vector<T
       b.ctxlens.push_back(ctxlen);
       inputs.push_back(std::move(inp));
     }
-    b.payload = loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed);
+    set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
     b.what = "loglikelihood request " + std::to_string(batches.size() + 1) + " (" +
              std::to_string(b.members.size()) + " prompt" + (b.members.size() == 1 ? "" : "s") + ", " +
              std::to_string(inputs.front().size()) + " tokens)";
@@ -343,7 +348,7 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
         b.ctxlens.push_back(ctxlen);
         inputs.push_back(std::move(inp));
       }
-      b.payload = loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed);
+      set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
       b.what = "loglikelihood_rolling request for text " + std::to_string(t + 1) + " " + short_text(texts[t]);
       b.tag = t;
       batches.push_back(std::move(b));
@@ -421,7 +426,7 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
         prompt = Json::array();
         for (size_t i : b.members) prompt.push_back(requests[i].context);
       }
-      b.payload = generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks, args_.seed, eos_string());
+      set_body(b, generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks, args_.seed, eos_string()));
       b.what = "generate_until request " + std::to_string(batches.size() + 1) + " (context " +
                short_text(requests[b.members.front()].context) + ")";
       batches.push_back(std::move(b));

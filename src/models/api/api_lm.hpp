@@ -93,7 +93,7 @@ class ApiLM : public LM {
  private:
   struct Batch {
     std::vector<size_t> members;  // indices into the caller's request list
-    Json payload;
+    std::string body;              // the request's JSON text
     std::vector<int64_t> ctxlens;  // loglikelihood only
     std::string what;              // names the request in errors
     size_t tag = 0;                // loglikelihood_rolling: the text the batch belongs to
@@ -104,6 +104,7 @@ class ApiLM : public LM {
   void send(std::vector<Batch>& batches, const char* phase, size_t requests, int64_t tokens,
             const std::function<void(const Batch&, const Json&)>& accept);
   Json prompt_of(const std::vector<TokenIds>& inputs) const;
+  void set_body(Batch& b, const Json& payload);
   std::string scrub(std::string text) const;
   void check_loglikelihood_supported() const;
 

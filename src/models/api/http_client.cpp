@@ -248,16 +248,4 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
   return failures;
 }
 
-HttpResponse HttpClient::get(const std::string& url) {
-  HttpResponse r;
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  CURL* e = impl_->take_easy();
-  setup_easy(e, options_, impl_->headers, url, &r, errbuf);
-  curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-  CURLcode code = curl_easy_perform(e);
-  finish(e, code, r, errbuf);
-  impl_->idle.push_back(e);
-  return r;
-}
-
 }  // namespace lmeval::api

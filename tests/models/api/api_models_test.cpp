@@ -1,6 +1,7 @@
 // The API models through the registry and the lm-eval binary: model_args, secrets, a whole run.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -82,7 +83,7 @@ TEST(ApiModels_Cli, RunKeepsTheKeyOutOfResults) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find(key), std::string::npos);
   EXPECT_EQ(r.err.find(key), std::string::npos);
-  EXPECT_GE(server.calls(), 10);  // 5 stories x 2 endings
+  EXPECT_EQ(server.calls(), 15);  // 5 stories x 3 endings
   for (const auto& h : server.auth_headers()) EXPECT_EQ(h, "Bearer " + key);
   size_t files = 0;
   for (const auto& f : fs::recursive_directory_iterator(out)) {
@@ -156,6 +157,42 @@ TEST(ApiModels_Cli, ChatCompletionsRunsAGenerationTask) {
     found = true;
   }
   EXPECT_TRUE(found);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lmeval::api
+
+namespace lmeval::api {
+namespace {
+
+// A server that dies mid-run: the run stops with one error, and with --use_cache the rerun asks
+// only for what was not answered (the cache stores answers chunk by chunk).
+TEST(ApiModels_Cli, FailedRunResumesFromTheCache) {
+  auto tok = load_tokenizer(testing::source_dir() / "models" / "stories260K");
+  std::atomic<bool> healthy{false};
+  FakeServer server([&](const std::string&, const Json& b, int call) {
+    if (!healthy && call >= 10) return FakeReply{500, "down"};
+    return test::completions(b, tok.get());
+  });
+  fs::path dir = fs::temp_directory_path() / ("lmeval_api_resume_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::string cmd = "LMEVAL_CACHE_CHUNK=4 " + lmeval::testing::lmeval_binary().string() +
+                    " run --model local-completions --model_args model=stories,base_url=" + server.url() +
+                    ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
+                    ",max_retries=1 --tasks demo_story_cloze --limit 10 --use_cache " + (dir / "cache").string();
+  auto first = testing::run_command(cmd);
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  EXPECT_NE(first.err.find("HTTP 500: down"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("failed after 1 attempt"), std::string::npos) << first.err;
+  const int before = server.calls();
+  EXPECT_EQ(before, 11);
+  healthy = true;
+  auto second = testing::run_command(cmd);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  // 30 requests (10 stories x 3 endings); the two chunks of 4 answered before the failure are
+  // not asked again.
+  EXPECT_EQ(server.calls() - before, 22);
   fs::remove_all(dir);
 }
 

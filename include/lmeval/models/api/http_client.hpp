@@ -74,9 +74,6 @@ class HttpClient {
   std::vector<HttpFailure> post_all(const std::string& url, const std::vector<std::string>& bodies,
                                     const JudgeFn& judge, const RetryLogFn& on_retry = {});
 
-  // GET of a small resource (tokenizer or model listings): the answer or the transport failure.
-  HttpResponse get(const std::string& url);
-
   const HttpClientOptions& options() const { return options_; }
 
  private:
