@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -139,13 +140,18 @@ class CachingLM : public LM {
 
 }  // namespace
 
+// model_args that change how fast or by what credentials answers come, not the answers: a rerun
+// with more threads or a rotated API key still finds them.
+const std::set<std::string> kSpeedOrAccessOnly = {
+    "batch_size", "max_batch_size", "threads", "parallelize",                          // hf
+    "num_concurrent", "max_retries", "timeout", "verify_certificate", "ca_cert_path",  // API models
+    "api_key", "auth_token", "header"};
+
 Json cache_identity(const std::string& model, const Json& model_args) {
   Json args = Json::object();
   if (model_args.is_object())
     for (auto it = model_args.begin(); it != model_args.end(); ++it)
-      if (it.key() != "batch_size" && it.key() != "max_batch_size" && it.key() != "threads" &&
-          it.key() != "parallelize")
-        args[it.key()] = it.value();
+      if (!kSpeedOrAccessOnly.count(it.key())) args[it.key()] = it.value();
   return Json{{"model", model}, {"model_args", args}};
 }
 

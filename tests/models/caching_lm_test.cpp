@@ -113,7 +113,7 @@ TEST(Models_CachingLM, OtherModelArgsDoNotShareAnswers) {
   auto prefix = temp_prefix("identity");
   int calls = 0;
   make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel)->loglikelihood({{"c", " a"}});
-  Json same_speed_only = cache_identity("counting", {{"pretrained", "a"}, {"batch_size", "8"}});
+  Json same_speed_only = cache_identity("counting", {{"pretrained", "a"}, {"batch_size", "8"}, {"api_key", "k2"}});
   make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, same_speed_only)->loglikelihood({{"c", " a"}});
   EXPECT_EQ(calls, 1);
   Json other = cache_identity("counting", {{"pretrained", "a"}, {"dtype", "float16"}});

@@ -11,7 +11,8 @@
 namespace lmeval {
 
 // What makes two models' answers interchangeable: the model name and its model_args, less
-// the arguments that only change speed (batch sizes, threads, parallelize). The reference keys
+// the arguments that only change speed or access (batch sizes, threads, concurrency, retries,
+// timeouts, TLS settings, credentials and headers). The reference keys
 // on the request alone, so two models sharing a cache file would answer for each other.
 Json cache_identity(const std::string& model, const Json& model_args);
 
