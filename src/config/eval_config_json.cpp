@@ -37,7 +37,8 @@ void get(const Json& j, const char* key, std::vector<std::optional<int64_t>>& v)
   for (const auto& x : j[key]) v.push_back(x.is_null() ? std::nullopt : std::optional<int64_t>(x.get<int64_t>()));
 }
 
-// The field list, applied with `f(name, field)` for both directions.
+// The field list, applied with `f(name, field)` for both directions. model_secrets is left out
+// on purpose: shard files travel between machines, and merge calls no model.
 template <class Cfg, class F>
 void fields(Cfg& c, F&& f) {
   f("config", c.config);
