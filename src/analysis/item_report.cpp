@@ -10,6 +10,7 @@
 #include "analysis/text_table.hpp"
 #include "lmeval/analysis/comparability.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/py_random.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/stats/paired.hpp"
 
@@ -116,7 +117,21 @@ Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& opt) {
       ta.negative_discrimination.push_back({item.key, item.doc_id, item_text(item), ta.item_stats[by_disc[k]].difficulty,
                                             ta.item_stats[by_disc[k]].discrimination});
     }
-    ta.inter_item = stats::inter_item_correlations(scores);
+    if (ta.items <= opt.correlation_items) {
+      ta.inter_item = stats::inter_item_correlations(scores);
+      ta.inter_item_items = ta.items;
+    } else {
+      std::vector<std::size_t> pick = PyRandom(opt.seed).sample_indices(ta.items, opt.correlation_items);
+      std::sort(pick.begin(), pick.end());
+      std::vector<std::vector<double>> sub;
+      for (const auto& s : scores) {
+        std::vector<double> row;
+        for (std::size_t i : pick) row.push_back(s[i]);
+        sub.push_back(std::move(row));
+      }
+      ta.inter_item = stats::inter_item_correlations(sub);
+      ta.inter_item_items = pick.size();
+    }
     ta.item_ranks = stats::rank_stability(scores, stats::draw_resamples(ta.items, opt.resamples, opt.seed));
     if (!first.cluster_key.empty()) {
       std::map<std::string, std::size_t> ids;
@@ -176,7 +191,7 @@ Json to_json(const Analysis& a) {
     tj["never_correct"] = items_json(t.never_correct);
     tj["negative_discrimination"] = items_json(t.negative_discrimination);
     const auto& c = t.inter_item;
-    tj["inter_item_correlation"] = {{"pairs", c.pairs}, {"undefined_pairs", c.undefined}, {"mean", format::number(c.mean)},
+    tj["inter_item_correlation"] = {{"items", t.inter_item_items}, {"pairs", c.pairs}, {"undefined_pairs", c.undefined}, {"mean", format::number(c.mean)},
                                     {"min", format::number(c.min)}, {"q25", format::number(c.q25)}, {"median", format::number(c.median)},
                                     {"q75", format::number(c.q75)}, {"max", format::number(c.max)}, {"histogram", c.histogram}};
     tj["rank_stability_items"] = ranks_json(t.item_ranks, a.labels);
@@ -205,6 +220,8 @@ std::string render_text(const Analysis& a) {
     }
     out += fmt::format("\nItems every run gets right: {}; items no run gets right: {}\n", easy, t.never_correct_count);
     const auto& c = t.inter_item;
+    if (t.inter_item_items < t.items)
+      out += fmt::format("Inter-item correlations over a seeded sample of {} of the {} items:\n", t.inter_item_items, t.items);
     out += fmt::format("Inter-item correlations: {} pairs defined ({} with a constant item): mean {}, quartiles {} / {} / {}, "
                        "range [{}, {}]\n", c.pairs, c.undefined, f3(c.mean), f3(c.q25), f3(c.median), f3(c.q75), f3(c.min), f3(c.max));
     out += "Rank stability (share of resamples in which the ranking holds):\n";

@@ -62,3 +62,16 @@ TEST_F(Analyze, DeterministicWithSeed) {
   EXPECT_NE(x.out, z.out);
   EXPECT_NE(x.out.find("of 300 item resamples"), std::string::npos) << x.out;
 }
+
+TEST_F(Analyze, LargeTasksSampleItemsForCorrelations) {
+  lmeval::analysis::AnalyzeOptions opt;
+  opt.correlation_items = 50;
+  opt.resamples = 10;
+  const auto a = lmeval::analysis::analyze_runs(lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
+  ASSERT_FALSE(a.tasks.empty());
+  EXPECT_EQ(a.tasks[0].items, 150u);
+  EXPECT_EQ(a.tasks[0].inter_item_items, 50u);
+  EXPECT_EQ(a.tasks[0].inter_item.pairs + a.tasks[0].inter_item.undefined, 50u * 49 / 2);
+  const auto again = lmeval::analysis::analyze_runs(lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
+  EXPECT_EQ(again.tasks[0].inter_item.mean, a.tasks[0].inter_item.mean);  // the same seeded sample
+}

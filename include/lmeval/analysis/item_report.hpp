@@ -17,6 +17,9 @@ struct AnalyzeOptions {
   std::size_t resamples = 1000;
   std::string metric;  // "<metric>" or "<metric>,<filter>"; empty: each task's first metric
   std::size_t listed_items = 10;  // negatively discriminating items listed
+  // Inter-item correlations are over all pairs up to this many items, else over a seeded sample of
+  // this many (pairs grow with the square: 14,042 MMLU items are 98.6 million pairs).
+  std::size_t correlation_items = 2000;
 };
 
 struct ListedItem {
@@ -35,6 +38,7 @@ struct TaskAnalysis {
   std::size_t never_correct_count = 0;
   std::vector<ListedItem> negative_discrimination;  // most negative first
   stats::CorrelationSummary inter_item;
+  std::size_t inter_item_items = 0;  // items the correlations were computed over
   stats::RankStability item_ranks;
   stats::RankStability cluster_ranks;  // resamples == 0 without a cluster_key
   std::size_t clusters = 0;
