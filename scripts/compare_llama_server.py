@@ -31,7 +31,8 @@ def load_samples(root, task):
     path = one_file(root, f"samples_{task}_*.jsonl")
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    return path, {r["doc_id"]: r for r in rows}
+    # One row per document and filter (gsm8k has two filters).
+    return path, {(r["doc_id"], r.get("filter")): r for r in rows}
 
 
 def same_number(a, b):
@@ -42,27 +43,41 @@ def same_number(a, b):
     return a == b
 
 
+def as_float(x):
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return float(x)
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
 def loglikelihood_pairs(resps):
-    """[[ [ll, greedy] ], ...] -> [(ll, greedy), ...] when resps are loglikelihood answers."""
+    """[[ [ll, greedy] ], ...] -> [(ll, greedy), ...] when resps are loglikelihood answers.
+
+    The reference writes them as strings (str() of the tuple's items: '-12.5', 'False')."""
     out = []
     for r in resps:
         if not (isinstance(r, list) and len(r) == 1 and isinstance(r[0], list) and len(r[0]) == 2):
             return None
-        ll, greedy = r[0]
-        if not isinstance(ll, (int, float)) or isinstance(ll, bool):
+        ll, greedy = as_float(r[0][0]), r[0][1]
+        if ll is None or str(greedy) not in ("True", "False"):
             return None
-        out.append((float(ll), greedy))
+        out.append((ll, str(greedy) == "True"))
     return out
 
 
 def compare_task(ref_root, our_root, task, problems):
     ref_path, ref = load_samples(ref_root, task)
     our_path, ours = load_samples(our_root, task)
-    if sorted(ref) != sorted(ours):
-        problems.append(f"{task}: documents differ: ref {sorted(ref)[:10]}... ours {sorted(ours)[:10]}...")
+    if set(ref) != set(ours):
+        problems.append(f"{task}: documents differ: only ref {sorted(set(ref) - set(ours))[:10]}, "
+                        f"only ours {sorted(set(ours) - set(ref))[:10]}")
     requests = identical = generations = same_text = 0
     max_abs = 0.0
-    for doc_id in sorted(set(ref) & set(ours)):
+    for doc_id in sorted(set(ref) & set(ours), key=str):
         r, o = ref[doc_id], ours[doc_id]
         if r.get("arguments") != o.get("arguments"):
             problems.append(f"{task} doc {doc_id}: request arguments differ")
@@ -72,7 +87,7 @@ def compare_task(ref_root, our_root, task, problems):
             for i, ((rl, rg), (ol, og)) in enumerate(zip(rp, op)):
                 requests += 1
                 max_abs = max(max_abs, abs(rl - ol))
-                if rl == ol and rg is og:
+                if rl == ol and rg == og:
                     identical += 1
                 else:
                     problems.append(f"{task} doc {doc_id} request {i}: ref ({rl!r}, {rg}) ours ({ol!r}, {og})")
@@ -95,7 +110,7 @@ def compare_task(ref_root, our_root, task, problems):
                 continue
             if key in o and not same_number(r[key], o[key]):
                 problems.append(f"{task} doc {doc_id}: {key} ref {r[key]!r} ours {o[key]!r}")
-    parts = [f"{len(ref)} docs"]
+    parts = [f"{len(ref)} document-filter rows"]
     if requests:
         parts.append(f"{identical}/{requests} loglikelihood requests identical (max |diff| {max_abs:.3g})")
     if generations:

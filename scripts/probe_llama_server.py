@@ -16,7 +16,7 @@ import urllib.request
 
 import numpy as np
 
-TOLERANCE = 1e-3  # float32 against float64 on a 5-layer model: observed ~1e-5
+TOLERANCE = 1e-4  # float32 (KV cache too) against float64: observed 3e-6; a float16 KV cache: 6e-3
 
 
 def post(url, body):
