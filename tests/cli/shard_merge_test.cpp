@@ -85,7 +85,7 @@ TEST(Cli_ShardMerge, HfFixtureInTwoParts) {
   std::string model = "--model hf --model_args pretrained=" + quoted(shared_dir() / "fixtures/llama") +
                       " --device cpu --batch_size 1 ";
   if (fs::exists(shared_dir() / "hf_data/EleutherAI/wikitext_document_level"))
-    expect_merge_equals_whole(model + "--tasks demo_story_cloze,wikitext --limit 2 --data_dir " +
+    expect_merge_equals_whole(model + "--tasks demo_story_cloze,wikitext --limit 1 --data_dir " +
                                   quoted(shared_dir() / "hf_data"),
                               2, {"demo_story_cloze", "wikitext"}, "hf");
   else
