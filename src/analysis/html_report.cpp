@@ -160,7 +160,7 @@ const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",Robo
 h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
 h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f6f8;white-space:nowrap}p{font-size:14px}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.sig{color:#b00020;font-weight:600}.ns{color:#555}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}.sig{color:#b00020;font-weight:600}.ns{color:#555}
 .note{color:#555;font-size:12px}pre{background:#f7f7f7;padding:8px;font-size:11px;overflow-x:auto;max-height:360px}
 .refused{background:#fff4e5;border:1px solid #f0b46b;padding:6px 10px;font-size:13px;white-space:pre-wrap}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.swatch{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
