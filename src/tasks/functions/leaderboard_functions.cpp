@@ -421,6 +421,13 @@ std::string canonical_latex(std::string s) {
            {"\\leq", "<="}, {"\\le ", "<="}, {"\\neq", "!="}, {"\\ne ", "!="}, {"\\gt", ">"},
            {"\\lt", "<"}})
     s = replace_all(std::move(s), from, to);
+  // One spelling for fractions with unbraced arguments and for matrices.
+  s = pyre::sub(R"(\\frac(\d)\{)", "\\\\frac{\\1}{", s);
+  s = pyre::sub(R"(\\frac\{([^{}]*)\}(\d))", "\\\\frac{\\1}{\\2}", s);
+  s = pyre::sub(R"(\[?\s*\\begin\{array\}\{[^}]*\})", "\\\\begin{pmatrix}", s);
+  s = pyre::sub(R"(\\end\{array\}\s*\]?)", "\\\\end{pmatrix}", s);
+  s = pyre::sub(R"(\{[bBvV]?matrix\})", "{pmatrix}", s);
+  s = pyre::sub(R"((?:\\\\\s*)+\\end\{pmatrix\})", "\\\\end{pmatrix}", s);
   // "v \\approx w": the value is v, or w when v is only the variable's name.
   if (size_t ap = s.find("\\approx"); ap != std::string::npos) {
     std::string before(unicode::py_strip(s.substr(0, ap))), after(unicode::py_strip(s.substr(ap + 7)));
