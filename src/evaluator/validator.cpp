@@ -114,11 +114,16 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       task = Task::load(tc, *data);
     } catch (UserError& e) {
       std::string msg = e.message();
-      if (msg.find("not found in") != std::string::npos) {
+      if (msg.find("not found in") != std::string::npos || msg.find("is not in the cache") != std::string::npos) {
         report.notes.push_back("task " + tc.name() + ": data not available locally, rendering skipped (" + msg + ")");
       } else {
         problems.push_back(e);
       }
+      continue;
+    } catch (const RuntimeError& e) {
+      // Data neither local nor reachable (offline machine): a fact about this machine, not a
+      // problem of the configuration being validated.
+      report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" + e.what() + ")");
       continue;
     }
     if (task->eval_docs().empty()) continue;

@@ -231,3 +231,15 @@ TEST_F(CliTest, AbsentDatasetNamesTaskDatasetAndSplit) {
     EXPECT_NE(all.find("rc=2"), std::string::npos) << all;
   }
 }
+
+// `validate` checks configurations: data that is absent here (and not reachable) is a note, not
+// a failure, so `validate --tasks leaderboard` passes on an offline machine.
+TEST_F(CliTest, ValidateNotesAbsentData) {
+  fs::create_directories(dir_ / "empty_data");
+  auto r = run_command("cd '" + dir_.string() + "' && HF_HUB_OFFLINE=1 HF_HUB_CACHE='" +
+                       (dir_ / "empty_data").string() + "' LMEVAL_NO_INDEX_CACHE=1 '" +
+                       lmeval::testing::lmeval_binary().string() +
+                       "' validate --model dummy --tasks leaderboard_math_algebra_hard,leaderboard_musr --data_dir empty_data");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("data not available"), std::string::npos) << r.out << r.err;
+}
