@@ -57,6 +57,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, bool for_validate) {
                                                "Allow tasks marked unsafe_code");
   o["bootstrap_iters"] = cmd->add_option("--bootstrap_iters", f.bootstrap_iters, "Bootstrap iterations for stderr (default 100000)");
   o["show_ci"] = cmd->add_flag("--show_ci", f.show_ci, "Show confidence intervals in the table");
+  o["continuous_metrics"] = cmd->add_flag("--continuous_metrics", f.continuous_metrics,
+                                          "Add p_correct and logprob_gold_margin to every multiple_choice task");
   o["show_normalized"] = cmd->add_flag("--show_normalized", f.show_normalized,
                                        "Show leaderboard-normalised scores beside the raw ones");
   o["shard"] = cmd->add_option("--shard", f.shard,
@@ -174,6 +176,7 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
   if (given(f, "confirm_run_unsafe_code")) cfg.confirm_run_unsafe_code = true;
   if (given(f, "bootstrap_iters")) cfg.bootstrap_iters = f.bootstrap_iters;
   if (given(f, "show_ci")) cfg.show_ci = true;
+  if (given(f, "continuous_metrics")) cfg.continuous_metrics = true;
   if (given(f, "shard")) {
     ShardSpec s = parse_shard_spec(f.shard);
     cfg.shard_index = s.index;

@@ -22,7 +22,7 @@ struct RunFlags {
   int64_t bootstrap_iters = 100000;
   bool log_samples = false, check_integrity = false, write_out = false, show_config = false,
        predict_only = false, trust_remote_code = false, confirm_run_unsafe_code = false,
-       show_ci = false, show_normalized = false;
+       show_ci = false, show_normalized = false, continuous_metrics = false;
   std::map<std::string, CLI::Option*> opts;
   // Each occurrence of a dict flag with its values, collected from argv (argparse's
   // MergeDictAction is per occurrence).

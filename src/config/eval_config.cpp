@@ -19,7 +19,7 @@ const std::vector<std::string>& eval_config_keys() {
       "apply_chat_template", "fewshot_as_multiturn", "show_config", "include_path",
       "gen_kwargs", "verbosity", "wandb_args", "wandb_config_args", "trackio_args",
       "hf_hub_log_args", "seed", "trust_remote_code", "confirm_run_unsafe_code", "metadata",
-      "bootstrap_iters", "data_dir", "show_ci"};
+      "bootstrap_iters", "data_dir", "show_ci", "continuous_metrics"};
   return keys;
 }
 
@@ -202,6 +202,7 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
         cfg.bootstrap_iters = v.get<int64_t>();
       } else if (key == "data_dir") cfg.data_dir = opt_string(v, where, key);
       else if (key == "show_ci") cfg.show_ci = truthy_bool(v, where, key);
+      else if (key == "continuous_metrics") cfg.continuous_metrics = truthy_bool(v, where, key);
       else if (key == "wandb_args" || key == "wandb_config_args" || key == "trackio_args" ||
                key == "hf_hub_log_args") {
         if (!(v.is_null() || (v.is_object() && v.empty()) || (v.is_string() && v.get<std::string>().empty())))

@@ -72,6 +72,7 @@ void fields(Cfg& c, F&& f) {
   f("bootstrap_iters", c.bootstrap_iters);
   f("data_dir", c.data_dir);
   f("show_ci", c.show_ci);
+  f("continuous_metrics", c.continuous_metrics);
   f("shard_index", c.shard_index);
   f("shard_count", c.shard_count);
 }

@@ -241,6 +241,7 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     }
     run.metrics = metric_specs(task.config(), false);
     if (cfg.predict_only) run.metrics = metric_specs(task.config(), true);
+    if (cfg.continuous_metrics && !cfg.predict_only) add_continuous_metrics(task.config(), run.metrics);
     const Json& fl = task.config().get("filter_list");
     if (fl.is_array()) {
       size_t i = 0;

@@ -1,6 +1,7 @@
 // Per-document scoring by output type (spec §7.2).
 #include "lmeval/evaluator/scoring.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lmeval/core/error.hpp"
@@ -83,6 +84,15 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics) {
+  if (cfg.output_type() != "multiple_choice" || is_function_ref(cfg.get("process_results"))) return;
+  for (const char* name : {"p_correct", "logprob_gold_margin"}) {
+    bool present = false;
+    for (const auto& m : metrics) present = present || m.name == name;
+    if (!present) metrics.push_back({name, "mean", nullptr, true, Json::object()});
+  }
 }
 
 namespace {
@@ -224,6 +234,30 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, c
       out["brier_score"] = Json::array({gold_out, probs});
     }
     if (has_metric(metrics, "likelihood")) out["likelihood"] = Json::array({gold_out, lls});
+    if (has_metric(metrics, "p_correct") || has_metric(metrics, "logprob_gold_margin")) {
+      // Over the choices' raw log-likelihoods (those acc compares); the golds are the valid
+      // distinct gold indices. No valid gold: 0 for both (the document counts as missed).
+      std::vector<bool> is_gold(std::min(lls.size(), n), false);
+      Json gl = multi ? gold_out : Json::array({gold_single});
+      for (const auto& g : gl)
+        if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < is_gold.size())
+          is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
+      const bool any_gold = std::find(is_gold.begin(), is_gold.end(), true) != is_gold.end();
+      double mx = -INFINITY, best_gold = -INFINITY, best_wrong = -INFINITY;
+      for (size_t i = 0; i < is_gold.size(); ++i) {
+        mx = std::max(mx, lls[i]);
+        (is_gold[i] ? best_gold : best_wrong) = std::max(is_gold[i] ? best_gold : best_wrong, lls[i]);
+      }
+      double sum = 0, gold_mass = 0;
+      for (size_t i = 0; i < is_gold.size(); ++i) {
+        const double e = std::exp(lls[i] - mx);
+        sum += e;
+        if (is_gold[i]) gold_mass += e;
+      }
+      if (has_metric(metrics, "p_correct")) out["p_correct"] = any_gold && sum > 0 ? gold_mass / sum : 0.0;
+      if (has_metric(metrics, "logprob_gold_margin"))
+        out["logprob_gold_margin"] = !any_gold ? 0.0 : std::isinf(best_wrong) ? 0.0 : best_gold - best_wrong;
+    }
     if (has_metric(metrics, "acc_mutual_info")) {
       std::vector<double> mi;
       for (size_t i = 0; i < lls.size() && i < lls_uncond.size(); ++i) mi.push_back(lls[i] - lls_uncond[i]);

@@ -26,6 +26,10 @@ const std::vector<MetricInfo>& metric_registry() {
       {"byte_perplexity", "weighted_perplexity", false, "loglikelihood_rolling"},
       {"bits_per_byte", "bits_per_byte", false, "loglikelihood_rolling"},
       {"brier_score", "brier_score", false, "multiple_choice"},
+      // lm-eval's own (--continuous_metrics): the gold choice's softmax probability, and its
+      // log-likelihood minus the best wrong choice's.
+      {"p_correct", "mean", true, "multiple_choice"},
+      {"logprob_gold_margin", "mean", true, "multiple_choice"},
       {"mcc", "matthews_corrcoef", true, "multiple_choice"},
       {"f1", "f1", true, "multiple_choice"},
       {"acc_all", "mean", true, "multiple_choice"},

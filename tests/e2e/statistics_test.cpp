@@ -133,4 +133,33 @@ TEST(E2E_Statistics, ManifestNamesWhatShapesTheScores) {
   EXPECT_TRUE(a.results["manifest"].contains("chat_template_sha256"));
 }
 
+TEST(E2E_Statistics, ContinuousMetricsFromTheChoicesLikelihoods) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun r = run_boolq("continuous", "--limit 30 --continuous_metrics");
+  ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
+  ASSERT_EQ(r.samples.size(), 30u);
+  double sum_p = 0, sum_m = 0;
+  for (const auto& s : r.samples) {
+    // The logged log-likelihoods of "no" and "yes" (strings, as the reference logs them).
+    const double l0 = std::stod(s["filtered_resps"][0][0].get<std::string>());
+    const double l1 = std::stod(s["filtered_resps"][1][0].get<std::string>());
+    const int gold = s["doc"]["label"].get<int>();
+    const double lg = gold ? l1 : l0, lw = gold ? l0 : l1;
+    const double p = 1 / (1 + std::exp(lw - lg));  // two-way softmax
+    EXPECT_NEAR(s["p_correct"].get<double>(), p, 1e-12);
+    EXPECT_NEAR(s["logprob_gold_margin"].get<double>(), lg - lw, 1e-12);
+    EXPECT_EQ(s["acc"].get<double>() == 1.0, lg > lw);
+    sum_p += p;
+    sum_m += lg - lw;
+  }
+  const Json& res = r.results["results"]["boolq"];
+  EXPECT_NEAR(res["p_correct,none"].get<double>(), sum_p / 30, 1e-12);
+  EXPECT_NEAR(res["logprob_gold_margin,none"].get<double>(), sum_m / 30, 1e-12);
+  EXPECT_TRUE(res.contains("p_correct_stderr,none"));
+  EXPECT_EQ(r.results["higher_is_better"]["boolq"]["p_correct"], true);
+  // Off by default: the reference's metrics only.
+  BoolqRun d = run_boolq("continuous_off", "--limit 3");
+  EXPECT_FALSE(d.results["results"]["boolq"].contains("p_correct,none"));
+}
+
 }  // namespace

@@ -48,6 +48,8 @@ struct EvalConfig {
   // lm-eval's own additions
   std::optional<std::string> data_dir;  // local `<org>/<name>/<config>/<split>.jsonl` tree
   bool show_ci = false;
+  // p_correct and logprob_gold_margin for every multiple_choice task (docs/statistics.md).
+  bool continuous_metrics = false;
   // --shard I/N: this run answers the I-th of N parts of the requests (I from 1) and writes a
   // partial file for `lm-eval merge`; 0/0 is a whole run.
   int shard_index = 0;

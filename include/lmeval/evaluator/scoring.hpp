@@ -21,6 +21,10 @@ struct MetricSpec {
 // Unknown metrics/aggregations throw UserError at the metric_list entry.
 std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only);
 
+// --continuous_metrics: appends p_correct and logprob_gold_margin to a multiple_choice task's
+// metrics (not to tasks with their own process_results function, which score themselves).
+void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics);
+
 // process_results for one document: `results` = the filtered responses of its instances.
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
                      const std::vector<Json>& results);
