@@ -2,6 +2,7 @@
 // Numerics follow transformers' eager implementations: RMSNorm in float32, rotary cos/sin in
 // float32, attention softmax in float32.
 #include "models/hf/transformer.hpp"
+#include "models/hf/transformer_impl.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -54,236 +55,8 @@ std::string dtype_str(at::ScalarType t) {
   }
 }
 
-// Device errors become OutOfMemory (so callers can shrink the batch) or RuntimeError.
-template <typename F>
-auto guarded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const c10::OutOfMemoryError& e) {
-    throw OutOfMemory(e.what());
-  } catch (const std::bad_alloc&) {
-    throw OutOfMemory("out of host memory");
-  } catch (const c10::Error& e) {
-    std::string msg = e.what();
-    // CUDA: "CUDA out of memory"; CPU: "DefaultCPUAllocator: can't allocate memory".
-    if (msg.find("out of memory") != std::string::npos ||
-        msg.find("can't allocate memory") != std::string::npos)
-      throw OutOfMemory(msg.substr(0, msg.find('\n')));
-    throw RuntimeError("libtorch error: " + msg.substr(0, msg.find('\n')));
-  }
-}
-
 }  // namespace
 
-namespace detail {
-
-struct Layer {
-  Tensor ln1_w, ln1_b, ln2_w, ln2_b;      // norms before attention and before the MLP
-  Tensor post_attn_w, post_mlp_w;         // Gemma2 norms on the branch outputs
-  Tensor qkv_w, qkv_b;                    // rows [Q; K; V]
-  Tensor o_w, o_b;
-  Tensor q_norm_w, k_norm_w;              // Qwen3
-  Tensor up_w, up_b;                      // gated: rows [gate; up]; plain: fc1
-  Tensor down_w, down_b;
-};
-
-struct KvCache {
-  std::vector<Tensor> k, v;  // [B, KV, capacity, hd]
-  int64_t len = 0;
-};
-
-}  // namespace detail
-
-using detail::KvCache;
-using detail::Layer;
-
-struct Transformer::Impl {
-  ArchConfig cfg;
-  at::Device device{at::kCPU};
-  at::ScalarType dtype = at::kFloat;
-  at::ScalarType softmax_dtype = at::kFloat;
-  int64_t n_params = 0;
-
-  Tensor embed, pos_embed, final_w, final_b, head_w, head_b, inv_freq, embed_normalizer;
-  std::vector<Layer> layers;
-
-  at::TensorOptions fopt() const { return at::TensorOptions().dtype(dtype).device(device); }
-  at::TensorOptions lopt() const { return at::TensorOptions().dtype(at::kLong).device(device); }
-
-  // ----- loading -------------------------------------------------------------------------
-  void load_weights(const WeightArchive& w, const std::string& dir);
-  Tensor take(const WeightArchive& w, const std::vector<std::string>& names,
-              const std::vector<int64_t>& shape, bool required, bool count = true);
-
-  // ----- forward -------------------------------------------------------------------------
-  Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {
-    if (cfg.norm == NormKind::kLayerNorm) return at::layer_norm(x, {x.size(-1)}, w, b, cfg.norm_eps);
-    Tensor xf = x.to(at::kFloat);
-    Tensor var = xf.pow(2).mean(-1, true);
-    xf = xf * at::rsqrt(var + cfg.norm_eps);
-    if (cfg.norm_plus_one) return (xf * (w.to(at::kFloat) + 1.0)).to(x.scalar_type());
-    return w * xf.to(x.scalar_type());
-  }
-  Tensor act(const Tensor& x) const {
-    switch (cfg.activation) {
-      case Activation::kSilu: return at::silu(x);
-      case Activation::kGeluTanh: return at::gelu(x, "tanh");
-      case Activation::kGeluExact: return at::gelu(x);
-      case Activation::kRelu: return at::relu(x);
-    }
-    return x;
-  }
-  static Tensor rotate_half(const Tensor& x) {
-    const int64_t h = x.size(-1) / 2;
-    return at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1);
-  }
-  Tensor apply_rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
-    const int64_t rd = cfg.rotary_dim;
-    if (rd == x.size(-1)) return x * cos + rotate_half(x) * sin;
-    Tensor xr = x.narrow(-1, 0, rd);
-    Tensor xp = x.narrow(-1, rd, x.size(-1) - rd);
-    return at::cat({xr * cos + rotate_half(xr) * sin, xp}, -1);
-  }
-
-  // Boolean [B|1, 1, T, S] mask: true = may attend.
-  Tensor make_mask(int64_t T, int64_t S, int64_t past, const Tensor& key_keep, int64_t window) const {
-    Tensor q = at::arange(past, past + T, lopt()).unsqueeze(1);
-    Tensor k = at::arange(0, S, lopt()).unsqueeze(0);
-    Tensor allow = k.le(q);
-    if (window > 0) allow = allow.logical_and((q - k).lt(window));
-    allow = allow.unsqueeze(0).unsqueeze(0);
-    if (key_keep.defined()) {
-      allow = allow.logical_and(key_keep.narrow(1, 0, S).unsqueeze(1).unsqueeze(1));
-      // A padding query with nothing to attend to would give NaN; let it see itself.
-      allow = allow.logical_or(k.eq(q).unsqueeze(0).unsqueeze(0));
-    }
-    return allow;
-  }
-
-  Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only) const {
-    const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
-    if (H != KV) {
-      const int64_t rep = H / KV;
-      const std::vector<int64_t> sz = k.sizes().vec();
-      k = k.unsqueeze(2).expand({sz[0], KV, rep, sz[2], sz[3]}).reshape({sz[0], H, sz[2], sz[3]});
-      v = v.unsqueeze(2).expand({sz[0], KV, rep, sz[2], sz[3]}).reshape({sz[0], H, sz[2], sz[3]});
-    }
-#if TORCH_VERSION_MAJOR >= 2 && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 1)
-    if (cfg.attn_softcap == 0.0 && device.is_cuda()) {
-      if (causal_only)
-        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true, cfg.attn_scale);
-      return at::scaled_dot_product_attention(q, k, v, mask, 0.0, false, cfg.attn_scale);
-    }
-#else
-    (void)causal_only;
-#endif
-    Tensor s = at::matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
-    if (cfg.attn_softcap > 0.0) s = at::tanh(s / cfg.attn_softcap) * cfg.attn_softcap;
-    s = s.masked_fill(mask.logical_not(), std::numeric_limits<float>::lowest());
-    Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
-    return at::matmul(p, v);
-  }
-
-  // Hidden states [B, T, hidden] before the final norm.
-  // `lengths` (right-padded scoring batches): attention runs per row over its real tokens only,
-  // so that a row's numbers do not depend on the padding around it.
-  Tensor forward(const Tensor& ids, const Tensor& pos, KvCache* cache, const Tensor& key_keep,
-                 const std::vector<int64_t>* lengths = nullptr) {
-    const int64_t B = ids.size(0), T = ids.size(1);
-    const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-    Tensor h = at::embedding(embed, ids);
-    if (cfg.embed_scale) h = h * embed_normalizer;
-    if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
-    Tensor cos, sin;
-    if (cfg.rope != RopeType::kNone) {
-      Tensor freqs = pos.to(at::kFloat).unsqueeze(-1) * inv_freq;
-      Tensor emb = at::cat({freqs, freqs}, -1);
-      cos = emb.cos().to(dtype).unsqueeze(1);
-      sin = emb.sin().to(dtype).unsqueeze(1);
-    }
-    const int64_t past = cache ? cache->len : 0;
-    const int64_t S = past + T;
-    std::map<int64_t, Tensor> masks;
-    const bool causal_only = !key_keep.defined() && past == 0;
-    for (int64_t w : cfg.layer_sliding_window) {
-      const int64_t eff = (w > 0 && w < S) ? w : 0;
-      if (!masks.count(eff)) masks[eff] = make_mask(T, S, past, key_keep, eff);
-    }
-    for (size_t li = 0; li < layers.size(); ++li) {
-      const Layer& L = layers[li];
-      const int64_t w = cfg.layer_sliding_window[li];
-      const int64_t eff = (w > 0 && w < S) ? w : 0;
-      Tensor x = norm(h, L.ln1_w, L.ln1_b);
-      Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
-      Tensor q = qkv.narrow(-1, 0, H * hd).view({B, T, H, hd});
-      Tensor k = qkv.narrow(-1, H * hd, KV * hd).view({B, T, KV, hd});
-      Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
-      if (cfg.qk_norm) {
-        q = norm(q, L.q_norm_w, {});
-        k = norm(k, L.k_norm_w, {});
-      }
-      q = q.transpose(1, 2);
-      k = k.transpose(1, 2);
-      v = v.transpose(1, 2);
-      if (cos.defined()) {
-        q = apply_rope(q, cos, sin);
-        k = apply_rope(k, cos, sin);
-      }
-      if (cache) {
-        cache->k[li].narrow(2, past, T).copy_(k);
-        cache->v[li].narrow(2, past, T).copy_(v);
-        k = cache->k[li].narrow(2, 0, S);
-        v = cache->v[li].narrow(2, 0, S);
-      }
-      Tensor a;
-      if (lengths && causal_only && B > 1) {
-        a = at::zeros_like(q);
-        for (int64_t b = 0; b < B; ++b) {
-          const int64_t n = (*lengths)[b];
-          if (n == 0) continue;
-          Tensor m = n == T ? masks[eff] : make_mask(n, n, 0, {}, eff);
-          a.select(0, b).narrow(1, 0, n).copy_(
-              attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                        k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                        v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, eff == 0)
-                  .squeeze(0));
-        }
-      } else {
-        a = attention(q, k, v, masks[eff], causal_only && eff == 0);
-      }
-      a = at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
-      if (cfg.sandwich_norms) a = norm(a, L.post_attn_w, {});
-      if (cfg.parallel_residual) {
-        Tensor m_in = cfg.shared_layer_norm ? x : norm(h, L.ln2_w, L.ln2_b);
-        h = h + a + mlp(m_in, L);
-      } else {
-        h = h + a;
-        Tensor m = mlp(norm(h, L.ln2_w, L.ln2_b), L);
-        if (cfg.sandwich_norms) m = norm(m, L.post_mlp_w, {});
-        h = h + m;
-      }
-    }
-    if (cache) cache->len = S;
-    return h;
-  }
-
-  Tensor mlp(const Tensor& x, const Layer& L) const {
-    if (cfg.gated_mlp) {
-      Tensor gu = at::linear(x, L.up_w, L.up_b);
-      const int64_t I = cfg.intermediate_size;
-      return at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.down_w, L.down_b);
-    }
-    return at::linear(act(at::linear(x, L.up_w, L.up_b)), L.down_w, L.down_b);
-  }
-
-  // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
-  Tensor logits(const Tensor& hidden_rows) const {
-    Tensor x = norm(hidden_rows, final_w, final_b);
-    Tensor lg = at::linear(x, head_w, head_b);
-    if (cfg.final_softcap > 0.0) lg = at::tanh(lg / cfg.final_softcap) * cfg.final_softcap;
-    return lg;
-  }
-};
 
 // Loads a tensor under the first of `names` present, checks its shape, converts to the model
 // dtype/device.
@@ -565,8 +338,122 @@ int64_t Transformer::num_parameters() const { return impl_->n_params; }
 std::string Transformer::dtype_name() const { return dtype_str(impl_->dtype); }
 bool Transformer::on_cuda() const { return impl_->device.is_cuda(); }
 
+namespace {
+
+// A span's score from `picked` (the targets' log-probs in order, from position k on) and the
+// argmax of each scored row (`row_of[k]`: the row of the k-th target).
+SpanScore span_score(const Tensor& picked, const int64_t* greedy, const std::vector<int64_t>& row_of,
+                     size_t k, const std::vector<Token>& targets) {
+  SpanScore sc;
+  const int64_t n = static_cast<int64_t>(targets.size());
+  // float32 log-probs are summed in double (less rounding than the reference's float32 sum);
+  // other log-prob dtypes are summed in that dtype, as the reference does.
+  if (n == 0) {
+    sc.logprob = 0.0;
+  } else if (picked.scalar_type() == at::kFloat) {
+    const float* pv = picked.data_ptr<float>() + k;
+    double acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc += pv[i];
+    sc.logprob = acc;
+  } else {
+    sc.logprob = picked.narrow(0, static_cast<int64_t>(k), n).sum().item<double>();
+  }
+  sc.is_greedy = true;
+  for (int64_t i = 0; i < n; ++i)
+    if (greedy[row_of[k + i]] != targets[i]) sc.is_greedy = false;
+  return sc;
+}
+
+}  // namespace
+
+bool Transformer::batch_invariant() const { return impl_->invariant_path(); }
+
+std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const std::vector<ScoreTree>& trees) {
+  Impl& m = *impl_;
+  std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
+  if (!m.invariant_path()) {
+    std::vector<ScoreRow> rows;
+    for (const auto& t : trees)
+      for (const auto& b : t.branches) {
+        ScoreRow r{t.prefix, b.spans};
+        r.tokens.insert(r.tokens.end(), b.tokens.begin(), b.tokens.end());
+        rows.push_back(std::move(r));
+      }
+    auto flat = score(rows);
+    size_t k = 0;
+    for (size_t i = 0; i < trees.size(); ++i)
+      for (size_t j = 0; j < trees[i].branches.size(); ++j) out[i].push_back(std::move(flat[k++]));
+    return out;
+  }
+  c10::InferenceMode guard;
+  return guarded([&] {
+    std::vector<Token> ids;
+    std::vector<Impl::Seq> seqs;
+    std::vector<std::vector<int64_t>> branch_row0(trees.size());
+    std::vector<int64_t> prefix_row0(trees.size());
+    for (size_t i = 0; i < trees.size(); ++i) {
+      const int64_t parent = static_cast<int64_t>(seqs.size());
+      prefix_row0[i] = static_cast<int64_t>(ids.size());
+      seqs.push_back({prefix_row0[i], static_cast<int64_t>(trees[i].prefix.size()), -1});
+      ids.insert(ids.end(), trees[i].prefix.begin(), trees[i].prefix.end());
+      for (const auto& b : trees[i].branches) {
+        branch_row0[i].push_back(static_cast<int64_t>(ids.size()));
+        if (b.tokens.empty()) continue;
+        seqs.push_back({static_cast<int64_t>(ids.size()), static_cast<int64_t>(b.tokens.size()), parent});
+        ids.insert(ids.end(), b.tokens.begin(), b.tokens.end());
+      }
+    }
+    // Rows whose next-token predictions are scored (a prefix's last row once for all branches).
+    std::map<int64_t, int64_t> slot;
+    std::vector<int64_t> rows, row_of, cols;
+    for (size_t i = 0; i < trees.size(); ++i) {
+      const int64_t P = static_cast<int64_t>(trees[i].prefix.size());
+      for (size_t j = 0; j < trees[i].branches.size(); ++j)
+        for (const auto& s : trees[i].branches[j].spans)
+          for (size_t q = 0; q < s.targets.size(); ++q) {
+            const int64_t f = s.first + static_cast<int64_t>(q);
+            const int64_t r = f < P ? prefix_row0[i] + f : branch_row0[i][j] + (f - P);
+            auto [it, fresh] = slot.emplace(r, static_cast<int64_t>(rows.size()));
+            if (fresh) rows.push_back(r);
+            row_of.push_back(it->second);
+            cols.push_back(s.targets[q]);
+          }
+    }
+    if (rows.empty()) {
+      for (size_t i = 0; i < trees.size(); ++i)
+        for (const auto& b : trees[i].branches) out[i].emplace_back(b.spans.size());
+      return out;
+    }
+    Tensor h = m.forward_invariant(ids, seqs);
+    Tensor idx = at::from_blob(rows.data(), {static_cast<int64_t>(rows.size())}, at::kLong);
+    Tensor lp = m.logprobs_invariant(h.index_select(0, idx));
+    Tensor greedy = lp.argmax(-1).contiguous();
+    Tensor pr = at::from_blob(row_of.data(), {static_cast<int64_t>(row_of.size())}, at::kLong);
+    Tensor pc = at::from_blob(cols.data(), {static_cast<int64_t>(cols.size())}, at::kLong);
+    Tensor picked = lp.index({pr, pc}).contiguous();
+    size_t k = 0;
+    for (size_t i = 0; i < trees.size(); ++i)
+      for (const auto& b : trees[i].branches) {
+        out[i].emplace_back();
+        for (const auto& s : b.spans) {
+          out[i].back().push_back(span_score(picked, greedy.data_ptr<int64_t>(), row_of, k, s.targets));
+          k += s.targets.size();
+        }
+      }
+    return out;
+  });
+}
+
 std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRow>& rows) {
   Impl& m = *impl_;
+  if (m.invariant_path()) {
+    std::vector<ScoreTree> trees;
+    for (const auto& r : rows) trees.push_back({r.tokens, {ScoreRow{{}, r.spans}}});
+    auto t = score_trees(trees);
+    std::vector<std::vector<SpanScore>> out;
+    for (auto& x : t) out.push_back(std::move(x[0]));
+    return out;
+  }
   c10::InferenceMode guard;
   return guarded([&] {
     const int64_t B = static_cast<int64_t>(rows.size());
@@ -604,31 +491,12 @@ std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRo
     Tensor pr = at::from_blob(pick_row.data(), {static_cast<int64_t>(pick_row.size())}, at::kLong).to(m.device);
     Tensor pc = at::from_blob(pick_col.data(), {static_cast<int64_t>(pick_col.size())}, at::kLong).to(m.device);
     Tensor picked = lp.index({pr, pc}).to(at::kCPU).contiguous();
-    const int64_t* g = greedy.data_ptr<int64_t>();
     size_t k = 0;
-    for (int64_t b = 0; b < B; ++b) {
+    for (int64_t b = 0; b < B; ++b)
       for (const auto& s : rows[b].spans) {
-        SpanScore sc;
-        const int64_t n = static_cast<int64_t>(s.targets.size());
-        // float32 log-probs are summed in double (less rounding than the reference's float32
-        // sum); other log-prob dtypes are summed in that dtype, as the reference does.
-        if (n == 0) {
-          sc.logprob = 0.0;
-        } else if (m.softmax_dtype == at::kFloat) {
-          const float* pv = picked.data_ptr<float>() + k;
-          double acc = 0;
-          for (int64_t i = 0; i < n; ++i) acc += pv[i];
-          sc.logprob = acc;
-        } else {
-          sc.logprob = picked.narrow(0, static_cast<int64_t>(k), n).sum().item<double>();
-        }
-        sc.is_greedy = true;
-        for (int64_t i = 0; i < n; ++i)
-          if (g[pick_row[k + i]] != s.targets[i]) sc.is_greedy = false;
-        k += static_cast<size_t>(n);
-        out[b].push_back(sc);
+        out[b].push_back(span_score(picked, greedy.data_ptr<int64_t>(), pick_row, k, s.targets));
+        k += s.targets.size();
       }
-    }
     return out;
   });
 }
@@ -647,6 +515,16 @@ std::vector<float> Transformer::full_logprobs(const std::vector<std::vector<Toke
         mk[b * T + t] = mask.empty() ? 1 : mask[b][t];
         ps[b * T + t] = positions.empty() ? t : positions[b][t];
       }
+    if (m.invariant_path() && mask.empty() && positions.empty()) {
+      std::vector<Token> flat;
+      std::vector<Impl::Seq> seqs;
+      for (int64_t b = 0; b < B; ++b) {
+        seqs.push_back({b * T, T, -1});
+        flat.insert(flat.end(), ids[b].begin(), ids[b].end());
+      }
+      Tensor lp = m.logprobs_invariant(m.forward_invariant(flat, seqs));
+      return std::vector<float>(lp.data_ptr<float>(), lp.data_ptr<float>() + lp.numel());
+    }
     Tensor ids_t = at::from_blob(id.data(), {B, T}, at::kLong).to(m.device);
     Tensor keep = at::from_blob(mk.data(), {B, T}, at::kLong).to(m.device).ne(0);
     Tensor pos = at::from_blob(ps.data(), {B, T}, at::kLong).to(m.device);

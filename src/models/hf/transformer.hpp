@@ -34,6 +34,15 @@ struct ScoreRow {
   std::vector<ScoreSpan> spans;
 };
 
+// A context fed once and continuations fed after it that attend to its keys and values
+// (prefix sharing: a multiple-choice question's context runs once for all its choices). A
+// branch's span positions index the sequence prefix + branch tokens, so a span's first target
+// may be predicted by the prefix's last token.
+struct ScoreTree {
+  std::vector<Token> prefix;
+  std::vector<ScoreRow> branches;
+};
+
 struct SpanScore {
   double logprob = 0.0;
   bool is_greedy = false;
@@ -67,6 +76,11 @@ class Transformer {
 
   // One forward pass over right-padded rows; scores every span. Throws OutOfMemory on device OOM.
   std::vector<std::vector<SpanScore>> score(const std::vector<ScoreRow>& rows);
+  // One forward pass over prefix trees: [tree][branch][span]. Prefixes are shared on the
+  // batch-invariant path; elsewhere each branch runs as a row of its own.
+  std::vector<std::vector<std::vector<SpanScore>>> score_trees(const std::vector<ScoreTree>& trees);
+  // True when scores do not depend on the batch (float32 on the CPU: kernels.hpp).
+  bool batch_invariant() const;
 
   // Full log-softmax rows (float32, [B][T][V] flattened) of a padded batch, for tests and tools:
   // ids and mask [B][T] (mask 1 = real token), positions [B][T].
