@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -393,6 +394,7 @@ Json HFLM::performance_stats() const {
     e["tokens"] = p.tokens;
     e["seconds"] = p.seconds;
     e["tokens_per_second"] = p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0;
+    if (p.max_batch_tokens) e["max_batch_tokens"] = p.max_batch_tokens;
     j[p.name] = e;
   }
   return j;
@@ -427,15 +429,26 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
   const auto start = std::chrono::steady_clock::now();
   std::vector<LoglikelihoodResult> results(reqs.size());
   const int64_t L = max_length_;
-  // Groups: requests sharing ctx + cont[:-1] are answered from one forward pass (Collator with
-  // logits_cache); the representative is the member with the longest continuation.
-  struct Group {
+  // Requests become prefix trees. A request whose context + continuation fits in max_length + 1
+  // tokens is a branch (its continuation minus the last token) of the tree of its context, so a
+  // multiple-choice context runs once for all choices. A longer one is left-truncated as the
+  // reference does, inp = (ctx + cont)[-(L+1):][:-1], and runs as a tree of its own. With
+  // logits_cache, requests with the same ctx + cont[:-1] share one branch (the reference's
+  // one-token grouping). Scores do not depend on the grouping (kernels.hpp), only speed does.
+  struct Branch {
+    std::vector<Token> tokens;
     std::vector<size_t> members;
-    size_t rep = 0;
-    std::vector<Token> tokens;  // rep's ctx + cont
   };
-  std::vector<Group> groups;
-  std::map<std::vector<Token>, size_t> by_key;
+  struct Tree {
+    std::vector<Token> prefix;
+    std::vector<Branch> branches;
+    std::map<std::vector<Token>, size_t> branch_of;
+    int64_t longest = 0;  // longest sequence: prefix + branch
+    int64_t cost = 0;     // tokens fed (prefix once when shared, else once per branch)
+  };
+  std::vector<Tree> trees;
+  std::map<std::vector<Token>, size_t> tree_of;
+  const bool share = prefix_sharing_ && model_->batch_invariant();
   for (size_t i = 0; i < reqs.size(); ++i) {
     const auto& [ctx, cont] = reqs[i];
     if (cont.empty()) {  // nothing to score
@@ -448,77 +461,102 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
                       {"", 0, 0, "max_length"}, "continuations shorter than the model's max_length");
     std::vector<Token> toks = ctx;
     toks.insert(toks.end(), cont.begin(), cont.end());
-    size_t gi;
-    if (args_.logits_cache) {
-      std::vector<Token> key(toks.begin(), toks.end() - 1);
-      auto [it, fresh] = by_key.emplace(std::move(key), groups.size());
-      if (fresh) groups.push_back({});
-      gi = it->second;
+    const bool fits = toks.size() <= static_cast<size_t>(L + 1);
+    if (!fits && !warned_truncation_) {
+      warned_truncation_ = true;
+      std::fprintf(stderr, "hf: warning: a request of %zu tokens is longer than max_length %lld; "
+                   "its context is truncated on the left (as the reference does)\n",
+                   toks.size(), static_cast<long long>(L));
+    }
+    std::vector<Token> prefix, branch;
+    if (share && fits && !ctx.empty()) {
+      prefix = ctx;
+      branch.assign(cont.begin(), cont.end() - 1);
     } else {
-      gi = groups.size();
-      groups.push_back({});
+      const size_t from = fits ? 0 : toks.size() - static_cast<size_t>(L + 1);
+      prefix.assign(toks.begin() + static_cast<std::ptrdiff_t>(from), toks.end() - 1);
     }
-    Group& g = groups[gi];
-    if (g.members.empty() || cont.size() > reqs[g.rep].second.size()) {
-      g.rep = i;
-      g.tokens = toks;
+    size_t ti;
+    if (share && fits && !ctx.empty()) {
+      auto [it, fresh] = tree_of.emplace(prefix, trees.size());
+      if (fresh) trees.push_back({prefix, {}, {}, 0, 0});
+      ti = it->second;
+    } else if (args_.logits_cache) {
+      auto [it, fresh] = tree_of.emplace(prefix, trees.size());
+      if (fresh) trees.push_back({prefix, {}, {}, 0, 0});
+      ti = it->second;
+    } else {
+      ti = trees.size();
+      trees.push_back({prefix, {}, {}, 0, 0});
     }
-    g.members.push_back(i);
+    Tree& t = trees[ti];
+    size_t bi;
+    auto found = args_.logits_cache ? t.branch_of.find(branch) : t.branch_of.end();
+    if (found != t.branch_of.end()) {
+      bi = found->second;
+    } else {
+      bi = t.branches.size();
+      if (args_.logits_cache) t.branch_of.emplace(branch, bi);
+      t.branches.push_back({branch, {}});
+      const int64_t P = static_cast<int64_t>(t.prefix.size()), n = static_cast<int64_t>(branch.size());
+      t.longest = std::max(t.longest, P + n);
+      t.cost = share ? (t.cost == 0 ? P : t.cost) + n : t.cost + P + n;
+    }
+    t.branches[bi].members.push_back(i);
   }
-  // Sort key (-len(toks), toks), stable.
-  std::vector<size_t> order(groups.size());
+  // Longest first (the reference's order; with invariant scores it only shapes the batches).
+  std::vector<size_t> order(trees.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const auto& ta = groups[a].tokens;
-    const auto& tb = groups[b].tokens;
-    if (ta.size() != tb.size()) return ta.size() > tb.size();
-    return ta < tb;
+    if (trees[a].longest != trees[b].longest) return trees[a].longest > trees[b].longest;
+    return trees[a].prefix < trees[b].prefix;
   });
   Phase& ph = phase(phase_name);
   size_t done = reqs.size();
-  for (const auto& g : groups) done -= g.members.size();
+  for (const auto& t : trees)
+    for (const auto& b : t.branches) done -= b.members.size();
   int64_t tokens_done = 0;
   size_t pos = 0;
   while (pos < order.size()) {
-    // Rows: inp = (ctx + cont)[-(L+1):][:-1].
-    auto input_of = [&](const Group& g) {
-      const auto& t = g.tokens;
-      const size_t from = t.size() > static_cast<size_t>(L + 1) ? t.size() - static_cast<size_t>(L + 1) : 0;
-      return std::vector<Token>(t.begin() + static_cast<std::ptrdiff_t>(from), t.end() - 1);
-    };
-    const int64_t T = static_cast<int64_t>(input_of(groups[order[pos]]).size());
+    const int64_t T = trees[order[pos]].longest;
     const int64_t budget = token_budget(T);
+    const int64_t max_rows = auto_batch_ ? std::numeric_limits<int64_t>::max()
+                                         : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
     size_t end = pos;
-    while (end < order.size() && static_cast<int64_t>(end - pos + 1) * T <= budget) ++end;
-    if (end == pos) end = pos + 1;
-    if (!auto_batch_) end = std::min(end, pos + static_cast<size_t>(std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_))));
+    int64_t cost = 0, rows_in = 0;
+    while (end < order.size()) {
+      const Tree& t = trees[order[end]];
+      const int64_t c = share ? t.cost : T * static_cast<int64_t>(t.branches.size());  // padded rows
+      const int64_t r = static_cast<int64_t>(t.branches.size());
+      if (end > pos && (cost + c > budget || rows_in + r > max_rows)) break;
+      cost += c;
+      rows_in += r;
+      ++end;
+    }
     // The first automatic batch of a call is recorded as config.batch_sizes (on CUDA the probe
     // already recorded its result).
-    if (auto_batch_ && !model_->on_cuda() && pos == 0)
-      batch_sizes_.push_back(static_cast<int>(end - pos));
-    std::vector<ScoreRow> rows;
+    if (auto_batch_ && !model_->on_cuda() && pos == 0) batch_sizes_.push_back(static_cast<int>(rows_in));
+    std::vector<ScoreTree> batch;
     int64_t batch_tokens = 0;
     for (size_t k = pos; k < end; ++k) {
-      const Group& g = groups[order[k]];
-      ScoreRow row;
-      row.tokens = input_of(g);
-      if (g.tokens.size() > static_cast<size_t>(L + 1) && !warned_truncation_) {
-        warned_truncation_ = true;
-        std::fprintf(stderr, "hf: warning: a request of %zu tokens is longer than max_length %lld; "
-                     "its context is truncated on the left (as the reference does)\n",
-                     g.tokens.size(), static_cast<long long>(L));
+      const Tree& t = trees[order[k]];
+      ScoreTree st{t.prefix, {}};
+      const int64_t P = static_cast<int64_t>(t.prefix.size());
+      for (const auto& b : t.branches) {
+        ScoreRow row{b.tokens, {}};
+        const int64_t inplen = P + static_cast<int64_t>(b.tokens.size());
+        for (size_t m : b.members) {
+          const auto& cont = reqs[m].second;
+          row.spans.push_back({inplen - static_cast<int64_t>(cont.size()), cont});
+        }
+        st.branches.push_back(std::move(row));
       }
-      const int64_t inplen = static_cast<int64_t>(row.tokens.size());
-      for (size_t m : g.members) {
-        const auto& cont = reqs[m].second;
-        row.spans.push_back({inplen - static_cast<int64_t>(cont.size()), cont});
-      }
-      batch_tokens += inplen;
-      rows.push_back(std::move(row));
+      batch_tokens += t.cost;
+      batch.push_back(std::move(st));
     }
-    std::vector<std::vector<SpanScore>> scores;
+    std::vector<std::vector<std::vector<SpanScore>>> scores;
     try {
-      scores = model_->score(rows);
+      scores = model_->score_trees(batch);
     } catch (const OutOfMemory& e) {
       if (end - pos <= 1) throw RuntimeError(std::string("out of memory on a batch of one request: ") + e.what());
       oom_shrink_ /= 2;  // retry the same work with smaller batches
@@ -526,14 +564,16 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       continue;
     }
     for (size_t k = pos; k < end; ++k) {
-      const Group& g = groups[order[k]];
-      for (size_t j = 0; j < g.members.size(); ++j) {
-        const SpanScore& s = scores[k - pos][j];
-        results[g.members[j]] = {s.logprob, s.is_greedy};
-      }
-      done += g.members.size();
+      const Tree& t = trees[order[k]];
+      for (size_t bi = 0; bi < t.branches.size(); ++bi)
+        for (size_t j = 0; j < t.branches[bi].members.size(); ++j) {
+          const SpanScore& s = scores[k - pos][bi][j];
+          results[t.branches[bi].members[j]] = {s.logprob, s.is_greedy};
+          ++done;
+        }
     }
     tokens_done += batch_tokens;
+    ph.max_batch_tokens = std::max(ph.max_batch_tokens, batch_tokens);
     pos = end;
     report(phase_name, done, reqs.size(), tokens_done, start, false);
   }

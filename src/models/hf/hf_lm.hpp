@@ -81,6 +81,9 @@ class HFLM : public LM {
     fixed_rows_ = rows;
     auto_batch_ = rows <= 0;
   }
+  // Whether multiple-choice contexts are shared across continuations (on by default; off for
+  // tests and benchmarks that compare both ways).
+  void set_prefix_sharing(bool on) { prefix_sharing_ = on; }
 
  private:
   struct Phase {
@@ -88,6 +91,7 @@ class HFLM : public LM {
     size_t requests = 0;
     int64_t tokens = 0;
     double seconds = 0;
+    int64_t max_batch_tokens = 0;
   };
   int64_t token_budget(int64_t length);
   void report(const char* phase, size_t done, size_t total, int64_t tokens,
@@ -104,6 +108,7 @@ class HFLM : public LM {
   std::string prefix_text_;
   int64_t fixed_rows_ = 0;           // from batch_size N
   bool auto_batch_ = true;
+  bool prefix_sharing_ = true;
   int64_t detected_rows_ = 0;        // CUDA probe result
   double oom_shrink_ = 1.0;          // budget factor after an out-of-memory retry
   std::vector<int> batch_sizes_;

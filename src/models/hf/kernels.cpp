@@ -150,8 +150,9 @@ void matmul_nt(const float* a, int64_t lda, const float* w, int64_t ldw, const f
   // Rows of A per pass, so that a pass's rows stay in L2 while W's rows stream through L1.
   const int64_t mc = std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(k, 1) / kMR * kMR, kMR, 256);
   const int64_t col_blocks = (n + kNR - 1) / kNR;
-  // Columns per task: enough work to amortise the pool's overhead.
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(m * k, 1));
+  // Column blocks per task: ~4M multiply-adds, enough to amortise a parallel region's fork and
+  // join (small models stay on one thread).
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(m * k * kNR, 1));
   at::parallel_for(0, col_blocks, grain, [&](int64_t cb0, int64_t cb1) {
     for (int64_t i0 = 0; i0 < m; i0 += mc) {
       const int64_t i1 = std::min(m, i0 + mc);

@@ -17,13 +17,17 @@ namespace lmeval::hf {
 
 namespace {
 
+// Elements of work below which a loop stays on one thread: a parallel region's fork and join
+// cost more than a small model's rows (and much more on a loaded machine).
+constexpr int64_t kParallelWork = int64_t{1} << 18;
+
 float* fptr(const Tensor& t) { return t.data_ptr<float>(); }
 const float* cfptr(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
 // y[r] = norm(x[r]) for `rows` rows of width n (rows `ld` floats apart).
 void norm_rows(const ArchConfig& cfg, const float* x, int64_t ldx, float* y, int64_t ldy, int64_t rows,
                int64_t n, const float* w, const float* b) {
-  at::parallel_for(0, rows, 64, [&](int64_t r0, int64_t r1) {
+  at::parallel_for(0, rows, std::max<int64_t>(1, kParallelWork / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
     std::vector<float> tmp(static_cast<size_t>(n));
     for (int64_t r = r0; r < r1; ++r) {
       const float* xr = x + r * ldx;
@@ -133,7 +137,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
     norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
     kernels::matmul_nt(xp, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
     // Per head: q/k norm (Qwen3), then rotary embedding of q and k.
-    at::parallel_for(0, N, 16, [&](int64_t r0, int64_t r1) {
+    at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
       std::vector<float> tmp(static_cast<size_t>(hd));
       for (int64_t r = r0; r < r1; ++r) {
         float* row = qp + r * ld_qkv;
@@ -157,7 +161,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
     // Attention, one (sequence, query head) at a time.
     const int64_t rep = H / KV;
     const int64_t tasks = static_cast<int64_t>(seqs.size()) * H;
-    at::parallel_for(0, tasks, 1, [&](int64_t t0, int64_t t1) {
+    const int64_t work = N * max_pos * hd * H;  // ~ multiply-adds of the layer's attention
+    at::parallel_for(0, tasks, work < 16 * kParallelWork ? tasks : 1, [&](int64_t t0, int64_t t1) {
       std::vector<float> kbuf, vt, scores;
       for (int64_t task = t0; task < t1; ++task) {
         const Seq& s = seqs[task / H];
@@ -213,7 +218,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
       float* a = fptr(act_out);
       const int64_t w = cfg.gated_mlp ? 2 * I : I;
       kernels::matmul_nt(in, Hd, fptr(L.up_w), Hd, cfptr(L.up_b), u, w, N, w, Hd);
-      at::parallel_for(0, N, 16, [&](int64_t r0, int64_t r1) {
+      at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / I), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r)
           for (int64_t i = 0; i < I; ++i)
             a[r * I + i] = cfg.gated_mlp ? activate(cfg.activation, u[r * w + i]) * u[r * w + I + i]
@@ -254,7 +259,7 @@ Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   const float cap = static_cast<float>(cfg.final_softcap);
   float* l = fptr(lg);
   float* out = fptr(lp);
-  at::parallel_for(0, n, 1, [&](int64_t r0, int64_t r1) {
+  at::parallel_for(0, n, std::max<int64_t>(1, kParallelWork / V), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       if (cap > 0.0f)
         for (int64_t v = 0; v < V; ++v) l[r * V + v] = std::tanh(l[r * V + v] / cap) * cap;

@@ -425,12 +425,24 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
       return out;
     }
     Tensor h = m.forward_invariant(ids, seqs);
-    Tensor idx = at::from_blob(rows.data(), {static_cast<int64_t>(rows.size())}, at::kLong);
-    Tensor lp = m.logprobs_invariant(h.index_select(0, idx));
-    Tensor greedy = lp.argmax(-1).contiguous();
-    Tensor pr = at::from_blob(row_of.data(), {static_cast<int64_t>(row_of.size())}, at::kLong);
-    Tensor pc = at::from_blob(cols.data(), {static_cast<int64_t>(cols.size())}, at::kLong);
-    Tensor picked = lp.index({pr, pc}).contiguous();
+    // Log-softmax rows in chunks, so that no [scored rows x vocab] tensor outlives a chunk.
+    const int64_t n = static_cast<int64_t>(rows.size()), V = m.cfg.vocab_size;
+    std::vector<std::vector<int64_t>> picks_of(rows.size());  // row -> indices into row_of
+    for (size_t k = 0; k < row_of.size(); ++k) picks_of[row_of[k]].push_back(static_cast<int64_t>(k));
+    Tensor picked = at::empty({static_cast<int64_t>(row_of.size())}, at::kFloat);
+    Tensor greedy = at::empty({n}, at::kLong);
+    constexpr int64_t kChunk = 64;
+    for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
+      const int64_t c1 = std::min(n, c0 + kChunk);
+      Tensor idx = at::from_blob(rows.data() + c0, {c1 - c0}, at::kLong);
+      Tensor lp = m.logprobs_invariant(h.index_select(0, idx));
+      const float* l = lp.data_ptr<float>();
+      for (int64_t r = c0; r < c1; ++r) {
+        const float* row = l + (r - c0) * V;
+        greedy.data_ptr<int64_t>()[r] = std::max_element(row, row + V) - row;
+        for (int64_t k : picks_of[r]) picked.data_ptr<float>()[k] = row[cols[k]];
+      }
+    }
     size_t k = 0;
     for (size_t i = 0; i < trees.size(); ++i)
       for (const auto& b : trees[i].branches) {
@@ -615,6 +627,8 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
 
 double Transformer::activation_bytes_per_token(int64_t length) const {
   const ArchConfig& c = impl_->cfg;
+  if (impl_->invariant_path())  // prefix_forward.cpp's buffers: 8 hidden-wide rows and 3 MLP-wide
+    return 4.0 * (8.0 * c.hidden_size + 3.0 * c.intermediate_size);
   const double elt = impl_->dtype == at::kDouble ? 8 : (impl_->dtype == at::kFloat ? 4 : 2);
   // Live at the peak of one layer: a few hidden-sized tensors, q/k/v (expanded for GQA), the
   // MLP's intermediate tensors, and float32 attention scores and probabilities of the row.

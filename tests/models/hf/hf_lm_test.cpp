@@ -140,6 +140,19 @@ TEST(HfLM, BatchInvarianceAndGrouping) {
     }
     EXPECT_LE(d, kBatchTolerance) << rows << " rows per batch";
   }
+  // Without prefix sharing (each choice runs its context again): the same numbers.
+  lm->set_prefix_sharing(false);
+  for (int64_t rows : {1, 4}) {
+    lm->set_fixed_batch_rows(rows);
+    auto unshared = lm->loglikelihood(reqs);
+    double du = 0;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      du = std::max(du, std::abs(unshared[i].loglikelihood - one[i].loglikelihood));
+      EXPECT_EQ(unshared[i].is_greedy, one[i].is_greedy);
+    }
+    EXPECT_LE(du, kBatchTolerance) << "unshared, " << rows << " rows per batch";
+  }
+  lm->set_prefix_sharing(true);
   // Each request alone, unbatched and ungrouped: the same numbers.
   auto nocache = load_stories(Json{{"logits_cache", false}, {"batch_size", 1}});
   double d = 0;
