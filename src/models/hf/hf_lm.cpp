@@ -234,6 +234,8 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
 
   if (args.batch_size.empty() || args.batch_size.rfind("auto", 0) == 0) {
     auto_batch_ = true;
+    // auto:N re-detects the batch size N times over a run (the reference's batch_schedule).
+    if (args.batch_size.rfind("auto:", 0) == 0) auto_schedule_ = std::max<int64_t>(1, std::stoll(args.batch_size.substr(5)));
   } else {
     auto_batch_ = false;
     fixed_rows_ = std::stoll(args.batch_size);
@@ -517,7 +519,20 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     for (const auto& b : t.branches) done -= b.members.size();
   int64_t tokens_done = 0;
   size_t pos = 0;
+  int64_t segment = -1;
   while (pos < order.size()) {
+    // auto:N: the sorted work is cut into N equal parts; each part starts with a new detection
+    // for its longest batch (kept when the previous one was already max_batch_size, as the
+    // reference does). Plain auto is one part.
+    bool new_segment = false;
+    if (auto_batch_) {
+      const int64_t seg = static_cast<int64_t>(pos) * auto_schedule_ / static_cast<int64_t>(order.size());
+      if (seg != segment) {
+        new_segment = true;
+        if (segment >= 0 && model_->on_cuda() && detected_rows_ < args_.max_batch_size) detected_rows_ = 0;
+        segment = seg;
+      }
+    }
     const int64_t T = trees[order[pos]].longest;
     const int64_t budget = token_budget(T);
     const int64_t max_rows = auto_batch_ ? std::numeric_limits<int64_t>::max()
@@ -533,9 +548,10 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       rows_in += r;
       ++end;
     }
-    // The first automatic batch of a call is recorded as config.batch_sizes (on CUDA the probe
-    // already recorded its result).
-    if (auto_batch_ && !model_->on_cuda() && pos == 0) batch_sizes_.push_back(static_cast<int>(rows_in));
+    // The first automatic batch of a call (of each auto:N part) is recorded as
+    // config.batch_sizes (on CUDA the probe already recorded its result).
+    if (new_segment && !model_->on_cuda() && (pos == 0 || auto_schedule_ > 1))
+      batch_sizes_.push_back(static_cast<int>(rows_in));
     std::vector<ScoreTree> batch;
     int64_t batch_tokens = 0;
     for (size_t k = pos; k < end; ++k) {

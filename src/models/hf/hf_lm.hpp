@@ -108,6 +108,7 @@ class HFLM : public LM {
   std::string prefix_text_;
   int64_t fixed_rows_ = 0;           // from batch_size N
   bool auto_batch_ = true;
+  int64_t auto_schedule_ = 1;        // N of batch_size auto:N
   bool prefix_sharing_ = true;
   int64_t detected_rows_ = 0;        // CUDA probe result
   double oom_shrink_ = 1.0;          // budget factor after an out-of-memory retry

@@ -169,6 +169,21 @@ TEST(HfLM, BatchInvarianceAndGrouping) {
     EXPECT_NEAR(r[reqs.size() - 1 - i].loglikelihood, one[i].loglikelihood, kBatchTolerance);
 }
 
+// batch_size auto:N detects the batch size again at each of N parts of the sorted work (the
+// reference's batch_schedule); plain auto detects once. Scores are the same either way.
+TEST(HfLM, AutoScheduleRedetects) {
+  LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
+  auto plain = load_stories(Json{{"batch_size", "auto"}, {"max_batch_size", 2}});
+  auto sched = load_stories(Json{{"batch_size", "auto:3"}, {"max_batch_size", 2}});
+  auto reqs = mixed_requests();
+  auto a = plain->loglikelihood(reqs);
+  auto b = sched->loglikelihood(reqs);
+  EXPECT_EQ(plain->batch_sizes().size(), 1u);
+  EXPECT_GE(sched->batch_sizes().size(), 2u);
+  EXPECT_LE(sched->batch_sizes().size(), 3u);
+  for (size_t i = 0; i < reqs.size(); ++i) EXPECT_LE(std::abs(a[i].loglikelihood - b[i].loglikelihood), kBatchTolerance);
+}
+
 TEST(HfLM, RollingEqualsTokenSums) {
   LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
   const std::string text =
