@@ -396,7 +396,6 @@ Json HFLM::performance_stats() const {
     e["tokens"] = p.tokens;
     e["seconds"] = p.seconds;
     e["tokens_per_second"] = p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0;
-    if (p.max_batch_tokens) e["max_batch_tokens"] = p.max_batch_tokens;
     j[p.name] = e;
   }
   return j;
@@ -548,10 +547,11 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       rows_in += r;
       ++end;
     }
-    // The first automatic batch of a call (of each auto:N part) is recorded as
-    // config.batch_sizes (on CUDA the probe already recorded its result).
-    if (new_segment && !model_->on_cuda() && (pos == 0 || auto_schedule_ > 1))
-      batch_sizes_.push_back(static_cast<int>(rows_in));
+    // Each auto:N part records the rows of its longest length that the budget allows (at most
+    // max_batch_size, what the reference's probe finds on a CPU) as config.batch_sizes, once
+    // per run as the reference's batch_sizes dict (on CUDA the probe records its result).
+    if (new_segment && !model_->on_cuda() && static_cast<int64_t>(batch_sizes_.size()) <= segment)
+      batch_sizes_.push_back(static_cast<int>(std::min<int64_t>(args_.max_batch_size, std::max<int64_t>(1, budget / T))));
     std::vector<ScoreTree> batch;
     int64_t batch_tokens = 0;
     for (size_t k = pos; k < end; ++k) {
@@ -589,13 +589,17 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
         }
     }
     tokens_done += batch_tokens;
+    ph.fed_tokens += batch_tokens;
     ph.max_batch_tokens = std::max(ph.max_batch_tokens, batch_tokens);
     pos = end;
     report(phase_name, done, reqs.size(), tokens_done, start, false);
   }
   report(phase_name, done, reqs.size(), tokens_done, start, true);
   ph.requests += reqs.size();
-  ph.tokens += tokens_done;
+  // The stats count the tokens the requests hold (each request's input, as an unshared backend
+  // feeds it), so that they add up over --shard parts; fed_tokens is what ran after sharing.
+  for (const auto& [ctx, cont] : reqs)
+    if (!cont.empty()) ph.tokens += std::min<int64_t>(L, static_cast<int64_t>(ctx.size() + cont.size()) - 1);
   ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return results;
 }

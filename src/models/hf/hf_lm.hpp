@@ -84,6 +84,9 @@ class HFLM : public LM {
   // Whether multiple-choice contexts are shared across continuations (on by default; off for
   // tests and benchmarks that compare both ways).
   void set_prefix_sharing(bool on) { prefix_sharing_ = on; }
+  // Tokens fed and the largest batch (tokens) of a phase so far, for the benchmark.
+  int64_t fed_tokens(const std::string& phase_name) { return phase(phase_name).fed_tokens; }
+  int64_t max_batch_tokens(const std::string& phase_name) { return phase(phase_name).max_batch_tokens; }
 
  private:
   struct Phase {
@@ -91,7 +94,8 @@ class HFLM : public LM {
     size_t requests = 0;
     int64_t tokens = 0;
     double seconds = 0;
-    int64_t max_batch_tokens = 0;
+    int64_t fed_tokens = 0;        // after prefix sharing
+    int64_t max_batch_tokens = 0;  // largest batch fed
   };
   int64_t token_budget(int64_t length);
   void report(const char* phase, size_t done, size_t total, int64_t tokens,

@@ -109,7 +109,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
   ensure_rope_table(max_pos);
   Tensor h = at::empty({N, Hd}, f32), x = at::empty({N, Hd}, f32), qkv = at::empty({N, ld_qkv}, f32);
   Tensor att = at::empty({N, qdim}, f32), o = at::empty({N, Hd}, f32);
-  Tensor up = at::empty({N, cfg.gated_mlp ? 2 * I : I}, f32), act_out = at::empty({N, I}, f32);
+  Tensor up = at::empty({N, cfg.gated_mlp ? 2 * I : I}, f32);
   Tensor m_out = at::empty({N, Hd}, f32);
   {
     const float* e = fptr(embed);
@@ -214,17 +214,18 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
       norm_rows(cfg, fptr(t), Hd, fptr(o), Hd, N, Hd, cfptr(L.post_attn_w), nullptr);
     }
     auto mlp = [&](const float* in, float* out) {
+      // The activation overwrites the gate half in place; the down projection reads it with
+      // the row stride of the gate/up rows.
       float* u = fptr(up);
-      float* a = fptr(act_out);
       const int64_t w = cfg.gated_mlp ? 2 * I : I;
       kernels::matmul_nt(in, Hd, fptr(L.up_w), Hd, cfptr(L.up_b), u, w, N, w, Hd);
       at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / I), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r)
           for (int64_t i = 0; i < I; ++i)
-            a[r * I + i] = cfg.gated_mlp ? activate(cfg.activation, u[r * w + i]) * u[r * w + I + i]
+            u[r * w + i] = cfg.gated_mlp ? activate(cfg.activation, u[r * w + i]) * u[r * w + I + i]
                                          : activate(cfg.activation, u[r * w + i]);
       });
-      kernels::matmul_nt(a, I, fptr(L.down_w), I, cfptr(L.down_b), out, Hd, N, Hd, I);
+      kernels::matmul_nt(u, w, fptr(L.down_w), I, cfptr(L.down_b), out, Hd, N, Hd, I);
     };
     float* op = fptr(o);
     float* mp = fptr(m_out);
