@@ -50,6 +50,10 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalize
   std::cout << make_table(out.results, "results", show_normalized, cfg.show_ci) << "\n";
   if (out.results.contains("groups"))
     std::cout << make_table(out.results, "groups", show_normalized, cfg.show_ci) << "\n";
+  if (show_normalized)
+    std::cout << "Value: the raw score. Normalized: the Open LLM Leaderboard's (raw - random baseline) / "
+                 "(1 - random baseline) x 100, clipped at 0 (results: leaderboard_normalized); a different "
+                 "scale, not comparable with raw scores.\n";
   if (cfg.show_ci) std::cout << statistics_notes(out.results);
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -160,6 +161,31 @@ TEST(E2E_Statistics, ContinuousMetricsFromTheChoicesLikelihoods) {
   // Off by default: the reference's metrics only.
   BoolqRun d = run_boolq("continuous_off", "--limit 3");
   EXPECT_FALSE(d.results["results"]["boolq"].contains("p_correct,none"));
+}
+
+TEST(E2E_Statistics, ValidateNamesABadClusterKey) {
+  fs::path dir = fs::temp_directory_path() / ("lmeval_statistics_ck_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "d.jsonl") << "{\"q\": \"x\"}\n";
+  std::ofstream(dir / "ck.yaml") << "task: ck_bad\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: "
+                                 << (dir / "d.jsonl").string()
+                                 << "\ntest_split: test\noutput_type: multiple_choice\ndoc_to_text: \"{{q}}\"\n"
+                                    "doc_to_target: 0\ndoc_to_choice: [\"a\", \"b\"]\ncluster_key: 5\n";
+  auto r = lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() +
+                                        "' validate --model dummy --tasks ck_bad --include_path '" + dir.string() + "'");
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ck.yaml:11:1: cluster_key: field 'cluster_key' has the wrong type"), std::string::npos) << r.err;
+}
+
+TEST(E2E_Statistics, NormalizedColumnIsNamedBesideTheRawScore) {
+  LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
+  BoolqRun r = run_boolq("normalized", "--limit 5 --show_normalized");
+  ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
+  EXPECT_NE(r.cmd.out.find("|Normalized|"), std::string::npos) << r.cmd.out;
+  EXPECT_NE(r.cmd.out.find("Value: the raw score. Normalized: the Open LLM Leaderboard's"), std::string::npos);
+  const Json& n = r.results["leaderboard_normalized"]["tasks"]["boolq"]["acc,none"];
+  EXPECT_TRUE(n.contains("raw") && n.contains("normalized") && n.contains("random_baseline")) << n.dump();
 }
 
 }  // namespace
