@@ -52,6 +52,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, bool for_validate) {
   o["verbosity"] = cmd->add_option("--verbosity,-v", f.verbosity, "Log level (DEBUG, INFO, WARNING, ERROR)");
   o["predict_only"] = cmd->add_flag("--predict_only,-x", f.predict_only, "Only save model outputs (implies --log_samples)");
   o["seed"] = cmd->add_option("--seed", f.seed, "Seeds: python,numpy,torch,fewshot (default 0,1234,1234,1234)");
+  o["fewshot_seeds"] = cmd->add_option("--fewshot_seeds", f.fewshot_seeds,
+                                       "Evaluate once per few-shot sampler seed, e.g. 1234,1,2,3,4; reports "
+                                       "mean, std, min, max across seeds (first seed = results)");
   o["trust_remote_code"] = cmd->add_flag("--trust_remote_code", f.trust_remote_code, "(Python only; refused)");
   o["confirm_run_unsafe_code"] = cmd->add_flag("--confirm_run_unsafe_code", f.confirm_run_unsafe_code,
                                                "Allow tasks marked unsafe_code");
@@ -182,6 +185,8 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
     cfg.shard_index = s.index;
     cfg.shard_count = s.count;
   }
+  if (given(f, "fewshot_seeds"))
+    cfg.fewshot_seeds = parse_fewshot_seeds(Json(f.fewshot_seeds), {"", 0, 0, "--fewshot_seeds"});
   return cfg;
 }
 

@@ -15,7 +15,7 @@ namespace lmeval::cli {
 struct RunFlags {
   std::string config, model, apply_chat_template, use_cache, batch_size, device, output_path,
       samples, cache_requests, system_instruction, fewshot_as_multiturn, include_path, verbosity,
-      seed, metadata, data_dir, shard;
+      seed, metadata, data_dir, shard, fewshot_seeds;
   std::vector<std::string> tasks, model_args, gen_kwargs, unsupported;
   double limit = 0;
   int num_fewshot = 0, max_batch_size = 0;

@@ -55,6 +55,12 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalize
                  "(1 - random baseline) x 100, clipped at 0 (results: leaderboard_normalized); a different "
                  "scale, not comparable with raw scores.\n";
   if (cfg.show_ci) std::cout << statistics_notes(out.results);
+  if (out.results.contains("fewshot_seed_variance")) {
+    std::string seeds;
+    for (int64_t s : cfg.fewshot_seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
+    std::cout << "Across few-shot seeds " << seeds << " (std: sample standard deviation, ddof=1):\n"
+              << make_seed_variance_table(out.results) << "\n";
+  }
   return 0;
 }
 

@@ -19,7 +19,8 @@ const std::vector<std::string>& eval_config_keys() {
       "apply_chat_template", "fewshot_as_multiturn", "show_config", "include_path",
       "gen_kwargs", "verbosity", "wandb_args", "wandb_config_args", "trackio_args",
       "hf_hub_log_args", "seed", "trust_remote_code", "confirm_run_unsafe_code", "metadata",
-      "bootstrap_iters", "data_dir", "show_ci", "continuous_metrics"};
+      "bootstrap_iters", "data_dir", "show_ci", "continuous_metrics",
+      "fewshot_seeds"};
   return keys;
 }
 
@@ -71,6 +72,48 @@ std::vector<std::optional<int64_t>> parse_seed(const std::string& value) {
   while (std::getline(ss, item, ',')) items.push_back(item);
   if (!value.empty() && value.back() == ',') items.push_back("");
   return normalize_seed(items, {"", 0, 0, "--seed"});
+}
+
+std::vector<int64_t> parse_fewshot_seeds(const Json& value, const SourceLocation& where) {
+  std::vector<Json> items;
+  if (value.is_array()) {
+    for (const auto& v : value) items.push_back(v);
+  } else if (value.is_string()) {
+    std::stringstream ss(value.get<std::string>());
+    std::string item;
+    while (std::getline(ss, item, ',')) items.push_back(item);
+  } else if (value.is_number_integer()) {
+    items.push_back(value);
+  } else {
+    throw UserError("fewshot_seeds has the wrong type: " + value.dump(), where,
+                    "integers separated by ',' (e.g. 1234,1,2,3,4) or a list of integers");
+  }
+  std::vector<int64_t> out;
+  for (const auto& v : items) {
+    std::optional<int64_t> n;
+    if (v.is_number_integer()) n = v.get<int64_t>();
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      while (!s.empty() && s.front() == ' ') s.erase(0, 1);
+      try {
+        size_t pos = 0;
+        int64_t k = std::stoll(s, &pos);
+        if (pos == s.size()) n = k;
+      } catch (...) {
+      }
+    }
+    if (!n)
+      throw UserError("fewshot seed " + (v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump()) +
+                          " is not an integer",
+                      where, "integers separated by ',' (e.g. 1234,1,2,3,4)");
+    // A repeated seed would be a second, identical evaluation counted as independent.
+    if (std::find(out.begin(), out.end(), *n) != out.end())
+      throw UserError("fewshot seed " + std::to_string(*n) + " is given twice", where, "distinct seeds");
+    out.push_back(*n);
+  }
+  if (out.empty()) throw UserError("no fewshot seeds given", where, "at least one integer seed");
+  return out;
 }
 
 namespace {
@@ -203,6 +246,10 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
       } else if (key == "data_dir") cfg.data_dir = opt_string(v, where, key);
       else if (key == "show_ci") cfg.show_ci = truthy_bool(v, where, key);
       else if (key == "continuous_metrics") cfg.continuous_metrics = truthy_bool(v, where, key);
+      else if (key == "fewshot_seeds") {
+        if (v.is_null()) cfg.fewshot_seeds.clear();
+        else cfg.fewshot_seeds = parse_fewshot_seeds(v, where);
+      }
       else if (key == "wandb_args" || key == "wandb_config_args" || key == "trackio_args" ||
                key == "hf_hub_log_args") {
         if (!(v.is_null() || (v.is_object() && v.empty()) || (v.is_string() && v.get<std::string>().empty())))
@@ -263,6 +310,8 @@ void EvalConfig::finalize() {
       model_args.erase(k);
     }
   }
+  // The first few-shot seed is the run's own: its results are `results`, as a plain run with it.
+  if (!fewshot_seeds.empty()) seed[3] = fewshot_seeds[0];
   // metadata = model_args | metadata (metadata keys win).
   Json merged = model_args.is_object() ? model_args : Json::object();
   for (auto it = metadata.begin(); it != metadata.end(); ++it) merged[it.key()] = it.value();

@@ -75,6 +75,7 @@ void fields(Cfg& c, F&& f) {
   f("continuous_metrics", c.continuous_metrics);
   f("shard_index", c.shard_index);
   f("shard_count", c.shard_count);
+  f("fewshot_seeds", c.fewshot_seeds);
 }
 
 }  // namespace

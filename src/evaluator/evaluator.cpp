@@ -26,8 +26,9 @@
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task.hpp"
 #include "lmeval/tasks/task_selection.hpp"
-#include "progress.hpp"
+#include "request_dispatch.hpp"
 #include "results_builder.hpp"
+#include "seed_variance.hpp"
 #include "task_name_draws.hpp"
 #include "lmeval/evaluator/scoring.hpp"
 #ifdef LMEVAL_HAVE_HF
@@ -138,6 +139,44 @@ std::string random_model_id() {
   return s;
 }
 
+// The runs of one few-shot seed, and the global random as their request building left it.
+struct SeedPass {
+  int64_t seed;
+  std::vector<TaskRun> runs;
+  std::shared_ptr<PyRandom> random_after_building;
+};
+
+// --fewshot_seeds: `results` stays the first seed's; every seed's own results, the spread
+// across seeds, and the seed on every sample record (all seeds' records in one file per task,
+// in seed order) come beside it.
+void add_seed_results(EvalOutput& out, std::vector<SeedPass>& passes, const std::vector<GroupNode>& groups,
+                      const ResultsContext& rc, bool log_samples) {
+  std::vector<int64_t> seeds;
+  std::vector<Json> sections;
+  Json by_seed = Json::object();
+  for (size_t i = 0; i < passes.size(); ++i) {
+    Json section = i == 0 ? out.results["results"] : build_results(passes[i].runs, groups, rc)["results"];
+    seeds.push_back(passes[i].seed);
+    by_seed[std::to_string(passes[i].seed)] = section;
+    sections.push_back(std::move(section));
+  }
+  out.results["fewshot_seed_variance"] = fewshot_seed_variance(seeds, sections);
+  out.results["results_by_fewshot_seed"] = by_seed;
+  if (!log_samples) return;
+  for (auto& ts : out.samples) {
+    std::vector<Json> lines;
+    for (const auto& pass : passes)
+      for (const auto& r : pass.runs) {
+        if (r.task->name() != ts.task) continue;
+        for (Json s : r.samples) {
+          s["fewshot_seed"] = pass.seed;
+          lines.push_back(std::move(s));
+        }
+      }
+    ts.lines = std::move(lines);
+  }
+}
+
 }  // namespace
 
 EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
@@ -214,9 +253,9 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     return lm->apply_chat_template(cm, add_generation_prompt);
   };
 
-  // Per-task setup: num_fewshot, gen_kwargs, metrics, filters, requests.
-  std::vector<TaskRun> runs;
-  runs.reserve(tasks.size());
+  // Per-task setup (num_fewshot, gen_kwargs, metrics, filters, documents), shared by every seed.
+  std::vector<TaskRun> setup;
+  setup.reserve(tasks.size());
   EvalOutput out;
   for (size_t ti = 0; ti < tasks.size(); ++ti) {
     Task& task = *tasks[ti];
@@ -265,95 +304,56 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     if (run.doc_positions.empty())
       throw UserError("task.build_requests() did not find any docs! (task " + task.name() + ")",
                       {"", 0, 0, "--limit"}, "at least one document");
-    FewshotSampler sampler(task, cfg.seed[3].value_or(1234));
-    bool mutual = false;
-    for (const auto& m : run.metrics) mutual |= m.name == "acc_mutual_info";
-    run.instances = build_requests(task, ti, run.doc_positions, run.doc_ids, sampler, popts, mutual);
-    if (cfg.write_out) {
-      for (const auto& in : run.instances) {
-        if (in.doc_id >= 1) continue;
-        std::string s = "Task: " + task.name() + "; document " + std::to_string(in.doc_id) +
-                        "; context prompt (starting on next line):\n" + py::str(in.arguments[0]) +
-                        "\n(end of prompt on previous line)\ntarget string or answer choice index (starting on next line):\n" +
-                        py::str(task.doc_to_target(task.eval_docs()[in.doc_pos])) +
-                        "\n(end of target on previous line)\nRequest: " + py::json_dumps(in.arguments);
-        out.write_out.push_back(s);
-        break;
-      }
-    }
-    runs.push_back(std::move(run));
+    setup.push_back(std::move(run));
   }
 
-  // Run the model: one call per request type, in order of first appearance; each instance
-  // repeated `repeats` times consecutively.
-  std::vector<std::string> order;
-  for (auto& r : runs)
-    for (auto& in : r.instances)
-      if (std::find(order.begin(), order.end(), in.request_type) == order.end())
-        order.push_back(in.request_type);
+  // One pass per few-shot seed (a plain run: one, with the fourth --seed value). Each pass sees
+  // the global random as a plain run with its seed would: as left by task loading and setup when
+  // building requests, and as its own building left it when scoring.
+  std::vector<int64_t> seeds = cfg.fewshot_seeds;
+  if (seeds.empty()) seeds.push_back(cfg.seed[3].value_or(1234));
+  const PyRandom after_loading = *task_context().global_random;
+  std::vector<SeedPass> passes;
+  for (int64_t seed : seeds) {
+    task_context().global_random = std::make_shared<PyRandom>(after_loading);
+    SeedPass pass{seed, setup, nullptr};
+    for (size_t ti = 0; ti < pass.runs.size(); ++ti) {
+      TaskRun& run = pass.runs[ti];
+      Task& task = *run.task;
+      FewshotSampler sampler(task, seed);
+      bool mutual = false;
+      for (const auto& m : run.metrics) mutual |= m.name == "acc_mutual_info";
+      run.instances = build_requests(task, ti, run.doc_positions, run.doc_ids, sampler, popts, mutual);
+      if (cfg.write_out && passes.empty()) {
+        for (const auto& in : run.instances) {
+          if (in.doc_id >= 1) continue;
+          std::string s = "Task: " + task.name() + "; document " + std::to_string(in.doc_id) +
+                          "; context prompt (starting on next line):\n" + py::str(in.arguments[0]) +
+                          "\n(end of prompt on previous line)\ntarget string or answer choice index (starting on next line):\n" +
+                          py::str(task.doc_to_target(task.eval_docs()[in.doc_pos])) +
+                          "\n(end of target on previous line)\nRequest: " + py::json_dumps(in.arguments);
+          out.write_out.push_back(s);
+          break;
+        }
+      }
+    }
+    pass.random_after_building = task_context().global_random;
+    passes.push_back(std::move(pass));
+  }
+
   // LMEVAL_RECORD_REQUESTS=<file>: every request as the model receives it, in the goldens'
   // format (../shared/goldens/requests), so prompts can be compared with the reference's.
   std::unique_ptr<std::ofstream> record;
   if (const char* rec = std::getenv("LMEVAL_RECORD_REQUESTS"); rec && *rec)
     record = std::make_unique<std::ofstream>(rec);
-  size_t seq = 0;
-  Json perf = Json::object();
-  for (const auto& type : order) {
-    std::vector<Instance*> ins;
-    for (auto& r : runs)
-      for (auto& in : r.instances)
-        if (in.request_type == type) ins.push_back(&in);
-    if (record) {
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k) {
-          Json r = Json::object();
-          r["seq"] = seq++;
-          r["task"] = in->task_name;
-          r["doc_id"] = in->doc_id;
-          r["idx"] = in->idx;
-          r["request_type"] = in->request_type;
-          r["repeats"] = in->repeats;
-          r["metadata"] = Json::array({in->task_name, in->doc_id, in->repeats});
-          r["arguments"] = in->arguments;
-          *record << py::json_dumps(r) << "\n";
-        }
-    }
-    Progress progress(type, !lm->prints_progress());
-    lm->set_progress([&progress](size_t done, size_t total) { progress.update(done, total); });
-    auto t0 = std::chrono::steady_clock::now();
-    if (type == "loglikelihood") {
-      std::vector<LoglikelihoodRequest> reqs;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k)
-          reqs.push_back({in->arguments[0].get<std::string>(), in->arguments[1].get<std::string>()});
-      auto res = lm->loglikelihood(reqs);
-      size_t j = 0;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k, ++j)
-          in->resps.push_back(Json::array({res[j].loglikelihood, res[j].is_greedy}));
-    } else if (type == "loglikelihood_rolling") {
-      std::vector<std::string> reqs;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k) reqs.push_back(in->arguments[0].get<std::string>());
-      auto res = lm->loglikelihood_rolling(reqs);
-      size_t j = 0;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k, ++j) in->resps.push_back(res[j]);
-    } else {
-      std::vector<GenerationRequest> reqs;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k)
-          reqs.push_back({in->arguments[0].get<std::string>(), in->arguments[1]});
-      auto res = lm->generate_until(reqs);
-      size_t j = 0;
-      for (auto* in : ins)
-        for (int k = 0; k < in->repeats; ++k, ++j) in->resps.push_back(res[j]);
-    }
-    progress.finish();
-    perf[type] = {{"requests", ins.size()},
-                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  std::vector<RequestPass> requests;
+  for (auto& pass : passes) {
+    RequestPass rp{pass.seed, {}};
+    for (auto& r : pass.runs)
+      for (auto& in : r.instances) rp.instances.push_back(&in);
+    requests.push_back(std::move(rp));
   }
-  lm->set_progress(nullptr);
+  Json perf = dispatch_requests(*lm, requests, record.get());
 
   // A shard is not scored: its answers, config and model facts go to `lm-eval merge`.
   if (shard) {
@@ -366,18 +366,21 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
   }
 
   // Filters and per-document metrics.
-  for (auto& run : runs) {
-    std::vector<Json> resps;
-    std::vector<const Json*> docs;
-    for (auto& in : run.instances) {
-      resps.push_back(in.resps);
-      docs.push_back(&(*run.request_docs)[in.doc_pos]);
+  for (auto& pass : passes) {
+    task_context().global_random = pass.random_after_building;
+    for (auto& run : pass.runs) {
+      std::vector<Json> resps;
+      std::vector<const Json*> docs;
+      for (auto& in : run.instances) {
+        resps.push_back(in.resps);
+        docs.push_back(&(*run.request_docs)[in.doc_pos]);
+      }
+      for (const auto& f : run.filters) {
+        auto filtered = f.apply(resps, docs);
+        for (size_t i = 0; i < run.instances.size(); ++i) run.instances[i].filtered_resps[f.name()] = filtered[i];
+      }
+      score_task(run, cfg.log_samples || cfg.predict_only, cfg.bootstrap_iters);
     }
-    for (const auto& f : run.filters) {
-      auto filtered = f.apply(resps, docs);
-      for (size_t i = 0; i < run.instances.size(); ++i) run.instances[i].filtered_resps[f.name()] = filtered[i];
-    }
-    score_task(run, cfg.log_samples || cfg.predict_only, cfg.bootstrap_iters);
   }
 
   ResultsContext rc;
@@ -393,8 +396,10 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
   if (rc.model_name.empty()) rc.model_name = random_model_id();
   rc.performance = lm->performance_stats().empty() ? perf : lm->performance_stats();
   rc.start = t_start;
-  out.results = build_results(runs, selection.groups, rc);
-  if (cfg.log_samples || cfg.predict_only) out.samples = collect_samples(runs);
+  out.results = build_results(passes[0].runs, selection.groups, rc);
+  bool log = cfg.log_samples || cfg.predict_only;
+  if (log) out.samples = collect_samples(passes[0].runs);
+  if (!cfg.fewshot_seeds.empty()) add_seed_results(out, passes, selection.groups, rc, log);
   return out;
 }
 

@@ -54,6 +54,9 @@ struct EvalConfig {
   // partial file for `lm-eval merge`; 0/0 is a whole run.
   int shard_index = 0;
   int shard_count = 0;
+  // --fewshot_seeds: one evaluation per few-shot sampler seed (empty: a plain run). The first
+  // seed's results are the run's `results`; finalize() makes it the fourth --seed value.
+  std::vector<int64_t> fewshot_seeds;
 
   // The reference's EvaluatorConfig._configure steps that do not need tasks: predict_only ->
   // log_samples, output_path requirement, fewshot_as_multiturn default and check, samples vs
@@ -78,6 +81,8 @@ std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const Sour
 // Fields absent from `j` keep their defaults.
 Json eval_config_to_json(const EvalConfig& cfg);
 EvalConfig eval_config_from_json(const Json& j);
+// --fewshot_seeds / `fewshot_seeds:`: a comma-separated string or a list of distinct integers.
+std::vector<int64_t> parse_fewshot_seeds(const Json& value, const SourceLocation& where);
 
 
 }  // namespace lmeval

@@ -34,6 +34,10 @@ std::string make_table(const Json& results, const std::string& column = "results
 // fewer than 100 items (exact or bootstrap intervals). Empty without a `statistics` section.
 std::string statistics_notes(const Json& results);
 
+// Per task and group, each score's mean ± sample std [min, max] across few-shot seeds, from
+// the results' `fewshot_seed_variance` (lm-eval's own table; only with --fewshot_seeds).
+std::string make_seed_variance_table(const Json& results);
+
 // The pytablewriter Markdown rendering of rows of cells (JSON strings / numbers / null).
 std::string markdown_table(const std::vector<std::string>& headers,
                            const std::vector<std::vector<Json>>& rows);
