@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "lmeval/core/python_format.hpp"
+#include <nlohmann/json.hpp>
 
 namespace lmeval {
+
+using Json = nlohmann::ordered_json;
 
 // `results_by_seed[i]` is the `results` section of the run with `seeds[i]`. For every entry of
 // the first seed's section (tasks and groups, in its order) and each "<metric>,<filter>" whose

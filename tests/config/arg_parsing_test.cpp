@@ -93,4 +93,34 @@ TEST(Config_EvalConfig, CredentialsLeaveModelArgs) {
   EXPECT_EQ(cfg.model_args, Json::parse(R"({"model":"m"})"));
   EXPECT_EQ(cfg.model_secrets, Json::parse(R"({"api_key":"sk-1","auth_token":"t","header":{"X":"y"}})"));
   EXPECT_EQ(cfg.metadata, Json::parse(R"({"model":"m"})"));  // task metadata never holds them
+
+TEST(Config_FewshotSeeds, ParsingAndErrors) {
+  using lmeval::parse_fewshot_seeds;
+  lmeval::SourceLocation where{"", 0, 0, "--fewshot_seeds"};
+  EXPECT_EQ(parse_fewshot_seeds(lmeval::Json("1234,1, 2,3,-4"), where),
+            (std::vector<int64_t>{1234, 1, 2, 3, -4}));
+  EXPECT_EQ(parse_fewshot_seeds(lmeval::Json::parse("[5, \"6\"]"), where), (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(parse_fewshot_seeds(lmeval::Json(9), where), (std::vector<int64_t>{9}));
+  EXPECT_THROW(parse_fewshot_seeds(lmeval::Json("1,1"), where), lmeval::UserError);
+  EXPECT_THROW(parse_fewshot_seeds(lmeval::Json("1,x"), where), lmeval::UserError);
+  EXPECT_THROW(parse_fewshot_seeds(lmeval::Json("1,,2"), where), lmeval::UserError);
+  EXPECT_THROW(parse_fewshot_seeds(lmeval::Json(""), where), lmeval::UserError);
+  EXPECT_THROW(parse_fewshot_seeds(lmeval::Json(1.5), where), lmeval::UserError);
+  try {
+    parse_fewshot_seeds(lmeval::Json("3,2,3"), where);
+    FAIL();
+  } catch (const lmeval::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("3"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--fewshot_seeds"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config_FewshotSeeds, FirstSeedBecomesTheFewshotSeed) {
+  lmeval::EvalConfig cfg;
+  cfg.fewshot_seeds = {7, 1234};
+  cfg.finalize();
+  EXPECT_EQ(cfg.seed[3], 7);
+  lmeval::EvalConfig plain;
+  plain.finalize();
+  EXPECT_EQ(plain.seed[3], 1234);
 }
