@@ -93,6 +93,7 @@ TEST(Config_EvalConfig, CredentialsLeaveModelArgs) {
   EXPECT_EQ(cfg.model_args, Json::parse(R"({"model":"m"})"));
   EXPECT_EQ(cfg.model_secrets, Json::parse(R"({"api_key":"sk-1","auth_token":"t","header":{"X":"y"}})"));
   EXPECT_EQ(cfg.metadata, Json::parse(R"({"model":"m"})"));  // task metadata never holds them
+}
 
 TEST(Config_FewshotSeeds, ParsingAndErrors) {
   using lmeval::parse_fewshot_seeds;
