@@ -395,6 +395,11 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
     }
   if (rc.model_name.empty()) rc.model_name = random_model_id();
   rc.performance = lm->performance_stats().empty() ? perf : lm->performance_stats();
+  // A backend's own figures count what it was sent; the de-duplication count is ours to add.
+  for (auto it = perf.begin(); it != perf.end(); ++it)
+    if (it.value().contains("requests_before_dedup") && rc.performance.contains(it.key()) &&
+        rc.performance[it.key()].is_object())
+      rc.performance[it.key()]["requests_before_dedup"] = it.value()["requests_before_dedup"];
   rc.start = t_start;
   out.results = build_results(passes[0].runs, selection.groups, rc);
   bool log = cfg.log_samples || cfg.predict_only;
