@@ -93,11 +93,17 @@ void Transformer::Impl::ensure_rope_table(int64_t positions) {
   rope_rows = rows;
 }
 
+Tensor Transformer::Impl::buffer(size_t slot, int64_t rows, int64_t cols) {
+  if (workspace.size() <= slot) workspace.resize(slot + 1);
+  Tensor& w = workspace[slot];
+  if (!w.defined() || w.numel() < rows * cols) w = at::empty({rows * cols}, at::TensorOptions().dtype(at::kFloat));
+  return w.narrow(0, 0, rows * cols).view({rows, cols});
+}
+
 Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs) {
   const int64_t N = static_cast<int64_t>(ids.size());
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
   const int64_t qdim = H * hd, ld_qkv = (H + 2 * KV) * hd, I = cfg.intermediate_size;
-  const at::TensorOptions f32 = at::TensorOptions().dtype(at::kFloat);
   // Position of each row and the length of the longest key sequence.
   std::vector<int64_t> pos(static_cast<size_t>(N), 0);
   int64_t max_pos = 0;
@@ -107,10 +113,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
     max_pos = std::max(max_pos, p0 + s.len);
   }
   ensure_rope_table(max_pos);
-  Tensor h = at::empty({N, Hd}, f32), x = at::empty({N, Hd}, f32), qkv = at::empty({N, ld_qkv}, f32);
-  Tensor att = at::empty({N, qdim}, f32), o = at::empty({N, Hd}, f32);
-  Tensor up = at::empty({N, cfg.gated_mlp ? 2 * I : I}, f32);
-  Tensor m_out = at::empty({N, Hd}, f32);
+  Tensor h = buffer(0, N, Hd), x = buffer(1, N, Hd), qkv = buffer(2, N, ld_qkv);
+  Tensor att = buffer(3, N, qdim), o = buffer(4, N, Hd);
+  Tensor up = buffer(5, N, cfg.gated_mlp ? 2 * I : I);
+  Tensor m_out = buffer(6, N, Hd);
   {
     const float* e = fptr(embed);
     const float* pe = cfg.learned_positions ? fptr(pos_embed) : nullptr;

@@ -87,11 +87,16 @@ struct Transformer::Impl {
   bool invariant_path() const {
     return !device.is_cuda() && dtype == at::kFloat && softmax_dtype == at::kFloat;
   }
-  // Hidden states [rows, hidden] before the final norm.
+  // Hidden states [rows, hidden] before the final norm (a view of the workspace: valid until
+  // the next call).
   Tensor forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs);
   // Log-softmax rows [n, vocab] (float32) of hidden rows [n, hidden].
   Tensor logprobs_invariant(const Tensor& hidden_rows);
   void ensure_rope_table(int64_t positions);
+  // Buffers of forward_invariant kept between batches (grown, never shrunk), so that batches
+  // of other sizes do not leave the allocator holding freed blocks beside new ones.
+  std::vector<Tensor> workspace;
+  Tensor buffer(size_t slot, int64_t rows, int64_t cols);
   std::vector<float> rope_cos, rope_sin;  // [position][rotary_dim], filled on demand
   int64_t rope_rows = 0;
 
