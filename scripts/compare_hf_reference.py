@@ -51,11 +51,11 @@ def build_driver(build):
     lib = os.path.join(build, "liblmeval_hf.a")
     if os.path.exists(exe) and os.path.getmtime(exe) > max(os.path.getmtime(src), os.path.getmtime(lib)):
         return exe
-    libs = [os.path.join(build, f"liblmeval_{m}.a") for m in ["hf", "models", "tokenizer", "template", "core"]]
+    libs = [os.path.join(build, f"liblmeval_{m}.a") for m in ["hf", "models", "data", "tokenizer", "template", "core"]]
     cmd = (["c++", "-O2", "-std=c++20", f"-I{ROOT}/include", f"-I{ROOT}/src", "-I/usr/include",
             "-I/usr/include/torch/csrc/api/include", src, "-o", exe] + libs +
            ["-Wl,--no-as-needed", "-ltorch", "-ltorch_cpu", "-lc10", "-Wl,--as-needed",
-            "-lspdlog", "-lfmt", "-lpcre2-8", "-licuuc", "-lpthread", "-ldl"])
+            "-lspdlog", "-lfmt", "-lpcre2-8", "-licuuc", "-lpthread", "-ldl", "-fopenmp", "-lsqlite3", "-lcurl", "-lyaml-cpp", "-lzstd", "-lsnappy", "-lz"])
     subprocess.run(cmd, check=True)
     return exe
 
