@@ -11,6 +11,7 @@
 #include <torch/version.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -264,6 +265,12 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   std::string dev = options.device.empty() ? "cpu" : options.device;
   if (dev.rfind("cuda", 0) == 0) {
     if (!torch::cuda::is_available()) {
+      // HFLM does the same silently; a warning tells users why the run is slow. (No spdlog in
+      // torch translation units: a CUDA libtorch bundles its own fmt.)
+      std::fprintf(stderr,
+                   "hf: warning: device %s: CUDA is not available (no GPU, or a libtorch built "
+                   "without CUDA); running on the CPU\n",
+                   dev.c_str());
       dev = "cpu";
     }
   } else if (dev != "cpu") {
