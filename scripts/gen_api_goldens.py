@@ -9,7 +9,7 @@ log-prob -(1 + (7t + p) % 5) / 4, the best token -0.25; echo answers carry one g
 "<n> tokens" for a prompt of n tokens; chat answers "<think>hmm</think>  " + last message.
 
 Environment: a venv with `pip install "lm-eval[api]==0.4.13" "transformers==4.47.1"` (no torch
-needed), e.g. /work/main/.venv-api. Usage (from the repository root):
+needed), e.g. .venv-api. Usage (from the repository root):
     .venv-api/bin/python scripts/gen_api_goldens.py > tests/models/api/goldens/reference_payloads.json
 """
 import json

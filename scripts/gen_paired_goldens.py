@@ -6,9 +6,9 @@ indices) and what scipy / statsmodels / numpy compute from it. The C++ tests fee
 lmeval::stats and compare to within 1e-9.
 
 Run with a venv holding scipy, statsmodels and numpy:
-  python3 -m venv /work/main/.venv-compare
-  /work/main/.venv-compare/bin/pip install scipy statsmodels numpy
-  /work/main/.venv-compare/bin/python scripts/gen_paired_goldens.py
+  python3 -m venv .venv-compare
+  .venv-compare/bin/pip install scipy statsmodels numpy
+  .venv-compare/bin/python scripts/gen_paired_goldens.py
 """
 import json
 import os

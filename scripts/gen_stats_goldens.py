@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Golden numbers for tests/stats from independent implementations (mpmath, scipy, statsmodels).
 
-Usage: python3 -m venv /work/main/.venv-stats && /work/main/.venv-stats/bin/pip install scipy statsmodels mpmath
-       /work/main/.venv-stats/bin/python scripts/gen_stats_goldens.py   (writes tests/stats/goldens/intervals.json)
+Usage: python3 -m venv .venv-stats && .venv-stats/bin/pip install scipy statsmodels mpmath
+       .venv-stats/bin/python scripts/gen_stats_goldens.py   (writes tests/stats/goldens/intervals.json)
 
 Floats are written with repr (shortest round trip), so the C++ tests read exactly scipy's doubles.
 """
