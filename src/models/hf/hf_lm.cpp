@@ -16,6 +16,8 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
+#include "lmeval/models/model_args.hpp"
+#include "lmeval/models/rolling_windows.hpp"
 
 namespace lmeval::hf {
 
@@ -35,109 +37,56 @@ const std::vector<std::string>& known_args() {
   return keys;
 }
 
-std::string arg_string(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (d == std::floor(d)) return std::to_string(static_cast<int64_t>(d));
-    return std::to_string(d);
-  }
-  if (v.is_null()) return "None";
-  return v.dump();
-}
-
-bool is_none(const Json& v) { return v.is_null() || (v.is_string() && (v == "None" || v == "none")); }
-
-int64_t arg_int(const Json& v, const std::string& key) {
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))
-    return static_cast<int64_t>(v.get<double>());
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    try {
-      size_t used = 0;
-      int64_t n = std::stoll(s, &used);
-      if (used == s.size()) return n;
-    } catch (...) {
-    }
-  }
-  throw UserError("model_args " + key + "=" + arg_string(v) + " is not an integer",
-                  {"", 0, 0, "--model_args " + key}, "an integer");
-}
-
-bool arg_bool(const Json& v, const std::string& key) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer()) return v.get<int64_t>() != 0;
-  if (v.is_string()) {
-    std::string s = unicode::py_lower(v.get<std::string>());
-    if (s == "true" || s == "1" || s == "yes") return true;
-    if (s == "false" || s == "0" || s == "no") return false;
-  }
-  throw UserError("model_args " + key + "=" + arg_string(v) + " is not a boolean",
-                  {"", 0, 0, "--model_args " + key}, "True or False");
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string o;
-  for (const auto& s : v) o += (o.empty() ? "" : ", ") + s;
-  return o;
-}
-
 }  // namespace
 
 HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
   HfArgs a;
   if (!model_args.is_null() && !model_args.is_object())
     throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"}, "pretrained=PATH,...");
-  const auto& known = known_args();
+  model_args::check_known(model_args, "hf", known_args());
   bool have_pretrained = false;
   if (model_args.is_object()) {
     for (const auto& [k, v] : model_args.items()) {
-      if (std::find(known.begin(), known.end(), k) == known.end())
-        throw UserError("unknown model_args key '" + k + "' for model hf", {"", 0, 0, "--model_args " + k},
-                        "one of " + join(known));
       if (k == "pretrained") {
-        a.pretrained = arg_string(v);
+        a.pretrained = model_args::as_string(v);
         have_pretrained = true;
       } else if (k == "tokenizer") {
-        if (!is_none(v)) a.tokenizer = arg_string(v);
+        if (!model_args::is_none(v)) a.tokenizer = model_args::as_string(v);
       } else if (k == "revision") {
-        a.revision = arg_string(v);
+        a.revision = model_args::as_string(v);
       } else if (k == "dtype") {
-        a.dtype = arg_string(v);
+        a.dtype = model_args::as_string(v);
       } else if (k == "softmax_dtype") {
-        if (!is_none(v)) a.softmax_dtype = arg_string(v);
+        if (!model_args::is_none(v)) a.softmax_dtype = model_args::as_string(v);
       } else if (k == "device") {
-        a.device = arg_string(v);
+        a.device = model_args::as_string(v);
       } else if (k == "max_length") {
-        if (!is_none(v) && arg_int(v, k) > 0) a.max_length = arg_int(v, k);
+        if (!model_args::is_none(v) && model_args::as_int(v, k) > 0) a.max_length = model_args::as_int(v, k);
       } else if (k == "add_bos_token") {
-        if (!is_none(v)) a.add_bos_token = arg_bool(v, k);
+        if (!model_args::is_none(v)) a.add_bos_token = model_args::as_bool(v, k);
       } else if (k == "prefix_token_id") {
-        if (!is_none(v)) a.prefix_token_id = arg_int(v, k);
+        if (!model_args::is_none(v)) a.prefix_token_id = model_args::as_int(v, k);
       } else if (k == "batch_size") {
-        a.batch_size = arg_string(v);
+        a.batch_size = model_args::as_string(v);
       } else if (k == "max_batch_size") {
-        a.max_batch_size = arg_int(v, k);
+        a.max_batch_size = model_args::as_int(v, k);
       } else if (k == "logits_cache") {
-        a.logits_cache = arg_bool(v, k);
+        a.logits_cache = model_args::as_bool(v, k);
       } else if (k == "think_end_token") {
-        if (!is_none(v)) a.think_end_token = arg_string(v);
+        if (!model_args::is_none(v)) a.think_end_token = model_args::as_string(v);
       } else if (k == "threads") {
-        a.threads = static_cast<int>(arg_int(v, k));
+        a.threads = static_cast<int>(model_args::as_int(v, k));
       } else if (k == "backend") {
-        const std::string b = arg_string(v);
+        const std::string b = model_args::as_string(v);
         if (b != "default" && b != "causal")
           throw UserError("backend=" + b + " is not supported", {"", 0, 0, "--model_args backend"},
                           "default or causal (decoder-only models)");
       } else if (k == "subfolder") {
-        if (!is_none(v) && !arg_string(v).empty()) a.pretrained += "/" + arg_string(v);
+        if (!model_args::is_none(v) && !model_args::as_string(v).empty()) a.pretrained += "/" + model_args::as_string(v);
       } else if (k == "trust_remote_code" || k == "use_fast_tokenizer" || k == "truncation") {
-        (void)arg_bool(v, k);  // accepted; no effect here (no remote code, one tokenizer kind)
+        (void)model_args::as_bool(v, k);  // accepted; no effect here (no remote code, one tokenizer kind)
       } else if (k == "parallelize") {
-        if (arg_bool(v, k))
+        if (model_args::as_bool(v, k))
           throw UserError("parallelize=True is not supported", {"", 0, 0, "--model_args parallelize"},
                           "one device per run");
       }
@@ -160,30 +109,6 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
                       "a positive integer, auto or auto:N");
   }
   return a;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rolling windows (lm_eval/utils.py)
-
-std::vector<TokenPair> rolling_windows(const std::vector<Token>& tokens, Token prefix_token,
-                                       int64_t max_length) {
-  std::vector<TokenPair> out;
-  const int64_t n = static_cast<int64_t>(tokens.size());
-  if (n == 0) return out;
-  const int64_t L = max_length;
-  const int64_t first = std::min(L, n);
-  out.push_back({{prefix_token}, std::vector<Token>(tokens.begin(), tokens.begin() + first)});
-  int64_t predicted = first;
-  while (predicted < n) {
-    const int64_t p = std::min(n - predicted, L);
-    const int64_t end = predicted + p;
-    // Input window tokens[end-L-1 : end-1]; made disjoint: context tokens[end-L-1 : end-p].
-    const int64_t cb = std::max<int64_t>(end - L - 1, 0);
-    out.push_back({std::vector<Token>(tokens.begin() + cb, tokens.begin() + (end - p)),
-                   std::vector<Token>(tokens.begin() + (end - p), tokens.begin() + end)});
-    predicted += p;
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -661,11 +586,11 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
     int64_t max_gen = 256;
     for (const char* k : {"max_gen_toks", "max_new_tokens", "max_tokens", "max_completion_tokens"})
       if (kw.contains(k) && !kw[k].is_null()) {
-        max_gen = arg_int(kw[k], k);
+        max_gen = model_args::as_int(kw[k], k);
         break;
       }
     double temperature = kw.contains("temperature") && kw["temperature"].is_number() ? kw["temperature"].get<double>() : 0.0;
-    bool do_sample = kw.contains("do_sample") && !kw["do_sample"].is_null() ? arg_bool(kw["do_sample"], "do_sample")
+    bool do_sample = kw.contains("do_sample") && !kw["do_sample"].is_null() ? model_args::as_bool(kw["do_sample"], "do_sample")
                                                                            : temperature > 0.0;
     if (!eos_text.empty() && std::find(until.begin(), until.end(), eos_text) == until.end())
       until.push_back(eos_text);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lmeval/models/lm.hpp"
+#include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
 #include "models/hf/transformer.hpp"
 
@@ -40,9 +41,12 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options);
 
 using TokenPair = std::pair<std::vector<Token>, std::vector<Token>>;
 
-// lm_eval.utils.get_rolling_token_windows(..., context_len=1) followed by make_disjoint_window.
-std::vector<TokenPair> rolling_windows(const std::vector<Token>& tokens, Token prefix_token,
-                                       int64_t max_length);
+// lm_eval.utils.get_rolling_token_windows(..., context_len=1) followed by make_disjoint_window
+// (the models module's implementation, shared with the API backends).
+inline std::vector<TokenPair> rolling_windows(const std::vector<Token>& tokens, Token prefix_token,
+                                              int64_t max_length) {
+  return rolling_token_windows(tokens, prefix_token, max_length);
+}
 
 class HFLM : public LM {
  public:
