@@ -1,11 +1,11 @@
 // `lm-eval analyze RUN...`: item analysis and rank stability across two or more runs.
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "lmeval/analysis/item_report.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/output/output_writer.hpp"
 
 namespace lmeval::cli {
 
@@ -30,9 +30,7 @@ int analyze_main(const AnalyzeFlags& f) {
   analysis::Analysis a = analysis::analyze_runs(runs, opt);
   std::cout << analysis::render_text(a);
   if (!f.output.empty()) {
-    std::ofstream out(f.output, std::ios::binary);
-    if (!out) throw RuntimeError("cannot write " + f.output);
-    out << py::json_dumps(analysis::to_json(a), {.indent = 2}) << "\n";
+    write_text_file(f.output, py::json_dumps(analysis::to_json(a), {.indent = 2}) + "\n");
     std::cerr << "analysis written to " << f.output << "\n";
   }
   return 0;

@@ -1,11 +1,11 @@
 // `lm-eval compare RUN_A RUN_B [...]`: paired differences of each run against the first.
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "lmeval/analysis/comparison.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/output/output_writer.hpp"
 
 namespace lmeval::cli {
 
@@ -34,9 +34,7 @@ int compare_main(const CompareFlags& f) {
     all["comparisons"].push_back(analysis::to_json(c));
   }
   if (!f.output.empty()) {
-    std::ofstream out(f.output, std::ios::binary);
-    if (!out) throw RuntimeError("cannot write " + f.output);
-    out << py::json_dumps(all, {.indent = 2}) << "\n";
+    write_text_file(f.output, py::json_dumps(all, {.indent = 2}) + "\n");
     std::cerr << "comparison written to " << f.output << "\n";
   }
   return 0;

@@ -1,10 +1,10 @@
 // `lm-eval report RUN... --output report.html`: one self-contained HTML page.
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "lmeval/analysis/html_report.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/output/output_writer.hpp"
 
 namespace lmeval::cli {
 
@@ -26,10 +26,7 @@ int report_main(const ReportFlags& f) {
   aopt.seed = f.seed;
   aopt.resamples = f.resamples;
   const std::string html = analysis::render_html_report(analysis::prepare_report(std::move(runs), copt, aopt));
-  std::ofstream out(f.output, std::ios::binary);
-  if (!out) throw RuntimeError("cannot write " + f.output);
-  out << html;
-  if (!out) throw RuntimeError("write failed: " + f.output);
+  write_text_file(f.output, html);
   std::cerr << "report written to " << f.output << "\n";
   return 0;
 }

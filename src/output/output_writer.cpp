@@ -29,13 +29,17 @@ std::string date_id_now() {
   return s;
 }
 
-static void write_file(const fs::path& p, const std::string& content) {
-  std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
+void write_text_file(const fs::path& p, const std::string& content) {
   std::ofstream out(p, std::ios::binary);
   if (!out) throw RuntimeError("cannot write " + p.string());
   out << content;
   if (!out) throw RuntimeError("write failed: " + p.string());
+}
+
+static void write_file(const fs::path& p, const std::string& content) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  write_text_file(p, content);
 }
 
 WrittenFiles write_outputs(const std::string& output_path, const Json& results,

@@ -15,6 +15,10 @@ struct WrittenFiles {
   std::vector<std::filesystem::path> samples;
 };
 
+// Writes `content` to `path` (binary, replacing it); a RuntimeError naming the file when it cannot
+// be opened or written. Does not create directories.
+void write_text_file(const std::filesystem::path& path, const std::string& content);
+
 // date_id = local time isoformat with ':' replaced by '-'.
 std::string date_id_now();
 
