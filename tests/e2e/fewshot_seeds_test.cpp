@@ -14,20 +14,12 @@
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
+using lmeval::testing::read_jsonl;
 using lmeval::testing::lmeval_binary;
 using lmeval::testing::run_command;
 using lmeval::testing::shared_dir;
 
 namespace {
-
-std::vector<Json> read_jsonl(const fs::path& p) {
-  std::vector<Json> out;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
 
 struct RunOutput {
   int exit_code = -1;

@@ -13,17 +13,9 @@
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
+using lmeval::testing::read_jsonl;
 
 namespace {
-
-std::vector<Json> read_jsonl(const fs::path& p) {
-  std::vector<Json> out;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
 
 struct GoldenRequests {
   std::string task;

@@ -19,6 +19,7 @@
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
+using lmeval::testing::read_jsonl;
 using lmeval::testing::shared_dir;
 
 namespace {
@@ -98,15 +99,6 @@ void walk(const Json& a, const Json& b, const std::string& path, std::vector<std
     if (path.rfind("configs/", 0) == 0 && function_display_matches(a, b)) return;
     out.push_back("value " + path + ": ours=" + a.dump() + " golden=" + b.dump());
   }
-}
-
-std::vector<Json> read_jsonl(const fs::path& p) {
-  std::vector<Json> rows;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) rows.push_back(Json::parse(line));
-  return rows;
 }
 
 // Our samples file of `task` under the output folder (samples_<task>_<date>.jsonl).

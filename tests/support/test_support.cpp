@@ -79,4 +79,13 @@ std::string samples_of(const std::filesystem::path& output_dir, const std::strin
   return "";
 }
 
+std::vector<nlohmann::ordered_json> read_jsonl(const std::filesystem::path& p) {
+  std::vector<nlohmann::ordered_json> rows;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) rows.push_back(nlohmann::ordered_json::parse(line));
+  return rows;
+}
+
 }  // namespace lmeval::testing

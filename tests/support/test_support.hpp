@@ -2,9 +2,11 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace lmeval::testing {
 
@@ -19,6 +21,8 @@ std::filesystem::path lmeval_binary();
 
 // Read a whole file.
 std::string read_file(const std::filesystem::path& p);
+// One JSON value per non-empty line of a .jsonl file.
+std::vector<nlohmann::ordered_json> read_jsonl(const std::filesystem::path& p);
 
 struct CommandResult {
   int exit_code = -1;

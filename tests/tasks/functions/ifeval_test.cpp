@@ -15,17 +15,9 @@ namespace lmeval::ifeval {
 namespace {
 
 using lmeval::testing::read_file;
+using lmeval::testing::read_jsonl;
 using lmeval::testing::shared_dir;
 using lmeval::testing::source_dir;
-
-std::vector<Json> read_jsonl(const std::filesystem::path& p) {
-  std::vector<Json> out;
-  std::istringstream in(read_file(p));
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
 
 // The reference's loose variants (same construction as utils.test_instruction_following_loose).
 std::vector<std::string> loose_variants(const std::string& response) {
