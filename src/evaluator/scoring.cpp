@@ -87,7 +87,9 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
 }
 
 void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics) {
-  if (cfg.output_type() != "multiple_choice" || is_function_ref(cfg.get("process_results"))) return;
+  if (cfg.output_type() != "multiple_choice") return;
+  const Json& pr = cfg.get("process_results");
+  if (is_function_ref(pr) && !resolve_function_ref(pr).gold_choices) return;
   for (const char* name : {"p_correct", "logprob_gold_margin"}) {
     bool present = false;
     for (const auto& m : metrics) present = present || m.name == name;
@@ -121,6 +123,35 @@ ExactMatchOptions em_options(const Json& kw) {
 
 std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>() : py::str(v); }
 
+bool wants_continuous(const std::vector<MetricSpec>& ms) {
+  return has_metric(ms, "p_correct") || has_metric(ms, "logprob_gold_margin");
+}
+
+// p_correct and logprob_gold_margin over the choices' raw log-likelihoods (those acc compares):
+// the golds' share of the softmax, and the best gold minus the best wrong choice. No gold: 0 for
+// both (the document counts as missed); no wrong choice: a margin of 0.
+void add_continuous_scores(const std::vector<MetricSpec>& metrics, const std::vector<double>& lls,
+                           const std::vector<bool>& is_gold, Json& out) {
+  const size_t n = std::min(lls.size(), is_gold.size());
+  bool any_gold = false;
+  double mx = -INFINITY, best_gold = -INFINITY, best_wrong = -INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    any_gold = any_gold || is_gold[i];
+    mx = std::max(mx, lls[i]);
+    double& best = is_gold[i] ? best_gold : best_wrong;
+    best = std::max(best, lls[i]);
+  }
+  double sum = 0, gold_mass = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double e = std::exp(lls[i] - mx);
+    sum += e;
+    if (is_gold[i]) gold_mass += e;
+  }
+  if (has_metric(metrics, "p_correct")) out["p_correct"] = any_gold && sum > 0 ? gold_mass / sum : 0.0;
+  if (has_metric(metrics, "logprob_gold_margin"))
+    out["logprob_gold_margin"] = !any_gold || std::isinf(best_wrong) ? 0.0 : best_gold - best_wrong;
+}
+
 }  // namespace
 
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
@@ -132,7 +163,16 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, c
     if (!fn.process_results)
       throw UserError("function is not a process_results function", cfg.where("process_results"),
                       "process_results(doc, results)");
-    return fn.process_results(doc, results);
+    Json out = fn.process_results(doc, results);
+    if (fn.gold_choices && wants_continuous(metrics)) {
+      std::vector<double> lls;
+      for (const auto& r : results) lls.push_back(ll_of(r));
+      std::vector<bool> is_gold(lls.size(), false);
+      for (size_t g : fn.gold_choices(doc))
+        if (g < is_gold.size()) is_gold[g] = true;
+      add_continuous_scores(metrics, lls, is_gold, out);
+    }
+    return out;
   }
   Json out = Json::object();
   std::string ot = cfg.output_type();
@@ -234,29 +274,14 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, c
       out["brier_score"] = Json::array({gold_out, probs});
     }
     if (has_metric(metrics, "likelihood")) out["likelihood"] = Json::array({gold_out, lls});
-    if (has_metric(metrics, "p_correct") || has_metric(metrics, "logprob_gold_margin")) {
-      // Over the choices' raw log-likelihoods (those acc compares); the golds are the valid
-      // distinct gold indices. No valid gold: 0 for both (the document counts as missed).
+    if (wants_continuous(metrics)) {
+      // The golds: the valid distinct gold indices.
       std::vector<bool> is_gold(std::min(lls.size(), n), false);
       Json gl = multi ? gold_out : Json::array({gold_single});
       for (const auto& g : gl)
         if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < is_gold.size())
           is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
-      const bool any_gold = std::find(is_gold.begin(), is_gold.end(), true) != is_gold.end();
-      double mx = -INFINITY, best_gold = -INFINITY, best_wrong = -INFINITY;
-      for (size_t i = 0; i < is_gold.size(); ++i) {
-        mx = std::max(mx, lls[i]);
-        (is_gold[i] ? best_gold : best_wrong) = std::max(is_gold[i] ? best_gold : best_wrong, lls[i]);
-      }
-      double sum = 0, gold_mass = 0;
-      for (size_t i = 0; i < is_gold.size(); ++i) {
-        const double e = std::exp(lls[i] - mx);
-        sum += e;
-        if (is_gold[i]) gold_mass += e;
-      }
-      if (has_metric(metrics, "p_correct")) out["p_correct"] = any_gold && sum > 0 ? gold_mass / sum : 0.0;
-      if (has_metric(metrics, "logprob_gold_margin"))
-        out["logprob_gold_margin"] = !any_gold ? 0.0 : std::isinf(best_wrong) ? 0.0 : best_gold - best_wrong;
+      add_continuous_scores(metrics, lls, is_gold, out);
     }
     if (has_metric(metrics, "acc_mutual_info")) {
       std::vector<double> mi;

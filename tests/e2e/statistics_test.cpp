@@ -163,6 +163,68 @@ TEST(E2E_Statistics, ContinuousMetricsFromTheChoicesLikelihoods) {
   EXPECT_FALSE(d.results["results"]["boolq"].contains("p_correct,none"));
 }
 
+// TruthfulQA MC2 scores itself (utils.process_results_mc2); its golds are every answer labelled 1,
+// so p_correct is the true answers' share of the softmax and the margin is best true minus best false.
+TEST(E2E_Statistics, ContinuousMetricsOfATaskWithItsOwnProcessResults) {
+  LMEVAL_REQUIRE_SHARED("hf_data/truthfulqa/truthful_qa/multiple_choice");
+  const auto run = [](const std::string& name, const std::string& extra) {
+    fs::path out = fs::temp_directory_path() / ("lmeval_statistics_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(out);
+    auto cmd = lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() +
+                                            "' run --model dummy --tasks truthfulqa_mc2 --limit 25 --log_samples --data_dir '" +
+                                            (lmeval::testing::shared_dir() / "hf_data").string() + "' --output_path '" +
+                                            out.string() + "' " + extra + " 2>&1");
+    EXPECT_EQ(cmd.exit_code, 0) << cmd.out;
+    Json results;
+    std::vector<Json> samples;
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+      const std::string f = e.path().filename().string();
+      if (f.rfind("results_", 0) == 0) results = Json::parse(lmeval::testing::read_file(e.path()));
+      if (f.rfind("samples_truthfulqa_mc2", 0) == 0) samples = lmeval::testing::read_jsonl(e.path());
+    }
+    fs::remove_all(out);
+    return std::make_pair(results, samples);
+  };
+  auto [results, samples] = run("mc2_continuous", "--continuous_metrics");
+  ASSERT_EQ(samples.size(), 25u);
+  double sum_p = 0, sum_m = 0;
+  int mixed = 0;
+  for (const auto& s : samples) {
+    const Json& labels = s["doc"]["mc2_targets"]["labels"];
+    ASSERT_EQ(labels.size(), s["filtered_resps"].size());
+    double z = 0, true_mass = 0, best_true = -INFINITY, best_false = -INFINITY;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const double ll = std::stod(s["filtered_resps"][i][0].get<std::string>());
+      z += std::exp(ll);
+      if (labels[i] == 1) {
+        true_mass += std::exp(ll);
+        best_true = std::max(best_true, ll);
+      } else {
+        best_false = std::max(best_false, ll);
+      }
+    }
+    ASSERT_TRUE(std::isfinite(best_true) && std::isfinite(best_false));  // MC2 has both kinds
+    mixed += best_true > best_false;
+    EXPECT_NEAR(s["p_correct"].get<double>(), true_mass / z, 1e-12);
+    EXPECT_NEAR(s["logprob_gold_margin"].get<double>(), best_true - best_false, 1e-12);
+    EXPECT_NEAR(s["acc"].get<double>(), true_mass / z, 1e-12);  // the reference's MC2 score is that same mass
+    sum_p += true_mass / z;
+    sum_m += best_true - best_false;
+  }
+  EXPECT_GT(mixed, 0);
+  EXPECT_LT(mixed, 25);
+  const Json& res = results["results"]["truthfulqa_mc2"];
+  EXPECT_NEAR(res["p_correct,none"].get<double>(), sum_p / 25, 1e-12);
+  EXPECT_NEAR(res["logprob_gold_margin,none"].get<double>(), sum_m / 25, 1e-12);
+  EXPECT_TRUE(res.contains("logprob_gold_margin_stderr,none"));
+  // Off by default: the reference's metric only, with the same value.
+  auto [plain, plain_samples] = run("mc2_plain", "");
+  const Json& pr = plain["results"]["truthfulqa_mc2"];
+  EXPECT_FALSE(pr.contains("p_correct,none"));
+  EXPECT_FALSE(plain_samples.at(0).contains("p_correct"));
+  EXPECT_EQ(pr["acc,none"], res["acc,none"]);
+}
+
 TEST(E2E_Statistics, ValidateNamesABadClusterKey) {
   fs::path dir = fs::temp_directory_path() / ("lmeval_statistics_ck_" + std::to_string(::getpid()));
   fs::create_directories(dir);

@@ -22,7 +22,8 @@ struct MetricSpec {
 std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only);
 
 // --continuous_metrics: appends p_correct and logprob_gold_margin to a multiple_choice task's
-// metrics (not to tasks with their own process_results function, which score themselves).
+// metrics. A task with its own process_results function gets them only when the function also
+// names the gold choices (TaskFunction::gold_choices); its own metrics are left as they are.
 void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics);
 
 // process_results for one document: `results` = the filtered responses of its instances.

@@ -15,7 +15,8 @@ namespace lmeval {
 
 using Json = nlohmann::ordered_json;
 
-// One registered function; exactly one of the callables is set.
+// One registered function; exactly one of the callables is set (gold_choices only beside
+// process_results).
 struct TaskFunction {
   // process_docs(split) -> split
   std::function<std::vector<Json>(std::vector<Json>)> process_docs;
@@ -23,6 +24,10 @@ struct TaskFunction {
   std::function<Json(const Json&)> doc_fn;
   // process_results(doc, filtered responses of the doc's instances) -> {metric: value}
   std::function<Json(const Json&, const std::vector<Json>&)> process_results;
+  // Beside the process_results of a multiple_choice task: the indices of the doc's correct choices
+  // (TruthfulQA MC2: every answer labelled true). A task function scores itself, so doc_to_target
+  // need not name its golds; this lets --continuous_metrics score it too. Unset: those metrics skip it.
+  std::function<std::vector<size_t>(const Json&)> gold_choices;
   // aggregation(per-document values) -> number
   std::function<double(const std::vector<Json>&)> aggregation;
   // what the results' `configs` show for it (the reference shows the Python source)

@@ -185,6 +185,14 @@ double truthfulqa_mc2(const Json& doc, const std::vector<Json>& results) {
   return numpy_sum(true_mass);
 }
 
+std::vector<size_t> truthfulqa_mc2_true_answers(const Json& doc) {
+  const Json& labels = doc.at("mc2_targets").at("labels");
+  std::vector<size_t> out;
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (labels[i].get<int64_t>() == 1) out.push_back(i);
+  return out;
+}
+
 Json truthfulqa_gen_process_doc(const Json& doc) {
   auto format = [](const Json& answers) {
     Json out = Json::array();
@@ -288,6 +296,7 @@ void register_task_functions_classic(FunctionRegistry& r) {
       out["acc"] = tasks::truthfulqa_mc2(doc, results);
       return out;
     };
+    fn.gold_choices = tasks::truthfulqa_mc2_true_answers;
     r.add("truthfulqa", "utils.process_results_mc2", std::move(fn));
   }
   r.add("truthfulqa", "utils.process_docs_gen", map_docs(tasks::truthfulqa_gen_process_doc));

@@ -40,6 +40,8 @@ int logiqa_doc_to_target(const Json& doc);
 // truthfulqa utils.process_results_mc2: normalised probability mass of the true answers.
 // `results` holds one [loglikelihood, is_greedy] per choice.
 double truthfulqa_mc2(const Json& doc, const std::vector<Json>& results);
+// The choices TruthfulQA MC2 counts as true: the indices labelled 1 in mc2_targets.labels.
+std::vector<size_t> truthfulqa_mc2_true_answers(const Json& doc);
 // numpy's np.sum over a contiguous float64 vector (pairwise summation).
 double numpy_sum(const std::vector<double>& a);
 // truthfulqa utils.process_docs_gen for one row.
