@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
+#include "lmeval/data/hub_client.hpp"
 
 namespace lmeval {
 
@@ -16,18 +18,34 @@ namespace fs = std::filesystem;
 
 Json sha_or_null(const Json& text) { return text.is_string() ? Json(sha256_hex(text.get<std::string>())) : Json(); }
 
-// The tokenizer's files in a local model folder, hashed together (name and bytes of each, in name
-// order); null when the tokenizer is not a local folder (a Hub id: its revision names it).
-Json tokenizer_files_sha256(const std::string& dir) {
+// Where the tokenizer's files are on this machine: a local folder as given, else, for a Hub id,
+// the snapshot of `revision` in the Hugging Face cache (where the backends fetched them; only read
+// here, never downloaded). `commit` is set for a snapshot.
+std::optional<fs::path> tokenizer_dir(const std::string& source, const std::string& revision, std::string& commit) {
+  std::error_code ec;
+  if (source.empty()) return std::nullopt;
+  if (fs::is_directory(source, ec)) return fs::path(source);
+  if (source.front() == '/' || source.front() == '.' || std::count(source.begin(), source.end(), '/') > 1)
+    return std::nullopt;
+  hub::HubClient client(hub::HubConfig::from_env());
+  hub::RepoRef repo{hub::RepoType::kModel, source, revision.empty() ? "main" : revision};
+  auto c = client.cached_commit(repo);
+  if (!c) return std::nullopt;
+  commit = *c;
+  return client.snapshot_dir(repo, *c);
+}
+
+// The tokenizer's files in `dir`, hashed together (name and bytes of each, in name order); null
+// when none is there (no local copy, or a model without a tokenizer).
+Json tokenizer_files_sha256(const std::optional<fs::path>& dir) {
   static const char* names[] = {"added_tokens.json", "merges.txt", "special_tokens_map.json", "tokenizer.json",
                                 "tokenizer.model", "tokenizer_config.json", "vocab.json"};
-  std::error_code ec;
-  if (dir.empty() || !fs::is_directory(dir, ec)) return Json();
+  if (!dir) return Json();
   Sha256 h;
   bool any = false;
   for (const char* n : names) {
-    fs::path p = fs::path(dir) / n;
-    std::ifstream in(p, std::ios::binary);
+    fs::path p = *dir / n;
+    std::ifstream in(p, std::ios::binary);  // follows the snapshot's links into blobs/
     if (!in) continue;
     std::ostringstream bytes;
     bytes << in.rdbuf();
@@ -56,8 +74,11 @@ Json run_manifest(const std::vector<TaskRun>& runs, const Json& results_file, co
   if (source.empty()) source = model_arg(cfg.model_args, "pretrained");
   Json tok = Json::object();
   tok["source"] = source.empty() ? Json() : Json(source);
-  tok["revision"] = model_arg(cfg.model_args, "revision").empty() ? Json() : Json(model_arg(cfg.model_args, "revision"));
-  tok["files_sha256"] = tokenizer_files_sha256(source);
+  const std::string revision = model_arg(cfg.model_args, "revision");
+  tok["revision"] = revision.empty() ? Json() : Json(revision);
+  std::string commit;
+  tok["files_sha256"] = tokenizer_files_sha256(tokenizer_dir(source, revision, commit));
+  tok["hub_commit"] = commit.empty() ? Json() : Json(commit);
   for (const char* k : {"tokenizer_bos_token", "tokenizer_eos_token", "tokenizer_pad_token"})
     tok[std::string(k).substr(10)] = results_file.value(k, Json());
   m["tokenizer"] = tok;
