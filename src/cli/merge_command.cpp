@@ -40,7 +40,7 @@ int merge_main(const MergeFlags& f) {
   cfg.shard_index = cfg.shard_count = 0;
   cfg.output_path = f.output_path;
   EvalOutput out = evaluate(cfg, std::move(model));
-  return report_run(cfg, out, f.show_normalized);
+  return report_run(cfg, out);
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ void add_merge_command(CLI::App& app, Action& action) {
   cmd->add_option("parts", flags->parts, "shard_<I>of<N>.json files, one per part (any order)")->required();
   cmd->add_option("--output_path,-o", flags->output_path, "Directory (or .json file) for results and samples")
       ->required();
-  cmd->add_flag("--show_normalized", flags->show_normalized, "Show leaderboard-normalised scores beside the raw ones");
+  cmd->add_flag("--show_normalized", flags->show_normalized, "Accepted for compatibility: normalised scores are shown whenever a task has a random baseline");
   cmd->callback([&action, flags] { action = [flags] { return merge_main(*flags); }; });
 }
 

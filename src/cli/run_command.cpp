@@ -44,7 +44,7 @@ int run_main(RunFlags& f) {
               << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
     return 0;
   }
-  return report_run(cfg, out, f.show_normalized);
+  return report_run(cfg, out);
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, bool for_validate) {
   o["continuous_metrics"] = cmd->add_flag("--continuous_metrics", f.continuous_metrics,
                                           "Add p_correct and logprob_gold_margin to every multiple_choice task");
   o["show_normalized"] = cmd->add_flag("--show_normalized", f.show_normalized,
-                                       "Show leaderboard-normalised scores beside the raw ones");
+                                       "Accepted for compatibility: normalised scores are shown whenever a task has a random baseline");
   o["shard"] = cmd->add_option("--shard", f.shard,
                                "I/N: answer the I-th of N parts of the requests and write a partial file "
                                "for `lm-eval merge`");

@@ -19,7 +19,7 @@ std::string py_dict_repr(const Json& d) { return py::repr(d.is_object() ? d : Js
 
 }  // namespace
 
-int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalized) {
+int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
   if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
   if (cfg.output_path) {
@@ -47,13 +47,9 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalize
     line += " (" + s + ")";
   }
   std::cout << line << "\n";
-  std::cout << make_table(out.results, "results", show_normalized, cfg.show_ci) << "\n";
-  if (out.results.contains("groups"))
-    std::cout << make_table(out.results, "groups", show_normalized, cfg.show_ci) << "\n";
-  if (show_normalized)
-    std::cout << "Value: the raw score. Normalized: the Open LLM Leaderboard's (raw - random baseline) / "
-                 "(1 - random baseline) x 100, clipped at 0 (results: leaderboard_normalized); a different "
-                 "scale, not comparable with raw scores.\n";
+  std::cout << make_table(out.results, "results", cfg.show_ci) << "\n";
+  if (out.results.contains("groups")) std::cout << make_table(out.results, "groups", cfg.show_ci) << "\n";
+  std::cout << normalized_scores_note(out.results);
   if (cfg.show_ci) std::cout << statistics_notes(out.results);
   if (out.results.contains("fewshot_seed_variance")) {
     std::string seeds;

@@ -10,7 +10,7 @@
 namespace lmeval::cli {
 
 // Returns the exit code (0).
-int report_run(const EvalConfig& cfg, const EvalOutput& out, bool show_normalized);
+int report_run(const EvalConfig& cfg, const EvalOutput& out);
 
 // <output_path>/shard_<I>of<N>.json (or <stem>_shard_<I>of<N>.json beside a .json output_path).
 std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial);

@@ -202,11 +202,45 @@ std::string markdown_table(const std::vector<std::string>& headers,
   return out;
 }
 
-std::string make_table(const Json& result_dict, const std::string& column, bool show_normalized, bool show_ci) {
+namespace {
+
+constexpr const char* kRawHeader = "Value (raw)";
+constexpr const char* kNormalizedHeader = "Normalised (leaderboard)";
+
+// The results' leaderboard_normalized entries per task ({"<metric>,<filter>": {raw, random_baseline,
+// normalized}}); empty for the reference's own files, which have none.
+const Json& normalized_tasks(const Json& result_dict) {
+  static const Json none = Json::object();
+  if (!result_dict.contains("leaderboard_normalized")) return none;
+  const Json& ln = result_dict["leaderboard_normalized"];
+  return ln.is_object() && ln.contains("tasks") && ln["tasks"].is_object() ? ln["tasks"] : none;
+}
+
+bool any_normalized(const Json& result_dict, const std::string& column) {
+  const Json& norm = normalized_tasks(result_dict);
+  if (!result_dict.contains(column)) return false;
+  for (auto it = result_dict[column].begin(); it != result_dict[column].end(); ++it)
+    if (norm.contains(it.key()) && !norm[it.key()].empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string normalized_scores_note(const Json& result_dict) {
+  if (!any_normalized(result_dict, "results") && !any_normalized(result_dict, "groups")) return "";
+  return std::string(kRawHeader) + ": the score itself. " + kNormalizedHeader +
+         ": the Open LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0 "
+         "(baselines in the results' leaderboard_normalized); a 0-100 scale, not comparable with raw scores.\n";
+}
+
+std::string make_table(const Json& result_dict, const std::string& column, bool show_ci) {
   const Json& section = result_dict[column];
+  // Raw and leaderboard-normalised side by side, each named, whenever a task here has a random
+  // baseline; the reference's files have none, so their table stays the reference's.
+  const bool show_normalized = any_normalized(result_dict, column);
   std::vector<std::string> headers = {column == "results" ? "Tasks" : "Groups", "Version", "Filter",
-                                      "n-shot", "Metric", "", "Value", "", "Stderr"};
-  if (show_normalized) headers.push_back("Normalized");
+                                      "n-shot", "Metric", "", show_normalized ? kRawHeader : "Value", "", "Stderr"};
+  if (show_normalized) headers.push_back(kNormalizedHeader);
   if (show_ci) {
     headers.push_back("95% CI");
     headers.push_back("Clustered SE");
@@ -243,7 +277,7 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
   std::sort(rest.begin(), rest.end());
   for (const auto& r : rest) order.emplace_back(r, 0);
 
-  const Json& norm = result_dict.contains("leaderboard_normalized") ? result_dict["leaderboard_normalized"]["tasks"] : Json::object();
+  const Json& norm = normalized_tasks(result_dict);
   std::vector<std::vector<Json>> rows;
   for (const auto& [k, depth] : order) {
     const Json& dic = section[k];

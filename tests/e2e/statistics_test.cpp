@@ -242,12 +242,21 @@ TEST(E2E_Statistics, ValidateNamesABadClusterKey) {
 
 TEST(E2E_Statistics, NormalizedColumnIsNamedBesideTheRawScore) {
   LMEVAL_REQUIRE_SHARED("hf_data/aps/super_glue/boolq");
-  BoolqRun r = run_boolq("normalized", "--limit 5 --show_normalized");
+  // By default: BoolQ has two choices, so a random baseline of 0.5.
+  BoolqRun r = run_boolq("normalized", "--limit 5");
   ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
-  EXPECT_NE(r.cmd.out.find("|Normalized|"), std::string::npos) << r.cmd.out;
-  EXPECT_NE(r.cmd.out.find("Value: the raw score. Normalized: the Open LLM Leaderboard's"), std::string::npos);
+  EXPECT_NE(r.cmd.out.find("|Value (raw)|"), std::string::npos) << r.cmd.out;
+  EXPECT_NE(r.cmd.out.find("|Normalised (leaderboard)|"), std::string::npos) << r.cmd.out;
+  EXPECT_NE(r.cmd.out.find("Normalised (leaderboard): the Open LLM Leaderboard's"), std::string::npos);
   const Json& n = r.results["leaderboard_normalized"]["tasks"]["boolq"]["acc,none"];
-  EXPECT_TRUE(n.contains("raw") && n.contains("normalized") && n.contains("random_baseline")) << n.dump();
+  EXPECT_EQ(n["random_baseline"], 0.5) << n.dump();
+  const double raw = r.results["results"]["boolq"]["acc,none"];
+  EXPECT_EQ(n["raw"], raw);
+  EXPECT_NEAR(n["normalized"].get<double>(), std::max(0.0, (raw - 0.5) / 0.5 * 100), 1e-12);
+  // The flag is still accepted and changes nothing.
+  BoolqRun f = run_boolq("normalized_flag", "--limit 5 --show_normalized");
+  ASSERT_EQ(f.cmd.exit_code, 0) << f.cmd.err;
+  EXPECT_EQ(f.cmd.out.substr(f.cmd.out.find("dummy (")), r.cmd.out.substr(r.cmd.out.find("dummy (")));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "lmeval/output/output_writer.hpp"
 #include "support/test_support.hpp"
@@ -51,4 +52,58 @@ TEST(Output_Table, MatchesReferenceRunWithNestedGroups) {
 TEST(Output_Table, WideCharactersCountTwoColumns) {
   std::string t = lmeval::markdown_table({"Task"}, {{Json("東京")}, {Json("ab")}});
   EXPECT_EQ(t, "|Task|\n|----|\n|東京|\n|ab  |\n");
+}
+
+namespace {
+
+// The cells of the table row whose Metric cell is `metric` (trimmed), or empty.
+std::vector<std::string> row_cells(const std::string& table, const std::string& metric) {
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream l(line);
+    std::getline(l, cell, '|');  // before the first bar
+    while (std::getline(l, cell, '|')) {
+      size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+      cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    }
+    if (cells.size() > 4 && cells[4] == metric) return cells;
+  }
+  return {};
+}
+
+}  // namespace
+
+// Our own results files carry leaderboard_normalized: the table then names the raw value column
+// and shows the normalised score beside it, on the row of the metric it normalises.
+// (0.625 - 0.25) / (1 - 0.25) * 100 = 50; (0.5 - 0.25) / 0.75 * 100 = 33.33...
+TEST(Output_Table, RawAndNormalisedSideBySideWhenATaskHasABaseline) {
+  Json r = Json::parse(R"({
+    "results": {"t": {"alias": "t", "acc,none": 0.625, "acc_stderr,none": 0.05,
+                      "acc_norm,none": 0.5, "acc_norm_stderr,none": 0.05, "f1,none": 0.7}},
+    "versions": {"t": 1}, "n-shot": {"t": 0},
+    "higher_is_better": {"t": {"acc": true, "acc_norm": true, "f1": true}},
+    "leaderboard_normalized": {"tasks": {"t": {
+      "acc,none": {"raw": 0.625, "random_baseline": 0.25, "normalized": 50.0},
+      "acc_norm,none": {"raw": 0.5, "random_baseline": 0.25, "normalized": 33.333333333333336}}}}})");
+  const std::string t = lmeval::make_table(r);
+  EXPECT_NE(t.find("|Value (raw)|"), std::string::npos) << t;
+  EXPECT_NE(t.find("|Normalised (leaderboard)|"), std::string::npos) << t;
+  auto acc = row_cells(t, "acc"), acc_norm = row_cells(t, "acc_norm"), f1 = row_cells(t, "f1");
+  ASSERT_EQ(acc.size(), 10u) << t;
+  EXPECT_EQ(std::stod(acc[6]), 0.625);
+  EXPECT_EQ(std::stod(acc[9]), 50.0);
+  EXPECT_EQ(std::stod(acc_norm[6]), 0.5);
+  EXPECT_EQ(acc_norm[9], "33.33");
+  ASSERT_EQ(f1.size(), 10u);
+  EXPECT_EQ(f1[9], "");  // no baseline for f1
+  EXPECT_NE(lmeval::normalized_scores_note(r).find("Normalised (leaderboard): the Open LLM Leaderboard's"),
+            std::string::npos);
+  // Without the block (the reference's own files) the reference's table: one "Value" column.
+  r.erase("leaderboard_normalized");
+  const std::string plain = lmeval::make_table(r);
+  EXPECT_NE(plain.find("|Value|"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("Normalised"), std::string::npos);
+  EXPECT_EQ(lmeval::normalized_scores_note(r), "");
 }

@@ -28,11 +28,16 @@ WrittenFiles write_outputs(const std::string& output_path, const Json& results,
                            const std::vector<std::pair<std::string, std::vector<Json>>>& samples);
 
 // make_table(results, column) rendered as pytablewriter's Markdown.
-// column: "results" or "groups". lm-eval's own extensions: with `show_normalized`, a column of
-// leaderboard-normalised scores; with `show_ci`, the 95% interval, clustered stderr and minimum
-// detectable difference from the results' `statistics` section (docs/statistics.md).
-std::string make_table(const Json& results, const std::string& column = "results",
-                       bool show_normalized = false, bool show_ci = false);
+// column: "results" or "groups". lm-eval's own extensions: where a task of the table has a
+// leaderboard-normalised score (the results' `leaderboard_normalized`), the value column is headed
+// "Value (raw)" and a "Normalised (leaderboard)" column follows the stderr; with `show_ci`, the 95% interval,
+// clustered stderr and minimum detectable difference from the results' `statistics` section
+// (docs/statistics.md).
+std::string make_table(const Json& results, const std::string& column = "results", bool show_ci = false);
+
+// The line printed under the tables when they show normalised scores (what each column is);
+// empty otherwise.
+std::string normalized_scores_note(const Json& results);
 
 // The notes printed under the tables with --show_ci: what MDE80 means, and which tasks have
 // fewer than 100 items (exact or bootstrap intervals). Empty without a `statistics` section.
