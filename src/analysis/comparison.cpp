@@ -12,6 +12,7 @@
 #include "analysis/number_format.hpp"
 #include "analysis/text_table.hpp"
 #include "lmeval/analysis/comparability.hpp"
+#include "lmeval/metrics/leaderboard.hpp"
 #include "lmeval/stats/bootstrap.hpp"
 #include "lmeval/stats/distributions.hpp"
 #include "lmeval/stats/paired.hpp"
@@ -171,6 +172,12 @@ Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& opt) {
       MetricComparison m = compare_metric(task, key, ta, tb, opt);
       if (m.n == 0) continue;
       m.higher_is_better = higher_is_better(a.results, task, metric);
+      if (auto ns = normalized_score(a, task, key)) {
+        m.random_baseline = ns->random_baseline;
+        m.norm_a = leaderboard_normalize(m.score_a, ns->random_baseline);
+        m.norm_b = leaderboard_normalize(m.score_b, ns->random_baseline);
+        m.norm_diff = m.norm_b - m.norm_a;
+      }
       c.metrics.push_back(std::move(m));
     }
   }
@@ -233,6 +240,9 @@ Json to_json(const Comparison& c) {
     r["score_a"] = format::number(m.score_a);
     r["score_b"] = format::number(m.score_b);
     r["diff"] = format::number(m.diff);
+    if (m.random_baseline)
+      r["normalized"] = {{"random_baseline", *m.random_baseline}, {"score_a", format::number(m.norm_a)},
+                         {"score_b", format::number(m.norm_b)}, {"diff", format::number(m.norm_diff)}};
     r["se"] = format::number(m.se);
     r["ci95"] = {format::number(m.ci_low), format::number(m.ci_high)};
     r["interval"] = m.interval;
@@ -263,15 +273,30 @@ Json to_json(const Comparison& c) {
 
 std::string render_text(const Comparison& c) {
   std::string out = fmt::format("A: {} ({})\nB: {} ({})\ndifference = B - A\n\n", c.label_a, c.source_a, c.label_b, c.source_b);
+  // Raw scores first, each column named; the leaderboard-normalised ones after, where any task has
+  // a random baseline.
+  const bool normalized = std::any_of(c.metrics.begin(), c.metrics.end(), [](const auto& m) { return m.random_baseline.has_value(); });
   std::vector<std::vector<std::string>> rows;
-  for (const auto& m : c.metrics)
+  for (const auto& m : c.metrics) {
     rows.push_back({m.task, m.metric, m.filter, std::to_string(m.n), fixed(m.score_a), fixed(m.score_b), signed_fixed(m.diff), fixed(m.se),
                     "[" + signed_fixed(m.ci_low) + ", " + signed_fixed(m.ci_high) + "]", p_value(m.p), m.test, fixed(m.mde)});
-  for (const auto& g : c.groups)
+    if (normalized) {
+      const bool has = m.random_baseline.has_value();
+      rows.back().insert(rows.back().end(), {has ? fixed(m.norm_a, 2) : "", has ? fixed(m.norm_b, 2) : "", has ? signed_fixed(m.norm_diff, 2) : ""});
+    }
+  }
+  for (const auto& g : c.groups) {
     rows.push_back({g.group + " (group)", g.metric, g.filter, std::to_string(g.n), "", "", signed_fixed(g.diff), fixed(g.se),
                     "[" + signed_fixed(g.ci_low) + ", " + signed_fixed(g.ci_high) + "]", p_value(g.p), "size-weighted", ""});
-  out += text_table({"Task", "Metric", "Filter", "n", "A", "B", "B-A", "SE", "95% CI", "p", "Test", "MDE80"}, rows,
-                    {false, false, false, true, true, true, true, true, false, true, false, true});
+    if (normalized) rows.back().insert(rows.back().end(), {"", "", ""});
+  }
+  std::vector<std::string> headers = {"Task", "Metric", "Filter", "n", "A (raw)", "B (raw)", "B-A (raw)", "SE", "95% CI", "p", "Test", "MDE80"};
+  std::vector<bool> right = {false, false, false, true, true, true, true, true, false, true, false, true};
+  if (normalized) {
+    headers.insert(headers.end(), {"A (normalised)", "B (normalised)", "B-A (normalised)"});
+    right.insert(right.end(), {true, true, true});
+  }
+  out += text_table(headers, rows, right);
   out += "\n";
   for (const auto& m : c.metrics)
     out += fmt::format("{} {},{}: B - A = {} (95% CI [{}, {}], p = {}): {}\n", m.task, m.metric, m.filter, signed_fixed(m.diff),
@@ -286,6 +311,15 @@ std::string render_text(const Comparison& c) {
     notes.push_back(fmt::format("{} {},{}: per-item correlation {}; a true difference of {} would be detected with 80% "
                                 "power at the 5% level", m.task, m.metric, m.filter, fixed(m.correlation), fixed(m.mde)));
     for (const auto& n : m.notes) notes.push_back(m.task + " " + m.metric + "," + m.filter + ": " + n);
+  }
+  if (normalized) {
+    std::string baselines;
+    for (const auto& m : c.metrics)
+      if (m.random_baseline && baselines.find(m.task + " ") == std::string::npos)
+        baselines += (baselines.empty() ? "" : ", ") + m.task + " " + fixed(*m.random_baseline);
+    notes.push_back("(raw): the scores themselves, on which SE, CI, p and MDE80 are computed; (normalised): the Open "
+                    "LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0, a 0-100 "
+                    "scale not comparable with raw scores; random baselines: " + baselines);
   }
   for (const auto& s : c.setting_differences) notes.push_back("the runs differ in " + s);
   for (const auto& t : c.only_a) notes.push_back("task " + t + " only in A; not compared");

@@ -233,8 +233,8 @@ std::string render_html_report(const ReportInput& in) {
       const std::string metric = key.substr(0, key.find(',')), filter = key.substr(key.find(',') + 1);
       h += "<h3>" + esc(metric) + " <span class=\"note\">(filter " + esc(filter) + ")</span></h3>\n";
       std::vector<Bar> bars;
-      std::string table = "<table><tr><th>run</th><th>score</th><th>95% interval</th><th>stderr</th><th>seed mean ± std (min–max)</th>"
-                          "<th>normalised</th></tr>";
+      std::string table = "<table><tr><th>run</th><th>raw score</th><th>95% interval</th><th>stderr</th><th>seed mean ± std (min–max)</th>"
+                          "<th>normalised (leaderboard, 0–100)</th></tr>";
       for (std::size_t r = 0; r < in.runs.size(); ++r) {
         const Json& res = in.runs[r].results["results"];
         if (!res.contains(task)) continue;
@@ -267,11 +267,9 @@ std::string render_html_report(const ReportInput& in) {
                               format::fixed(b.whisker_high), sv.contains("values") && sv["values"].is_array() ? sv["values"].size() : 0);
         }
         std::string norm = "–";
-        const Json& ln = in.runs[r].results.contains("leaderboard_normalized") ? in.runs[r].results["leaderboard_normalized"] : Json();
-        for (const char* section : {"tasks", "groups"})
-          if (ln.is_object() && ln.contains(section) && ln[section].contains(task) && ln[section][task].contains(key))
-            norm = fmt::format("{} <span class=\"note\">(raw {}, random {})</span>", format::fixed(num_or_nan(ln[section][task][key], "normalized")),
-                               format::fixed(num_or_nan(ln[section][task][key], "raw")), format::fixed(num_or_nan(ln[section][task][key], "random_baseline")));
+        if (auto ns = normalized_score(in.runs[r], task, key))
+          norm = fmt::format("{} <span class=\"note\">(raw {}, random baseline {})</span>", format::fixed(ns->normalized, 2),
+                             format::fixed(ns->raw), format::fixed(ns->random_baseline));
         table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}]</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                              esc(b.label), format::fixed(b.value), format::fixed(b.low), format::fixed(b.high), format::fixed(se), seeds, norm);
         bars.push_back(std::move(b));
@@ -279,8 +277,8 @@ std::string render_html_report(const ReportInput& in) {
       h += interval_chart(bars, false) + "\n" + table + "</table>\n";
       // Paired differences against run 1.
       std::vector<Bar> diffs;
-      std::string dt = "<table><tr><th>B − A</th><th>n</th><th>difference</th><th>95% interval</th><th>p</th><th>test</th>"
-                       "<th>MDE (80%)</th><th>verdict</th></tr>";
+      std::string dt = "<table><tr><th>B − A</th><th>n</th><th>raw difference</th><th>95% interval</th><th>p</th><th>test</th>"
+                       "<th>MDE (80%)</th><th>verdict</th><th>normalised (leaderboard)</th></tr>";
       for (std::size_t c = 0; c < in.comparisons.size(); ++c) {
         if (!in.comparisons[c]) continue;
         for (const auto& m : in.comparisons[c]->metrics) {
@@ -289,9 +287,12 @@ std::string render_html_report(const ReportInput& in) {
           b.bold = m.significant;
           diffs.push_back(b);
           dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}] ({})</td>"
-                            "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td></tr>",
+                            "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td></tr>",
                             esc(b.label), m.n, format::signed_fixed(m.diff), format::signed_fixed(m.ci_low), format::signed_fixed(m.ci_high), esc(m.interval), format::p_value(m.p), esc(m.test), format::fixed(m.mde),
-                            m.significant ? "sig" : "ns", m.significant ? "distinguishable from noise" : "within noise");
+                            m.significant ? "sig" : "ns", m.significant ? "distinguishable from noise" : "within noise",
+                            m.random_baseline ? fmt::format("{} <span class=\"note\">({} → {})</span>", format::signed_fixed(m.norm_diff, 2), format::fixed(m.norm_a, 2),
+                                                            format::fixed(m.norm_b, 2))
+                                              : std::string("–"));
         }
       }
       for (std::size_t c = 0; c < in.comparisons.size(); ++c) {
@@ -302,7 +303,7 @@ std::string render_html_report(const ReportInput& in) {
           b.bold = g.significant;
           diffs.push_back(b);
           dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}] (normal)</td>"
-                            "<td class=\"num\">{}</td><td>size-weighted over {} tasks</td><td></td><td class=\"{}\">{}</td></tr>",
+                            "<td class=\"num\">{}</td><td>size-weighted over {} tasks</td><td></td><td class=\"{}\">{}</td><td>–</td></tr>",
                             esc(b.label), g.n, format::signed_fixed(g.diff), format::signed_fixed(g.ci_low),
                             format::signed_fixed(g.ci_high), format::p_value(g.p), g.tasks.size(), g.significant ? "sig" : "ns",
                             g.significant ? "distinguishable from noise" : "within noise");

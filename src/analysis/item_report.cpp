@@ -12,6 +12,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/py_random.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/metrics/leaderboard.hpp"
 #include "lmeval/stats/paired.hpp"
 
 namespace lmeval::analysis {
@@ -95,6 +96,10 @@ Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& opt) {
     }
     ta.items = keep.size();
     if (ta.items == 0) continue;
+    if (auto ns = normalized_score(runs[0], task, ta.score_key)) {
+      ta.random_baseline = ns->random_baseline;
+      for (double m : ta.means) ta.normalized_means.push_back(leaderboard_normalize(m, ns->random_baseline));
+    }
     ta.item_stats = stats::item_statistics(scores);
     std::vector<std::size_t> by_disc;
     for (std::size_t k = 0; k < keep.size(); ++k) {
@@ -180,6 +185,11 @@ Json to_json(const Analysis& a) {
     tj["items"] = t.items;
     tj["means"] = Json::array();
     for (double m : t.means) tj["means"].push_back(format::number(m));
+    if (t.random_baseline) {
+      tj["random_baseline"] = *t.random_baseline;
+      tj["normalized_means"] = Json::array();
+      for (double m : t.normalized_means) tj["normalized_means"].push_back(format::number(m));
+    }
     Json difficulty = Json::array(), discrimination = Json::array();
     for (const auto& s : t.item_stats) {
       difficulty.push_back(format::number(s.difficulty));
@@ -211,8 +221,17 @@ std::string render_text(const Analysis& a) {
   for (const auto& t : a.tasks) {
     out += fmt::format("\n## {} ({}, {} items)\n\n", t.task, t.score_key, t.items);
     std::vector<std::vector<std::string>> rows;
-    for (std::size_t r = 0; r < a.labels.size(); ++r) rows.push_back({a.labels[r], f3(t.means[r])});
-    out += text_table({"Run", "Score"}, rows, {false, true});
+    for (std::size_t r = 0; r < a.labels.size(); ++r) {
+      rows.push_back({a.labels[r], f3(t.means[r])});
+      if (t.random_baseline) rows.back().push_back(format::fixed(t.normalized_means[r], 2));
+    }
+    if (t.random_baseline) {
+      out += text_table({"Run", "Score (raw)", "Normalised (leaderboard)"}, rows, {false, true, true});
+      out += fmt::format("Normalised (leaderboard): (raw - random baseline {}) / (1 - {}) x 100, clipped at 0; a 0-100 "
+                         "scale, not comparable with raw scores\n", format::fixed(*t.random_baseline), format::fixed(*t.random_baseline));
+    } else {
+      out += text_table({"Run", "Score (raw)"}, rows, {false, true});
+    }
     std::size_t easy = 0, hard = 0;
     for (const auto& s : t.item_stats) {
       if (s.difficulty >= 1) ++easy;

@@ -262,6 +262,17 @@ void label_runs(std::vector<Run>& runs) {
   }
 }
 
+std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task, const std::string& key) {
+  const Json& r = run.results;
+  if (!r.contains("leaderboard_normalized") || !r["leaderboard_normalized"].is_object()) return std::nullopt;
+  const Json& tasks = r["leaderboard_normalized"].contains("tasks") ? r["leaderboard_normalized"]["tasks"] : Json();
+  if (!tasks.is_object() || !tasks.contains(task) || !tasks[task].is_object() || !tasks[task].contains(key)) return std::nullopt;
+  const Json& e = tasks[task][key];
+  auto num = [&](const char* k) { return e.is_object() && e.contains(k) && e[k].is_number(); };
+  if (!num("raw") || !num("random_baseline") || !num("normalized")) return std::nullopt;
+  return NormalizedScore{e["raw"].get<double>(), e["random_baseline"].get<double>(), e["normalized"].get<double>()};
+}
+
 std::vector<Run> load_runs(const std::vector<std::string>& paths) {
   std::vector<Run> runs;
   for (const auto& p : paths) runs.push_back(load_run(p));

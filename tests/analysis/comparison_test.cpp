@@ -2,7 +2,12 @@
 // samples files, the refusal to compare different prompts, groups, small tasks, --output JSON.
 #include "lmeval/analysis/comparison.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <sstream>
 
 #include "analysis/run_fixture.hpp"
 #include "lmeval/stats/paired.hpp"
@@ -65,6 +70,63 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
   EXPECT_NEAR(g["diff"].get<double>(), (150 * d1 + 150 * d2) / 300, 1e-12);
   EXPECT_NE(r.out.find("qa_group (group)"), std::string::npos);
   EXPECT_NE(r.out.find("the runs differ in config.model_args"), std::string::npos) << r.out;
+}
+
+namespace {
+// Trimmed cells of the text table's row for `task` and `metric`.
+std::vector<std::string> text_row(const std::string& out, const std::string& task, const std::string& metric) {
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    std::string cell;
+    std::getline(l, cell, '|');
+    while (std::getline(l, cell, '|')) {
+      const auto a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+      cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    }
+    if (cells.size() > 2 && cells[0] == task && cells[1] == metric) return cells;
+  }
+  return {};
+}
+}  // namespace
+
+// Every fixture question has four choices: a random baseline of 0.25, and the leaderboard's
+// normalised score max(0, (raw - 0.25) / 0.75) * 100 of each run, with the raw means taken here
+// from the samples files.
+TEST_F(Compare, NormalisedScoresBesideTheRawOnes) {
+  const std::string out = (dir() / ("cmp_norm_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("b") + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  auto mean = [](const std::map<std::string, double>& m) {
+    double s = 0;
+    for (const auto& [k, v] : m) s += v;
+    return s / static_cast<double>(m.size());
+  };
+  auto lb = [](double raw) { return std::max(0.0, (raw - 0.25) / 0.75) * 100; };
+  int unclipped = 0;
+  for (const char* task : {"qa_one", "qa_two"})
+    for (const char* metric : {"acc", "acc_norm"}) {
+      SCOPED_TRACE(std::string(task) + " " + metric);
+      const double a = lb(mean(item_scores("a", task, metric))), b = lb(mean(item_scores("b", task, metric)));
+      unclipped += a > 0 || b > 0;
+      const Json& n = row(cmp, task, metric)["normalized"];
+      EXPECT_EQ(n["random_baseline"], 0.25);
+      EXPECT_NEAR(n["score_a"].get<double>(), a, 1e-9);
+      EXPECT_NEAR(n["score_b"].get<double>(), b, 1e-9);
+      EXPECT_NEAR(n["diff"].get<double>(), b - a, 1e-9);
+      auto cells = text_row(r.out, task, metric);
+      ASSERT_EQ(cells.size(), 15u) << r.out;
+      EXPECT_EQ(cells[12], fmt::format("{:.2f}", a));
+      EXPECT_EQ(cells[13], fmt::format("{:.2f}", b));
+      EXPECT_EQ(cells[14], fmt::format("{:+.2f}", b - a));
+    }
+  EXPECT_GT(unclipped, 0);  // not every score at or below chance
+  for (const char* h : {"| A (raw) ", "| B (raw) ", "| B-A (raw) ", "| A (normalised) ", "| B (normalised) ", "| B-A (normalised) |"})
+    EXPECT_NE(r.out.find(h), std::string::npos) << h << "\n" << r.out;
+  EXPECT_NE(r.out.find("random baselines: qa_one 0.2500, qa_two 0.2500"), std::string::npos) << r.out;
 }
 
 TEST_F(Compare, IdenticalRunsAreWithinNoise) {

@@ -2,6 +2,9 @@
 // Chromium to PNG without console errors. Skips the render where chromium is not installed.
 #include "lmeval/analysis/html_report.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
 #include <regex>
 
 #include "analysis/run_fixture.hpp"
@@ -85,4 +88,28 @@ TEST_F(Report, SeedWhiskersAndNormalisedScores) {
   EXPECT_NE(h.find("0.2500 ± 0.0200 (0.2300–0.2700; 3 seeds)"), std::string::npos);
   EXPECT_NE(h.find("stroke=\"#888\""), std::string::npos);  // the whisker
   EXPECT_NE(h.find("(raw "), std::string::npos);           // leaderboard_normalized beside raw
+}
+
+// Raw and leaderboard-normalised side by side, each named: per run the normalised score with its
+// raw score and baseline, and per paired difference the normalised one. Four choices per fixture
+// question: baseline 0.25, normalised = max(0, (raw - 0.25) / 0.75) * 100, raw from the samples.
+TEST_F(Report, RawAndNormalisedScoresAreNamed) {
+  auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
+  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  EXPECT_NE(h.find("<th>raw score</th>"), std::string::npos);
+  EXPECT_NE(h.find("<th>normalised (leaderboard, 0–100)</th>"), std::string::npos);
+  EXPECT_NE(h.find("<th>raw difference</th>"), std::string::npos);
+  EXPECT_NE(h.find("<th>normalised (leaderboard)</th>"), std::string::npos);
+  auto mean = [](const std::map<std::string, double>& m) {
+    double s = 0;
+    for (const auto& [k, v] : m) s += v;
+    return s / static_cast<double>(m.size());
+  };
+  auto lb = [](double raw) { return std::max(0.0, (raw - 0.25) / 0.75) * 100; };
+  const double ra = mean(item_scores("a", "qa_one")), rb = mean(item_scores("b", "qa_one"));
+  char cell[160];
+  std::snprintf(cell, sizeof cell, "%.2f <span class=\"note\">(raw %.4f, random baseline 0.2500)</span>", lb(rb), rb);
+  EXPECT_NE(h.find(cell), std::string::npos) << cell;
+  std::snprintf(cell, sizeof cell, "<td class=\"num\">%+.2f <span class=\"note\">(%.2f → %.2f)</span></td>", lb(rb) - lb(ra), lb(ra), lb(rb));
+  EXPECT_NE(h.find(cell), std::string::npos) << cell;
 }

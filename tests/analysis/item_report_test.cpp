@@ -2,6 +2,9 @@
 // the samples files read here; the bootstrap is deterministic with --seed.
 #include "lmeval/analysis/item_report.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "analysis/run_fixture.hpp"
 
 using lmeval::testing::AnalysisRuns;
@@ -50,6 +53,40 @@ TEST_F(Analyze, ItemStatisticsFromTheSamples) {
     EXPECT_EQ(p["a_above_b"].get<int>() + p["b_above_a"].get<int>() + p["ties"].get<int>(), 1000);
   EXPECT_NE(r.out.find("Rank stability"), std::string::npos);
   EXPECT_NE(r.out.find("Items no run gets right (candidates for label errors)"), std::string::npos);
+}
+
+// Four choices per fixture question: a random baseline of 0.25, and each run's normalised score
+// max(0, (raw - 0.25) / 0.75) * 100 beside its raw mean, both taken here from the samples files.
+TEST_F(Analyze, RawAndNormalisedScoresSideBySide) {
+  const std::string out = (dir() / ("an_norm_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("analyze " + run("a") + " " + run("b") + " " + run("c") + " --metric acc_norm --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json an = Json::parse(read_file(out));
+  std::filesystem::remove(out);
+  int unclipped = 0;
+  for (const auto& t : an["tasks"]) {
+    const std::string task = t["task"];
+    SCOPED_TRACE(task);
+    EXPECT_EQ(t["random_baseline"], 0.25);
+    const char* names[] = {"a", "b", "c"};
+    std::string expected_rows;
+    for (int k = 0; k < 3; ++k) {
+      double sum = 0;
+      const auto items = item_scores(names[k], task, "acc_norm");
+      for (const auto& [hash, v] : items) sum += v;
+      const double raw = sum / static_cast<double>(items.size());
+      const double norm = std::max(0.0, (raw - 0.25) / 0.75) * 100;
+      unclipped += norm > 0;
+      EXPECT_NEAR(t["means"][k].get<double>(), raw, 1e-12);
+      EXPECT_NEAR(t["normalized_means"][k].get<double>(), norm, 1e-9);
+      char row[64];
+      std::snprintf(row, sizeof row, "|       %.3f |                   %6.2f |", raw, norm);
+      EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+    }
+  }
+  EXPECT_GT(unclipped, 0);
+  EXPECT_NE(r.out.find("| Run     | Score (raw) | Normalised (leaderboard) |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Normalised (leaderboard): (raw - random baseline 0.2500)"), std::string::npos) << r.out;
 }
 
 TEST_F(Analyze, DeterministicWithSeed) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct MetricComparison {
   double mde = 0;                   // minimum detectable difference at 80% power, 5% level
   bool significant = false;         // p < 0.05
   bool higher_is_better = true;
+  // Leaderboard normalisation (spec §8.2) where run A's results give the task and metric a random
+  // baseline: both scores and their difference on the leaderboard's 0-100 scale. The test and the
+  // interval above are of the raw scores.
+  std::optional<double> random_baseline;
+  double norm_a = 0, norm_b = 0, norm_diff = 0;
   std::vector<std::string> notes;
 };
 

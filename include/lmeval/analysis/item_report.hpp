@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct TaskAnalysis {
   std::string task, score_key;
   std::size_t items = 0;
   std::vector<double> means;  // per run
+  // Where run 1's results give the task's metric a random baseline: the means on the leaderboard's
+  // normalised 0-100 scale (spec §8.2), per run.
+  std::optional<double> random_baseline;
+  std::vector<double> normalized_means;
   std::vector<stats::ItemStatistics> item_stats;
   std::vector<ListedItem> never_correct;  // no run scores above 0 (candidates for label errors)
   std::size_t never_correct_count = 0;

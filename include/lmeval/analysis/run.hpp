@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ struct Run {
   // Tasks (not groups) in the results file: the keys of "configs".
   std::vector<std::string> tasks() const;
 };
+
+// A task score as the run's results file records it in `leaderboard_normalized` (spec §8.2).
+struct NormalizedScore {
+  double raw = 0, random_baseline = 0, normalized = 0;
+};
+// For "<metric>,<filter>" of `task`; nullopt when the run records no random baseline for it.
+std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task, const std::string& key);
 
 // Reads an output folder (<output_path> or <output_path>/<model>, newest results file) or a
 // results file, and the samples_<task>_<date>.jsonl files written beside it. Bad or missing
