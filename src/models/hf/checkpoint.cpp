@@ -290,6 +290,34 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
     type = params["rope_type"].get<std::string>();
   else if (params.contains("type") && params["type"].is_string())
     type = params["type"].get<std::string>();
+  const bool phi3 = a.architecture == "Phi3ForCausalLM";
+  // Phi3Config reads its old names "su" and "yarn" as longrope.
+  if (phi3 && (type == "su" || type == "yarn")) type = "longrope";
+  const std::string field = c.has("rope_parameters") ? "$.rope_parameters" : "$.rope_scaling";
+  auto need_max_positions = [&]() {
+    if (!a.max_position_embeddings)
+      throw UserError("rope type '" + type + "' needs max_position_embeddings", {c.path(), 0, 0, "$.max_position_embeddings"},
+                      "the model's maximum length");
+    return *a.max_position_embeddings;
+  };
+  // transformers' standardize_rope_params: the pretraining length of llama3/yarn/longrope comes
+  // from the rope parameters, else max_position_embeddings; Phi3's own top-level field wins.
+  auto original_max = [&]() {
+    if (phi3) return c.int_or("original_max_position_embeddings", 4096);
+    if (params.contains("original_max_position_embeddings") && params["original_max_position_embeddings"].is_number())
+      return params["original_max_position_embeddings"].get<int64_t>();
+    return need_max_positions();
+  };
+  auto factors = [&](const char* key) {
+    std::vector<double> out;
+    if (params.contains(key) && params[key].is_array())
+      for (const auto& v : params[key])
+        if (v.is_number()) out.push_back(v.get<double>());
+    if (static_cast<int64_t>(out.size()) != a.rotary_dim / 2 || (params.contains(key) && out.size() != params[key].size()))
+      throw UserError(std::string(key) + " must hold rotary_dim / 2 = " + std::to_string(a.rotary_dim / 2) + " numbers",
+                      {c.path(), 0, 0, field + "." + key}, "a list of " + std::to_string(a.rotary_dim / 2) + " numbers");
+    return out;
+  };
   if (type == "default") {
     a.rope = RopeType::kDefault;
   } else if (type == "linear") {
@@ -300,11 +328,48 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
     a.rope_factor = pnum("factor", 8.0);
     a.rope_low_freq_factor = pnum("low_freq_factor", 1.0);
     a.rope_high_freq_factor = pnum("high_freq_factor", 4.0);
-    a.rope_original_max_positions =
-        static_cast<int64_t>(pnum("original_max_position_embeddings", 8192));
+    a.rope_original_max_positions = original_max();
+  } else if (type == "yarn") {
+    // transformers' _compute_yarn_parameters.
+    a.rope = RopeType::kYarn;
+    a.rope_original_max_positions = original_max();
+    a.rope_factor = pnum("factor", static_cast<double>(need_max_positions()) /
+                                       static_cast<double>(a.rope_original_max_positions));
+    auto mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+    const double ms = pnum("mscale", 0.0), ms_all = pnum("mscale_all_dim", 0.0);
+    if (params.contains("attention_factor") && params["attention_factor"].is_number())
+      a.rope_attention_factor = params["attention_factor"].get<double>();
+    else if (ms != 0.0 && ms_all != 0.0)
+      a.rope_attention_factor = mscale(a.rope_factor, ms) / mscale(a.rope_factor, ms_all);
+    else
+      a.rope_attention_factor = mscale(a.rope_factor, 1.0);
+    // `get("beta_fast") or 32`: a zero means the default too.
+    a.rope_beta_fast = pnum("beta_fast", 0.0) != 0.0 ? pnum("beta_fast", 0.0) : 32.0;
+    a.rope_beta_slow = pnum("beta_slow", 0.0) != 0.0 ? pnum("beta_slow", 0.0) : 1.0;
+    a.rope_truncate = !(params.contains("truncate") && params["truncate"].is_boolean()) ||
+                      params["truncate"].get<bool>();
+  } else if (type == "dynamic") {
+    // transformers' _compute_dynamic_ntk_parameters; the length is applied per sequence (rope.cpp).
+    a.rope = RopeType::kDynamic;
+    a.rope_factor = pnum("factor", 1.0);
+    need_max_positions();
+  } else if (type == "longrope") {
+    // transformers' _compute_longrope_parameters.
+    a.rope = RopeType::kLongRope;
+    a.rope_original_max_positions = original_max();
+    a.rope_short_factor = factors("short_factor");
+    a.rope_long_factor = factors("long_factor");
+    const double factor = pnum("factor", static_cast<double>(need_max_positions()) /
+                                             static_cast<double>(a.rope_original_max_positions));
+    if (params.contains("attention_factor") && params["attention_factor"].is_number())
+      a.rope_attention_factor = params["attention_factor"].get<double>();
+    else
+      a.rope_attention_factor =
+          factor <= 1.0 ? 1.0
+                        : std::sqrt(1 + std::log(factor) / std::log(static_cast<double>(a.rope_original_max_positions)));
   } else {
-    throw UserError("unsupported rope type '" + type + "'", {c.path(), 0, 0, "$.rope_scaling"},
-                    "default, linear or llama3 rotary embeddings");
+    throw UserError("unsupported rope type '" + type + "'", {c.path(), 0, 0, field},
+                    "default, linear, llama3, yarn, dynamic or longrope rotary embeddings");
   }
 }
 
@@ -451,8 +516,7 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     a.parallel_residual = true;
     a.shared_layer_norm = true;
     a.tie_word_embeddings = c.bool_or("tie_word_embeddings", false);
-    if (c.bool_or("qk_layernorm", false))
-      throw UserError("qk_layernorm is not supported for Phi", {path, 0, 0, "$.qk_layernorm"}, "false");
+    a.qk_norm = c.bool_or("qk_layernorm", false);  // LayerNorms (with bias) over head_dim
     finish_heads();
     parse_rope(c, a, 0.5, 10000.0);
     a.layer_sliding_window.assign(a.num_layers, 0);
@@ -470,12 +534,16 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
                                     "$.activation_function");
     a.gated_mlp = false;
     a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
-    if (!c.bool_or("do_layer_norm_before", true))
-      throw UserError("OPT with do_layer_norm_before=false (opt-350m) is not supported",
-                      {path, 0, 0, "$.do_layer_norm_before"}, "true");
-    if (c.int_or("word_embed_proj_dim", a.hidden_size) != a.hidden_size)
-      throw UserError("OPT with word_embed_proj_dim != hidden_size is not supported",
-                      {path, 0, 0, "$.word_embed_proj_dim"}, "word_embed_proj_dim == hidden_size");
+    // opt-350m: norms after the residual adds and no final norm (OPTDecoder keeps one only with
+    // do_layer_norm_before and not _remove_final_layer_norm); embeddings of word_embed_proj_dim
+    // projected in to hidden_size and out again before the (tied) LM head.
+    a.post_norm = !c.bool_or("do_layer_norm_before", true);
+    a.final_norm = !a.post_norm && !c.bool_or("_remove_final_layer_norm", false);
+    const int64_t proj = c.int_or("word_embed_proj_dim", a.hidden_size);
+    if (proj != a.hidden_size) a.embed_proj_dim = proj;
+    if (!c.bool_or("layer_norm_elementwise_affine", true))
+      throw UserError("OPT without layer norm weights is not supported",
+                      {path, 0, 0, "$.layer_norm_elementwise_affine"}, "true");
     finish_heads();
     a.layer_sliding_window.assign(a.num_layers, 0);
   }

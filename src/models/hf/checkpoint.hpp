@@ -67,7 +67,9 @@ class WeightArchive {
 
 enum class NormKind { kRms, kLayerNorm };
 enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
-enum class RopeType { kNone, kDefault, kLinear, kLlama3 };
+// transformers' rope_type values. kDynamic and kLongRope pick their frequencies from a sequence's
+// length (rope.hpp).
+enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };
 
 // What distinguishes one architecture from another, as configuration of one transformer block.
 struct ArchConfig {
@@ -90,7 +92,10 @@ struct ArchConfig {
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP
   bool sandwich_norms = false;     // Gemma2: norms on the branch outputs too
-  bool qk_norm = false;            // Qwen3: RMSNorm over head_dim on q and k
+  bool qk_norm = false;            // Qwen3: RMSNorm over head_dim on q and k; Phi: LayerNorm
+  bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
+  bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
+  int64_t embed_proj_dim = 0;      // OPT word_embed_proj_dim != hidden_size: projected in and out
   bool embed_scale = false;        // Gemma: embeddings·√hidden
   int64_t learned_positions = 0;   // rows of a learned position table (GPT-2, OPT), 0 = none
   int64_t position_offset = 0;     // OPT's offset of 2
@@ -100,6 +105,10 @@ struct ArchConfig {
   int64_t rotary_dim = 0;
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int64_t rope_original_max_positions = 8192;
+  double rope_attention_factor = 1.0;           // YaRN/LongRoPE scale of cos and sin
+  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;  // YaRN ramp
+  bool rope_truncate = true;                    // YaRN: whole dimensions at the ramp's ends
+  std::vector<double> rope_short_factor, rope_long_factor;  // LongRoPE, rotary_dim / 2 each
 
   double attn_scale = 0.0;  // multiplies q·k
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "models/hf/kernels.hpp"
 #include "models/hf/transformer_impl.hpp"
@@ -75,22 +76,34 @@ void log_softmax_row(const float* x, float* y, int64_t n) {
 
 }  // namespace
 
-void Transformer::Impl::ensure_rope_table(int64_t positions) {
-  if (cfg.rope == RopeType::kNone || positions <= rope_rows) return;
+const Transformer::Impl::RopeTable& Transformer::Impl::rope_table(int64_t variant, int64_t positions) {
+  RopeTable& t = rope_tables[variant];
+  if (positions <= t.rows) return t;
   const int64_t rd = cfg.rotary_dim, half = rd / 2;
-  Tensor inv = inv_freq.to(at::kCPU).to(at::kFloat).contiguous();
+  // The variant's frequencies: a length that selects it (dynamic NTK: the length is the variant).
+  const int64_t length = cfg.rope == RopeType::kDynamic ? variant
+                         : variant && cfg.rope == RopeType::kLongRope ? cfg.rope_original_max_positions + 1
+                                                                      : 0;
+  Tensor inv = inv_freq_for_length(length).to(at::kCPU).to(at::kFloat).contiguous();
   const float* f = inv.data_ptr<float>();
+  const float scale = static_cast<float>(cfg.rope_attention_factor);
   // Whole multiples of 256 positions, each row computed from its position alone.
   const int64_t rows = (positions + 255) / 256 * 256;
-  rope_cos.resize(static_cast<size_t>(rows * rd));
-  rope_sin.resize(static_cast<size_t>(rows * rd));
-  for (int64_t p = rope_rows; p < rows; ++p)
+  t.cos.resize(static_cast<size_t>(rows * rd));
+  t.sin.resize(static_cast<size_t>(rows * rd));
+  for (int64_t p = t.rows; p < rows; ++p)
     for (int64_t i = 0; i < half; ++i) {
       const float a = static_cast<float>(p) * f[i];  // freqs = position * inv_freq in float32
-      rope_cos[p * rd + i] = rope_cos[p * rd + half + i] = std::cos(a);
-      rope_sin[p * rd + i] = rope_sin[p * rd + half + i] = std::sin(a);
+      float c = std::cos(a), s = std::sin(a);
+      if (scale != 1.0f) {
+        c *= scale;
+        s *= scale;
+      }
+      t.cos[p * rd + i] = t.cos[p * rd + half + i] = c;
+      t.sin[p * rd + i] = t.sin[p * rd + half + i] = s;
     }
-  rope_rows = rows;
+  t.rows = rows;
+  return t;
 }
 
 Tensor Transformer::Impl::buffer(size_t slot, int64_t rows, int64_t cols) {
@@ -107,12 +120,25 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
   // Position of each row and the length of the longest key sequence.
   std::vector<int64_t> pos(static_cast<size_t>(N), 0);
   int64_t max_pos = 0;
+  // Each row's rotary table: the variant of its sequence's length (the caller does not share
+  // prefixes when the variant depends on the length: rope.hpp).
+  std::vector<int64_t> row_variant(static_cast<size_t>(N), 0);
+  std::map<int64_t, int64_t> variant_rows;
   for (const Seq& s : seqs) {
     const int64_t p0 = s.parent >= 0 ? seqs[s.parent].len : 0;
-    for (int64_t t = 0; t < s.len; ++t) pos[s.row0 + t] = p0 + t;
+    const int64_t v = rope_variant(cfg, p0 + s.len);
+    for (int64_t t = 0; t < s.len; ++t) {
+      pos[s.row0 + t] = p0 + t;
+      row_variant[s.row0 + t] = v;
+    }
     max_pos = std::max(max_pos, p0 + s.len);
+    variant_rows[v] = std::max(variant_rows[v], p0 + s.len);
   }
-  ensure_rope_table(max_pos);
+  std::vector<const RopeTable*> row_table(static_cast<size_t>(N), nullptr);
+  if (cfg.rope != RopeType::kNone) {
+    for (const auto& [v, n] : variant_rows) rope_table(v, n);
+    for (int64_t r = 0; r < N; ++r) row_table[r] = &rope_tables.at(row_variant[r]);
+  }
   Tensor h = buffer(0, N, Hd), x = buffer(1, N, Hd), qkv = buffer(2, N, ld_qkv);
   Tensor att = buffer(3, N, qdim), o = buffer(4, N, Hd);
   Tensor up = buffer(5, N, cfg.gated_mlp ? 2 * I : I);
@@ -122,10 +148,18 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
     const float* pe = cfg.learned_positions ? fptr(pos_embed) : nullptr;
     const float scale = cfg.embed_scale ? embed_normalizer.item<float>() : 1.0f;
     float* hp = fptr(h);
+    if (proj_in.defined()) {  // OPT: word embeddings of width E projected to the hidden size
+      const int64_t E = cfg.embed_proj_dim;
+      Tensor rows = buffer(7, N, E);
+      for (int64_t r = 0; r < N; ++r)
+        std::copy(e + static_cast<int64_t>(ids[r]) * E, e + (static_cast<int64_t>(ids[r]) + 1) * E, fptr(rows) + r * E);
+      kernels::matmul_nt(fptr(rows), E, fptr(proj_in), E, nullptr, hp, Hd, N, Hd, E);
+    }
     for (int64_t r = 0; r < N; ++r) {
       const float* er = e + static_cast<int64_t>(ids[r]) * Hd;
       float* hr = hp + r * Hd;
-      for (int64_t i = 0; i < Hd; ++i) hr[i] = cfg.embed_scale ? er[i] * scale : er[i];
+      if (!proj_in.defined())
+        for (int64_t i = 0; i < Hd; ++i) hr[i] = cfg.embed_scale ? er[i] * scale : er[i];
       if (pe) {
         const float* pr = pe + (pos[r] + cfg.position_offset) * Hd;
         for (int64_t i = 0; i < Hd; ++i) hr[i] += pr[i];
@@ -140,7 +174,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
   for (size_t li = 0; li < layers.size(); ++li) {
     const Layer& L = layers[li];
     const int64_t window = cfg.layer_sliding_window[li];
-    norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
+    if (cfg.post_norm)
+      std::copy(hp, hp + N * Hd, xp);
+    else
+      norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
     kernels::matmul_nt(xp, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
     // Per head: q/k norm (Qwen3), then rotary embedding of q and k.
     at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
@@ -151,11 +188,12 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
           float* v = row + hh * hd;
           if (cfg.qk_norm) {
             std::copy(v, v + hd, tmp.begin());
-            norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd, cfptr(hh < H ? L.q_norm_w : L.k_norm_w), nullptr);
+            norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd, cfptr(hh < H ? L.q_norm_w : L.k_norm_w),
+                      cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
           }
           if (cfg.rope == RopeType::kNone) continue;
-          const float* c = rope_cos.data() + pos[r] * rd;
-          const float* s = rope_sin.data() + pos[r] * rd;
+          const float* c = row_table[r]->cos.data() + pos[r] * rd;
+          const float* s = row_table[r]->sin.data() + pos[r] * rd;
           for (int64_t i = 0; i < half; ++i) {
             const float x1 = v[i], x2 = v[half + i];
             v[i] = x1 * c[i] - x2 * s[i];
@@ -235,7 +273,13 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
     };
     float* op = fptr(o);
     float* mp = fptr(m_out);
-    if (cfg.parallel_residual) {
+    if (cfg.post_norm) {  // OPT do_layer_norm_before=false
+      for (int64_t i = 0; i < N * Hd; ++i) xp[i] = hp[i] + op[i];
+      norm_rows(cfg, xp, Hd, hp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
+      mlp(hp, mp);
+      for (int64_t i = 0; i < N * Hd; ++i) xp[i] = hp[i] + mp[i];
+      norm_rows(cfg, xp, Hd, hp, Hd, N, Hd, cfptr(L.ln2_w), cfptr(L.ln2_b));
+    } else if (cfg.parallel_residual) {
       if (cfg.shared_layer_norm) {
         mlp(xp, mp);
       } else {
@@ -261,8 +305,18 @@ Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   const int64_t n = hidden_rows.size(0), Hd = cfg.hidden_size, V = cfg.vocab_size;
   Tensor src = hidden_rows.contiguous();
   Tensor x = at::empty({n, Hd}, at::kFloat), lg = at::empty({n, V}, at::kFloat), lp = at::empty({n, V}, at::kFloat);
-  norm_rows(cfg, fptr(src), Hd, fptr(x), Hd, n, Hd, cfptr(final_w), cfptr(final_b));
-  kernels::matmul_nt(fptr(x), Hd, fptr(head_w), Hd, cfptr(head_b), fptr(lg), V, n, V, Hd);
+  if (cfg.final_norm)
+    norm_rows(cfg, fptr(src), Hd, fptr(x), Hd, n, Hd, cfptr(final_w), cfptr(final_b));
+  else
+    x.copy_(src);
+  int64_t E = Hd;
+  if (proj_out.defined()) {  // OPT: back to the embeddings' width before the tied LM head
+    E = cfg.embed_proj_dim;
+    Tensor y = at::empty({n, E}, at::kFloat);
+    kernels::matmul_nt(fptr(x), Hd, fptr(proj_out), Hd, nullptr, fptr(y), E, n, E, Hd);
+    x = y;
+  }
+  kernels::matmul_nt(fptr(x), E, fptr(head_w), E, cfptr(head_b), fptr(lg), V, n, V, E);
   const float cap = static_cast<float>(cfg.final_softcap);
   float* l = fptr(lg);
   float* out = fptr(lp);

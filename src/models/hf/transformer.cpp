@@ -161,8 +161,13 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
     if (!cfg.tie_word_embeddings) head_w = take(w, {"embed_out.weight"}, {V, Hd}, true);
   } else if (arch == "OPTForCausalLM") {
     const std::string p = "model.decoder.";
-    embed = take(w, alt(p, "embed_tokens.weight"), {V, Hd}, true);
+    const int64_t E = cfg.embed_proj_dim > 0 ? cfg.embed_proj_dim : Hd;
+    embed = take(w, alt(p, "embed_tokens.weight"), {V, E}, true);
     pos_embed = take(w, alt(p, "embed_positions.weight"), {cfg.learned_positions, Hd}, true);
+    if (cfg.embed_proj_dim > 0) {
+      proj_in = take(w, alt(p, "project_in.weight"), {Hd, E}, true);
+      proj_out = take(w, alt(p, "project_out.weight"), {E, Hd}, true);
+    }
     for (int64_t i = 0; i < cfg.num_layers; ++i) {
       Layer& L = layers[i];
       const std::string l = "layers." + std::to_string(i) + ".";
@@ -183,9 +188,11 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
       L.down_w = take(w, alt(p, l + "fc2.weight"), {Hd, I}, true);
       L.down_b = take(w, alt(p, l + "fc2.bias"), {Hd}, false);
     }
-    final_w = take(w, alt(p, "final_layer_norm.weight"), {Hd}, true);
-    final_b = take(w, alt(p, "final_layer_norm.bias"), {Hd}, true);
-    if (!cfg.tie_word_embeddings) head_w = take(w, {"lm_head.weight"}, {V, Hd}, true);
+    if (cfg.final_norm) {
+      final_w = take(w, alt(p, "final_layer_norm.weight"), {Hd}, true);
+      final_b = take(w, alt(p, "final_layer_norm.bias"), {Hd}, true);
+    }
+    if (!cfg.tie_word_embeddings) head_w = take(w, {"lm_head.weight"}, {V, E}, true);
   } else {
     // Llama family, Mistral, Qwen2/3, Phi, Phi3, Gemma, Gemma2: "model." prefix, HF names.
     const std::string p = "model.";
@@ -220,7 +227,12 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
       const std::string o = phi ? "self_attn.dense." : "self_attn.o_proj.";
       L.o_w = take(w, alt(p, l + o + "weight"), {Hd, qdim}, true);
       L.o_b = take(w, alt(p, l + o + "bias"), {Hd}, false);
-      if (cfg.qk_norm) {
+      if (cfg.qk_norm && phi) {
+        L.q_norm_w = take(w, alt(p, l + "self_attn.q_layernorm.weight"), {hd}, true);
+        L.q_norm_b = take(w, alt(p, l + "self_attn.q_layernorm.bias"), {hd}, true);
+        L.k_norm_w = take(w, alt(p, l + "self_attn.k_layernorm.weight"), {hd}, true);
+        L.k_norm_b = take(w, alt(p, l + "self_attn.k_layernorm.bias"), {hd}, true);
+      } else if (cfg.qk_norm) {
         L.q_norm_w = take(w, alt(p, l + "self_attn.q_norm.weight"), {hd}, true);
         L.k_norm_w = take(w, alt(p, l + "self_attn.k_norm.weight"), {hd}, true);
       }
@@ -312,27 +324,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     impl->load_weights(*archive, dir.string());
     return 0;
   });
-  const int64_t rd = cfg.rotary_dim;
-  if (cfg.rope != RopeType::kNone) {
-    // inv_freq = 1 / θ^(2i/d) in float32, as transformers' rope init functions.
-    Tensor idx = at::arange(0, rd, 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) /
-                 static_cast<double>(rd);
-    Tensor inv = at::pow(cfg.rope_theta, idx).reciprocal();
-    if (cfg.rope == RopeType::kLinear) inv = inv / cfg.rope_factor;
-    if (cfg.rope == RopeType::kLlama3) {
-      const double old_len = static_cast<double>(cfg.rope_original_max_positions);
-      const double low_wavelen = old_len / cfg.rope_low_freq_factor;
-      const double high_wavelen = old_len / cfg.rope_high_freq_factor;
-      Tensor wavelen = (2 * M_PI) / inv;
-      Tensor scaled = at::where(wavelen.gt(low_wavelen), inv / cfg.rope_factor, inv);
-      Tensor smooth = (old_len / wavelen - cfg.rope_low_freq_factor) /
-                      (cfg.rope_high_freq_factor - cfg.rope_low_freq_factor);
-      Tensor smoothed = (1 - smooth) * scaled / cfg.rope_factor + smooth * scaled;
-      Tensor medium = wavelen.lt(high_wavelen).logical_not().logical_and(wavelen.gt(low_wavelen).logical_not());
-      inv = at::where(medium, smoothed, scaled);
-    }
-    impl->inv_freq = inv.to(impl->device);
-  }
+  if (cfg.rope != RopeType::kNone) impl->inv_freq_for_length(0);  // a bad rope config fails at load
   if (cfg.embed_scale)
     impl->embed_normalizer =
         at::scalar_tensor(std::sqrt(static_cast<double>(cfg.hidden_size)), at::kFloat)
@@ -391,6 +383,27 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
     for (size_t i = 0; i < trees.size(); ++i)
       for (size_t j = 0; j < trees[i].branches.size(); ++j) out[i].push_back(std::move(flat[k++]));
     return out;
+  }
+  if (rope_length_dependent(m.cfg)) {
+    // The rotary frequencies follow each sequence's full length (rope.hpp), so a context's keys
+    // cannot be shared by continuations of other lengths: every branch runs as its own row.
+    bool shared = false;
+    for (const auto& t : trees)
+      for (const auto& b : t.branches) shared = shared || !b.tokens.empty();
+    if (shared) {
+      std::vector<ScoreTree> flat;
+      for (const auto& t : trees)
+        for (const auto& b : t.branches) {
+          ScoreTree one{t.prefix, {ScoreRow{{}, b.spans}}};
+          one.prefix.insert(one.prefix.end(), b.tokens.begin(), b.tokens.end());
+          flat.push_back(std::move(one));
+        }
+      auto scored = score_trees(flat);
+      size_t k = 0;
+      for (size_t i = 0; i < trees.size(); ++i)
+        for (size_t j = 0; j < trees[i].branches.size(); ++j) out[i].push_back(std::move(scored[k++][0]));
+      return out;
+    }
   }
   c10::InferenceMode guard;
   return guarded([&] {
@@ -588,6 +601,11 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
     std::vector<std::vector<Token>> out(B);
     std::vector<bool> done(B, false);
     Tensor h = m.forward(ids_t, pos_t, &cache, keep_t);
+    // transformers' Phi3ForCausalLM.prepare_inputs_for_generation drops the KV cache when a
+    // sequence first grows past original_max_position_embeddings, so that every key is rotated
+    // with LongRoPE's long factors from then on: all tokens so far are run again.
+    const bool recompute_at_switch = m.cfg.architecture == "Phi3ForCausalLM" && m.cfg.rope == RopeType::kLongRope;
+    std::vector<int64_t> fed_ids, fed_pos;  // [step][B] after the prompt
     for (int64_t step = 0; step < opt.max_new_tokens; ++step) {
       Tensor lg = m.logits(h.select(1, h.size(1) - 1)).to(at::kFloat);
       Tensor next;
@@ -624,6 +642,25 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
         if (!done[b]) all_done = false;
       }
       if (all_done || step + 1 == opt.max_new_tokens) break;
+      bool switch_now = false;
+      for (int64_t b = 0; b < B; ++b)
+        switch_now = switch_now || (recompute_at_switch && !done[b] && fpos[b] == m.cfg.rope_original_max_positions);
+      fed_ids.insert(fed_ids.end(), feed.begin(), feed.end());
+      fed_pos.insert(fed_pos.end(), fpos.begin(), fpos.end());
+      if (switch_now) {
+        const int64_t n = static_cast<int64_t>(fed_ids.size()) / B, T = P + n;
+        std::vector<int64_t> all_ids(B * T), all_pos(B * T);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t t = 0; t < T; ++t) {
+            all_ids[b * T + t] = t < P ? ids[b * P + t] : fed_ids[(t - P) * B + b];
+            all_pos[b * T + t] = t < P ? pos[b * P + t] : fed_pos[(t - P) * B + b];
+          }
+        cache.len = 0;
+        Tensor a = at::from_blob(all_ids.data(), {B, T}, at::kLong).to(m.device);
+        Tensor ap = at::from_blob(all_pos.data(), {B, T}, at::kLong).to(m.device);
+        h = m.forward(a, ap, &cache, keep_t);
+        continue;
+      }
       Tensor f = at::from_blob(feed.data(), {B, 1}, at::kLong).to(m.device);
       Tensor fp = at::from_blob(fpos.data(), {B, 1}, at::kLong).to(m.device);
       h = m.forward(f, fp, &cache, keep_t);

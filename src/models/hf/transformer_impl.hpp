@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
 
 namespace lmeval::hf {
@@ -48,7 +49,7 @@ struct Layer {
   Tensor post_attn_w, post_mlp_w;         // Gemma2 norms on the branch outputs
   Tensor qkv_w, qkv_b;                    // rows [Q; K; V]
   Tensor o_w, o_b;
-  Tensor q_norm_w, k_norm_w;              // Qwen3
+  Tensor q_norm_w, q_norm_b, k_norm_w, k_norm_b;  // Qwen3 (RMS), Phi (LayerNorm)
   Tensor up_w, up_b;                      // gated: rows [gate; up]; plain: fc1
   Tensor down_w, down_b;
 };
@@ -70,7 +71,17 @@ struct Transformer::Impl {
   at::ScalarType softmax_dtype = at::kFloat;
   int64_t n_params = 0;
 
-  Tensor embed, pos_embed, final_w, final_b, head_w, head_b, inv_freq, embed_normalizer;
+  Tensor embed, pos_embed, final_w, final_b, head_w, head_b, embed_normalizer;
+  Tensor proj_in, proj_out;  // OPT word_embed_proj_dim != hidden_size
+  // Rotary frequencies per variant (rope.hpp), on the device; cos and sin are scaled by
+  // cfg.rope_attention_factor.
+  std::map<int64_t, Tensor> inv_freq;
+  const Tensor& inv_freq_for_length(int64_t length) {
+    const int64_t key = rope_variant(cfg, length);
+    auto it = inv_freq.find(key);
+    if (it == inv_freq.end()) it = inv_freq.emplace(key, rope_inv_freq(cfg, key).to(device)).first;
+    return it->second;
+  }
   std::vector<Layer> layers;
 
   at::TensorOptions fopt() const { return at::TensorOptions().dtype(dtype).device(device); }
@@ -92,13 +103,17 @@ struct Transformer::Impl {
   Tensor forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs);
   // Log-softmax rows [n, vocab] (float32) of hidden rows [n, hidden].
   Tensor logprobs_invariant(const Tensor& hidden_rows);
-  void ensure_rope_table(int64_t positions);
+  // cos/sin tables [position][rotary_dim] of one frequency variant, grown on demand.
+  struct RopeTable {
+    std::vector<float> cos, sin;
+    int64_t rows = 0;
+  };
+  std::map<int64_t, RopeTable> rope_tables;
+  const RopeTable& rope_table(int64_t variant, int64_t positions);
   // Buffers of forward_invariant kept between batches (grown, never shrunk), so that batches
   // of other sizes do not leave the allocator holding freed blocks beside new ones.
   std::vector<Tensor> workspace;
   Tensor buffer(size_t slot, int64_t rows, int64_t cols);
-  std::vector<float> rope_cos, rope_sin;  // [position][rotary_dim], filled on demand
-  int64_t rope_rows = 0;
 
   // ----- loading -------------------------------------------------------------------------
   void load_weights(const WeightArchive& w, const std::string& dir);
@@ -174,6 +189,33 @@ struct Transformer::Impl {
     return at::matmul(p, v);
   }
 
+  // cos and sin [B, 1, T, rotary_dim] (model dtype) for positions [B, T]. A row's frequency
+  // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
+  // (left padding sits at position 0; a decoding step's one position is the row's last).
+  void rope_cos_sin(const Tensor& pos, const std::vector<int64_t>* lengths, Tensor& cos, Tensor& sin) {
+    Tensor inv;
+    if (rope_length_dependent(cfg)) {
+      const int64_t B = pos.size(0);
+      Tensor last = pos.amax(1).to(at::kCPU).contiguous();
+      std::vector<Tensor> rows;
+      for (int64_t b = 0; b < B; ++b)
+        rows.push_back(inv_freq_for_length(lengths ? (*lengths)[b] : last.data_ptr<int64_t>()[b] + 1));
+      inv = at::stack(rows).unsqueeze(1);  // [B, 1, rd/2]
+    } else {
+      inv = inv_freq_for_length(0);
+    }
+    Tensor freqs = pos.to(at::kFloat).unsqueeze(-1) * inv;
+    Tensor emb = at::cat({freqs, freqs}, -1);
+    cos = emb.cos();
+    sin = emb.sin();
+    if (cfg.rope_attention_factor != 1.0) {
+      cos = cos * cfg.rope_attention_factor;
+      sin = sin * cfg.rope_attention_factor;
+    }
+    cos = cos.to(dtype).unsqueeze(1);
+    sin = sin.to(dtype).unsqueeze(1);
+  }
+
   // Hidden states [B, T, hidden] before the final norm.
   // `lengths` (right-padded scoring batches): attention runs per row over its real tokens only,
   // so that a row's numbers do not depend on the padding around it.
@@ -182,15 +224,11 @@ struct Transformer::Impl {
     const int64_t B = ids.size(0), T = ids.size(1);
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
     Tensor h = at::embedding(embed, ids);
+    if (proj_in.defined()) h = at::linear(h, proj_in);
     if (cfg.embed_scale) h = h * embed_normalizer;
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
     Tensor cos, sin;
-    if (cfg.rope != RopeType::kNone) {
-      Tensor freqs = pos.to(at::kFloat).unsqueeze(-1) * inv_freq;
-      Tensor emb = at::cat({freqs, freqs}, -1);
-      cos = emb.cos().to(dtype).unsqueeze(1);
-      sin = emb.sin().to(dtype).unsqueeze(1);
-    }
+    if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
     const int64_t past = cache ? cache->len : 0;
     const int64_t S = past + T;
     std::map<int64_t, Tensor> masks;
@@ -203,14 +241,14 @@ struct Transformer::Impl {
       const Layer& L = layers[li];
       const int64_t w = cfg.layer_sliding_window[li];
       const int64_t eff = (w > 0 && w < S) ? w : 0;
-      Tensor x = norm(h, L.ln1_w, L.ln1_b);
+      Tensor x = cfg.post_norm ? h : norm(h, L.ln1_w, L.ln1_b);
       Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
       Tensor q = qkv.narrow(-1, 0, H * hd).view({B, T, H, hd});
       Tensor k = qkv.narrow(-1, H * hd, KV * hd).view({B, T, KV, hd});
       Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
       if (cfg.qk_norm) {
-        q = norm(q, L.q_norm_w, {});
-        k = norm(k, L.k_norm_w, {});
+        q = norm(q, L.q_norm_w, L.q_norm_b);
+        k = norm(k, L.k_norm_w, L.k_norm_b);
       }
       q = q.transpose(1, 2);
       k = k.transpose(1, 2);
@@ -243,7 +281,10 @@ struct Transformer::Impl {
       }
       a = at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
       if (cfg.sandwich_norms) a = norm(a, L.post_attn_w, {});
-      if (cfg.parallel_residual) {
+      if (cfg.post_norm) {
+        h = norm(h + a, L.ln1_w, L.ln1_b);
+        h = norm(h + mlp(h, L), L.ln2_w, L.ln2_b);
+      } else if (cfg.parallel_residual) {
         Tensor m_in = cfg.shared_layer_norm ? x : norm(h, L.ln2_w, L.ln2_b);
         h = h + a + mlp(m_in, L);
       } else {
@@ -268,7 +309,8 @@ struct Transformer::Impl {
 
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {
-    Tensor x = norm(hidden_rows, final_w, final_b);
+    Tensor x = cfg.final_norm ? norm(hidden_rows, final_w, final_b) : hidden_rows;
+    if (proj_out.defined()) x = at::linear(x, proj_out);
     Tensor lg = at::linear(x, head_w, head_b);
     if (cfg.final_softcap > 0.0) lg = at::tanh(lg / cfg.final_softcap) * cfg.final_softcap;
     return lg;

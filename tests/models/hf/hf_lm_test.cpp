@@ -355,9 +355,9 @@ TEST(HfBadInput, UnsupportedArchitecture) {
   EXPECT_NE(e.find("MambaForCausalLM"), std::string::npos);
   EXPECT_NE(e.find("GPT2LMHeadModel"), std::string::npos);
   cfg["architectures"] = {"LlamaForCausalLM"};
-  cfg["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 2.0}};
+  cfg["rope_parameters"] = {{"rope_type", "mrope"}, {"factor", 2.0}};
   std::ofstream(d.path() / "config.json", std::ios::trunc) << cfg.dump();
-  EXPECT_NE(error_of(d.path()).find("yarn"), std::string::npos);
+  EXPECT_NE(error_of(d.path()).find("mrope"), std::string::npos);
 }
 
 TEST(HfRegistry, RegistersThreeNames) {

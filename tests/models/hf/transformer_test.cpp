@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 
+#include "lmeval/core/error.hpp"
 #include "support/test_support.hpp"
 
 namespace lmeval::hf {
@@ -36,11 +38,9 @@ std::vector<double> read_npy_f64(const fs::path& p, int64_t& rows, int64_t& cols
   return out;
 }
 
-class FixtureTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(FixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
-  LMEVAL_REQUIRE_SHARED("fixtures/" + GetParam() + "/golden.json");
-  const fs::path dir = lmeval::testing::shared_dir() / "fixtures" / GetParam();
+// Checks a fixture folder (config, weights, transformers' golden.json) end to end: full
+// log-softmax rows, the scoring path, a left-padded batch and greedy generation with a KV cache.
+void check_fixture(const fs::path& dir, const std::string& name) {
   json golden = read_json(dir / "golden.json");
   auto model = Transformer::load(dir, {});
   const int64_t V = model->config().vocab_size;
@@ -56,7 +56,7 @@ TEST_P(FixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
     auto argmax = in["argmax"].get<std::vector<int64_t>>();
     for (int64_t i = 0; i < T; ++i) {
       auto row = lp.begin() + i * V;
-      EXPECT_EQ(std::max_element(row, row + V) - row, argmax[i]) << "position " << i;
+      EXPECT_EQ(std::max_element(row, row + V) - row, argmax[i]) << name << " position " << i;
     }
     auto last = in["last_row_logprobs"].get<std::vector<double>>();
     for (int64_t v = 0; v < V; ++v)
@@ -64,27 +64,52 @@ TEST_P(FixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
     // The same numbers through the scoring path (LM head only at scored positions).
     ScoreRow row{ids, {ScoreSpan{0, std::vector<Token>(ids.begin() + 1, ids.end())}}};
     auto sc = model->score({row});
-    EXPECT_NEAR(sc[0][0].logprob, in["sum_logprob"].get<double>(), 1e-4 * T);
+    EXPECT_NEAR(sc[0][0].logprob, in["sum_logprob"].get<double>(), 1e-4 * T) << name;
   }
-  EXPECT_LT(max_diff, 1e-4) << GetParam();
+  EXPECT_LT(max_diff, 1e-4) << name;
 
-  // Left-padded batch with attention mask and explicit position ids.
+  // Left-padded batch with attention mask and explicit position ids. A null `batched` golden
+  // (length-dependent rotary types) means each row must get its own unbatched numbers.
+  std::vector<std::vector<Token>> bids;
+  std::vector<std::vector<int64_t>> mask, pos;
+  std::vector<std::vector<double>> want_rows;
   const json& bt = golden["batched"];
-  auto bids = bt["input_ids"].get<std::vector<std::vector<Token>>>();
-  auto mask = bt["attention_mask"].get<std::vector<std::vector<int64_t>>>();
-  auto pos = bt["position_ids"].get<std::vector<std::vector<int64_t>>>();
+  if (!bt.is_null()) {
+    bids = bt["input_ids"].get<std::vector<std::vector<Token>>>();
+    mask = bt["attention_mask"].get<std::vector<std::vector<int64_t>>>();
+    pos = bt["position_ids"].get<std::vector<std::vector<int64_t>>>();
+    want_rows = bt["next_token_logprobs_real"].get<std::vector<std::vector<double>>>();
+  } else {
+    size_t L = 0;
+    for (const auto& in : golden["inputs"]) L = std::max(L, in["input_ids"].size());
+    for (const auto& in : golden["inputs"]) {
+      auto ids = in["input_ids"].get<std::vector<Token>>();
+      const size_t pad = L - ids.size();
+      std::vector<Token> r(pad, 0);
+      r.insert(r.end(), ids.begin(), ids.end());
+      std::vector<int64_t> m(pad, 0), p(pad, 0);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        m.push_back(1);
+        p.push_back(static_cast<int64_t>(i));
+      }
+      bids.push_back(r);
+      mask.push_back(m);
+      pos.push_back(p);
+      want_rows.push_back(in["next_token_logprobs"].get<std::vector<double>>());
+    }
+  }
   std::vector<float> blp = model->full_logprobs(bids, mask, pos);
   const int64_t T = static_cast<int64_t>(bids[0].size());
   double bdiff = 0;
   for (size_t b = 0; b < bids.size(); ++b) {
-    auto real = bt["next_token_logprobs_real"][b].get<std::vector<double>>();
+    const auto& real = want_rows[b];
     const int64_t off = T - static_cast<int64_t>(real.size()) - 1;
     for (size_t i = 0; i < real.size(); ++i) {
       const int64_t t = off + static_cast<int64_t>(i);
       bdiff = std::max(bdiff, std::abs(blp[(b * T + t) * V + bids[b][t + 1]] - real[i]));
     }
   }
-  EXPECT_LT(bdiff, 1e-4) << GetParam() << " batched";
+  EXPECT_LT(bdiff, 1e-4) << name << " batched";
 
   // Greedy generation with a KV cache, both prompts in one left-padded batch and alone.
   std::vector<std::vector<Token>> prompts;
@@ -92,17 +117,92 @@ TEST_P(FixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
   SamplingOptions so;
   so.max_new_tokens = 20;
   so.eos_ids = {2};
-  so.pad_id = bt["pad_token_id"].get<Token>();
+  so.pad_id = bt.is_null() ? 0 : bt["pad_token_id"].get<Token>();
   auto gen = model->generate(prompts, so, {});
   for (size_t i = 0; i < prompts.size(); ++i) {
     auto want = golden["generate"][i]["new_ids"].get<std::vector<Token>>();
-    EXPECT_EQ(gen[i], want) << GetParam() << " batched generation " << i;
-    EXPECT_EQ(model->generate({prompts[i]}, so, {})[0], want) << GetParam() << " generation " << i;
+    EXPECT_EQ(gen[i], want) << name << " batched generation " << i;
+    EXPECT_EQ(model->generate({prompts[i]}, so, {})[0], want) << name << " generation " << i;
   }
+}
+
+class FixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
+  LMEVAL_REQUIRE_SHARED("fixtures/" + GetParam() + "/golden.json");
+  check_fixture(lmeval::testing::shared_dir() / "fixtures" / GetParam(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(HfFixtures, FixtureTest, ::testing::ValuesIn(kFixtures),
                          [](const auto& info) { return info.param; });
+
+// Rarer variants, made by scripts/gen_hf_arch_fixtures.py with transformers (in the repo: small).
+const std::vector<std::string> kArchFixtures = {"llama_yarn", "qwen2_yarn", "llama_dynamic", "phi3_longrope",
+                                                "opt_postnorm", "phi_qk_layernorm"};
+
+fs::path arch_fixture(const std::string& name) {
+  return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
+}
+
+class ArchFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ArchFixtureTest, LogprobsArgmaxAndGreedyMatchTransformers) {
+  check_fixture(arch_fixture(GetParam()), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(HfArchFixtures, ArchFixtureTest, ::testing::ValuesIn(kArchFixtures),
+                         [](const auto& info) { return info.param; });
+
+// Length-dependent rotary frequencies: a context shared by continuations of different total
+// lengths must not lend them keys rotated for another length.
+TEST(HfLengthDependentRope, SharedContextsScoreEachContinuationAtItsOwnLength) {
+  for (const std::string name : {"llama_dynamic", "phi3_longrope"}) {
+    json golden = read_json(arch_fixture(name) / "golden.json");
+    auto model = Transformer::load(arch_fixture(name), {});
+    std::vector<ScoreTree> trees;
+    std::vector<double> want;
+    for (const auto& in : golden["inputs"]) {
+      auto ids = in["input_ids"].get<std::vector<Token>>();
+      if (ids.size() < 20) continue;
+      auto next = in["next_token_logprobs"].get<std::vector<double>>();
+      const size_t P = 8;
+      ScoreTree t{std::vector<Token>(ids.begin(), ids.begin() + P), {}};
+      // The whole rest, scored from the prefix's last position on; and a short sibling first.
+      t.branches.push_back({std::vector<Token>(ids.begin() + P, ids.begin() + P + 4),
+                            {ScoreSpan{static_cast<int64_t>(P) - 1, std::vector<Token>(ids.begin() + P, ids.begin() + P + 4)}}});
+      t.branches.push_back({std::vector<Token>(ids.begin() + P, ids.end()),
+                            {ScoreSpan{static_cast<int64_t>(P) - 1, std::vector<Token>(ids.begin() + P, ids.end())}}});
+      trees.push_back(t);
+      want.push_back(std::accumulate(next.begin() + P - 1, next.end(), 0.0));
+    }
+    ASSERT_EQ(trees.size(), 2u) << name;
+    auto got = model->score_trees(trees);
+    for (size_t i = 0; i < trees.size(); ++i) EXPECT_NEAR(got[i][1][0].logprob, want[i], 1e-3) << name << " tree " << i;
+  }
+}
+
+// Config errors of the new variants name the field.
+TEST(HfArchConfig, LongRopeFactorsOfTheWrongLengthAreRejected) {
+  auto read_config = [](const std::string& name) {
+    return nlohmann::ordered_json::parse(lmeval::testing::read_file(arch_fixture(name) / "config.json"));
+  };
+  auto c = read_config("phi3_longrope");
+  c["rope_parameters"]["short_factor"] = nlohmann::ordered_json::array({1.0, 2.0});
+  try {
+    parse_arch_config(c, "config.json");
+    FAIL() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("short_factor"), std::string::npos) << e.what();
+  }
+  c = read_config("llama_yarn");
+  c["rope_parameters"]["rope_type"] = "mrope";
+  try {
+    parse_arch_config(c, "config.json");
+    FAIL() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("mrope"), std::string::npos) << e.what();
+  }
+}
 
 TEST(HfStories260K, Float64ReferenceRowsAndGreedy) {
   LMEVAL_REQUIRE_SHARED("models/stories260K/reference/reference.json");

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Tiny random-weight models for the hf backend's less common architecture variants, with
+transformers' own outputs as goldens (tests/fixtures/hf_arch/<name>/).
+
+The fixtures of ../shared/fixtures cover the common architectures; these add what they do not:
+rotary scaling by YaRN, dynamic NTK and LongRoPE, OPT with post-layer norms and projected
+embeddings (opt-350m's layout), and Phi with q/k layer norms. The golden format is the one of
+../shared/fixtures/README.md (inputs of lengths 7, 20 and 60; a left-padded batch; two greedy
+generations of 20 tokens), with a smaller vocabulary (128) and float16 weights to keep the files
+small (the weights are rounded to float16 first, so the float32 model that makes the goldens and
+the saved file hold the same numbers).
+
+Length-dependent rotary types (dynamic, longrope) choose their frequencies from the longest
+position of a forward pass and, for dynamic, from what earlier calls saw (transformers'
+`dynamic_rope_update`). Every golden here is made with the rotary state of a freshly loaded model,
+one sequence per call: what lm-eval reproduces (docs/fidelity.md). Their `batched` entry is null:
+transformers' padded batch gives other numbers by design, and the test checks instead that
+lm-eval's batch gives each row's own numbers.
+
+Usage (torch 2.15.0 and transformers 5.23.0, CPU):
+    python3 -m venv .venv-fixtures
+    .venv-fixtures/bin/pip install torch==2.15.0 transformers==5.23.0 safetensors numpy
+    .venv-fixtures/bin/python scripts/gen_hf_arch_fixtures.py tests/fixtures/hf_arch [name ...]
+"""
+import json
+import math
+import os
+import shutil
+import sys
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM
+
+VOCAB, HID, INTER, HEADS, KV, LAYERS = 128, 64, 64, 4, 2, 2
+COMMON = dict(vocab_size=VOCAB, bos_token_id=1, eos_token_id=2, pad_token_id=0)
+LENGTHS = (7, 20, 60)
+
+
+def fixture_specs():
+    T = transformers
+    llama = dict(hidden_size=HID, intermediate_size=INTER, num_hidden_layers=LAYERS,
+                 num_attention_heads=HEADS, num_key_value_heads=KV, rms_norm_eps=1e-5,
+                 tie_word_embeddings=False, **COMMON)
+    g = torch.Generator().manual_seed(7)
+    half = HID // HEADS // 2
+    short = [round(1.0 + 0.5 * v, 4) for v in torch.rand(half, generator=g).tolist()]
+    long = [round(1.0 + 6.0 * v, 4) for v in torch.rand(half, generator=g).tolist()]
+    return {
+        # Static YaRN (Qwen2.5/Qwen3 long-context configs): ramp between interpolated and
+        # extrapolated frequencies, cos/sin scaled by 0.1 ln(factor) + 1.
+        "llama_yarn": (T.LlamaConfig, T.LlamaForCausalLM, dict(llama, max_position_embeddings=64, rope_parameters={
+            "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+            "original_max_position_embeddings": 16})),
+        # YaRN as Qwen2 writes it, with an explicit attention factor and no truncation.
+        "qwen2_yarn": (T.Qwen2Config, T.Qwen2ForCausalLM, dict(
+            llama, max_position_embeddings=64, use_sliding_window=False, rope_parameters={
+                "rope_type": "yarn", "rope_theta": 1000000.0, "factor": 2.5, "beta_fast": 16.0,
+                "beta_slow": 2.0, "attention_factor": 1.2, "truncate": False,
+                "original_max_position_embeddings": 24})),
+        # Dynamic NTK: beyond max_position_embeddings (16) the base grows with the length.
+        "llama_dynamic": (T.LlamaConfig, T.LlamaForCausalLM, dict(llama, max_position_embeddings=16, rope_parameters={
+            "rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0})),
+        # LongRoPE (Phi-3 128k): short factors up to original_max_position_embeddings, long beyond.
+        "phi3_longrope": (T.Phi3Config, T.Phi3ForCausalLM, dict(
+            hidden_size=HID, intermediate_size=INTER, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            num_key_value_heads=KV, max_position_embeddings=64, original_max_position_embeddings=16,
+            rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": short,
+                             "long_factor": long},
+            tie_word_embeddings=False, **COMMON)),
+        # opt-350m's layout: layer norms after each block, embeddings projected in and out.
+        "opt_postnorm": (T.OPTConfig, T.OPTForCausalLM, dict(
+            hidden_size=HID, ffn_dim=INTER, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            max_position_embeddings=64, word_embed_proj_dim=32, do_layer_norm_before=False,
+            activation_function="relu", **dict(COMMON, bos_token_id=2, pad_token_id=1))),
+        # Phi with LayerNorms over each head's queries and keys.
+        "phi_qk_layernorm": (T.PhiConfig, T.PhiForCausalLM, dict(
+            hidden_size=HID, intermediate_size=INTER, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            num_key_value_heads=HEADS, max_position_embeddings=64, qk_layernorm=True,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+            **COMMON)),
+    }
+
+
+def length_dependent(cfg):
+    rp = getattr(cfg, "rope_parameters", None) or {}
+    return rp.get("rope_type") in ("dynamic", "longrope")
+
+
+def fresh_rope(model):
+    """The rotary state of a freshly loaded model (dynamic NTK remembers the longest call)."""
+    for mod in model.modules():
+        if hasattr(mod, "original_inv_freq") and hasattr(mod, "inv_freq"):
+            mod.inv_freq = mod.original_inv_freq.clone()
+            if hasattr(mod, "original_max_seq_len"):
+                mod.max_seq_len_cached = mod.original_max_seq_len
+
+
+def randomize(model, seed):
+    """Seeded weights where norm gains and biases matter, rounded to float16."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in sorted(model.named_parameters()):
+            if p.dim() == 1 and ("norm" in name or "ln" in name) and name.endswith("weight"):
+                p.copy_(1.0 + 0.1 * torch.randn(p.shape, generator=g))
+            elif p.dim() == 1:
+                p.copy_(0.05 * torch.randn(p.shape, generator=g))
+            elif "embed" in name or "lm_head" in name:
+                p.copy_(0.15 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(0.15 * torch.randn(p.shape, generator=g))
+            p.copy_(p.half().float())
+
+
+def r7(x):
+    return float(f"{x:.7g}")
+
+
+def margins(logits):
+    top2 = logits.topk(2, dim=-1).values
+    return top2[..., 0] - top2[..., 1]
+
+
+def run(model, **kw):
+    fresh_rope(model)
+    return model(**kw).logits.float()
+
+
+def golden_for(model, seqs):
+    out = {"inputs": [], "batched": None, "generate": []}
+    min_margin = math.inf
+    with torch.no_grad():
+        for ids in seqs:
+            logits = run(model, input_ids=torch.tensor([ids]))[0]
+            lp = logits.log_softmax(-1)
+            m = margins(logits)
+            min_margin = min(min_margin, m.min().item())
+            out["inputs"].append({
+                "input_ids": ids,
+                "next_token_logprobs": [r7(lp[i, ids[i + 1]].item()) for i in range(len(ids) - 1)],
+                "sum_logprob": r7(sum(lp[i, ids[i + 1]].item() for i in range(len(ids) - 1))),
+                "argmax": lp.argmax(-1).tolist(),
+                "last_row_logprobs": [r7(v) for v in lp[-1].tolist()],
+                "min_top2_logit_margin": r7(m.min().item()),
+            })
+        if not length_dependent(model.config):
+            L = max(len(s) for s in seqs)
+            pad = model.config.pad_token_id
+            ids = torch.tensor([[pad] * (L - len(s)) + s for s in seqs])
+            mask = torch.tensor([[0] * (L - len(s)) + [1] * len(s) for s in seqs])
+            pos = (mask.cumsum(-1) - 1).clamp(min=0)
+            lp = run(model, input_ids=ids, attention_mask=mask, position_ids=pos).log_softmax(-1)
+            rows, maxdiff = [], 0.0
+            for b, s in enumerate(seqs):
+                off = L - len(s)
+                vals = [lp[b, off + i, s[i + 1]].item() for i in range(len(s) - 1)]
+                ref = out["inputs"][b]["next_token_logprobs"]
+                maxdiff = max(maxdiff, max(abs(a - r) for a, r in zip(vals, ref)))
+                rows.append([r7(v) for v in vals])
+            out["batched"] = {"padding_side": "left", "pad_token_id": pad, "input_ids": ids.tolist(),
+                              "attention_mask": mask.tolist(), "position_ids": pos.tolist(),
+                              "next_token_logprobs_real": rows,
+                              "max_abs_diff_vs_unbatched": float(f"{maxdiff:.3g}")}
+        for ids in seqs[:2]:
+            x = torch.tensor([ids])
+            fresh_rope(model)
+            g = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=20, do_sample=False,
+                               num_beams=1, eos_token_id=model.config.eos_token_id,
+                               pad_token_id=model.config.pad_token_id)
+            new = g[0, len(ids):].tolist()
+            if not length_dependent(model.config):  # a full re-run recomputes the rotary state
+                full = run(model, input_ids=g)[0]
+                min_margin = min(min_margin, margins(full[len(ids) - 1: g.shape[1] - 1]).min().item())
+            out["generate"].append({"prompt_ids": ids, "max_new_tokens": 20, "new_ids": new,
+                                    "stopped_on_eos": bool(len(new) < 20)})
+    out["min_top2_logit_margin_all"] = r7(min_margin)
+    return out, min_margin
+
+
+def make_seqs(seed):
+    g = torch.Generator().manual_seed(1000 + seed)
+    return [[1] + torch.randint(3, VOCAB, (n - 1,), generator=g).tolist() for n in LENGTHS]
+
+
+def main():
+    outdir = sys.argv[1]
+    only = set(sys.argv[2:])
+    for name, (Cfg, Model, kw) in fixture_specs().items():
+        if only and name not in only:
+            continue
+        for seed in range(100):
+            torch.manual_seed(seed)
+            cfg = Cfg(**kw)
+            cfg._attn_implementation = "eager"
+            model = Model(cfg).float().eval()
+            randomize(model, seed)
+            if getattr(cfg, "tie_word_embeddings", False):
+                model.tie_weights()
+            seqs = make_seqs(seed)
+            gold, mm = golden_for(model, seqs)
+            if mm > 3e-3:
+                break
+        d = os.path.join(outdir, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        model.generation_config.do_sample = False
+        model.to(torch.float16).save_pretrained(d, safe_serialization=True)
+        re = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32, attn_implementation="eager").eval()
+        gold2, _ = golden_for(re, seqs)
+        assert gold2["inputs"] == gold["inputs"] and gold2["generate"] == gold["generate"], name
+        gold["meta"] = {"fixture": name, "architecture": Model.__name__, "seed": seed,
+                        "weights": "float16 on disk, float32 model", "attn_implementation": "eager",
+                        "torch": torch.__version__, "transformers": transformers.__version__,
+                        "rotary_state": "fresh model per call" if length_dependent(cfg) else "static",
+                        "logprob_rounding": "7 significant digits",
+                        "positions": "next_token_logprobs[i] = log p(input_ids[i+1] | input_ids[:i+1])"}
+        with open(os.path.join(d, "golden.json"), "w") as fh:
+            json.dump(gold, fh, separators=(",", ":"))
+        print(name, {"seed": seed, "min_margin": gold["min_top2_logit_margin_all"],
+                     "n_params": sum(p.numel() for p in model.parameters())}, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+// Rotary embedding frequencies as transformers computes them (modeling_rope_utils.py), including
+// the rope types whose frequencies depend on a sequence's length. Internal to src/models/hf.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+
+#include "models/hf/checkpoint.hpp"
+
+namespace lmeval::hf {
+
+// True for dynamic NTK and LongRoPE, whose frequencies depend on the sequence's length.
+// transformers takes that length from the longest position of the whole padded batch and, for
+// dynamic NTK, from the longest call seen since the last short one (`dynamic_rope_update`), so a
+// score would depend on its batch and on the run's history. lm-eval uses each sequence's own
+// length: the numbers transformers gives for that sequence alone on a freshly loaded model.
+bool rope_length_dependent(const ArchConfig& cfg);
+
+// Names the frequency set used by a sequence whose positions are 0 .. length-1 (0 = the set the
+// model starts with).
+int64_t rope_variant(const ArchConfig& cfg, int64_t length);
+
+// inv_freq [rotary_dim / 2], float32 on the CPU, of a variant.
+at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant);
+
+}  // namespace lmeval::hf
