@@ -637,10 +637,11 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       int64_t rows = auto_batch_ ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
                                  : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
       size_t end = std::min(keyed.size(), pos + static_cast<size_t>(rows));
+      int64_t prompt_tokens = 0;
       for (size_t k = pos; k < end; ++k) {
         std::vector<Token> ids = tokenizer_->encode(requests[keyed[k].second].context, *special);
         if (static_cast<int64_t>(ids.size()) > max_ctx_len) ids.erase(ids.begin(), ids.end() - max_ctx_len);
-        tokens_done += static_cast<int64_t>(ids.size());
+        prompt_tokens += static_cast<int64_t>(ids.size());
         prompts.push_back(std::move(ids));
       }
       StopFn stop = [&](size_t, const std::vector<Token>& gen) {
@@ -657,8 +658,10 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       } catch (const OutOfMemory& e) {
         if (end - pos <= 1) throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
         oom_shrink_ /= 2;
+        std::fprintf(stderr, "hf: out of memory; retrying with half the batch\n");
         continue;
       }
+      tokens_done += prompt_tokens;  // counted once, after the batch succeeded
       for (size_t k = pos; k < end; ++k) {
         std::vector<Token> toks = gens[k - pos];
         tokens_done += static_cast<int64_t>(toks.size());

@@ -367,6 +367,8 @@ SpanScore span_score(const Tensor& picked, const int64_t* greedy, const std::vec
 
 bool Transformer::batch_invariant() const { return impl_->invariant_path(); }
 
+void Transformer::simulate_memory_limit(int64_t tokens) { impl_->simulated_limit_tokens = tokens; }
+
 std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const std::vector<ScoreTree>& trees) {
   Impl& m = *impl_;
   std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
@@ -405,6 +407,12 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
       return out;
     }
   }
+  int64_t fed = 0;
+  for (const auto& t : trees) {
+    fed += static_cast<int64_t>(t.prefix.size());
+    for (const auto& b : t.branches) fed += static_cast<int64_t>(b.tokens.size());
+  }
+  m.check_simulated_limit(fed);
   c10::InferenceMode guard;
   return guarded([&] {
     std::vector<Token> ids;
@@ -491,6 +499,7 @@ std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRo
     const int64_t B = static_cast<int64_t>(rows.size());
     int64_t T = 0;
     for (const auto& r : rows) T = std::max<int64_t>(T, static_cast<int64_t>(r.tokens.size()));
+    m.check_simulated_limit(B * T);
     std::vector<int64_t> ids(static_cast<size_t>(B * T), 0);
     for (int64_t b = 0; b < B; ++b)
       for (size_t t = 0; t < rows[b].tokens.size(); ++t) ids[b * T + t] = rows[b].tokens[t];
@@ -577,6 +586,7 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
     int64_t P = 0;
     for (const auto& p : prompts) P = std::max<int64_t>(P, static_cast<int64_t>(p.size()));
     const int64_t cap = P + std::max<int64_t>(opt.max_new_tokens, 1);
+    m.check_simulated_limit(B * cap);
     std::vector<int64_t> ids(B * P, opt.pad_id), keep(B * cap, 1), pos(B * P, 1);
     std::vector<int64_t> next_pos(B, 0);
     for (int64_t b = 0; b < B; ++b) {

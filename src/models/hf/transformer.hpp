@@ -99,6 +99,9 @@ class Transformer {
   double measure_matmul_gflops(int64_t n, int repeats);
   // Free device memory in bytes, or 0 when unknown.
   int64_t free_device_memory() const;
+  // Tests of the out-of-memory handling without a GPU: any forward pass over more than `tokens`
+  // tokens (rows x length) throws OutOfMemory, as a full device would. 0 = off.
+  void simulate_memory_limit(int64_t tokens);
 
   struct Impl;
 

@@ -70,6 +70,12 @@ struct Transformer::Impl {
   at::ScalarType dtype = at::kFloat;
   at::ScalarType softmax_dtype = at::kFloat;
   int64_t n_params = 0;
+  int64_t simulated_limit_tokens = 0;  // Transformer::simulate_memory_limit
+  void check_simulated_limit(int64_t tokens) const {
+    if (simulated_limit_tokens > 0 && tokens > simulated_limit_tokens)
+      throw OutOfMemory("simulated out of memory: " + std::to_string(tokens) + " tokens > " +
+                        std::to_string(simulated_limit_tokens));
+  }
 
   Tensor embed, pos_embed, final_w, final_b, head_w, head_b, embed_normalizer;
   Tensor proj_in, proj_out;  // OPT word_embed_proj_dim != hidden_size

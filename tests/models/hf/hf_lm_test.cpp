@@ -169,6 +169,42 @@ TEST(HfLM, BatchInvarianceAndGrouping) {
     EXPECT_NEAR(r[reqs.size() - 1 - i].loglikelihood, one[i].loglikelihood, kBatchTolerance);
 }
 
+// Out of memory mid-run (simulated: no GPU here): the batch is retried at half the size, the
+// run finishes with the same numbers, and work that had finished is not fed again.
+TEST(HfLM, OutOfMemoryHalvesTheBatchAndLosesNothing) {
+  LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
+  auto reqs = mixed_requests();
+  auto plain = load_stories();
+  plain->set_fixed_batch_rows(64);
+  auto want = plain->loglikelihood(reqs);
+  auto full = load_stories();
+  full->set_fixed_batch_rows(64);
+  full->transformer().simulate_memory_limit(100);  // far below one 64-row batch
+  auto got = full->loglikelihood(reqs);
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    EXPECT_EQ(got[i].loglikelihood, want[i].loglikelihood) << i;
+    EXPECT_EQ(got[i].is_greedy, want[i].is_greedy) << i;
+  }
+  EXPECT_EQ(full->fed_tokens("loglikelihood"), plain->fed_tokens("loglikelihood"));
+  EXPECT_LE(full->max_batch_tokens("loglikelihood"), 100);
+
+  std::vector<GenerationRequest> gens;
+  for (const char* c : {"Once upon a time", "The cat sat", "Tom had a big red ball.", "One day"})
+    gens.push_back({c, Json{{"until", Json::array({"."})}, {"max_gen_toks", 12}}});
+  auto gen_want = plain->generate_until(gens);
+  full->transformer().simulate_memory_limit(30);  // one prompt + 12 new tokens fits, four do not
+  EXPECT_EQ(full->generate_until(gens), gen_want);
+
+  // A single request that does not fit is a runtime error naming the cause, not a crash.
+  full->transformer().simulate_memory_limit(3);
+  try {
+    full->loglikelihood({reqs[0]});
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+}
+
 // batch_size auto:N detects the batch size again at each of N parts of the sorted work (the
 // reference's batch_schedule); plain auto detects once. Scores are the same either way.
 TEST(HfLM, AutoScheduleRedetects) {
