@@ -14,6 +14,7 @@
 #include "tasks/functions/doc_util.hpp"
 #include "lmeval/tasks/functions/ifeval.hpp"
 #include "lmeval/tasks/functions/leaderboard.hpp"
+#include "lmeval/tasks/functions/math/answer_extraction.hpp"
 #include "lmeval/tasks/task.hpp"
 #include "lmeval/template/template.hpp"
 
@@ -375,126 +376,12 @@ int math_exact_match_original(const Json& doc, std::string_view candidate) {
   return 0;
 }
 
-namespace {
-
-// The answer math-verify's LaTeX extraction takes: the last \boxed{} (its highest priority), else
-// the last display or inline math span ($$..$$, \[..\], $..$, \(..\)). Predictions are also parsed
-// as plain expressions in the reference (ExprExtractionConfig), the gold solution is not: for them
-// the "final answer is" phrase and then the last number are further fallbacks.
-std::optional<std::string> extract_answer(std::string_view text, bool plain_fallbacks) {
-  std::string boxed = math_last_boxed_only_string(text);
-  if (boxed != kMathInvalidAnswer) {
-    std::string inner = math_remove_boxed(boxed);
-    if (inner != kMathInvalidAnswer) return inner;
-    if (starts_with(boxed, "\\fbox{")) return boxed.substr(6, boxed.size() - 7);
-  }
-  std::string t(text);
-  std::optional<std::string> last;
-  size_t last_end = 0;
-  for (const char* pattern : {R"(\$\$([^$]+?)\$\$)", R"(\\\[(.+?)\\\])", R"((?<![\\$])\$([^$]+?)\$)",
-                              R"(\\\((.+?)\\\))"}) {
-    for (const PyMatch& m : PyRegex::compile(pattern, PyRegex::DOTALL)->finditer(t)) {
-      std::string v(unicode::py_strip(*m.group(1)));
-      if (!v.empty() && m.end(0) >= last_end) last = v, last_end = m.end(0);
-    }
-  }
-  if (last) return last;
-  // A text that is itself LaTeX (no delimiters) is parsed whole.
-  if (t.find('\\') != std::string::npos) return std::string(unicode::py_strip(t));
-  if (!plain_fallbacks) return std::nullopt;
-  if (auto m = pyre::search(R"((?s)final answer is:?\s*(.*?)(?:\.\s*I hope it is correct|\.?\s*$))",
-                            t, PyRegex::IGNORECASE)) {
-    std::string v(unicode::py_strip(*m->group(1)));
-    if (!v.empty()) return v;
-  }
-  auto nums = pyre::findall(R"(-?\d[\d,]*(?:\.\d+)?)", t);
-  if (!nums.empty()) return nums.back().get<std::string>();
-  return std::nullopt;
-}
-
-// Spellings math-verify's LaTeX normalisation treats as the same: fraction and relation macros,
-// \left/\right, percent signs and words, a trailing approximation.
-std::string canonical_latex(std::string s) {
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"\\cfrac", "\\frac"}, {"\\dfrac", "\\frac"}, {"\\tfrac", "\\frac"}, {"\\left", ""},
-           {"\\right", ""}, {"\\textnormal{", "\\text{"}, {"\\geq", ">="}, {"\\ge ", ">="},
-           {"\\leq", "<="}, {"\\le ", "<="}, {"\\neq", "!="}, {"\\ne ", "!="}, {"\\gt", ">"},
-           {"\\lt", "<"}})
-    s = replace_all(std::move(s), from, to);
-  // One spelling for fractions with unbraced arguments and for matrices.
-  s = pyre::sub(R"(\\frac(\d)\{)", "\\\\frac{\\1}{", s);
-  s = pyre::sub(R"(\\frac\{([^{}]*)\}(\d))", "\\\\frac{\\1}{\\2}", s);
-  s = pyre::sub(R"(\[?\s*\\begin\{array\}\{[^}]*\})", "\\\\begin{pmatrix}", s);
-  s = pyre::sub(R"(\\end\{array\}\s*\]?)", "\\\\end{pmatrix}", s);
-  s = pyre::sub(R"(\{[bBvV]?matrix\})", "{pmatrix}", s);
-  s = pyre::sub(R"((?:\\\\\s*)+\\end\{pmatrix\})", "\\\\end{pmatrix}", s);
-  // "v \\approx w": the value is v, or w when v is only the variable's name.
-  if (size_t ap = s.find("\\approx"); ap != std::string::npos) {
-    std::string before(unicode::py_strip(s.substr(0, ap))), after(unicode::py_strip(s.substr(ap + 7)));
-    s = pyre::search(R"(^[a-zA-Z]$)", before) ? after : before;
-  }
-  s = pyre::sub(R"(\s*(\\%|%|\\text\{\s*(?:percent|percentage|pct)\s*\}|percentage|percent|pct)\s*$)", "", s);
-  s = pyre::sub(R"(^(.*\d.*?)\s*\\text\{\s*[a-zA-Z ]+\}\s*$)", "\\1", s);  // a unit after a number
-  return std::string(unicode::py_strip(s));
-}
-
-// Relations stay relations; "x = v" with a single-letter left side is its value (math-verify
-// compares a bare value with such an equation's right side).
-struct MathAnswer {
-  std::string rel;  // "", "=", "<", "<=", ">", ">=", "!="
-  std::string lhs, rhs;
-};
-
-MathAnswer split_relation(const std::string& s) {
-  static const auto rel_re = PyRegex::compile(R"(^(.*?)(<=|>=|!=|<|>|=)(.*)$)");
-  MathAnswer a;
-  auto m = rel_re->search(s);
-  if (!m) {
-    a.rhs = math_normalize_final_answer(s);
-    return a;
-  }
-  std::string lhs(unicode::py_strip(*m->group(1))), op(*m->group(2)), rhs(unicode::py_strip(*m->group(3)));
-  if (op == "=" && rhs.find('=') != std::string::npos) {  // a chain a = b = c: its last link
-    lhs = std::string(unicode::py_strip(rhs.substr(0, rhs.rfind('='))));
-    if (lhs.find('=') != std::string::npos) lhs = lhs.substr(lhs.rfind('=') + 1);
-    lhs = std::string(unicode::py_strip(lhs));
-    rhs = std::string(unicode::py_strip(rhs.substr(rhs.rfind('=') + 1)));
-  }
-  // A left side naming things rather than computing (x, (p,q), V_{1}:V_{2}, \\frac{NO}{BO}: no
-  // digits outside subscripts) makes the equation stand for its value.
-  bool lhs_names = !pyre::search(R"(\d)", pyre::sub(R"(_\{[^}]*\}|_\w)", "", lhs)).has_value();
-  bool lhs_var = pyre::search(R"(^[a-zA-Z](_\{?\w+\}?)?$)", lhs).has_value();
-  bool rhs_var = pyre::search(R"(^[a-zA-Z](_\{?\w+\}?)?$)", rhs).has_value();
-  if (op == "=" && lhs_names) {
-    a.rhs = math_normalize_final_answer(rhs);
-    return a;
-  }
-  if (!lhs_var && rhs_var && op != "=") {  // 5 >= x  ->  x <= 5
-    static const std::map<std::string, std::string> flip = {
-        {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"!=", "!="}};
-    std::swap(lhs, rhs);
-    op = flip.at(op);
-  }
-  a.rel = op;
-  a.lhs = replace_all(lhs, " ", "");
-  a.rhs = math_normalize_final_answer(rhs);
-  return a;
-}
-
-bool answers_equal(const std::string& g, const std::string& p) {
-  return !g.empty() && !p.empty() && (g == p || math_is_equiv(g, p));
-}
-
-}  // namespace
-
+// math-verify's verify(parse(solution, [LatexExtractionConfig()]), parse(response)), as the
+// reference's process_results calls it (tasks/functions/math/).
 int math_exact_match(const Json& doc, std::string_view candidate) {
-  auto gold = extract_answer(str_field(doc, "solution"), /*plain_fallbacks=*/false);
-  auto pred = extract_answer(candidate, /*plain_fallbacks=*/true);
-  if (!gold || !pred) return 0;
-  MathAnswer g = split_relation(canonical_latex(*gold)), p = split_relation(canonical_latex(*pred));
-  if (g.rel != p.rel) return 0;
-  if (!g.rel.empty() && g.lhs != p.lhs) return 0;
-  return answers_equal(g.rhs, p.rhs) ? 1 : 0;
+  auto gold = math::extract_answer(str_field(doc, "solution"), /*with_plain_expressions=*/false);
+  auto pred = math::extract_answer(candidate, /*with_plain_expressions=*/true);
+  return math::extracted_answers_match(gold, pred) ? 1 : 0;
 }
 
 }  // namespace lmeval::tasks

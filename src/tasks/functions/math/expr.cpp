@@ -1,0 +1,64 @@
+// Rendering of expression trees (expr.hpp): sympy-like text, with set elements sorted so that
+// equal finite sets render equally.
+#include <algorithm>
+
+#include "lmeval/tasks/functions/math/expr.hpp"
+
+namespace lmeval::tasks::math {
+
+namespace {
+
+std::string join(const std::vector<NodePtr>& kids, const char* sep, bool sorted = false) {
+  std::vector<std::string> parts;
+  for (const auto& k : kids) parts.push_back(to_string(*k));
+  if (sorted) {
+    std::sort(parts.begin(), parts.end());
+    parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+std::string to_string(const Node& n) {
+  switch (n.kind) {
+    case Kind::Integer:
+    case Kind::Float:
+    case Kind::Symbol:
+    case Kind::Constant:
+    case Kind::SetConst:
+      return n.text;
+    case Kind::Add:
+      return "(" + join(n.kids, " + ") + ")";
+    case Kind::Mul:
+      return "(" + join(n.kids, "*") + ")";
+    case Kind::Pow:
+      return "(" + to_string(*n.kids[0]) + ")**(" + to_string(*n.kids[1]) + ")";
+    case Kind::Neg:
+      return "-(" + to_string(*n.kids[0]) + ")";
+    case Kind::Func:
+      return n.text + "(" + join(n.kids, ", ") + ")";
+    case Kind::Percent:
+      return "(" + to_string(*n.kids[0]) + ")%";
+    case Kind::Relation:
+      return to_string(*n.kids[0]) + " " + n.text + " " + to_string(*n.kids[1]);
+    case Kind::And:
+      return join(n.kids, " & ");
+    case Kind::FiniteSet:
+      return "{" + join(n.kids, ", ", true) + "}";
+    case Kind::Tuple:
+      return "(" + join(n.kids, ", ") + ",)";
+    case Kind::Interval:
+      return std::string(n.left_open ? "(" : "[") + to_string(*n.kids[0]) + ", " + to_string(*n.kids[1]) +
+             (n.right_open ? ")" : "]");
+    case Kind::Union:
+      return join(n.kids, " U ", true);
+    case Kind::Matrix:
+      return "Matrix" + std::to_string(n.rows) + "x" + std::to_string(n.cols) + "[" + join(n.kids, ", ") + "]";
+  }
+  return "?";
+}
+
+}  // namespace lmeval::tasks::math
