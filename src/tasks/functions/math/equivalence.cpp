@@ -2,6 +2,7 @@
 #include "lmeval/tasks/functions/math/equivalence.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -27,6 +28,7 @@ bool only_symbols(const Node& n) {
     case Kind::Add:
     case Kind::Mul:
     case Kind::Func:
+    case Kind::Tuple:
       for (const auto& k : n.kids)
         if (!only_symbols(*k)) return false;
       return !n.kids.empty();
@@ -221,27 +223,26 @@ bool numeric_eq(const Node& a, const Node& b) {
 bool symbols_eq(const Node& g, const Node& p) {
   auto is_e = [](const Node& n) { return n.kind == Kind::Constant && n.text == "e"; };
   if ((g.kind == Kind::Symbol && g.text == "e" && is_e(p)) || (p.kind == Kind::Symbol && p.text == "e" && is_e(g))) return true;
-  // "abc" reads as a*b*c: compare the concatenated names (sympy orders the factors).
+  // "abc" reads as a*b*c: compare the names concatenated in written order.
   auto concat = [&](const Node& m) -> std::optional<std::string> {
     if (m.kind != Kind::Mul) return std::nullopt;
-    std::string es;
-    std::vector<std::string> names;
+    std::string out;
     for (const auto& k : m.kids) {
-      if (is_e(*k)) es += "e";
-      else if (k->kind == Kind::Symbol) names.push_back(k->text);
+      if (is_e(*k)) out += "e";
+      else if (k->kind == Kind::Symbol) out += k->text;
       else return std::nullopt;
     }
-    std::sort(names.begin(), names.end());
-    if (std::adjacent_find(names.begin(), names.end()) != names.end()) return std::nullopt;  // x*x is x**2
-    std::string out = es;
-    for (const auto& s : names) out += s;
     return out;
   };
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
   if (g.kind == Kind::Symbol) {
-    if (auto c = concat(p)) return g.text == *c;
+    if (auto c = concat(p)) return lower(g.text) == lower(*c);
   }
   if (p.kind == Kind::Symbol) {
-    if (auto c = concat(g)) return p.text == *c;
+    if (auto c = concat(g)) return lower(p.text) == lower(*c);
   }
   return to_string(g) == to_string(p);
 }

@@ -63,11 +63,22 @@ std::vector<Token> lex(std::string_view s) {
         size_t st = i;
         while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
         std::string name(s.substr(st, i - st));
+        // The reference's lexer matches known commands as prefixes: "\quadx" is \quad x.
+        for (const char* known : {"qquad", "quad", "cdot", "times", "pi"}) {
+          std::string_view k(known);
+          if (name.size() > k.size() && name.compare(0, k.size(), k) == 0) {
+            i = st + k.size();
+            name = std::string(k);
+            break;
+          }
+        }
         if (!is_spacing_cmd(name)) out.push_back({Tok::Cmd, name});
         continue;
       }
       std::string name(1, s[i++]);
-      if (name == "\\") {
+      if (name == "(" || name == ")") {  // \( \) read as parentheses
+        out.push_back({Tok::Char, name});
+      } else if (name == "\\") {
         out.push_back({Tok::Cmd, "\\"});
       } else if (!is_spacing_cmd(name)) {
         out.push_back({Tok::Cmd, name});
@@ -245,6 +256,9 @@ class Parser {
         if (chain.empty()) lhs = left = only_symbols(*lhs) ? rhs : lhs;
         continue;
       }
+      if (chain.empty() && (*op == "=" || *op == "in") && left->kind == Kind::Interval &&
+          left->kids[0]->kind == Kind::Symbol && left->kids[1]->kind == Kind::Symbol)
+        left = make(Kind::Tuple, "", left->kids);  // (p, q) = ...: names, not an interval
       chain.push_back(make(Kind::Relation, *op == "in" ? "=" : *op, {left, rhs}));
       left = rhs;
     }
@@ -389,7 +403,7 @@ class Parser {
           continue;
         }
         v = make(Kind::Pow, "", {v, exponent()});
-      } else if (is_char("!")) {
+      } else if (is_char("!") && !is_char("=", 1)) {
         ++p_;
         v = make(Kind::Func, "factorial", {v});
       } else if (is_char("'")) {
@@ -759,6 +773,7 @@ NodePtr parse_plain_expr(std::string_view expr) {
       t += s[i];
     }
   }
+  t = pyre::sub(R"((\d)\.(?!\d))", "\\1.0", t);  // Python's "3." is a float
   if (pyre::search(R"([\d.)]\s*\()", t) || pyre::search(R"(\)\s*[\d.(])", t)) return nullptr;
   try {
     Parser p(lex(t), false);
