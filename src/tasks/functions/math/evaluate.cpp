@@ -118,12 +118,19 @@ std::optional<Complex> apply_function(const std::string& f, const std::vector<Co
   return std::nullopt;
 }
 
-std::optional<Value> eval(const Node& n, int point) {
+using Binding = std::map<std::string, Complex>;
+
+std::optional<Value> eval(const Node& n, int point, const Binding* bound = nullptr) {
   switch (n.kind) {
     case Kind::Integer:
     case Kind::Float:
       return make_scalar(Complex(std::strtod(n.text.c_str(), nullptr), 0.0));
     case Kind::Symbol:
+      if (bound) {
+        auto it = bound->find(n.text);
+        if (it == bound->end()) return std::nullopt;
+        return make_scalar(it->second);
+      }
       if (point == 0) return std::nullopt;
       return make_scalar(symbol_value(n.text, point));
     case Kind::Constant:
@@ -132,20 +139,20 @@ std::optional<Value> eval(const Node& n, int point) {
       if (n.text == "i") return make_scalar(Complex(0.0, 1.0));
       return make_scalar(INFINITY);
     case Kind::Neg: {
-      auto v = eval(*n.kids[0], point);
+      auto v = eval(*n.kids[0], point, bound);
       if (!v) return std::nullopt;
       for (auto& x : v->v) x = -x;
       return v;
     }
     case Kind::Percent: {
-      auto v = scalar(eval(*n.kids[0], point));
+      auto v = scalar(eval(*n.kids[0], point, bound));
       if (!v) return std::nullopt;
       return make_scalar(*v / 100.0);
     }
     case Kind::Add: {
       std::optional<Value> acc;
       for (const auto& k : n.kids) {
-        auto v = eval(*k, point);
+        auto v = eval(*k, point, bound);
         if (!v) return std::nullopt;
         if (!acc) {
           acc = v;
@@ -159,7 +166,7 @@ std::optional<Value> eval(const Node& n, int point) {
     case Kind::Mul: {
       std::optional<Value> acc;
       for (const auto& k : n.kids) {
-        auto v = eval(*k, point);
+        auto v = eval(*k, point, bound);
         if (!v) return std::nullopt;
         acc = acc ? mat_mul(*acc, *v) : v;
         if (!acc) return std::nullopt;
@@ -167,8 +174,8 @@ std::optional<Value> eval(const Node& n, int point) {
       return acc;
     }
     case Kind::Pow: {
-      auto b = eval(*n.kids[0], point);
-      auto e = scalar(eval(*n.kids[1], point));
+      auto b = eval(*n.kids[0], point, bound);
+      auto e = scalar(eval(*n.kids[1], point, bound));
       if (!b || !e) return std::nullopt;
       if (!b->is_scalar()) {
         auto k = real_of(*e);
@@ -197,7 +204,7 @@ std::optional<Value> eval(const Node& n, int point) {
     case Kind::Func: {
       std::vector<Complex> args;
       for (const auto& k : n.kids) {
-        auto v = scalar(eval(*k, point));
+        auto v = scalar(eval(*k, point, bound));
         if (!v) return std::nullopt;
         args.push_back(*v);
       }
@@ -217,7 +224,7 @@ std::optional<Value> eval(const Node& n, int point) {
     case Kind::Matrix: {
       Value m{n.rows, n.cols, {}};
       for (const auto& k : n.kids) {
-        auto v = scalar(eval(*k, point));
+        auto v = scalar(eval(*k, point, bound));
         if (!v) return std::nullopt;
         m.v.push_back(*v);
       }
@@ -229,6 +236,14 @@ std::optional<Value> eval(const Node& n, int point) {
 }
 
 }  // namespace
+
+std::optional<Value> evaluate_at(const Node& n, const std::map<std::string, Complex>& symbols) {
+  auto v = eval(n, 0, &symbols);
+  if (!v) return std::nullopt;
+  for (const auto& x : v->v)
+    if (std::isnan(x.real()) || std::isnan(x.imag())) return std::nullopt;
+  return v;
+}
 
 std::optional<Value> evaluate(const Node& n, int point) {
   auto v = eval(n, point);

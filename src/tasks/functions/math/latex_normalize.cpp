@@ -50,7 +50,10 @@ const std::string& units_pattern() {
         "liter", "loss", "yard", "pure", "year", "increase", "decrease", "d", "less", "Surface", "litre",
         "pi sq m", "s .", "metre", "meter", "inch"};
     std::string alt;
-    for (const char* u : units) alt += (alt.empty() ? "" : "|") + std::string(u);
+    for (const char* u : units) {
+      if (!alt.empty()) alt += '|';
+      alt += u;
+    }
     return "(\\d|\\}|\\s)\\s*(?:(?:" + alt + ")(?:s|es)?)\\s*$";
   }();
   return p;
@@ -82,13 +85,16 @@ std::string replace_in_latex(const std::string& text) {
   };
   static const auto re = [] {
     std::string alt;
-    for (size_t i = 0; i < subs.size(); ++i) alt += (i ? "|" : "") + std::string("(?P<g") + std::to_string(i) + ">" + subs[i].first + ")";
+    for (size_t i = 0; i < subs.size(); ++i) {
+      if (i) alt += '|';
+      alt.append("(?P<g").append(std::to_string(i)).append(">").append(subs[i].first).append(")");
+    }
     return PyRegex::compile(alt);
   }();
   return re->sub(
       [](const PyMatch& m) -> std::string {
         for (size_t i = 0; i < subs.size(); ++i)
-          if (m.group("g" + std::to_string(i))) return subs[i].second;
+          if (m.group(std::string("g").append(std::to_string(i)))) return subs[i].second;
         return std::string(m.group(0).value_or(""));
       },
       text);
@@ -134,8 +140,9 @@ std::string fix_sqrt(const std::string& text) {
   std::string out = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) {
     std::string p = lstrip(parts[i]);
-    if (!p.empty() && p[0] != '{' && p[0] != '[') out += "\\sqrt{" + p.substr(0, 1) + "}" + p.substr(1);
-    else out += "\\sqrt" + p;
+    out += "\\sqrt";
+    if (!p.empty() && p[0] != '{' && p[0] != '[') out.append("{").append(p, 0, 1).append("}").append(p, 1);
+    else out += p;
   }
   return out;
 }
@@ -151,9 +158,9 @@ std::string fix_fracs(const std::string& text) {
     } else if (p.size() < 2) {
       return text;
     } else if (p[1] != '{') {
-      out += "{" + p.substr(0, 1) + "}{" + p.substr(1, 1) + "}" + p.substr(2);
+      out.append("{").append(p, 0, 1).append("}{").append(p, 1, 1).append("}").append(p, 2);
     } else {
-      out += "{" + p.substr(0, 1) + "}" + p.substr(1);
+      out.append("{").append(p, 0, 1).append("}").append(p, 1);
     }
   }
   return out;
@@ -164,7 +171,7 @@ std::string fix_a_slash_b(const std::string& text) {
   if (parts.size() != 2) return text;
   static const auto int_re = PyRegex::compile(R"(^-?(?:0|[1-9]\d*)$)");
   if (!int_re->search(parts[0]) || !int_re->search(parts[1]) || parts[0] == "-0" || parts[1] == "-0") return text;
-  return "\\frac{" + parts[0] + "}{" + parts[1] + "}";
+  return std::string("\\frac{").append(parts[0]).append("}{").append(parts[1]).append("}");
 }
 
 }  // namespace
@@ -257,7 +264,7 @@ std::string normalize_latex(std::string_view in, BoxedMode mode) {
     if (!t.empty() && t != text) text = t;
   }
   // nits
-  if (!text.empty() && text[0] == '.') text = "0" + text;
+  if (!text.empty() && text[0] == '.') text.insert(0, "0");
   if (text == "0.5") text = "\\frac{1}{2}";
   // malformed operators
   text = fix_malformed_operators(std::move(text));

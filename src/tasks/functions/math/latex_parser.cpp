@@ -159,6 +159,7 @@ class Parser {
   bool complex_;
   bool plain_ = false;
   int abs_depth_ = 0;
+  int depth_ = 0;
 
   const Token& peek(size_t k = 0) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
   bool at_end() const { return peek().type == Tok::End; }
@@ -368,19 +369,10 @@ class Parser {
       expect_char("}");
       return v;
     }
-    if (peek().type == Tok::Num) {  // x^23 is x^2 * 3
+    if (peek().type == Tok::Num) {  // the reference reads x^23 as x^{23}
       std::string d = peek().text;
-      if (plain_) {
-        ++p_;
-        return number(d);
-      }
-      if (d.find('.') != std::string::npos) throw ParseFail{};
-      if (d.size() > 1) {
-        t_[p_].text = d.substr(1);
-        return make(Kind::Integer, d.substr(0, 1));
-      }
       ++p_;
-      return make(Kind::Integer, d);
+      return number(d);
     }
     if (is_char("-")) {
       ++p_;
@@ -441,21 +433,11 @@ class Parser {
     return out;
   }
 
-  NodePtr group() {  // {expr} or a single token
-    if (is_char("{")) {
-      ++p_;
-      NodePtr v = relation();
-      expect_char("}");
-      return v;
-    }
-    if (peek().type == Tok::Num) {  // \frac12: one digit
-      std::string d = peek().text;
-      if (d.size() > 1) {
-        t_[p_].text = d.substr(1);
-        return make(Kind::Integer, d.substr(0, 1));
-      }
-    }
-    return atom();
+  NodePtr group() {  // {expr}: the reference's grammar wants braces (\frac12 is normalised away)
+    expect_char("{");
+    NodePtr v = relation();
+    expect_char("}");
+    return v;
   }
 
   NodePtr symbol(std::string name) {
@@ -562,7 +544,7 @@ class Parser {
     }
     if (is_char("_")) {
       ++p_;
-      base = group();
+      base = is_char("{") ? group() : atom();
     }
     if (!power && is_char("^")) {
       ++p_;
@@ -606,6 +588,13 @@ class Parser {
   }
 
   NodePtr atom() {
+    struct Depth {  // nesting beyond any answer's is refused rather than recursed into
+      int& d;
+      explicit Depth(int& x) : d(x) {
+        if (++d > 200) throw ParseFail{};
+      }
+      ~Depth() { --d; }
+    } depth(depth_);
     const Token k = peek();
     switch (k.type) {
       case Tok::End:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <complex>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ struct Value {
 // pseudo-random functions of their name and arguments. nullopt for relations and sets, and for
 // what cannot be evaluated (division by zero, a matrix shape mismatch).
 std::optional<Value> evaluate(const Node& n, int point);
+
+// Evaluates with the symbols bound as given (nullopt if another one occurs).
+std::optional<Value> evaluate_at(const Node& n, const std::map<std::string, Complex>& symbols);
 
 // evaluate(n, 0) for scalars.
 std::optional<Complex> evaluate_constant(const Node& n);
