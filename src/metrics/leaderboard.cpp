@@ -69,15 +69,16 @@ Json leaderboard_normalized(const Json& rf, const std::map<std::string, double>&
     for (double v : vals) sum += v;
     std::string name = prefix.substr(0, prefix.size() - 1);
     lb[name] = {{"normalized", sum / static_cast<double>(vals.size())},
+                {"metric", "acc_norm,none"},
                 {"rule", "unweighted mean of normalised subtask acc_norm"},
                 {"inputs", inputs}};
   }
   if (auto g = metric("leaderboard_gpqa", "acc_norm,none"))
-    lb["leaderboard_gpqa"] = {{"normalized", leaderboard_normalize(*g, 0.25)}, {"raw", *g}, {"random_baseline", 0.25}};
+    lb["leaderboard_gpqa"] = {{"normalized", leaderboard_normalize(*g, 0.25)}, {"metric", "acc_norm,none"}, {"raw", *g}, {"random_baseline", 0.25}};
   if (auto m = metric("leaderboard_mmlu_pro", "acc,none"))
-    lb["leaderboard_mmlu_pro"] = {{"normalized", leaderboard_normalize(*m, 0.1)}, {"raw", *m}, {"random_baseline", 0.1}};
+    lb["leaderboard_mmlu_pro"] = {{"normalized", leaderboard_normalize(*m, 0.1)}, {"metric", "acc,none"}, {"raw", *m}, {"random_baseline", 0.1}};
   if (auto m = metric("leaderboard_math_hard", "exact_match,none"))
-    lb["leaderboard_math_hard"] = {{"normalized", *m * 100.0}, {"raw", *m}, {"random_baseline", 0.0}};
+    lb["leaderboard_math_hard"] = {{"normalized", *m * 100.0}, {"metric", "exact_match,none"}, {"raw", *m}, {"random_baseline", 0.0}};
   auto inst = metric("leaderboard_ifeval", "inst_level_strict_acc,none");
   auto prompt = metric("leaderboard_ifeval", "prompt_level_strict_acc,none");
   if (inst && prompt)

@@ -207,20 +207,29 @@ namespace {
 constexpr const char* kRawHeader = "Value (raw)";
 constexpr const char* kNormalizedHeader = "Normalised (leaderboard)";
 
-// The results' leaderboard_normalized entries per task ({"<metric>,<filter>": {raw, random_baseline,
-// normalized}}); empty for the reference's own files, which have none.
-const Json& normalized_tasks(const Json& result_dict) {
-  static const Json none = Json::object();
-  if (!result_dict.contains("leaderboard_normalized")) return none;
+// The normalised score the results' leaderboard_normalized gives a row (task or group `name`,
+// key "<metric>,<filter>"): the task's own entry, else a leaderboard rule stated for that group
+// and metric (BBH and MuSR: the unweighted mean of the normalised subtasks). Null where none:
+// always for the reference's own files, which have no leaderboard_normalized.
+const Json* normalized_entry(const Json& result_dict, const std::string& name, const std::string& key) {
+  if (!result_dict.contains("leaderboard_normalized") || !result_dict["leaderboard_normalized"].is_object()) return nullptr;
   const Json& ln = result_dict["leaderboard_normalized"];
-  return ln.is_object() && ln.contains("tasks") && ln["tasks"].is_object() ? ln["tasks"] : none;
+  if (ln.contains("tasks") && ln["tasks"].contains(name) && ln["tasks"][name].contains(key)) {
+    const Json& e = ln["tasks"][name][key];
+    if (e.contains("normalized") && e["normalized"].is_number()) return &e;
+  }
+  if (ln.contains("leaderboard") && ln["leaderboard"].contains(name)) {
+    const Json& e = ln["leaderboard"][name];
+    if (e.value("metric", std::string()) == key && e.contains("normalized") && e["normalized"].is_number()) return &e;
+  }
+  return nullptr;
 }
 
 bool any_normalized(const Json& result_dict, const std::string& column) {
-  const Json& norm = normalized_tasks(result_dict);
   if (!result_dict.contains(column)) return false;
   for (auto it = result_dict[column].begin(); it != result_dict[column].end(); ++it)
-    if (norm.contains(it.key()) && !norm[it.key()].empty()) return true;
+    for (auto kt = it.value().begin(); kt != it.value().end(); ++kt)
+      if (normalized_entry(result_dict, it.key(), kt.key())) return true;
   return false;
 }
 
@@ -228,9 +237,16 @@ bool any_normalized(const Json& result_dict, const std::string& column) {
 
 std::string normalized_scores_note(const Json& result_dict) {
   if (!any_normalized(result_dict, "results") && !any_normalized(result_dict, "groups")) return "";
-  return std::string(kRawHeader) + ": the score itself. " + kNormalizedHeader +
-         ": the Open LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0 "
-         "(baselines in the results' leaderboard_normalized); a 0-100 scale, not comparable with raw scores.\n";
+  std::string note = std::string(kRawHeader) + ": the score itself. " + kNormalizedHeader +
+                     ": the Open LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0 "
+                     "(baselines in the results' leaderboard_normalized); a 0-100 scale, not comparable with raw scores.\n";
+  // Groups the leaderboard scores by its own rule: their normalised score is not the raw one rescaled.
+  const Json& ln = result_dict["leaderboard_normalized"];
+  if (ln.contains("leaderboard") && result_dict.contains("groups"))
+    for (auto it = ln["leaderboard"].begin(); it != ln["leaderboard"].end(); ++it)
+      if (result_dict["groups"].contains(it.key()) && it.value().contains("rule") && it.value().contains("metric"))
+        note += it.key() + ": " + it.value()["rule"].get<std::string>() + " (the leaderboard's rule).\n";
+  return note;
 }
 
 std::string make_table(const Json& result_dict, const std::string& column, bool show_ci) {
@@ -277,7 +293,6 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
   std::sort(rest.begin(), rest.end());
   for (const auto& r : rest) order.emplace_back(r, 0);
 
-  const Json& norm = normalized_tasks(result_dict);
   std::vector<std::vector<Json>> rows;
   for (const auto& [k, depth] : order) {
     const Json& dic = section[k];
@@ -313,10 +328,8 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
         row.push_back("");
       }
       if (show_normalized) {
-        if (norm.contains(k) && norm[k].contains(mf))
-          row.push_back(format_number(norm[k][mf]["normalized"].get<double>(), 2));
-        else
-          row.push_back("");
+        const Json* e = normalized_entry(result_dict, k, mf);
+        row.push_back(e ? Json(format_number((*e)["normalized"].get<double>(), 2)) : Json(""));
       }
       if (show_ci) {
         const Json& st = stats.contains(k) ? stats[k] : Json::object();

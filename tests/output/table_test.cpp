@@ -107,3 +107,24 @@ TEST(Output_Table, RawAndNormalisedSideBySideWhenATaskHasABaseline) {
   EXPECT_EQ(plain.find("Normalised"), std::string::npos);
   EXPECT_EQ(lmeval::normalized_scores_note(r), "");
 }
+
+// A leaderboard group scored by the leaderboard's own rule (BBH: the unweighted mean of the
+// normalised subtasks) shows that number beside its raw score, on the rule's metric only, and the
+// note under the tables names the rule.
+TEST(Output_Table, GroupsShowTheLeaderboardRuleOnItsMetric) {
+  Json r = Json::parse(R"({
+    "results": {"leaderboard_bbh": {"alias": "leaderboard_bbh", "acc_norm,none": 0.35, "acc_norm_stderr,none": 0.03,
+                                    "acc,none": 0.3, "acc_stderr,none": 0.03}},
+    "groups": {"leaderboard_bbh": {"alias": "leaderboard_bbh", "acc_norm,none": 0.35, "acc_norm_stderr,none": 0.03,
+                                   "acc,none": 0.3, "acc_stderr,none": 0.03}},
+    "versions": {}, "n-shot": {}, "higher_is_better": {},
+    "leaderboard_normalized": {"tasks": {}, "leaderboard": {"leaderboard_bbh": {
+      "normalized": 12.5, "metric": "acc_norm,none", "rule": "unweighted mean of normalised subtask acc_norm"}}}})");
+  const std::string g = lmeval::make_table(r, "groups");
+  auto acc_norm = row_cells(g, "acc_norm"), acc = row_cells(g, "acc");
+  ASSERT_EQ(acc_norm.size(), 10u) << g;
+  EXPECT_EQ(acc_norm[9], "12.5");
+  EXPECT_EQ(acc[9], "");
+  EXPECT_NE(lmeval::normalized_scores_note(r).find("leaderboard_bbh: unweighted mean of normalised subtask acc_norm"),
+            std::string::npos);
+}
