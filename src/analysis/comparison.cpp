@@ -172,10 +172,10 @@ Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& opt) {
       MetricComparison m = compare_metric(task, key, ta, tb, opt);
       if (m.n == 0) continue;
       m.higher_is_better = higher_is_better(a.results, task, metric);
-      if (auto ns = normalized_score(a, task, key)) {
+      if (auto ns = normalized_score(a, task, key); ns && ns->random_baseline) {
         m.random_baseline = ns->random_baseline;
-        m.norm_a = leaderboard_normalize(m.score_a, ns->random_baseline);
-        m.norm_b = leaderboard_normalize(m.score_b, ns->random_baseline);
+        m.norm_a = leaderboard_normalize(m.score_a, *ns->random_baseline);
+        m.norm_b = leaderboard_normalize(m.score_b, *ns->random_baseline);
         m.norm_diff = m.norm_b - m.norm_a;
       }
       c.metrics.push_back(std::move(m));

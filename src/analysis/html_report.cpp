@@ -268,8 +268,9 @@ std::string render_html_report(const ReportInput& in) {
         }
         std::string norm = "–";
         if (auto ns = normalized_score(in.runs[r], task, key))
-          norm = fmt::format("{} <span class=\"note\">(raw {}, random baseline {})</span>", format::fixed(ns->normalized, 2),
-                             format::fixed(ns->raw), format::fixed(ns->random_baseline));
+          norm = fmt::format("{} <span class=\"note\">(raw {}, {})</span>", format::fixed(ns->normalized, 2), format::fixed(ns->raw),
+                             ns->random_baseline ? "random baseline " + format::fixed(*ns->random_baseline)
+                                                 : "the leaderboard's rule: " + esc(ns->rule));
         table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}]</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
                              esc(b.label), format::fixed(b.value), format::fixed(b.low), format::fixed(b.high), format::fixed(se), seeds, norm);
         bars.push_back(std::move(b));

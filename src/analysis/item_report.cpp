@@ -96,9 +96,9 @@ Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& opt) {
     }
     ta.items = keep.size();
     if (ta.items == 0) continue;
-    if (auto ns = normalized_score(runs[0], task, ta.score_key)) {
+    if (auto ns = normalized_score(runs[0], task, ta.score_key); ns && ns->random_baseline) {
       ta.random_baseline = ns->random_baseline;
-      for (double m : ta.means) ta.normalized_means.push_back(leaderboard_normalize(m, ns->random_baseline));
+      for (double m : ta.means) ta.normalized_means.push_back(leaderboard_normalize(m, *ns->random_baseline));
     }
     ta.item_stats = stats::item_statistics(scores);
     std::vector<std::size_t> by_disc;

@@ -266,11 +266,20 @@ std::optional<NormalizedScore> normalized_score(const Run& run, const std::strin
   const Json& r = run.results;
   if (!r.contains("leaderboard_normalized") || !r["leaderboard_normalized"].is_object()) return std::nullopt;
   const Json& tasks = r["leaderboard_normalized"].contains("tasks") ? r["leaderboard_normalized"]["tasks"] : Json();
-  if (!tasks.is_object() || !tasks.contains(task) || !tasks[task].is_object() || !tasks[task].contains(key)) return std::nullopt;
-  const Json& e = tasks[task][key];
-  auto num = [&](const char* k) { return e.is_object() && e.contains(k) && e[k].is_number(); };
-  if (!num("raw") || !num("random_baseline") || !num("normalized")) return std::nullopt;
-  return NormalizedScore{e["raw"].get<double>(), e["random_baseline"].get<double>(), e["normalized"].get<double>()};
+  auto num = [](const Json& e, const char* k) { return e.is_object() && e.contains(k) && e[k].is_number(); };
+  if (tasks.is_object() && tasks.contains(task) && tasks[task].is_object() && tasks[task].contains(key)) {
+    const Json& e = tasks[task][key];
+    if (num(e, "raw") && num(e, "random_baseline") && num(e, "normalized"))
+      return NormalizedScore{e["raw"].get<double>(), e["normalized"].get<double>(), e["random_baseline"].get<double>(), ""};
+  }
+  const Json& lb = r["leaderboard_normalized"].contains("leaderboard") ? r["leaderboard_normalized"]["leaderboard"] : Json();
+  if (lb.is_object() && lb.contains(task) && lb[task].is_object() && lb[task].value("metric", std::string()) == key &&
+      num(lb[task], "normalized") && lb[task].contains("rule") && lb[task]["rule"].is_string()) {
+    const Json& res = r.contains("results") && r["results"].contains(task) ? r["results"][task] : Json();
+    return NormalizedScore{num(res, key.c_str()) ? res[key].get<double>() : std::nan(""), lb[task]["normalized"].get<double>(),
+                           std::nullopt, lb[task]["rule"].get<std::string>()};
+  }
+  return std::nullopt;
 }
 
 std::vector<Run> load_runs(const std::vector<std::string>& paths) {

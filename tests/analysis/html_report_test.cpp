@@ -113,3 +113,16 @@ TEST_F(Report, RawAndNormalisedScoresAreNamed) {
   std::snprintf(cell, sizeof cell, "<td class=\"num\">%+.2f <span class=\"note\">(%.2f → %.2f)</span></td>", lb(rb) - lb(ra), lb(ra), lb(rb));
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
 }
+
+// A group the leaderboard scores by its own rule (no single baseline) shows the rule's number and names it.
+TEST_F(Report, LeaderboardRuleForAGroupIsNamed) {
+  auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
+  ASSERT_TRUE(runs[0].results["results"].contains("qa_group"));
+  runs[0].results["leaderboard_normalized"]["leaderboard"]["qa_group"] = {
+      {"normalized", 7.5}, {"metric", "acc,none"}, {"rule", "unweighted mean of normalised subtask acc"}};
+  const double raw = runs[0].results["results"]["qa_group"]["acc,none"].get<double>();
+  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  char cell[200];
+  std::snprintf(cell, sizeof cell, "7.50 <span class=\"note\">(raw %.4f, the leaderboard's rule: unweighted mean of normalised subtask acc)</span>", raw);
+  EXPECT_NE(h.find(cell), std::string::npos) << cell;
+}

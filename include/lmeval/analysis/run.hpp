@@ -47,11 +47,15 @@ struct Run {
   std::vector<std::string> tasks() const;
 };
 
-// A task score as the run's results file records it in `leaderboard_normalized` (spec §8.2).
+// A score as the run's results file records it in `leaderboard_normalized` (spec §8.2): a task's
+// raw score rescaled from its random baseline, or a leaderboard group's score by the leaderboard's
+// own rule (BBH, MuSR: the unweighted mean of the normalised subtasks; no single baseline).
 struct NormalizedScore {
-  double raw = 0, random_baseline = 0, normalized = 0;
+  double raw = 0, normalized = 0;
+  std::optional<double> random_baseline;  // unset for a rule
+  std::string rule;                       // empty for a baseline
 };
-// For "<metric>,<filter>" of `task`; nullopt when the run records no random baseline for it.
+// For "<metric>,<filter>" of `task` (or group); nullopt when the run records neither.
 std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task, const std::string& key);
 
 // Reads an output folder (<output_path> or <output_path>/<model>, newest results file) or a
