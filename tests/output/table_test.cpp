@@ -128,3 +128,34 @@ TEST(Output_Table, GroupsShowTheLeaderboardRuleOnItsMetric) {
   EXPECT_NE(lmeval::normalized_scores_note(r).find("leaderboard_bbh: unweighted mean of normalised subtask acc_norm"),
             std::string::npos);
 }
+
+// The few-shot seed table: the mean across seeds, raw, and its normalised value where the task has
+// a random baseline: (0.4 - 0.25) / 0.75 * 100 = 20.
+TEST(Output_Table, SeedTableNamesRawAndNormalisedMeans) {
+  Json r = Json::parse(R"({
+    "results": {"t": {"alias": "t"}},
+    "fewshot_seed_variance": {"t": {"seeds": [1, 2, 3],
+      "acc,none": {"mean": 0.4, "std": 0.05, "min": 0.35, "max": 0.45},
+      "f1,none": {"mean": 0.5, "std": 0.01, "min": 0.49, "max": 0.51}}},
+    "leaderboard_normalized": {"tasks": {"t": {"acc,none": {"raw": 0.41, "random_baseline": 0.25, "normalized": 21.33}}}}})");
+  const std::string t = lmeval::make_seed_variance_table(r);
+  EXPECT_NE(t.find("|Mean (raw)|"), std::string::npos) << t;
+  EXPECT_NE(t.find("|Mean normalised (leaderboard)|"), std::string::npos) << t;
+  std::istringstream in(t);
+  std::string line, acc, f1;
+  while (std::getline(in, line)) {
+    if (line.find("|acc ") != std::string::npos) acc = line;
+    if (line.find("|f1 ") != std::string::npos) f1 = line;
+  }
+  auto last_cell = [](const std::string& row) {
+    const std::string cell = row.substr(row.rfind('|', row.size() - 2) + 1, row.size() - 2 - row.rfind('|', row.size() - 2));
+    const auto a = cell.find_first_not_of(' ');
+    return a == std::string::npos ? std::string() : cell.substr(a);
+  };
+  EXPECT_EQ(std::stod(last_cell(acc)), 20.0) << t;  // of the seeds' mean, not the first seed's 0.41
+  EXPECT_EQ(last_cell(f1), "") << t;                // no baseline: empty
+  r.erase("leaderboard_normalized");
+  const std::string plain = lmeval::make_seed_variance_table(r);
+  EXPECT_NE(plain.find("|Mean|"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("normalised"), std::string::npos);
+}

@@ -44,7 +44,9 @@ std::string normalized_scores_note(const Json& results);
 std::string statistics_notes(const Json& results);
 
 // Per task and group, each score's mean ± sample std [min, max] across few-shot seeds, from
-// the results' `fewshot_seed_variance` (lm-eval's own table; only with --fewshot_seeds).
+// the results' `fewshot_seed_variance` (lm-eval's own table; only with --fewshot_seeds); where a
+// task has a random baseline, the mean is headed "Mean (raw)" and its leaderboard-normalised value
+// follows.
 std::string make_seed_variance_table(const Json& results);
 
 // The pytablewriter Markdown rendering of rows of cells (JSON strings / numbers / null).
