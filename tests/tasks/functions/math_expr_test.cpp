@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -108,6 +110,60 @@ TEST(MathExpr, DeepAndLongInputsAreScored) {
   Json doc = {{"solution", "so it is $\\boxed{\\dfrac12}$."}};
   EXPECT_EQ(lmeval::tasks::math_exact_match(doc, long_response), 1);
   EXPECT_EQ(lmeval::tasks::math_exact_match(doc, std::string(100000, '{')), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Real MATH solutions (Hendrycks' test problems) against answers written as models write them
+// (tests/tasks/functions/math_dataset_goldens.jsonl, scripts/gen_math_dataset_goldens.py).
+// The solution with its last \boxed{...} holding `content` instead.
+std::string with_boxed(const std::string& solution, const std::string& content) {
+  size_t k = solution.rfind("\\boxed{"), e = k + 6;
+  for (int depth = 0;; ++e) {
+    depth += solution[e] == '{' ? 1 : solution[e] == '}' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  return solution.substr(0, k) + "\\boxed{" + content + "}" + solution.substr(e + 1);
+}
+
+TEST(MathExpr, MathSolutionsAgreementWithMathVerify) {
+  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / "math_dataset_goldens.jsonl");
+  std::vector<Json> lines;
+  std::map<int, std::string> solutions;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) {
+      lines.push_back(Json::parse(line));
+      if (lines.back().contains("solution")) solutions[lines.back()["problem"]] = lines.back()["solution"];
+    }
+  std::map<std::string, std::array<size_t, 3>> by_form;  // agree, ours-only 1, math-verify-only 1
+  size_t cases = 0, agree = 0, false_pos = 0, self_ours = 0, self_ref = 0;
+  for (const auto& c : lines) {
+    const std::string& solution = solutions.at(c["problem"]);
+    std::string response = c.contains("response")               ? c["response"].get<std::string>()
+                           : c.contains("response_solution_of")  ? solutions.at(c["response_solution_of"])
+                           : c.contains("boxed_replacement")     ? with_boxed(solution, c["boxed_replacement"])
+                                                                 : solution;
+    int ours = lmeval::tasks::math_exact_match(Json{{"solution", solution}}, response);
+    int ref = c["exact_match"].get<int>();
+    auto& f = by_form[c["form"].get<std::string>()];
+    ++cases;
+    if (ours == ref) ++agree, ++f[0];
+    else if (ours) ++false_pos, ++f[1];
+    else ++f[2];
+    if (c["form"] == "self") self_ours += ours, self_ref += ref;
+    if (ours != ref && std::getenv("LMEVAL_MATH_VERIFY_DIFFS"))
+      std::printf("[%s] ours %d math-verify %d: %s | %s\n", c["form"].get<std::string>().c_str(), ours, ref,
+                  Json(solution.substr(solution.size() > 160 ? solution.size() - 160 : 0)).dump().c_str(),
+                  Json(response.substr(response.size() > 200 ? response.size() - 200 : 0)).dump().c_str());
+  }
+  std::printf("MATH solutions: %zu/%zu agree (%zu ours-only 1);", agree, cases, false_pos);
+  for (const auto& [form, f] : by_form) std::printf(" %s %zu/%zu-%zu", form.c_str(), f[0], f[1], f[2]);
+  std::printf("; solutions matching themselves: lm-eval %zu, math-verify %zu\n", self_ours, self_ref);
+  ASSERT_GT(cases, 2800u);
+  EXPECT_GE(agree, cases);
+  EXPECT_EQ(false_pos, 0u);
 }
 
 }  // namespace

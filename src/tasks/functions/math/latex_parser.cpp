@@ -405,6 +405,9 @@ class Parser {
         v = make(Kind::Percent, "", {v});
       } else if (is_cmd("circ")) {
         ++p_;
+      } else if (is_char("_")) {  // a subscript on a number (a base, 12_5) is dropped
+        ++p_;
+        raw_group();
       } else {
         break;
       }
