@@ -4,10 +4,12 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include <clocale>
-#include <cwctype>
+#include <algorithm>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
+
+#include "core/unicode_case_data.hpp"
 
 namespace lmeval::unicode {
 
@@ -219,41 +221,78 @@ std::string_view py_rstrip(std::string_view s) {
 
 std::string_view py_strip(std::string_view s) { return py_rstrip(py_lstrip(s)); }
 
-static void ensure_utf8_locale() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (!std::setlocale(LC_CTYPE, "C.UTF-8")) std::setlocale(LC_CTYPE, "en_US.UTF-8");
-  });
+namespace {
+
+using case_data::CaseMapping;
+using case_data::CodeRange;
+
+const CaseMapping* find_mapping(const CaseMapping* table, size_t n, char32_t c) {
+  const CaseMapping* end = table + n;
+  const CaseMapping* it = std::lower_bound(table, end, c, [](const CaseMapping& m, char32_t x) { return m.from < x; });
+  return it != end && it->from == c ? it : nullptr;
 }
 
+bool in_ranges(const CodeRange* table, size_t n, char32_t c) {
+  const CodeRange* end = table + n;
+  const CodeRange* it = std::upper_bound(table, end, c, [](char32_t x, const CodeRange& r) { return x < r.lo; });
+  return it != table && (it - 1)->hi >= c;
+}
+
+bool is_cased(char32_t c) { return in_ranges(case_data::kCased, case_data::kCased_size, c); }
+bool is_case_ignorable(char32_t c) {
+  return in_ranges(case_data::kCaseIgnorable, case_data::kCaseIgnorable_size, c);
+}
+
+void append_mapped(std::string& out, const CaseMapping* table, size_t n, char32_t c) {
+  if (const CaseMapping* m = find_mapping(table, n, c)) {
+    for (char32_t t : m->to)
+      if (t) append_utf8(out, t);
+  } else {
+    append_utf8(out, c);
+  }
+}
+
+// CPython's handle_capital_sigma: Σ lowers to final ς when a cased letter precedes it and none
+// follows it (case-ignorable characters skipped on both sides).
+bool final_sigma(const std::vector<char32_t>& cps, size_t i) {
+  size_t j = i;
+  while (j > 0 && is_case_ignorable(cps[j - 1])) --j;
+  if (j == 0 || !is_cased(cps[j - 1])) return false;
+  size_t k = i + 1;
+  while (k < cps.size() && is_case_ignorable(cps[k])) ++k;
+  return k == cps.size() || !is_cased(cps[k]);
+}
+
+}  // namespace
+
 std::string py_lower(std::string_view s) {
-  ensure_utf8_locale();
   std::string out;
   out.reserve(s.size());
-  for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
-    if (c < 0x80) {
-      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    } else if (c == 0x130) {  // İ lowers to i + combining dot above in Python
-      out += "i\xcc\x87";
-    } else {
-      append_utf8(out, static_cast<char32_t>(std::towlower(static_cast<wint_t>(c))));
-    }
-  });
+  bool ascii = true;
+  for (unsigned char ch : s) ascii = ascii && ch < 0x80;
+  if (ascii) {
+    for (char ch : s) out += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch + 32) : ch;
+    return out;
+  }
+  std::vector<char32_t> cps;
+  for_each_codepoint(s, [&](char32_t c, std::string_view) { cps.push_back(c); });
+  for (size_t i = 0; i < cps.size(); ++i) {
+    if (cps[i] == 0x3A3)
+      append_utf8(out, final_sigma(cps, i) ? 0x3C2 : 0x3C3);
+    else
+      append_mapped(out, case_data::kLower, case_data::kLower_size, cps[i]);
+  }
   return out;
 }
 
 std::string py_upper(std::string_view s) {
-  ensure_utf8_locale();
   std::string out;
   out.reserve(s.size());
-  for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
-    if (c < 0x80) {
+  for_each_codepoint(s, [&](char32_t c, std::string_view) {
+    if (c < 0x80)
       out += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
-    } else if (c == 0xdf) {  // ß uppercases to SS in Python
-      out += "SS";
-    } else {
-      append_utf8(out, static_cast<char32_t>(std::towupper(static_cast<wint_t>(c))));
-    }
+    else
+      append_mapped(out, case_data::kUpper, case_data::kUpper_size, c);
   });
   return out;
 }

@@ -45,7 +45,6 @@ TEST(Filters_Reference, MatchesReferenceGoldens) {
     if (++failures <= 30) report << c["case"].get<std::string>() << ": " << msg << "\n";
   };
   for (const Json& c : cases) {
-    if (c["case"].get<std::string>().ends_with("/special_casing")) continue;  // see below
     std::vector<Json> resps(c["resps"].begin(), c["resps"].end());
     std::vector<const Json*> docs = doc_ptrs(c["docs"]);
     if (c.contains("config_error")) {
@@ -90,22 +89,6 @@ TEST(Filters_Reference, MatchesReferenceGoldens) {
   std::cout << "[filter goldens] " << cases.size() << " cases, " << identical << "/" << values
             << " filtered values identical\n";
   EXPECT_EQ(failures, 0u) << report.str();
-}
-
-// lowercase/uppercase rely on lmeval::unicode::py_lower/py_upper (core), which do not yet apply
-// Python's context-sensitive and multi-character mappings (final sigma, "ﬁ".upper() == "FI").
-TEST(Filters_Reference, SpecialCasingKnownGap) {
-  std::string diffs;
-  for (const Json& c : load_goldens()) {
-    if (!c["case"].get<std::string>().ends_with("/special_casing")) continue;
-    std::vector<Json> resps(c["resps"].begin(), c["resps"].end());
-    std::vector<Json> got = FilterEnsemble::from_config(c["entry"], at("filter_list[0]"))
-                                .apply(resps, doc_ptrs(c["docs"]));
-    if (Json(got) != c["expected"])
-      diffs += c["case"].get<std::string>() + ": want " + c["expected"].dump() + " got " +
-               Json(got).dump() + "\n";
-  }
-  if (!diffs.empty()) GTEST_SKIP() << "known gap in core py_lower/py_upper:\n" << diffs;
 }
 
 // The reference's own samples (../shared/goldens, made with the hashfake model): every logged

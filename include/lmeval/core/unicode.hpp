@@ -36,7 +36,8 @@ bool is_punctuation(char32_t c);
 std::string_view py_strip(std::string_view s);
 std::string_view py_rstrip(std::string_view s);
 std::string_view py_lstrip(std::string_view s);
-// Python str.lower()/upper() (simple case mappings).
+// Python str.lower()/upper(): full case mappings ('ß' -> "SS") and the final sigma rule, from
+// CPython's own tables (src/core/unicode_case_data.cpp).
 std::string py_lower(std::string_view s);
 std::string py_upper(std::string_view s);
 
