@@ -42,17 +42,6 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
-DatasetRef dataset_ref(const TaskConfig& cfg) {
-  DatasetRef ref;
-  ref.path = cfg.str("dataset_path");
-  const Json& n = cfg.get("dataset_name");
-  if (n.is_string()) ref.name = n.get<std::string>();
-  else if (n.is_number()) ref.name = py::str(n);
-  if (cfg.get("dataset_kwargs").is_object()) ref.kwargs = cfg.get("dataset_kwargs");
-  ref.base_dir = cfg.source.path.parent_path();
-  return ref;
-}
-
 int download_main(const DownloadFlags& f) {
   if (f.tasks.empty() && f.model_args.empty())
     throw UserError("nothing to download", {}, "--tasks and/or --model_args pretrained=<repo>");

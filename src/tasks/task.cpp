@@ -16,17 +16,6 @@ TaskContext& task_context() {
   return ctx;
 }
 
-static DatasetRef dataset_ref(const TaskConfig& cfg) {
-  DatasetRef ref;
-  ref.path = cfg.str("dataset_path");
-  const Json& n = cfg.get("dataset_name");
-  if (n.is_string()) ref.name = n.get<std::string>();
-  else if (n.is_number()) ref.name = py::str(n);
-  if (cfg.get("dataset_kwargs").is_object()) ref.kwargs = cfg.get("dataset_kwargs");
-  ref.base_dir = cfg.source.path.parent_path();
-  return ref;
-}
-
 std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                                   const Json& process_docs, bool required, bool* found,
                                   bool keep_raw) {

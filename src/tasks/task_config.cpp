@@ -5,6 +5,7 @@
 
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 
 namespace lmeval {
@@ -293,6 +294,17 @@ GroupConfig make_group_config(const TaskYaml& yaml, const Json& merged,
     }
   }
   return g;
+}
+
+DatasetRef dataset_ref(const TaskConfig& cfg) {
+  DatasetRef ref;
+  ref.path = cfg.str("dataset_path");
+  const Json& n = cfg.get("dataset_name");
+  if (n.is_string()) ref.name = n.get<std::string>();
+  else if (n.is_number()) ref.name = py::str(n);
+  if (cfg.get("dataset_kwargs").is_object()) ref.kwargs = cfg.get("dataset_kwargs");
+  ref.base_dir = cfg.source.path.parent_path();
+  return ref;
 }
 
 }  // namespace lmeval

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lmeval/data/data_source.hpp"
 #include "lmeval/tasks/task_yaml.hpp"
 
 namespace lmeval {
@@ -42,6 +43,10 @@ Json resolved_fewshot_config(const TaskConfig& cfg);
 // TaskConfig.to_dict for results `configs`: declaration order, None dropped, functions shown by
 // their display name, fewshot_config with all fields (nulls kept).
 Json task_config_to_results(const TaskConfig& cfg, std::optional<int> num_fewshot = std::nullopt);
+
+// The dataset a task reads: dataset_path, dataset_name, dataset_kwargs, and the YAML's folder
+// (for local paths).
+DatasetRef dataset_ref(const TaskConfig& cfg);
 
 struct GroupConfig {
   std::string name;

@@ -12,6 +12,7 @@
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/rolling_windows.hpp"
+#include "lmeval/models/special_tokens.hpp"
 
 namespace lmeval::api {
 
@@ -480,16 +481,7 @@ std::string ApiLM::apply_chat_template(const std::vector<ChatMessage>& messages,
 }
 
 Json ApiLM::chat_template_variables() const {
-  Json v = Json::object();
-  if (!tokenizer_) return v;
-  auto put = [&](const char* name, const SpecialToken& t) {
-    if (!t.text.empty()) v[name] = t.text;
-  };
-  put("bos_token", tokenizer_->bos_token());
-  put("eos_token", tokenizer_->eos_token());
-  put("unk_token", tokenizer_->unk_token());
-  put("pad_token", tokenizer_->pad_token());
-  return v;
+  return tokenizer_ ? chat_template_special_tokens(*tokenizer_) : Json::object();
 }
 
 std::optional<TokenizerInfo> ApiLM::tokenizer_info() const {

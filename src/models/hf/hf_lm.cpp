@@ -18,6 +18,7 @@
 #include "lmeval/models/hf/hf_model.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
+#include "lmeval/models/special_tokens.hpp"
 
 namespace lmeval::hf {
 
@@ -205,18 +206,7 @@ std::optional<std::string> HFLM::chat_template(const std::string& name) const {
   return t;
 }
 
-// The special tokens transformers passes to chat templates by name.
-Json HFLM::chat_template_variables() const {
-  Json v = Json::object();
-  auto put = [&](const char* name, const SpecialToken& t) {
-    if (!t.text.empty()) v[name] = t.text;
-  };
-  put("bos_token", tokenizer_->bos_token());
-  put("eos_token", tokenizer_->eos_token());
-  put("unk_token", tokenizer_->unk_token());
-  put("pad_token", tokenizer_->pad_token());
-  return v;
-}
+Json HFLM::chat_template_variables() const { return chat_template_special_tokens(*tokenizer_); }
 
 // ---------------------------------------------------------------------------------------------
 // Encoding (spec §6.4)

@@ -1,0 +1,17 @@
+#include "lmeval/models/special_tokens.hpp"
+
+namespace lmeval {
+
+Json chat_template_special_tokens(const Tokenizer& tokenizer) {
+  Json v = Json::object();
+  auto put = [&](const char* name, const SpecialToken& t) {
+    if (!t.text.empty()) v[name] = t.text;
+  };
+  put("bos_token", tokenizer.bos_token());
+  put("eos_token", tokenizer.eos_token());
+  put("unk_token", tokenizer.unk_token());
+  put("pad_token", tokenizer.pad_token());
+  return v;
+}
+
+}  // namespace lmeval
