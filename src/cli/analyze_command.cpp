@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/run_set_flags.hpp"
 #include "lmeval/analysis/item_report.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -11,11 +12,8 @@ namespace lmeval::cli {
 
 namespace {
 
-struct AnalyzeFlags {
-  std::vector<std::string> runs;
-  std::string output, metric;
-  long long seed = 1234;
-  std::size_t resamples = 1000;
+struct AnalyzeFlags : RunSetFlags {
+  std::string metric;
 };
 
 int analyze_main(const AnalyzeFlags& f) {
@@ -41,11 +39,9 @@ int analyze_main(const AnalyzeFlags& f) {
 void add_analyze_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("analyze", "Item analysis and bootstrap rank stability over two or more runs");
   auto f = std::make_shared<AnalyzeFlags>();
-  cmd->add_option("runs", f->runs, "Output folders or results files of `lm-eval run --log_samples`")->required();
+  add_run_set_options(cmd, *f, "Seed of the bootstrap resamples");
   cmd->add_option("-o,--output", f->output, "Also write the full analysis (every item) as JSON to this file");
   cmd->add_option("--metric", f->metric, "Metric (or metric,filter) to analyse; default each task's first");
-  cmd->add_option("--seed", f->seed, "Seed of the bootstrap resamples (default 1234)");
-  cmd->add_option("--resamples", f->resamples, "Bootstrap resamples (default 1000)")->check(CLI::Range(1, 1000000));
   cmd->callback([&action, f] { action = [f] { return analyze_main(*f); }; });
 }
 

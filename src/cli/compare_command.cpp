@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/run_set_flags.hpp"
 #include "lmeval/analysis/comparison.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -11,14 +12,7 @@ namespace lmeval::cli {
 
 namespace {
 
-struct CompareFlags {
-  std::vector<std::string> runs;
-  std::string output;
-  long long seed = 1234;
-  std::size_t resamples = 1000;
-};
-
-int compare_main(const CompareFlags& f) {
+int compare_main(const RunSetFlags& f) {
   if (f.runs.size() < 2)
     throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()), {"", 0, 0, "RUN..."},
                     "output folders or results files of `lm-eval run --log_samples`");
@@ -44,11 +38,9 @@ int compare_main(const CompareFlags& f) {
 
 void add_compare_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("compare", "Paired differences between runs of the same prompts (each against the first)");
-  auto f = std::make_shared<CompareFlags>();
-  cmd->add_option("runs", f->runs, "Output folders or results files of `lm-eval run --log_samples`")->required();
+  auto f = std::make_shared<RunSetFlags>();
+  add_run_set_options(cmd, *f, "Seed of the bootstrap resamples used for tasks under 100 items");
   cmd->add_option("-o,--output", f->output, "Also write the comparison as JSON to this file");
-  cmd->add_option("--seed", f->seed, "Seed of the bootstrap resamples used for tasks under 100 items (default 1234)");
-  cmd->add_option("--resamples", f->resamples, "Bootstrap resamples (default 1000)")->check(CLI::Range(1, 1000000));
   cmd->callback([&action, f] { action = [f] { return compare_main(*f); }; });
 }
 

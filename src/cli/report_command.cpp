@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/run_set_flags.hpp"
 #include "lmeval/analysis/html_report.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/output/output_writer.hpp"
@@ -10,14 +11,7 @@ namespace lmeval::cli {
 
 namespace {
 
-struct ReportFlags {
-  std::vector<std::string> runs;
-  std::string output;
-  long long seed = 1234;
-  std::size_t resamples = 1000;
-};
-
-int report_main(const ReportFlags& f) {
+int report_main(const RunSetFlags& f) {
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   analysis::CompareOptions copt;
   copt.seed = f.seed;
@@ -35,11 +29,9 @@ int report_main(const ReportFlags& f) {
 
 void add_report_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("report", "One self-contained HTML report of one or more runs");
-  auto f = std::make_shared<ReportFlags>();
-  cmd->add_option("runs", f->runs, "Output folders or results files of `lm-eval run --log_samples`")->required();
+  auto f = std::make_shared<RunSetFlags>();
+  add_run_set_options(cmd, *f, "Seed of the bootstrap resamples");
   cmd->add_option("-o,--output", f->output, "The HTML file to write")->required();
-  cmd->add_option("--seed", f->seed, "Seed of the bootstrap resamples (default 1234)");
-  cmd->add_option("--resamples", f->resamples, "Bootstrap resamples (default 1000)")->check(CLI::Range(1, 1000000));
   cmd->callback([&action, f] { action = [f] { return report_main(*f); }; });
 }
 
