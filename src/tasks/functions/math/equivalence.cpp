@@ -150,6 +150,7 @@ bool is_float_literal(const Node& n) {
 bool is_integer_literal(const Node& n) {
   return n.kind == Kind::Integer || (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Integer);
 }
+const Node& strip_neg(const Node& n) { return n.kind == Kind::Neg ? *n.kids[0] : n; }
 const Node& strip_pct(const Node& n) { return n.kind == Kind::Percent ? *n.kids[0] : n; }
 bool number_or_pct(const Node& n, bool (*pred)(const Node&)) {
   return pred(n) || (n.kind == Kind::Percent && pred(*n.kids[0]));
@@ -222,6 +223,25 @@ bool numeric_eq(const Node& a, const Node& b) {
 
 // ---------------------------------------------------------------- symbols
 
+// sympy's str() of a symbol or a number (what math-verify compares a symbol with): integers as
+// written, floats with 15 significant digits, fractions reduced; nullopt for anything else.
+std::optional<std::string> sympy_str(const Node& n) {
+  if (n.kind == Kind::Symbol) return n.text;
+  if (n.kind == Kind::Integer) return n.text;
+  if (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Integer) return n.kids[0]->text == "0" ? "0" : "-" + n.kids[0]->text;
+  if (is_float_literal(n)) {
+    double v = std::strtod(strip_neg(n).text.c_str(), nullptr) * (n.kind == Kind::Neg ? -1 : 1);
+    double a = std::fabs(v);
+    if (a != 0 && (a < 1e-5 || a >= 1e15)) return std::nullopt;
+    int int_digits = a < 1 ? 1 : static_cast<int>(std::floor(std::log10(a))) + 1;
+    int decimals = a < 1 ? 15 - (a == 0 ? 0 : -static_cast<int>(std::floor(std::log10(a))) - 1) : 15 - int_digits;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(decimals, 0), v);
+    return std::string(buf);
+  }
+  return std::nullopt;
+}
+
 bool symbols_eq(const Node& g, const Node& p) {
   auto is_e = [](const Node& n) { return n.kind == Kind::Constant && n.text == "e"; };
   if ((g.kind == Kind::Symbol && g.text == "e" && is_e(p)) || (p.kind == Kind::Symbol && p.text == "e" && is_e(g))) return true;
@@ -236,7 +256,10 @@ bool symbols_eq(const Node& g, const Node& p) {
     }
     return out;
   };
-  auto lower = [](std::string s) {
+  auto lower = [](std::string s) {  // names compare without case and without their assumptions
+    std::string_view suffix(kComplexSuffix);
+    size_t at;
+    while ((at = s.find(suffix)) != std::string::npos) s.erase(at, suffix.size());
     for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;
   };
@@ -246,7 +269,9 @@ bool symbols_eq(const Node& g, const Node& p) {
   if (p.kind == Kind::Symbol) {
     if (auto c = concat(g)) return lower(p.text) == lower(*c);
   }
-  return to_string(g) == to_string(p);
+  if (g.kind == Kind::Symbol && p.kind == Kind::Symbol) return lower(g.text) == lower(p.text);
+  auto gs = sympy_str(g), ps = sympy_str(p);
+  return gs && ps && lower(*gs) == lower(*ps);
 }
 
 // ---------------------------------------------------------------- relations
@@ -451,9 +476,12 @@ bool sets_eq(const NodePtr& gold, const NodePtr& pred) {
   if (is_set(*a) && is_set(*b) && !(a->kind == Kind::FiniteSet && b->kind == Kind::FiniteSet) && same_points(*a, *b)) return true;
   bool fa = a->kind == Kind::FiniteSet || a->kind == Kind::Tuple, fb = b->kind == Kind::FiniteSet || b->kind == Kind::Tuple;
   if (fa && fb) return deep_set_tuple_eq(*a, *b);
-  if (a->kind == Kind::Interval && fb && a->left_open && a->right_open && b->kids.size() == 2)
+  // An open interval (a, b) may have been meant as a pair; sympy's answer for symbolic endpoints
+  // depends on its internal ordering, so only numeric ones are compared that way.
+  auto numeric_ends = [](const Node& iv) { return real_constant(*iv.kids[0]) && real_constant(*iv.kids[1]); };
+  if (a->kind == Kind::Interval && fb && a->left_open && a->right_open && b->kids.size() == 2 && numeric_ends(*a))
     return deep_set_tuple_eq(*make(Kind::Tuple, "", a->kids), *b);
-  if (b->kind == Kind::Interval && fa && b->left_open && b->right_open && a->kids.size() == 2)
+  if (b->kind == Kind::Interval && fa && b->left_open && b->right_open && a->kids.size() == 2 && numeric_ends(*b))
     return deep_set_tuple_eq(*a, *make(Kind::Tuple, "", b->kids));
   return false;
 }

@@ -24,6 +24,9 @@ double unit_random(const std::string& name, int point, int salt) {
 // Random points are real (math-verify's symbols are real unless the answer looks complex),
 // of both signs and away from 0 and +-1, where special cases live.
 Complex symbol_value(const std::string& name, int point) {
+  std::string_view suffix(kComplexSuffix);
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return {2.4 * unit_random(name, point, 5) - 1.2, 2.4 * unit_random(name, point, 6) - 1.2};
   double u = unit_random(name, point, 1);
   double mag = 0.3 + 2.4 * u;
   if (std::fabs(mag - 1.0) < 0.05) mag += 0.1;

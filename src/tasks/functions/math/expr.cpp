@@ -1,6 +1,7 @@
 // Rendering of expression trees (expr.hpp): sympy-like text, with set elements sorted so that
 // equal finite sets render equally.
 #include <algorithm>
+#include <cctype>
 
 #include "lmeval/tasks/functions/math/expr.hpp"
 
@@ -24,9 +25,10 @@ std::string join(const std::vector<NodePtr>& kids, const char* sep, bool sorted 
 
 std::string to_string(const Node& n) {
   switch (n.kind) {
+    case Kind::Symbol:  // \text{86.4} is a symbol, not the number 86.4
+      return std::isalpha(static_cast<unsigned char>(n.text[0])) ? n.text : "Symbol(" + n.text + ")";
     case Kind::Integer:
     case Kind::Float:
-    case Kind::Symbol:
     case Kind::Constant:
     case Kind::SetConst:
       return n.text;

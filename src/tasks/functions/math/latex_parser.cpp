@@ -143,7 +143,43 @@ class Parser {
   NodePtr top() {
     auto groups = element_groups({});
     if (!at_end()) throw ParseFail{};
-    return elements_to_value(groups);
+    // `x = 1, 2` (names on the left, no other relation) is x = {1, 2}, not {x = 1, 2}.
+    const NodePtr& first = groups[0][0];
+    size_t count = 0;
+    bool others_plain = true;
+    for (const auto& g : groups)
+      for (const auto& e : g) {
+        ++count;
+        if (e != first && (e->kind == Kind::Relation || e->kind == Kind::And)) others_plain = false;
+      }
+    if (count > 1 && others_plain && first->kind == Kind::Relation && first->text == "=" && names(*first->kids[0])) {
+      auto rest = groups;
+      rest[0][0] = first->kids[1];
+      return make(Kind::Relation, "=", {first->kids[0], elements_to_value(rest)});
+    }
+    NodePtr v = elements_to_value(groups);
+    if (!sets_where_allowed(*v, true)) throw ParseFail{};
+    return v;
+  }
+
+  static bool names(const Node& n) {
+    if (n.kind == Kind::Symbol) return true;
+    if (n.kind != Kind::Tuple) return false;
+    for (const auto& k : n.kids)
+      if (k->kind != Kind::Symbol) return false;
+    return true;
+  }
+
+  // Sets, tuples and intervals are elements (of the answer, of sets, of tuples), sides of `=`
+  // and operands of unions, never operands of arithmetic or of inequalities.
+  static bool sets_where_allowed(const Node& n, bool allowed) {
+    bool set_valued = n.kind == Kind::Tuple || n.kind == Kind::Interval || n.kind == Kind::FiniteSet ||
+                      n.kind == Kind::Union || n.kind == Kind::SetConst;
+    if (set_valued && !allowed) return false;
+    bool kids_allowed = set_valued || n.kind == Kind::And || (n.kind == Kind::Relation && n.text == "=");
+    for (const auto& k : n.kids)
+      if (!sets_where_allowed(*k, kids_allowed)) return false;
+    return true;
   }
 
   NodePtr plain() {  // parse_expr: no implicit multiplication, whole-number exponents
@@ -253,6 +289,8 @@ class Parser {
     while (auto op = relop()) {
       ++p_;
       NodePtr rhs = set_expr();
+      if (*op != "=" && *op != "in" && (!sets_where_allowed(*left, false) || !sets_where_allowed(*rhs, false)))
+        throw ParseFail{};
       if (*op == "~") {  // x \approx v is v; v \approx w is v (and a chain stays as it is)
         if (chain.empty()) lhs = left = only_symbols(*lhs) ? rhs : lhs;
         continue;
@@ -384,6 +422,9 @@ class Parser {
   NodePtr postfix() {
     NodePtr v = atom();
     while (true) {
+      bool set_valued = v->kind == Kind::Tuple || v->kind == Kind::Interval || v->kind == Kind::FiniteSet;
+      if (set_valued && (is_char("^") || is_char("!") || is_char("%") || is_cmd("%") || is_cmd("circ") || is_char("_")))
+        throw ParseFail{};  // (1,8)^\circ: a tuple takes no operator
       if (is_char("^")) {
         ++p_;
         if (is_cmd("circ")) {  // degrees are not converted
@@ -449,7 +490,7 @@ class Parser {
       std::string sub = raw_group();
       name += "_" + (sub.size() > 1 ? "{" + sub + "}" : sub);
     }
-    return make(Kind::Symbol, name);
+    return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
   }
 
   NodePtr number(const std::string& text) {
@@ -547,7 +588,13 @@ class Parser {
     }
     if (is_char("_")) {
       ++p_;
-      base = is_char("{") ? group() : atom();
+      if (is_char("{")) {
+        base = group();
+      } else if (peek().type == Tok::Num || peek().type == Tok::Letter) {
+        base = atom();
+      } else {
+        throw ParseFail{};
+      }
     }
     if (!power && is_char("^")) {
       ++p_;
@@ -616,7 +663,6 @@ class Parser {
           return make(Kind::Func, "@" + k.text, args);
         }
         if (k.text == "e" && !is_char("_")) return make(Kind::Constant, "e");
-        if (k.text == "i" && complex_ && !is_char("_")) return make(Kind::Constant, "i");
         return symbol(lower(k.text));
       }
       case Tok::Char: {
@@ -667,7 +713,7 @@ class Parser {
       ++p_;
       return make(Kind::Func, c == "lfloor" ? "floor" : "ceiling", {v});
     }
-    if (c == "boxed" || c == "fbox") return group();
+    if (c == "boxed" || c == "fbox" || c == "phantom") return group();
     if (c == "text" || c == "mbox" || c == "textrm" || c == "textbf" || c == "textit") {
       std::string content = raw_group();
       std::string name;
@@ -675,7 +721,7 @@ class Parser {
         if (!std::isspace(static_cast<unsigned char>(ch))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (name.size() >= 2 && name.front() == '(' && name.back() == ')') name = name.substr(1, name.size() - 2);
       if (name.empty()) throw ParseFail{};
-      return make(Kind::Symbol, name);
+      return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
     }
     if (c == "mathbb") {
       std::string s = raw_group();

@@ -9,11 +9,16 @@
 
 namespace lmeval::tasks::math {
 
+// latex2sympy's symbols are real unless the answer looks complex (an `i`, `\mathbb{C}`, ...);
+// then they are complex symbols, distinct from the real ones of the same name. Their names carry
+// this suffix.
+inline constexpr const char* kComplexSuffix = "~c";
+
 enum class Kind {
   Integer,   // text: the digits (exact; may exceed 64 bits)
   Float,     // text: the decimal literal as written (a float for math-verify's rounding rule)
-  Symbol,    // text: the (lowercased) name
-  Constant,  // text: "pi", "e", "inf", "i"
+  Symbol,    // text: the (lowercased) name, + kComplexSuffix for a complex symbol
+  Constant,  // text: "pi", "e", "inf"
   Add,       // kids: terms
   Mul,       // kids: factors
   Pow,       // kids: base, exponent
