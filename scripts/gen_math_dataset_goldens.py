@@ -21,6 +21,14 @@ rewritings of it in the Minerva line: sympy's own LaTeX for E (`sympy`), E round
 decimals (`decimal6`, `decimal2`), -E, E + 1, 1/E, 2E (`negated`, `plus_one`, `reciprocal`,
 `doubled`), and a tuple, set or interval with its elements reversed (`reversed`).
 
+Short writings of A that exercise the extraction and the reader: "Answer: A", $\\text{A}$,
+A with a unit, with ^\\circ, with spaces around operators, in \\left( \\right) with \\dfrac, two
+boxed answers (A last or first), "x \\approx A", "x = A", "the final answer is A" without
+delimiters. Whole-solution variants, stored as the edit the test re-applies: the solution cut
+at 60% of its length (`truncate_60`, "keep_bytes" its UTF-8 length), without its dollar signs
+(`strip_dollars`), and followed by a Minerva line with A or with another answer
+(`append_minerva_same`/`_other`, "appended" holding the line).
+
 Two long, chain-of-thought-like responses as well: another problem's whole solution
 (`other_solution`, stored as "response_solution_of": its problem) and this problem's solution
 with its last \\boxed{} content replaced by the first near miss above (`edited_solution`, stored
@@ -31,11 +39,12 @@ verify(parse(solution, [LatexExtractionConfig()]), parse(response)) with math-ve
 
 Usage (math-verify from .venv-mathverify, the reference harness from .venv-ref):
     PYTHONPATH=.venv-ref/lib/python3.11/site-packages .venv-mathverify/bin/python \
-        scripts/gen_math_dataset_goldens.py MATH_test.jsonl tests/tasks/functions/math_dataset_goldens.jsonl 200
+        scripts/gen_math_dataset_goldens.py MATH_test.jsonl tests/tasks/functions/math_dataset_goldens.jsonl 120
 """
 
 import json
 import random
+import re
 import sys
 
 from math_verify import LatexExtractionConfig, parse, verify
@@ -106,7 +115,7 @@ def exact_match(solution, response):
 
 def main():
     src, out_path = sys.argv[1], sys.argv[2]
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 120
     rows = [json.loads(line) for line in open(src, encoding="utf-8")]
     rng = random.Random(20240601)
     rows = [r for r in rows if last_boxed(r["answer"])]
@@ -127,10 +136,33 @@ def main():
         }
         for name, text in mutations(ans).items():
             forms[name] = minerva.format(text)
+        forms.update({
+            "answer_colon": "Answer: " + ans,
+            "text": "The answer is $\\text{%s}$." % ans,
+            "units": "It is $%s \\text{ cm}$." % ans,
+            "degrees": "The angle is $%s^\\circ$." % ans,
+            "spaced": "$" + re.sub(r"([,+=-])", r" \1 ", ans) + "$",
+            "dfrac": "$\\left(" + ans.replace("\\frac", "\\dfrac") + "\\right)$",
+            "two_boxed": "First $\\boxed{%s}$ and then $\\boxed{%s}$." % (other, ans),
+            "two_boxed_rev": "First $\\boxed{%s}$ and then $\\boxed{%s}$." % (ans, other),
+            "approx": "$x \\approx %s$" % ans,
+            "eq": "$x = %s$" % ans,
+            "is": "So the final answer is %s." % ans,
+        })
         cases = [{"problem": i, "form": "self", "solution": sol, "exact_match": exact_match(sol, sol)}]
         for form, resp in forms.items():
             if form != "self":
                 cases.append({"problem": i, "form": form, "response": resp, "exact_match": exact_match(sol, resp)})
+        # Whole-solution variants, stored as the edit the test re-applies.
+        for edit, resp in (("truncate_60", sol[: int(len(sol) * 0.6)]), ("strip_dollars", sol.replace("$", "")),
+                           ("append_minerva_same", sol + "\n" + minerva.format(ans)),
+                           ("append_minerva_other", sol + "\n" + minerva.format(other))):
+            case = {"problem": i, "form": edit, "edit": edit, "exact_match": exact_match(sol, resp)}
+            if edit == "truncate_60":
+                case["keep_bytes"] = len(resp.encode("utf-8"))
+            if edit.startswith("append"):
+                case["appended"] = "\n" + minerva.format(ans if edit.endswith("same") else other)
+            cases.append(case)
         j = (i + 1 + rng.randrange(len(sample) - 1)) % len(sample)
         cases.append({"problem": i, "form": "other_solution", "response_solution_of": j,
                       "exact_match": exact_match(sol, sample[j]["answer"])})
