@@ -53,8 +53,11 @@ PARSE_CASES = [
     "(-\\infty, 2]", "(1,2)\\cup(3,4)", "\\emptyset", "x = 1", "x=1,y=2", "1 < x < 2",
     "x \\geq 2", "2 \\le x", "x \\neq 3", "x \\approx 2", "x \\in [-2,7]", "1 \\pm 2", "\\pm 2",
     "(p,q)=(3,2)", "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}",
+    "x = 1, 2", "x = 111, 111, 111", "12_5", "\\phantom{2}", "\\text{-2}", "\\text{C}",
+    "(3i,-3i)", "\\frac{1}{i}", "x != 3", "n!", "\\log_2 8", "x\\quadx",
     # not understood by the reference either
-    "\\frac{1}{}", "(1,2", "x^", "3.", "\\foo{2}",
+    "\\frac{1}{}", "(1,2", "x^", "3.", "\\foo{2}", "(1,8)^\\circ", "2(1,2)", "(1,2)+1",
+    "x \\approx (1,8)", "x < (1,2)", "\\log_\\frac{1}{3}9",
 ]
 
 SYMBOLS = {"x": 0.7, "y": -1.3, "n": 2.5}

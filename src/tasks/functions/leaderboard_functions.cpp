@@ -1,7 +1,6 @@
 // Doc functions of the Open LLM Leaderboard v2 tasks: GPQA (answer shuffle with the global
 // random), MMLU-Pro (options), MuSR (literal-eval'd choices), MATH-hard (Minerva answers), IFEval.
 #include <cmath>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
