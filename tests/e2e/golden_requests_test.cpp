@@ -5,15 +5,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <map>
 
+#include "e2e/golden_compare.hpp"
 #include "support/test_support.hpp"
-#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
-using lmeval::testing::read_jsonl;
 
 namespace {
 
@@ -63,26 +59,10 @@ TEST(E2E_GoldenRequests, ByteIdenticalToTheReference) {
       ADD_FAILURE() << "run failed: " << r.err.substr(0, 2000);
       continue;
     }
-    auto ours = read_jsonl(rec);
+    auto diffs = lmeval::testing::golden::diff_recorded_requests(rec, g.file, &compared);
     fs::remove(rec);
-    std::map<size_t, const Json*> by_seq;
-    for (const auto& o : ours) by_seq[o["seq"].get<size_t>()] = &o;
-    size_t mismatches = 0;
-    for (const auto& want : read_jsonl(g.file)) {
-      auto it = by_seq.find(want["seq"].get<size_t>());
-      if (it == by_seq.end()) {
-        ADD_FAILURE() << "no request at seq " << want["seq"];
-        continue;
-      }
-      const Json& got = *it->second;
-      for (const char* key : {"task", "doc_id", "idx", "request_type", "repeats", "metadata", "arguments"}) {
-        if (got[key] != want[key] && mismatches++ < 3)
-          ADD_FAILURE() << "seq " << want["seq"] << " key " << key << "\n ours:   " << got[key].dump().substr(0, 800)
-                        << "\n golden: " << want[key].dump().substr(0, 800);
-      }
-      ++compared;
-    }
-    EXPECT_EQ(mismatches, 0u);
+    EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences:\n"
+                               << lmeval::testing::golden::first_diffs(diffs, 3);
     ++compared_runs;
   }
   EXPECT_GT(compared_runs, 10u);

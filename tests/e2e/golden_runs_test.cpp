@@ -1,150 +1,26 @@
 // End-to-end: every golden run of the reference (../shared/goldens/manifest.json) re-run with
 // `lm-eval run --model hashfake`, results and samples compared key by key (port of
-// scripts/compare_golden.py).
+// scripts/compare_golden.py; the comparison itself is in golden_compare.hpp).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <limits>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "e2e/golden_compare.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
-using lmeval::testing::read_jsonl;
 using lmeval::testing::shared_dir;
+using lmeval::testing::golden::GoldenRun;
 
 namespace {
 
-const std::set<std::string> kSkipTop = {
-    "date", "total_evaluation_time_seconds", "pretty_env_info", "transformers_version",
-    "git_hash", "upper_git_hash", "lm_eval_version", "leaderboard_normalized", "performance",
-    "statistics", "manifest"};
-
-// Per-document values computed through numpy's SIMD exp (truthfulqa_mc2's acc), which can be
-// 1-2 ulp away from the C library's exp: compared with that tolerance.
-bool ulp_tolerant(const std::string& path) {
-  return path.rfind("samples[truthfulqa_mc2,", 0) == 0 &&
-         path.size() > 4 && path.compare(path.size() - 4, 4, "/acc") == 0;
-}
-
-// A config value the reference shows as the Python source of a `!function` ("def name(...") or
-// its repr ("<function name at 0x...>") matches our display of the same function ("file.name").
-bool function_display_matches(const Json& ours, const Json& golden) {
-  if (!ours.is_string() || !golden.is_string()) return false;
-  const std::string& g = golden.get_ref<const std::string&>();
-  std::string name;
-  if (g.rfind("def ", 0) == 0) {
-    size_t paren = g.find('(');
-    if (paren == std::string::npos) return false;
-    name = g.substr(4, paren - 4);
-  } else if (g.rfind("<function ", 0) == 0) {  // repr() of the function, e.g. in fewshot_config
-    size_t end = g.find(' ', 10);
-    if (end == std::string::npos) return false;
-    name = g.substr(10, end - 10);
-  } else {
-    return false;
-  }
-  const std::string& o = ours.get_ref<const std::string&>();
-  return o.size() >= name.size() && o.compare(o.size() - name.size(), name.size(), name) == 0;
-}
-
-void walk(const Json& a, const Json& b, const std::string& path, std::vector<std::string>& out) {
-  if (a.is_object() && b.is_object()) {
-    std::vector<std::string> order_a, order_b;
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) {
-        out.push_back("missing " + path + "/" + it.key());
-      } else {
-        walk(a.at(it.key()), it.value(), path + "/" + it.key(), out);
-        order_b.push_back(it.key());
-      }
-    }
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!b.contains(it.key()))
-        out.push_back("extra " + path + "/" + it.key());
-      else
-        order_a.push_back(it.key());
-    }
-    if (order_a != order_b) out.push_back("key order differs at " + path);
-  } else if (a.is_array() && b.is_array()) {
-    if (a.size() != b.size())
-      out.push_back("length " + path + ": " + std::to_string(a.size()) + " vs " +
-                    std::to_string(b.size()));
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-      walk(a[i], b[i], path + "[" + std::to_string(i) + "]", out);
-  } else {
-    bool same_type = (a.is_number_integer() && b.is_number_integer()) ||
-                     (a.is_number_float() && b.is_number_float()) || a.type() == b.type();
-    if (same_type && a == b) return;
-    if (a.is_number_float() && b.is_number_float() && ulp_tolerant(path)) {
-      double x = a.get<double>(), y = b.get<double>();
-      if (std::fabs(x - y) <= 4 * std::numeric_limits<double>::epsilon() * std::fabs(y)) return;
-    }
-    if (path.size() >= 14 && path.compare(path.size() - 14, 14, "/config_source") == 0 &&
-        a.is_string() && b.is_string()) {
-      std::string g = b.get<std::string>(), o = a.get<std::string>();
-      std::string base = g.substr(g.rfind('/') + 1);
-      if (o.size() >= base.size() && o.compare(o.size() - base.size(), base.size(), base) == 0)
-        return;
-    }
-    if (path.rfind("configs/", 0) == 0 && function_display_matches(a, b)) return;
-    out.push_back("value " + path + ": ours=" + a.dump() + " golden=" + b.dump());
-  }
-}
-
-// Our samples file of `task` under the output folder (samples_<task>_<date>.jsonl).
-fs::path find_samples(const fs::path& dir, const std::string& task) {
-  std::string prefix = "samples_" + task + "_";
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    std::string n = e.path().filename().string();
-    if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 6 &&
-        n.compare(n.size() - 6, 6, ".jsonl") == 0 &&
-        n.find('_', prefix.size()) == std::string::npos)  // not samples_<task>_<sub>_...
-      return e.path();
-  }
-  return {};
-}
-
-fs::path find_results(const fs::path& dir) {
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    std::string n = e.path().filename().string();
-    if (n.rfind("results_", 0) == 0 && e.path().extension() == ".json") return e.path();
-  }
-  return {};
-}
-
-struct GoldenRun {
-  Json entry;
-  std::string label;
-};
-
 std::vector<GoldenRun> load_runs() {
-  std::vector<GoldenRun> runs;
-  fs::path manifest = shared_dir() / "goldens" / "manifest.json";
-  if (shared_dir().empty() || !fs::exists(manifest)) {
-    runs.push_back({Json(), "shared_absent"});
-    return runs;
-  }
-  std::ifstream in(manifest);
-  Json m = Json::parse(in);
-  for (const auto& e : m) {
-    // num_fewshot is a number, or "task default" for runs made without --num_fewshot.
-    const Json& nf = e.at("num_fewshot");
-    std::string label = e.at("run").get<std::string>() + "_" +
-                        (nf.is_number_integer() ? std::to_string(nf.get<int>()) + "shot"
-                                                : std::string("default"));
-    runs.push_back({e, label});
-  }
-  return runs;
+  fs::path manifest = shared_dir().empty() ? fs::path() : shared_dir() / "goldens" / "manifest.json";
+  return lmeval::testing::golden::load_runs(manifest, "shared_absent");
 }
 
 class GoldenRunTest : public ::testing::TestWithParam<GoldenRun> {};
@@ -152,100 +28,18 @@ class GoldenRunTest : public ::testing::TestWithParam<GoldenRun> {};
 TEST_P(GoldenRunTest, MatchesReference) {
   LMEVAL_REQUIRE_SHARED("goldens/manifest.json");
   LMEVAL_REQUIRE_SHARED("hf_data");
-  const Json& e = GetParam().entry;
-  std::string run = e.at("run").get<std::string>();
+  const auto& e = GetParam().entry;
 
   fs::path out = fs::temp_directory_path() /
                  ("lmeval_e2e_" + GetParam().label + "_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  std::ostringstream cmd;
-  cmd << lmeval::testing::lmeval_binary() << " run --model hashfake --model_args pretrained=hashfake"
-      << " --tasks " << run;
-  if (e.at("num_fewshot").is_number_integer())
-    cmd << " --num_fewshot " << e.at("num_fewshot").get<int>();
-  if (e.at("limit").is_number_integer()) cmd << " --limit " << e.at("limit").get<int>();
-  cmd << " --data_dir " << (shared_dir() / "hf_data") << " --log_samples --output_path " << out;
-  auto res = lmeval::testing::run_command(cmd.str());
-  ASSERT_EQ(res.exit_code, 0) << cmd.str() << "\n" << res.err;
+  std::string cmd = lmeval::testing::golden::run_command_line(e, shared_dir() / "hf_data", out);
+  auto res = lmeval::testing::run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
 
-  std::vector<std::string> diffs;
-  fs::path ours_path = find_results(out);
-  ASSERT_FALSE(ours_path.empty()) << "no results file under " << out;
-  std::ifstream oin(ours_path), gin(shared_dir() / "goldens" / e.at("results").get<std::string>());
-  Json ours = Json::parse(oin), gold = Json::parse(gin);
-  for (auto it = gold.begin(); it != gold.end(); ++it) {
-    if (kSkipTop.count(it.key())) continue;
-    if (!ours.contains(it.key())) {
-      diffs.push_back("missing top-level " + it.key());
-      continue;
-    }
-    walk(ours.at(it.key()), it.value(), it.key(), diffs);
-  }
-
-  bool group_run = e.at("samples").size() > 1 || e.at("tasks").size() > 1;
-  for (const auto& sp : e.at("samples")) {
-    fs::path gpath = shared_dir() / "goldens" / sp.get<std::string>();
-    std::string task = group_run ? gpath.stem().string() : e.at("tasks")[0].get<std::string>();
-    fs::path spath = find_samples(out, task);
-    if (spath.empty()) {
-      diffs.push_back("no samples file for " + task);
-      continue;
-    }
-    std::map<std::pair<int64_t, std::string>, Json> by_key;
-    for (auto& row : read_jsonl(spath))
-      by_key[{row.at("doc_id").get<int64_t>(), row.at("filter").get<std::string>()}] = row;
-    for (const auto& g : read_jsonl(gpath)) {
-      auto key = std::make_pair(g.at("doc_id").get<int64_t>(), g.at("filter").get<std::string>());
-      auto it = by_key.find(key);
-      if (it == by_key.end()) {
-        diffs.push_back(task + " samples: missing doc " + std::to_string(key.first));
-        continue;
-      }
-      Json o = it->second;
-      if (g.contains("arguments") && g.at("arguments") == "TRIMMED: see requests file")
-        o["arguments"] = g.at("arguments");
-      walk(o, g, "samples[" + task + "," + std::to_string(key.first) + "," + key.second + "]",
-           diffs);
-    }
-  }
-  // Requests (prompts, continuations, gen_kwargs) of every recorded document, byte for byte,
-  // against the arguments our samples record (the golden samples keep them for few docs only).
-  size_t requests_checked = 0;
-  if (e.contains("requests") && e.at("requests").is_string()) {
-    std::map<std::string, std::map<int64_t, Json>> ours_args;  // task -> doc_id -> arguments
-    for (const auto& rq : read_jsonl(shared_dir() / "goldens" / e.at("requests").get<std::string>())) {
-      std::string task = rq.at("task").get<std::string>();
-      if (!ours_args.count(task)) {
-        auto& m = ours_args[task];
-        fs::path spath = find_samples(out, task);
-        if (!spath.empty())
-          for (auto& row : read_jsonl(spath)) m.emplace(row.at("doc_id").get<int64_t>(), row.at("arguments"));
-      }
-      int64_t doc_id = rq.at("doc_id").get<int64_t>();
-      std::string where = "requests[" + task + "," + std::to_string(doc_id) + "," +
-                          std::to_string(rq.at("idx").get<int>()) + "]";
-      auto it = ours_args[task].find(doc_id);
-      if (it == ours_args[task].end()) {
-        diffs.push_back(where + ": no such document in our samples");
-        continue;
-      }
-      std::string key = "gen_args_" + std::to_string(rq.at("idx").get<int>());
-      if (!it->second.contains(key)) {
-        diffs.push_back(where + ": no " + key);
-        continue;
-      }
-      const Json& args = rq.at("arguments");
-      for (size_t k = 0; k < args.size(); ++k)
-        walk(it->second.at(key).at("arg_" + std::to_string(k)), args[k],
-             where + "/arg_" + std::to_string(k), diffs);
-      ++requests_checked;
-    }
-    EXPECT_GT(requests_checked, 0u) << "no golden requests compared";
-  }
-  std::ostringstream msg;
-  for (size_t i = 0; i < diffs.size() && i < 40; ++i) msg << diffs[i] << "\n";
+  auto diffs = lmeval::testing::golden::diff_run(e, shared_dir() / "goldens", out);
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences for " << GetParam().label << ":\n"
-                             << msg.str();
+                             << lmeval::testing::golden::first_diffs(diffs);
   if (diffs.empty()) fs::remove_all(out);
 }
 

@@ -1,0 +1,64 @@
+// The two leaderboard families whose real data is absent here (MATH-hard, MuSR), checked against
+// the reference on STAND-IN data: our own rows in the Hub's schema (tests/fixtures/standin_data,
+// scripts/gen_standin_data.py) and the reference's outputs on them with the hashfake model
+// (tests/fixtures/standin_goldens, scripts/gen_standin_goldens.sh). What this proves and what it
+// cannot: docs/tasks.md, "Stand-in data". Needs nothing outside the repository.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "e2e/golden_compare.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using lmeval::testing::source_dir;
+using lmeval::testing::golden::GoldenRun;
+
+namespace {
+
+fs::path standin_goldens() { return source_dir() / "tests" / "fixtures" / "standin_goldens"; }
+
+std::vector<GoldenRun> load_runs() {
+  return lmeval::testing::golden::load_runs(standin_goldens() / "manifest.json", "manifest_absent");
+}
+
+class StandinGoldenRunTest : public ::testing::TestWithParam<GoldenRun> {};
+
+// Requests in the order the model receives them, results, and samples (filtered responses,
+// per-document metrics, hashes) equal the reference's.
+TEST_P(StandinGoldenRunTest, MatchesReference) {
+  const auto& e = GetParam().entry;
+  ASSERT_FALSE(e.is_null()) << "no " << standin_goldens() / "manifest.json";
+  fs::path out = fs::temp_directory_path() /
+                 ("lmeval_standin_" + GetParam().label + "_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  fs::path rec = out / "requests.jsonl";
+  fs::create_directories(out);
+  std::string cmd = "LMEVAL_RECORD_REQUESTS='" + rec.string() + "' " +
+                    lmeval::testing::golden::run_command_line(
+                        e, source_dir() / "tests" / "fixtures" / "standin_data", out / "run");
+  auto res = lmeval::testing::run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
+
+  auto diffs = lmeval::testing::golden::diff_run(e, standin_goldens(), out / "run");
+  size_t compared = 0;
+  for (auto& d : lmeval::testing::golden::diff_recorded_requests(
+           rec, standin_goldens() / e.at("requests").get<std::string>(), &compared))
+    diffs.push_back("recorded requests: " + d);
+  // Every request was kept when the goldens were made: the whole stream is compared.
+  EXPECT_EQ(compared, e.at("requests_received").get<size_t>());
+  EXPECT_EQ(lmeval::testing::read_jsonl(rec).size(), e.at("requests_received").get<size_t>());
+  EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences for " << GetParam().label << ":\n"
+                             << lmeval::testing::golden::first_diffs(diffs);
+  if (diffs.empty() && !HasFailure()) fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(StandinGoldens, StandinGoldenRunTest, ::testing::ValuesIn(load_runs()),
+                         [](const ::testing::TestParamInfo<GoldenRun>& info) {
+                           return info.param.label;
+                         });
+
+}  // namespace
