@@ -320,25 +320,6 @@ std::optional<double> eval_number(std::string_view s) {
   return percent ? *v / 100.0 : *v;
 }
 
-// Splits "(a,b)" / "[a,b)" / "a,b" at top-level commas.
-std::vector<std::string> split_top(std::string_view s) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : s) {
-    if (c == '{' || c == '(' || c == '[') ++depth;
-    if (c == '}' || c == ')' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 bool close_enough(double a, double b) {
   return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
@@ -351,19 +332,8 @@ bool math_is_equiv(std::string_view a, std::string_view b) {
   if (x == y) return true;
   auto va = eval_number(x), vb = eval_number(y);
   if (va && vb) return close_enough(*va, *vb);
-  // Tuples and intervals: same brackets, element-wise equivalence.
-  auto bracketed = [](const std::string& s) {
-    return s.size() >= 2 && (s.front() == '(' || s.front() == '[') &&
-           (s.back() == ')' || s.back() == ']');
-  };
-  if (bracketed(x) && bracketed(y) && x.front() == y.front() && x.back() == y.back()) {
-    auto ex = split_top(std::string_view(x).substr(1, x.size() - 2));
-    auto ey = split_top(std::string_view(y).substr(1, y.size() - 2));
-    if (ex.size() != ey.size() || ex.size() < 2) return false;
-    for (size_t i = 0; i < ex.size(); ++i)
-      if (!math_is_equiv(ex[i], ey[i])) return false;
-    return true;
-  }
+  // Tuples and intervals are not compared element-wise: sympy's parse_latex rejects them
+  // (LaTeXParsingError), so the reference's is_equiv says False and only equal strings match.
   return false;
 }
 
