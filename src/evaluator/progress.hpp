@@ -1,4 +1,6 @@
-// A progress bar with rate and ETA on stderr (only when stderr is a terminal or LMEVAL_PROGRESS=1).
+// The progress bar of every backend: requests done, rate, tokens/s where the backend counts
+// tokens, elapsed time and ETA on stderr (only when stderr is a terminal or LMEVAL_PROGRESS=1, so
+// logs of batch jobs stay clean).
 #pragma once
 
 #include <unistd.h>
@@ -12,11 +14,11 @@ namespace lmeval {
 
 class Progress {
  public:
-  explicit Progress(std::string label, bool allowed = true) : label_(std::move(label)), start_(clock::now()) {
+  explicit Progress(std::string label) : label_(std::move(label)), start_(clock::now()) {
     const char* env = std::getenv("LMEVAL_PROGRESS");
-    enabled_ = allowed && (env ? std::string(env) == "1" : isatty(2) != 0);
+    enabled_ = env ? std::string(env) == "1" : isatty(2) != 0;
   }
-  void update(size_t done, size_t total) {
+  void update(size_t done, size_t total, int64_t tokens = -1) {
     if (!enabled_ || total == 0) return;
     auto now = clock::now();
     if (done < total && now - last_ < std::chrono::milliseconds(200)) return;
@@ -28,8 +30,10 @@ class Progress {
     int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total));
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(static_cast<size_t>(width), '.');
-    std::fprintf(stderr, "\r%s [%s] %zu/%zu (%.1f req/s, %.0fs elapsed, ETA %.0fs)  ", label_.c_str(),
-                 bar.c_str(), done, total, rate, secs, eta);
+    std::string toks;
+    if (tokens >= 0 && secs > 0) toks = ", " + std::to_string(static_cast<long long>(static_cast<double>(tokens) / secs)) + " tok/s";
+    std::fprintf(stderr, "\r%s [%s] %zu/%zu (%.1f req/s%s, %.0fs elapsed, ETA %.0fs)  ", label_.c_str(),
+                 bar.c_str(), done, total, rate, toks.c_str(), secs, eta);
     shown_ = true;
   }
   void finish() {

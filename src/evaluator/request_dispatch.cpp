@@ -70,8 +70,8 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
           *record << py::json_dumps(r) << "\n";
         }
     }
-    Progress progress(type, !lm.prints_progress());
-    lm.set_progress([&progress](size_t done, size_t total) { progress.update(done, total); });
+    Progress progress(type);
+    lm.set_progress([&progress](size_t done, size_t total, int64_t tokens) { progress.update(done, total, tokens); });
     auto t0 = std::chrono::steady_clock::now();
     // Responses of slot i are res[offset[i]] .. res[offset[i] + repeats - 1].
     auto hand_out = [&slots](auto&& response_at) {

@@ -70,7 +70,6 @@ class CachingLM : public LM {
   std::optional<TokenizerInfo> tokenizer_info() const override { return inner_->tokenizer_info(); }
   std::vector<int> batch_sizes() const override { return inner_->batch_sizes(); }
   Json performance_stats() const override { return inner_->performance_stats(); }
-  bool prints_progress() const override { return inner_->prints_progress(); }
   std::optional<std::string> chat_template(const std::string& name) const override { return inner_->chat_template(name); }
   std::string apply_chat_template(const std::vector<ChatMessage>& m, bool g) const override {
     return inner_->apply_chat_template(m, g);
@@ -115,7 +114,9 @@ class CachingLM : public LM {
       for (size_t j = start; j < end; ++j) chunk.push_back(reqs[todo[j]]);
       size_t base = cached + start;
       if (progress_)
-        inner_->set_progress([this, base, n = reqs.size()](size_t done, size_t) { progress_(base + done, n); });
+        inner_->set_progress([this, base, n = reqs.size()](size_t done, size_t, int64_t tokens) {
+          progress_(base + done, n, tokens);
+        });
       auto fresh = call(chunk);
       if (fresh.size() != chunk.size())
         throw RuntimeError(std::string("the model returned ") + std::to_string(fresh.size()) + " answers for " +
@@ -129,7 +130,7 @@ class CachingLM : public LM {
       store_.put(rows);
     }
     inner_->set_progress(nullptr);
-    if (progress_) progress_(reqs.size(), reqs.size());
+    if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;
   }
 

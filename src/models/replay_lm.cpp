@@ -176,7 +176,7 @@ class ReplayLM : public LM {
                         {"", 0, 0, "calls"}, "the same tasks, data and options as the shard runs");
       response_json::decode(call.answers[i], out[i]);
     }
-    if (progress_) progress_(requests.size(), requests.size());
+    if (progress_) progress_(requests.size(), requests.size(), -1);
     return out;
   }
 

@@ -55,3 +55,26 @@ INSTANTIATE_TEST_SUITE_P(
                       "lambada_openai", "truthfulqa_mc2", "wikitext", "openbookqa", "logiqa", "wsc",
                       "leaderboard_ifeval", "leaderboard_bbh_navigate", "leaderboard_mmlu_pro",
                       "leaderboard_gpqa_main", "gsm8k_cot"));
+
+// The progress bar: one per request type on stderr with rate, ETA and (hf) tokens/s when asked
+// for with LMEVAL_PROGRESS=1; nothing when LMEVAL_PROGRESS=0 (as for a log file).
+TEST(Progress, BarWithTokensPerSecondAndEta) {
+  LMEVAL_REQUIRE_SHARED("hf_data");
+  const std::string base = "'" + lmeval::testing::lmeval_binary().string() + "' run --tasks arc_easy --limit 5 --data_dir '" +
+                           (lmeval::testing::shared_dir() / "hf_data").string() + "'";
+  auto dummy = lmeval::testing::run_command("LMEVAL_PROGRESS=1 " + base + " --model dummy");
+  ASSERT_EQ(dummy.exit_code, 0) << dummy.err;
+  EXPECT_NE(dummy.err.find("loglikelihood ["), std::string::npos) << dummy.err;
+  EXPECT_NE(dummy.err.find("20/20 ("), std::string::npos) << dummy.err;
+  EXPECT_NE(dummy.err.find("ETA"), std::string::npos) << dummy.err;
+  EXPECT_EQ(dummy.err.find("tok/s"), std::string::npos) << "the dummy model counts no tokens";
+  auto quiet = lmeval::testing::run_command("LMEVAL_PROGRESS=0 " + base + " --model dummy");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("loglikelihood ["), std::string::npos) << quiet.err;
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
+  auto hf = lmeval::testing::run_command("LMEVAL_PROGRESS=1 " + base + " --model hf --device cpu --model_args pretrained='" +
+                                         (lmeval::testing::source_dir() / "models/stories260K").string() + "'");
+  ASSERT_EQ(hf.exit_code, 0) << hf.err;
+  EXPECT_NE(hf.err.find("tok/s"), std::string::npos) << hf.err;
+  EXPECT_NE(hf.err.find("20/20 ("), std::string::npos) << hf.err;
+}

@@ -43,8 +43,9 @@ struct TokenizerInfo {
   int64_t max_length = 2048;
 };
 
-// Called by backends as work completes: done and total counted in requests.
-using ProgressFn = std::function<void(size_t done, size_t total)>;
+// Called by backends as work completes: done and total counted in requests; tokens processed so
+// far in this call, or -1 when the backend does not count them.
+using ProgressFn = std::function<void(size_t done, size_t total, int64_t tokens)>;
 
 class LM {
  public:
@@ -83,8 +84,6 @@ class LM {
   virtual Json chat_template_variables() const { return Json::object(); }
 
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
-  // True when the backend prints its own progress line (with tokens/s), so callers do not.
-  virtual bool prints_progress() const { return false; }
 
  protected:
   ProgressFn progress_;

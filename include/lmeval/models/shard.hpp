@@ -39,7 +39,6 @@ class ShardRecorder : public LM {
   std::optional<TokenizerInfo> tokenizer_info() const override { return inner_->tokenizer_info(); }
   std::vector<int> batch_sizes() const override { return inner_->batch_sizes(); }
   Json performance_stats() const override { return inner_->performance_stats(); }
-  bool prints_progress() const override { return inner_->prints_progress(); }
   std::optional<size_t> token_count(const std::string& text) const override { return inner_->token_count(text); }
   std::optional<std::string> chat_template(const std::string& name) const override {
     return inner_->chat_template(name);

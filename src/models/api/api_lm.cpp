@@ -214,7 +214,7 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t req
       return Verdict::retry(e.what());
     }
     done += batches[i].members.size();
-    if (progress_) progress_(done, total);
+    if (progress_) progress_(done, total, -1);
     return Verdict::done();
   };
   auto on_retry = [&](size_t i, int attempt, double wait, const std::string& why) {

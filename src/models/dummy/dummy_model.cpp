@@ -42,9 +42,9 @@ class DummyLM : public LM {
       delay(1);
       std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
-      if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size());
+      if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size(), -1);
     }
-    if (progress_) progress_(reqs.size(), reqs.size());
+    if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;
   }
 
@@ -56,7 +56,7 @@ class DummyLM : public LM {
       double n = static_cast<double>(t.size());
       out.push_back(-((0.5 + u(h, 0)) * n));
     }
-    if (progress_) progress_(texts.size(), texts.size());
+    if (progress_) progress_(texts.size(), texts.size(), -1);
     return out;
   }
 
@@ -83,7 +83,7 @@ class DummyLM : public LM {
       }
       out.push_back(cut == std::string::npos ? text : text.substr(0, cut));
     }
-    if (progress_) progress_(reqs.size(), reqs.size());
+    if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;
   }
 

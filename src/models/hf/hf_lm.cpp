@@ -316,28 +316,8 @@ Json HFLM::performance_stats() const {
   return j;
 }
 
-void HFLM::report(const char* phase_name, size_t done, size_t total, int64_t tokens,
-                  std::chrono::steady_clock::time_point start, bool final) {
-  if (progress_) progress_(done, total);
-  // Only on a terminal (or LMEVAL_PROGRESS=1), so logs of batch jobs stay clean.
-  static const bool enabled = [] {
-    const char* env = std::getenv("LMEVAL_PROGRESS");
-    return env ? std::string(env) == "1" : isatty(2) != 0;
-  }();
-  if (!enabled) return;
-  // A line on stderr every 2 s once a call runs longer than 2 s; short calls stay quiet.
-  auto now = std::chrono::steady_clock::now();
-  if (final ? !printed_ : (now - start < std::chrono::seconds(2) ||
-                           now - last_report_ < std::chrono::seconds(2)))
-    return;
-  last_report_ = now;
-  printed_ = !final;
-  const double s = std::chrono::duration<double>(now - start).count();
-  const double rate = s > 0 ? static_cast<double>(tokens) / s : 0.0;
-  const double eta = done > 0 ? s * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
-  std::fprintf(stderr, "\rhf %s: %zu/%zu requests, %.0f tok/s, elapsed %.0fs, ETA %.0fs   %s",
-               phase_name, done, total, rate, s, eta, final ? "\n" : "");
-  std::fflush(stderr);
+void HFLM::report(size_t done, size_t total, int64_t tokens) {
+  if (progress_) progress_(done, total, tokens);
 }
 
 std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<TokenPair>& reqs,
@@ -507,9 +487,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     ph.fed_tokens += batch_tokens;
     ph.max_batch_tokens = std::max(ph.max_batch_tokens, batch_tokens);
     pos = end;
-    report(phase_name, done, reqs.size(), tokens_done, start, false);
+    report(done, reqs.size(), tokens_done);
   }
-  report(phase_name, done, reqs.size(), tokens_done, start, true);
   ph.requests += reqs.size();
   // The stats count the tokens the requests hold (each request's input, as an unshared backend
   // feeds it), so that they add up over --shard parts; fed_tokens is what ran after sharing.
@@ -681,10 +660,9 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       }
       done += end - pos;
       pos = end;
-      report("generate_until", done, requests.size(), tokens_done, start, false);
+      report(done, requests.size(), tokens_done);
     }
   }
-  report("generate_until", done, requests.size(), tokens_done, start, true);
   ph.requests += requests.size();
   ph.tokens += tokens_done;
   ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

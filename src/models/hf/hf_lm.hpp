@@ -61,7 +61,6 @@ class HFLM : public LM {
   std::vector<int> batch_sizes() const override { return batch_sizes_; }
   std::optional<std::string> chat_template(const std::string& name) const override;
   Json chat_template_variables() const override;
-  bool prints_progress() const override { return true; }
   Json performance_stats() const override;
   std::optional<size_t> token_count(const std::string& text) const override {
     return tokenizer_->encode(text, false).size();
@@ -102,8 +101,7 @@ class HFLM : public LM {
     int64_t max_batch_tokens = 0;  // largest batch fed
   };
   int64_t token_budget(int64_t length);
-  void report(const char* phase, size_t done, size_t total, int64_t tokens,
-              std::chrono::steady_clock::time_point start, bool final);
+  void report(size_t done, size_t total, int64_t tokens);
   Phase& phase(const std::string& name);
 
   HfArgs args_;
@@ -123,8 +121,6 @@ class HFLM : public LM {
   std::vector<int> batch_sizes_;
   std::vector<Phase> phases_;
   bool warned_truncation_ = false;
-  std::chrono::steady_clock::time_point last_report_{};
-  bool printed_ = false;
 };
 
 }  // namespace lmeval::hf

@@ -246,7 +246,7 @@ TEST(ApiLM_Faults, FinishedRequestsAreKeptWhenOneFails) {
   args.tokenized_requests = false;
   ApiLM lm(args, stories_tokenizer());
   size_t last_done = 0;
-  lm.set_progress([&](size_t done, size_t) { last_done = done; });
+  lm.set_progress([&](size_t done, size_t, int64_t) { last_done = done; });
   EXPECT_THROW(lm.loglikelihood({{"Once upon a time", " there"}, {"x y", " z"}, {"The dog", " ran"}}), RuntimeError);
   EXPECT_EQ(last_done, 2u);
 }
