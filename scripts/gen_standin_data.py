@@ -17,8 +17,8 @@ position of the choice '1').
 
 The fake model's generation for a document is a pure function of its prompt (shared/goldens/README.md,
 hashfake: " The answer is N.\\n\\n#### N" with N = int(sha256("gen\\x1f" + prompt)[:8], 16) % 100).
-For the rows marked HIT the boxed answer is written from N, in several equivalent forms, so that
-math-verify's scoring path also gives 1 somewhere (the prompt does not contain the solution, so the
+For the rows marked HIT, and the GALLERY rows, the answer is written from N, in many forms right
+and wrong, so that math-verify's reading of the gold is exercised beyond "no match" (the prompt does not contain the solution, so the
 answer can be chosen after the prompt is known). The prompt is rebuilt here from the reference's
 fixed 4-shot exemplars (imported from the installed reference package) the way its first_n sampler
 joins them; whether the hit really happens is read off the reference's own outputs (the goldens),
@@ -136,11 +136,46 @@ MATH = {
 }
 
 
+# More Level 5 rows, spread over the subjects after their own rows: whole solutions written from
+# the fake model's number n, each a different way of writing (or not writing) the answer, so that
+# math-verify's reading of the gold (extraction, normalisation, comparison with the response's n)
+# is compared on many forms, right and wrong.
+GALLERY = [
+    lambda n: f"So the value is $\\boxed{{{n}}}$.",
+    lambda n: f"The angle measures $\\boxed{{{n}^\\circ}}$.",
+    lambda n: f"The rate is $\\boxed{{{n}\\%}}$.",
+    lambda n: f"It costs $\\boxed{{\\${n}}}$.",
+    lambda n: f"The side is $\\boxed{{{n} \\text{{ cm}}}}$ long.",
+    lambda n: f"Solving gives $\\boxed{{x = {n}}}$.",
+    lambda n: f"Hence $\\boxed{{\\sqrt{{{n * n}}}}}$.",
+    lambda n: f"Rounded: $\\boxed{{{n}.00}}$.",
+    lambda n: f"The only solution is $\\boxed{{\\{{{n}\\}}}}$.",
+    lambda n: f"The pair is $\\boxed{{({n}, 1)}}$.",
+    lambda n: f"Both roots equal $\\boxed{{{n}, {n}}}$.",
+    lambda n: f"The answer is $\\boxed{{\\text{{{n}}}}}$.",
+    lambda n: f"No box: the answer is ${n}$.",
+    lambda n: f"We get $\\boxed{{{n}}}$ at first, but the count is really $\\boxed{{{n + 2}}}$.",
+    lambda n: f"The total is $\\boxed{{{n}{{,}}000}}$.",
+    lambda n: f"The value is $\\boxed{{-{n}}}$.",
+    lambda n: f"So $\\boxed{{\\textbf{{(C) }} {n}}}$.",
+    lambda n: f"The product is $\\boxed{{\\dfrac{{{n}}}{{2}} \\cdot 2}}$.",
+    lambda n: f"The limit equals $\\boxed{{{n} + 0.0000001}}$.",
+    lambda n: f"The answer is $\\boxed{{{n}}}$ and $\\boxed{{{n}}}$.",
+    lambda n: f"Final Answer: The final answer is ${n}$. I hope it is correct.",
+]
+
+
 def math_rows():
     out = {}
+    subjects = list(MATH)
     for config, (typ, train, test) in MATH.items():
         rows_test = []
-        for level, problem, solution in test:
+        k = subjects.index(config)
+        gallery = [("Level 5", f"Stand-in exercise {i + 1}: evaluate the expression of part {i + 1}.", GALLERY[i])
+                   for i in range(k, len(GALLERY), len(subjects))]
+        for level, problem, solution in test + gallery:
+            if callable(solution):
+                solution = solution(hashfake_number(math_prompt(problem)))
             n = hashfake_number(math_prompt(problem))
             for form, make in HIT_FORMS.items():
                 solution = solution.replace("{HIT:" + form + "}", "$" + make(n) + "$")

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,25 @@ fs::path standin_goldens() { return source_dir() / "tests" / "fixtures" / "stand
 
 std::vector<GoldenRun> load_runs() {
   return lmeval::testing::golden::load_runs(standin_goldens() / "manifest.json", "manifest_absent");
+}
+
+// Differences from the reference that are known and documented (docs/fidelity.md, "LaTeX
+// percentages"). Each must still appear, so a fix shows up here as a failure asking to shrink the
+// list. The stand-in row "$\boxed{38\%}$" against the response 38: math-verify under the
+// reference's pinned antlr4 4.11 cannot parse a LaTeX percentage (the gold stays a string, 0);
+// lm-eval reads it as 38/100 and applies math-verify's percent rule (1), as math-verify does
+// with antlr4 4.13.
+const std::map<std::string, std::vector<std::string>>& known_differences() {
+  static const std::map<std::string, std::vector<std::string>> known = {
+      {"leaderboard_math_hard_default",
+       {"value results/leaderboard_math_geometry_hard/exact_match,none: ours=0.3333333333333333 golden=0.16666666666666666",
+        "value results/leaderboard_math_geometry_hard/exact_match_stderr,none: ours=0.210818510677892 golden=0.16666666666666669",
+        "value results/leaderboard_math_hard/exact_match,none: ours=0.45 golden=0.425",
+        "value results/leaderboard_math_hard/exact_match_stderr,none: ours=0.08438727464026861 golden=0.08211226608993473",
+        "value groups/leaderboard_math_hard/exact_match,none: ours=0.45 golden=0.425",
+        "value groups/leaderboard_math_hard/exact_match_stderr,none: ours=0.08438727464026861 golden=0.08211226608993473",
+        "value samples[leaderboard_math_geometry_hard,3,none]/exact_match: ours=1 golden=0"}}};
+  return known;
 }
 
 class StandinGoldenRunTest : public ::testing::TestWithParam<GoldenRun> {};
@@ -62,6 +83,15 @@ TEST_P(StandinGoldenRunTest, MatchesReference) {
   // The whole stream has the reference's length; every request kept in the goldens was compared.
   EXPECT_EQ(compared, e.at("requests_kept").get<size_t>());
   EXPECT_EQ(lmeval::testing::read_jsonl(rec).size(), e.at("requests_received").get<size_t>());
+  if (auto it = known_differences().find(GetParam().label); it != known_differences().end())
+    for (const auto& known : it->second) {
+      auto found = std::find(diffs.begin(), diffs.end(), known);
+      if (found != diffs.end())
+        diffs.erase(found);
+      else
+        diffs.push_back("known difference no longer present (update known_differences() and "
+                        "docs/fidelity.md): " + known);
+    }
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences for " << GetParam().label << ":\n"
                              << lmeval::testing::golden::first_diffs(diffs);
   if (diffs.empty() && !HasFailure()) fs::remove_all(out);
