@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/metrics/leaderboard.hpp"
@@ -56,12 +58,15 @@ void score_task(TaskRun& run, bool log_samples, int64_t bootstrap_iters) {
       std::vector<Json> results;
       for (const auto* in : ins) results.push_back(in->filtered_resps.at(f.name()));
       Json metrics;
+      std::string notice;
       try {
-        metrics = process_results(task, run.metrics, doc, results);
+        metrics = process_results(task, run.metrics, doc, results, &notice);
       } catch (UserError& e) {
         throw UserError("task " + task.name() + ", doc " + std::to_string(run.doc_ids[d]) + ": " + e.message(),
                         e.where(), e.expected());
       }
+      if (!notice.empty() && &f == &run.filters.front())  // once per document, not per filter
+        spdlog::warn("task {}, doc_id {}: {}", task.name(), run.doc_ids[d], notice);
       for (auto it = metrics.begin(); it != metrics.end(); ++it) {
         auto key = std::make_pair(it.key(), f.name());
         auto found = run.items.find(key);

@@ -155,7 +155,7 @@ void add_continuous_scores(const std::vector<MetricSpec>& metrics, const std::ve
 }  // namespace
 
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
-                     const std::vector<Json>& results) {
+                     const std::vector<Json>& results, std::string* notice) {
   const TaskConfig& cfg = task.config();
   const Json& pr = cfg.get("process_results");
   if (is_function_ref(pr)) {
@@ -255,6 +255,12 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, c
       exact = gold_single != -100 && gold_single >= 0 ? (greedy[static_cast<size_t>(gold_single)] ? 1 : 0) : 0;
       gold_out = gold_single;
     }
+    bool gold_missing = multi ? std::find(gold_out.begin(), gold_out.end(), Json(-100)) != gold_out.end()
+                              : gold_single == -100;
+    if (gold_missing && notice)
+      *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
+                " choices (neither an index below " + std::to_string(n) +
+                " nor a choice's text); scored as wrong, as the reference does";
     if (has_metric(metrics, "acc")) out["acc"] = acc;
     if (has_metric(metrics, "f1")) out["f1"] = Json::array({gold_out, pred});
     if (has_metric(metrics, "mcc")) out["mcc"] = Json::array({gold_out, pred});

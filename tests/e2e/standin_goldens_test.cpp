@@ -97,6 +97,27 @@ TEST_P(StandinGoldenRunTest, MatchesReference) {
   if (diffs.empty() && !HasFailure()) fs::remove_all(out);
 }
 
+// Bad data that the reference scores past with a warning (docs/tasks.md, "Bad data"): a
+// multiple-choice target naming no choice is reported with task and doc_id and scored as wrong
+// (the numbers are compared with the reference's above). The stand-in's doc 2 of
+// object_placements has target '3' of ['2', '3'], read as the index 3; doc 3's '1' is the index 1.
+TEST(StandinBadData, TargetNamingNoChoiceIsWarnedAndScoredWrong) {
+  fs::path out = fs::temp_directory_path() / ("lmeval_standin_bad_" + std::to_string(::getpid()));
+  auto res = lmeval::testing::run_command(
+      lmeval::testing::lmeval_binary().string() +
+      " run --model hashfake --tasks leaderboard_musr_object_placements --data_dir " +
+      (source_dir() / "tests" / "fixtures" / "standin_data").string() + " --output_path " + out.string());
+  fs::remove_all(out);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  std::string log = res.out + res.err;
+  EXPECT_NE(log.find("task leaderboard_musr_object_placements, doc_id 2: target 3 names none of the 2 "
+                     "choices"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("doc_id 3:"), std::string::npos) << log;
+  EXPECT_EQ(log.find("doc_id 0:"), std::string::npos) << log;
+}
+
 INSTANTIATE_TEST_SUITE_P(StandinGoldens, StandinGoldenRunTest, ::testing::ValuesIn(load_runs()),
                          [](const ::testing::TestParamInfo<GoldenRun>& info) {
                            return info.param.label;

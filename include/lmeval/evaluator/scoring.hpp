@@ -27,7 +27,9 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only);
 void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics);
 
 // process_results for one document: `results` = the filtered responses of its instances.
+// `notice`, when given, receives a problem with the document that scoring goes past, as the
+// reference does with a warning: a multiple-choice target that names no choice (scored wrong).
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
-                     const std::vector<Json>& results);
+                     const std::vector<Json>& results, std::string* notice = nullptr);
 
 }  // namespace lmeval
