@@ -59,8 +59,8 @@ ln -s "$shared/tools/reference_datasets_shim" "$scratch/tools/reference_datasets
 
 # name:shots:limit:max_doc:arguments_kept_below[:samples_max_doc] (make_goldens.py).
 # The two families on the stand-in alone: default shots, no limit, everything kept; and at other
-# shot counts (MATH: 2 of the 4 fixed exemplars; MuSR, which has no few-shot split: 1 drawn from
-# its test split, the document itself excluded), samples without arguments (the requests hold them).
+# shot counts (MATH: 2 of the 4 fixed exemplars; MuSR, which names no few-shot split: 1 drawn
+# from its test split), samples without arguments (the requests hold them).
 "$venv/bin/python" "$scratch/goldens/tools/make_goldens.py" --work "$scratch/work" \
   --hf-data "$repo/tests/fixtures/standin_data" \
   leaderboard_math_hard:d:-:1000:1000 leaderboard_musr:d:-:1000:1000 \
