@@ -16,8 +16,8 @@ Two kinds of lines, all expected values computed here by the reference's own lib
       leaderboard_math exact_match, on answer pairs built from sympy: each base answer printed
       in equivalent forms (expand, factor, together, apart, trigsimp, decimals, ...) and in
       non-equivalent ones (perturbed, re-ordered tuples, other endpoints), inside the usual
-      response phrasings. These cases were not used to develop lm-eval's comparison: they
-      measure it.
+      response phrasings, and 1000 random expressions and answers with random rewrites
+      (random_pairs). These cases were not used to develop lm-eval's comparison: they measure it.
 
 Usage (the venv of scripts/gen_math_verify_goldens.py: math-verify 0.9.0 + sympy):
     .venv-mathverify/bin/python scripts/gen_math_expr_goldens.py \
@@ -163,6 +163,49 @@ def structured_pairs():
     ]
 
 
+def random_pairs(rng, count):
+    """Random expressions and answers with random rewrites (some equal, most not): the corners
+    of reading and comparison that hand-picked cases miss."""
+    def num():
+        return rng.choice(["1", "2", "3", "4", "5", "7", "10", "12", "0.5", "1.5", "0.25", "-1", "-2", "100"])
+
+    def var():
+        return rng.choice(["x", "y", "a", "n", "\\pi", "e", "t"])
+
+    def expr(d=0):
+        if d > 2 or rng.random() < 0.3:
+            return rng.choice([num, var])()
+        a, b = expr(d + 1), expr(d + 1)
+        return rng.choice([f"{a}+{b}", f"{a}-{b}", f"{a}\\cdot {b}", f"\\frac{{{a}}}{{{b}}}", f"\\sqrt{{{a}}}",
+                           f"({a})^{{2}}", f"{a}^{{{b}}}", f"\\sin({a})", f"-({a})"])
+
+    def rewrite(t):
+        r = rng.randrange(8)
+        if r == 4 and "+" in t:
+            i = t.index("+")
+            return t[i + 1:] + "+" + t[:i]
+        return [t.replace("+", "-", 1), t.replace("1", "2", 1), t.replace("x", "y", 1),
+                t.replace("\\frac", "\\dfrac"), t, t + "+0", "2(" + t + ")/2",
+                t.replace("0.5", "\\frac{1}{2}")][r]
+
+    def answer():
+        k = rng.randrange(7)
+        return [lambda: f"({expr(2)}, {expr(2)})", lambda: f"\\{{{expr(2)}, {expr(2)}\\}}",
+                lambda: f"x = {expr(1)}", lambda: f"[{num()}, {num()})", lambda: f"x \\le {num()}",
+                expr, expr][k]()
+
+    out = []
+    for _ in range(count):
+        g = answer()
+        p = g if rng.random() < 0.1 else rewrite(g)
+        if rng.random() < 0.3:
+            p = rewrite(p)
+        if rng.random() < 0.15:
+            p = answer()
+        out.append((g, p))
+    return out
+
+
 def main():
     out_path = sys.argv[1]
     rng = random.Random(1234)
@@ -176,6 +219,7 @@ def main():
         for b in bad:
             pairs.append((gold, b))
     pairs += structured_pairs()
+    pairs += random_pairs(random.Random(99), 1000)
     seen = set()
     for gold, pred in pairs:
         sol = rng.choice(TEMPLATES_SOLUTION) % gold

@@ -160,8 +160,24 @@ bool close(Complex a, Complex b, double rel) {
   // Overflowed values (3^{2007}) say nothing: equal infinities are equal as written or not at all.
   if (!std::isfinite(std::abs(a)) || !std::isfinite(std::abs(b))) return false;
   if (a == b) return true;
-  double scale = std::max({1.0, std::abs(a), std::abs(b)});
-  return std::abs(a - b) <= rel * scale;
+  // Relative to the values themselves (10^{-10} is not 2*10^{-10}), with a floor for the
+  // rounding noise of a result that is exactly 0 (sin(pi)).
+  double diff = std::abs(a - b);
+  return diff <= rel * std::max(std::abs(a), std::abs(b)) || diff <= 1e-13;
+}
+
+bool contains_float(const Node& n) {
+  if (n.kind == Kind::Float) return true;
+  for (const auto& k : n.kids)
+    if (contains_float(*k)) return true;
+  return false;
+}
+
+// The powers with a decimal in the exponent and the functions with one in an argument.
+void float_powers_and_functions(const Node& n, std::set<std::string>& out) {
+  if ((n.kind == Kind::Pow && contains_float(*n.kids[1])) || (n.kind == Kind::Func && contains_float(n)))
+    out.insert(to_string(n));
+  for (const auto& k : n.kids) float_powers_and_functions(*k, out);
 }
 
 // Identity testing: equal at every random point where both sides evaluate (and at enough of
@@ -177,6 +193,13 @@ bool identical(const Node& a, const Node& b) {
       if (!std::isfinite(std::abs(va->v[i])) || !close(va->v[i], vb->v[i], 1e-10)) return false;
     return true;
   }
+  // sympy does not always see through a decimal in an exponent or a function's argument
+  // (e^{0.5x} vs \sqrt{e^x} stays unequal) unless the same term is on both sides and cancels;
+  // elsewhere, evaluation would claim more than sympy does.
+  std::set<std::string> fa, fb;
+  float_powers_and_functions(a, fa);
+  float_powers_and_functions(b, fb);
+  if (fa != fb) return false;
   int usable = 0;
   for (int point = 1; point <= 12 && usable < 6; ++point) {
     auto va = evaluate(a, point), vb = evaluate(b, point);
@@ -302,7 +325,7 @@ bool proportional(const Node& g, const Node& p) {
       return false;
     }
     Complex r = x / y;
-    if (ratio && !close(*ratio, r, 1e-8)) return false;
+    if (ratio && std::abs(*ratio - r) > 1e-8 * std::max(std::abs(*ratio), std::abs(r))) return false;
     ratio = r;
     ++usable;
   }

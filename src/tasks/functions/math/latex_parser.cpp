@@ -136,6 +136,21 @@ NodePtr divide(NodePtr a, NodePtr b) {
 }
 bool is_integer_literal(const NodePtr& n) { return n && n->kind == Kind::Integer; }
 
+// The sign of what sympy holds as a Rational number: an integer, a \frac of two integers, and
+// minus signs on them (0 when it is not one).
+int rational_sign(const Node& n) {
+  if (n.kind == Kind::Integer) return n.text == "0" ? 0 : 1;
+  if (n.kind == Kind::Neg) return -rational_sign(*n.kids[0]);
+  if (n.kind == Kind::Mul && n.kids.size() == 2 && n.kids[1]->kind == Kind::Pow) {
+    const Node& pw = *n.kids[1];
+    bool reciprocal = pw.kids[1]->kind == Kind::Neg && pw.kids[1]->kids[0]->kind == Kind::Integer &&
+                      pw.kids[1]->kids[0]->text == "1";
+    if (reciprocal && pw.kids[0]->kind == Kind::Integer && pw.kids[0]->text != "0") return rational_sign(*n.kids[0]);
+  }
+  return 0;
+}
+bool positive_rational(const Node& n) { return rational_sign(n) > 0; }
+
 class Parser {
  public:
   Parser(std::vector<Token> toks, bool complex_mode) : t_(std::move(toks)), complex_(complex_mode) {}
@@ -171,14 +186,18 @@ class Parser {
   }
 
   // Sets, tuples and intervals are elements (of the answer, of sets, of tuples), sides of `=`
-  // and operands of unions, never operands of arithmetic or of inequalities.
-  static bool sets_where_allowed(const Node& n, bool allowed) {
+  // and operands of unions, never operands of arithmetic or of inequalities; relations are
+  // elements only (2(x = 2) is not read).
+  static bool sets_where_allowed(const Node& n, bool sets_ok, bool relations_ok = true) {
     bool set_valued = n.kind == Kind::Tuple || n.kind == Kind::Interval || n.kind == Kind::FiniteSet ||
                       n.kind == Kind::Union || n.kind == Kind::SetConst;
-    if (set_valued && !allowed) return false;
-    bool kids_allowed = set_valued || n.kind == Kind::And || (n.kind == Kind::Relation && n.text == "=");
+    bool relation = n.kind == Kind::Relation || n.kind == Kind::And;
+    if ((set_valued && !sets_ok) || (relation && !relations_ok)) return false;
+    bool container = n.kind == Kind::Tuple || n.kind == Kind::FiniteSet || n.kind == Kind::Union;
+    bool kids_sets = container || n.kind == Kind::And || (n.kind == Kind::Relation && n.text == "=");
+    bool kids_relations = container || n.kind == Kind::And;
     for (const auto& k : n.kids)
-      if (!sets_where_allowed(*k, kids_allowed)) return false;
+      if (!sets_where_allowed(*k, kids_sets, kids_relations)) return false;
     return true;
   }
 
@@ -289,7 +308,7 @@ class Parser {
     while (auto op = relop()) {
       ++p_;
       NodePtr rhs = set_expr();
-      if (*op != "=" && *op != "in" && (!sets_where_allowed(*left, false) || !sets_where_allowed(*rhs, false)))
+      if (*op != "=" && *op != "in" && (!sets_where_allowed(*left, false, false) || !sets_where_allowed(*rhs, false, false)))
         throw ParseFail{};
       if (*op == "~") {  // x \approx v is v; v \approx w is v (and a chain stays as it is)
         if (chain.empty()) lhs = left = only_symbols(*lhs) ? rhs : lhs;
@@ -362,6 +381,7 @@ class Parser {
 
   NodePtr mul() {
     std::vector<NodePtr> factors{unary()};
+    const Node* integer_run = nullptr;  // the sum that juxtaposed integers are being added into
     while (true) {
       if (is_char("*") || is_cmd("cdot") || is_cmd("times")) {
         ++p_;
@@ -372,15 +392,18 @@ class Parser {
         NodePtr n = factors.size() == 1 ? factors[0] : make(Kind::Mul, "", factors);
         factors = {divide(n, d)};
       } else if (!plain_ && starts_implicit_factor()) {
-        bool mixed = factors.size() == 1 && is_integer_literal(factors[0]) &&
-                     (is_cmd("frac") || is_cmd("dfrac") || is_cmd("tfrac"));
         NodePtr f = postfix();
-        if (mixed && f->kind == Kind::Mul && f->kids.size() == 2 && is_integer_literal(f->kids[0]) &&
-            f->kids[1]->kind == Kind::Pow && is_integer_literal(f->kids[1]->kids[0])) {
-          factors = {make(Kind::Add, "", {factors[0], f})};
-        } else {
-          factors.push_back(f);
+        // A positive number right after an integer adds to it, as latex2sympy reads it (mixed
+        // numbers): "2\frac{1}{2}" is 5/2, "2 3" is 5, "2(100)" is 102; "2(-3)" multiplies.
+        if (positive_rational(*f) && (factors.back()->kind == Kind::Integer || factors.back().get() == integer_run)) {
+          std::vector<NodePtr> terms = factors.back().get() == integer_run ? factors.back()->kids
+                                                                            : std::vector<NodePtr>{factors.back()};
+          terms.push_back(f);
+          factors.back() = make(Kind::Add, "", terms);
+          integer_run = factors.back().get();
+          continue;
         }
+        factors.push_back(f);
       } else {
         break;
       }
@@ -522,6 +545,11 @@ class Parser {
       if (a && b && std::abs(a->imag()) < 1e-12 && std::abs(b->imag()) < 1e-12 &&
           ((lo && ro && b->real() <= a->real()) || (!lo && !ro && b->real() < a->real())))
         return make(Kind::Tuple, "", flat);
+      if (a && b && std::abs(a->imag()) < 1e-12 && std::abs(b->imag()) < 1e-12 && b->real() <= a->real()) {
+        // sympy's Interval: empty when reversed or half-open on one point, {a} for [a, a]
+        if (b->real() == a->real() && !lo && !ro) return make(Kind::FiniteSet, "", {flat[0]});
+        return make(Kind::SetConst, "empty");
+      }
       auto iv = make(Kind::Interval, "", flat);
       auto m = std::const_pointer_cast<Node>(iv);
       m->left_open = lo;
