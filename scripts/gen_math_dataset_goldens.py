@@ -37,8 +37,9 @@ as "boxed_replacement"); the test rebuilds them.
 Each case is scored as the reference scores a document:
 verify(parse(solution, [LatexExtractionConfig()]), parse(response)) with math-verify 0.9.0.
 
-Usage (math-verify from .venv-mathverify, the reference harness from .venv-ref):
-    PYTHONPATH=.venv-ref/lib/python3.11/site-packages .venv-mathverify/bin/python \
+Usage, in the reference's pinned environment (lm-eval[math]==0.4.13: math-verify 0.9.0,
+antlr4-python3-runtime 4.11; e.g. the venv scripts/gen_standin_goldens.sh makes):
+    .venv-standin/bin/python \
         scripts/gen_math_dataset_goldens.py MATH_test.jsonl tests/tasks/functions/math_dataset_goldens.jsonl 120
 """
 

@@ -19,8 +19,9 @@ Two kinds of lines, all expected values computed here by the reference's own lib
       response phrasings, and 1000 random expressions and answers with random rewrites
       (random_pairs). These cases were not used to develop lm-eval's comparison: they measure it.
 
-Usage (the venv of scripts/gen_math_verify_goldens.py: math-verify 0.9.0 + sympy):
-    .venv-mathverify/bin/python scripts/gen_math_expr_goldens.py \
+Usage, in the reference's pinned environment (lm-eval[math]==0.4.13: math-verify 0.9.0,
+antlr4-python3-runtime 4.11; e.g. the venv scripts/gen_standin_goldens.sh makes):
+    .venv-standin/bin/python scripts/gen_math_expr_goldens.py \
         tests/tasks/functions/math_expr_goldens.jsonl
 """
 

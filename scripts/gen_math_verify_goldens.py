@@ -12,10 +12,17 @@ with the case's gold as the document's `solution` and its prediction as the mode
 value math-verify returns is the expected value (not the test suite's own expectation, which used
 other extraction configs).
 
-Usage (a venv with math-verify 0.9.0, sympy, antlr4-python3-runtime 4.13.2 and pytest):
-    python3 -m venv .venv-mathverify && .venv-mathverify/bin/pip install math-verify pytest
-    git clone https://github.com/huggingface/Math-Verify /tmp/Math-Verify   # tests/ only needed
-    .venv-mathverify/bin/python scripts/gen_math_verify_goldens.py /tmp/Math-Verify/tests \
+The values must come from the reference as it is installed, `pip install "lm-eval[math]==0.4.13"`,
+which pins antlr4-python3-runtime 4.11 (math-verify 0.9.0, latex2sympy2_extended 1.11.0, sympy);
+with antlr 4.13 latex2sympy2_extended reads LaTeX percentages that under 4.11 it cannot
+(docs/fidelity.md, "LaTeX percentages").
+
+Usage: the cases were collected with pytest from math-verify's tests in a venv with pytest
+    .venv/bin/python scripts/gen_math_verify_goldens.py /tmp/Math-Verify/tests \
+        tests/tasks/functions/math_verify_goldens.jsonl
+and their values re-scored in the reference's pinned environment (e.g. the venv
+scripts/gen_standin_goldens.sh makes):
+    .venv-standin/bin/python scripts/gen_math_verify_goldens.py --rescore \
         tests/tasks/functions/math_verify_goldens.jsonl
 """
 
@@ -23,7 +30,6 @@ import json
 import os
 import sys
 
-import pytest
 from math_verify import LatexExtractionConfig, parse, verify
 
 FILES = ["test_all.py", "test_boxed.py", "test_numina_cases.py", "test_open_thoughts.py",
@@ -46,7 +52,25 @@ def reference_exact_match(solution, response):
     return int(bool(verify(parse(solution, extraction_config=[LatexExtractionConfig()]), parse(response))))
 
 
+def rescore(path):
+    # Keeps the cases, recomputes the values in this interpreter's environment.
+    cases = [json.loads(line) for line in open(path, encoding="utf-8")]
+    changed = 0
+    for c in cases:
+        value = reference_exact_match(c["solution"], c["response"])
+        changed += value != c["exact_match"]
+        c["exact_match"] = value
+    with open(path, "w", encoding="utf-8") as f:
+        for c in cases:
+            f.write(json.dumps(c, ensure_ascii=False) + "\n")
+    print(f"{len(cases)} cases re-scored, {changed} changed -> {path}", file=sys.stderr)
+
+
 def main():
+    if sys.argv[1] == "--rescore":
+        return rescore(sys.argv[2])
+    import pytest
+
     tests_dir, out_path = sys.argv[1], sys.argv[2]
     collector = Collect()
     pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider"] +

@@ -28,22 +28,13 @@ std::vector<GoldenRun> load_runs() {
   return lmeval::testing::golden::load_runs(standin_goldens() / "manifest.json", "manifest_absent");
 }
 
-// Differences from the reference that are known and documented (docs/fidelity.md, "LaTeX
-// percentages"). Each must still appear, so a fix shows up here as a failure asking to shrink the
-// list. The stand-in row "$\boxed{38\%}$" against the response 38: math-verify under the
-// reference's pinned antlr4 4.11 cannot parse a LaTeX percentage (the gold stays a string, 0);
-// lm-eval reads it as 38/100 and applies math-verify's percent rule (1), as math-verify does
-// with antlr4 4.13.
+// Differences from the reference that are known and documented (docs/fidelity.md). Each must
+// still appear, so a fix shows up here as a failure asking to shrink the list. None at present:
+// the one there was (the stand-in row "$\boxed{38\%}$" against the response 38, 1 for lm-eval
+// where the reference's pinned antlr4 4.11 cannot parse a LaTeX percentage and scores 0) went
+// when lm-eval followed that pin (docs/fidelity.md, "LaTeX percentages").
 const std::map<std::string, std::vector<std::string>>& known_differences() {
-  static const std::map<std::string, std::vector<std::string>> known = {
-      {"leaderboard_math_hard_default",
-       {"value results/leaderboard_math_geometry_hard/exact_match,none: ours=0.3333333333333333 golden=0.16666666666666666",
-        "value results/leaderboard_math_geometry_hard/exact_match_stderr,none: ours=0.210818510677892 golden=0.16666666666666669",
-        "value results/leaderboard_math_hard/exact_match,none: ours=0.45 golden=0.425",
-        "value results/leaderboard_math_hard/exact_match_stderr,none: ours=0.08438727464026861 golden=0.08211226608993473",
-        "value groups/leaderboard_math_hard/exact_match,none: ours=0.45 golden=0.425",
-        "value groups/leaderboard_math_hard/exact_match_stderr,none: ours=0.08438727464026861 golden=0.08211226608993473",
-        "value samples[leaderboard_math_geometry_hard,3,none]/exact_match: ours=1 golden=0"}}};
+  static const std::map<std::string, std::vector<std::string>> known;
   return known;
 }
 

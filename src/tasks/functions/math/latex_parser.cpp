@@ -465,8 +465,10 @@ class Parser {
       } else if (is_char("'")) {
         ++p_;
       } else if (is_char("%") || is_cmd("%")) {
-        ++p_;
-        v = make(Kind::Percent, "", {v});
+        // With the antlr4 runtime the reference pins (4.11), latex2sympy2_extended fails on any
+        // percent sign inside LaTeX (an AttributeError in its atom conversion): the answer is
+        // then kept as text only. (Under antlr4 4.13 it would read 38\% as 38/100.)
+        throw ParseFail{};
       } else if (is_cmd("circ")) {
         ++p_;
       } else if (is_char("_")) {  // a subscript on a number (a base, 12_5) is dropped
