@@ -9,6 +9,14 @@ namespace lmeval::tasks::math {
 
 namespace {
 
+// Concatenation by appends (GCC 12 warns falsely about `"literal" + std::string` temporaries).
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
+
 std::string join(const std::vector<NodePtr>& kids, const char* sep, bool sorted = false) {
   std::vector<std::string> parts;
   for (const auto& k : kids) parts.push_back(to_string(*k));
@@ -26,32 +34,32 @@ std::string join(const std::vector<NodePtr>& kids, const char* sep, bool sorted 
 std::string to_string(const Node& n) {
   switch (n.kind) {
     case Kind::Symbol:  // \text{86.4} is a symbol, not the number 86.4
-      return std::isalpha(static_cast<unsigned char>(n.text[0])) ? n.text : "Symbol(" + n.text + ")";
+      return std::isalpha(static_cast<unsigned char>(n.text[0])) ? n.text : cat("Symbol(", n.text, ")");
     case Kind::Integer:
     case Kind::Float:
     case Kind::Constant:
     case Kind::SetConst:
       return n.text;
     case Kind::Add:
-      return "(" + join(n.kids, " + ") + ")";
+      return cat("(", join(n.kids, " + "), ")");
     case Kind::Mul:
-      return "(" + join(n.kids, "*") + ")";
+      return cat("(", join(n.kids, "*"), ")");
     case Kind::Pow:
-      return "(" + to_string(*n.kids[0]) + ")**(" + to_string(*n.kids[1]) + ")";
+      return cat("(", to_string(*n.kids[0]), ")**(", to_string(*n.kids[1]), ")");
     case Kind::Neg:
-      return "-(" + to_string(*n.kids[0]) + ")";
+      return cat("-(", to_string(*n.kids[0]), ")");
     case Kind::Func:
-      return n.text + "(" + join(n.kids, ", ") + ")";
+      return cat(n.text, "(", join(n.kids, ", "), ")");
     case Kind::Percent:
-      return "(" + to_string(*n.kids[0]) + ")%";
+      return cat("(", to_string(*n.kids[0]), ")%");
     case Kind::Relation:
-      return to_string(*n.kids[0]) + " " + n.text + " " + to_string(*n.kids[1]);
+      return cat(to_string(*n.kids[0]), " ", n.text, " ", to_string(*n.kids[1]));
     case Kind::And:
       return join(n.kids, " & ");
     case Kind::FiniteSet:
-      return "{" + join(n.kids, ", ", true) + "}";
+      return cat("{", join(n.kids, ", ", true), "}");
     case Kind::Tuple:
-      return "(" + join(n.kids, ", ") + ",)";
+      return cat("(", join(n.kids, ", "), ",)");
     case Kind::Interval:
       return std::string(n.left_open ? "(" : "[") + to_string(*n.kids[0]) + ", " + to_string(*n.kids[1]) +
              (n.right_open ? ")" : "]");

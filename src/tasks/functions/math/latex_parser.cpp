@@ -513,7 +513,9 @@ class Parser {
     if (is_char("_")) {
       ++p_;
       std::string sub = raw_group();
-      name += "_" + (sub.size() > 1 ? "{" + sub + "}" : sub);
+      name.append("_");
+      if (sub.size() > 1) name.append("{").append(sub).append("}");
+      else name.append(sub);
     }
     return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
   }
