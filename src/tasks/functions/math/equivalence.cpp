@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -250,7 +251,18 @@ bool numeric_eq(const Node& a, const Node& b) {
 // written, floats with 15 significant digits, fractions reduced; nullopt for anything else.
 std::optional<std::string> sympy_str(const Node& n) {
   if (n.kind == Kind::Symbol) return n.text;
+  if (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Symbol) return "-" + n.kids[0]->text;
+  if (n.kind == Kind::Constant && n.text == "pi") return std::string("pi");
   if (n.kind == Kind::Integer) return n.text;
+  if (is_number_literal(n) && n.kind == Kind::Mul) {  // a \frac of integers: sympy's reduced p/q
+    auto v = real_constant(n);
+    const std::string& den = n.kids[1]->kids[0]->text;
+    if (!v || den.size() > 15) return std::nullopt;
+    long long q = std::stoll(den), p = std::llround(*v * static_cast<double>(q));
+    long long g = std::gcd(std::llabs(p), q);
+    p /= g, q /= g;
+    return q == 1 ? std::to_string(p) : std::to_string(p) + "/" + std::to_string(q);
+  }
   if (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Integer) return n.kids[0]->text == "0" ? "0" : "-" + n.kids[0]->text;
   if (is_float_literal(n)) {
     double v = std::strtod(strip_neg(n).text.c_str(), nullptr) * (n.kind == Kind::Neg ? -1 : 1);

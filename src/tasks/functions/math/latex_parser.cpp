@@ -749,10 +749,12 @@ class Parser {
     if (c == "text" || c == "mbox" || c == "textrm" || c == "textbf" || c == "textit") {
       std::string content = raw_group();
       std::string name;
-      for (char ch : content)
-        if (!std::isspace(static_cast<unsigned char>(ch))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      for (char ch : content)  // \text{\alpha + 1} is the symbol alpha+1
+        if (!std::isspace(static_cast<unsigned char>(ch)) && ch != '\\')
+          name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (name.size() >= 2 && name.front() == '(' && name.back() == ')') name = name.substr(1, name.size() - 2);
-      if (name.empty()) throw ParseFail{};
+      if (name.empty() || content.find('{') != std::string::npos) throw ParseFail{};
+      if (name == "pi") return make(Kind::Constant, "pi");
       return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
     }
     if (c == "mathbb") {
