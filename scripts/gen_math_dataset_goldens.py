@@ -34,13 +34,15 @@ Two long, chain-of-thought-like responses as well: another problem's whole solut
 with its last \\boxed{} content replaced by the first near miss above (`edited_solution`, stored
 as "boxed_replacement"); the test rebuilds them.
 
-Each case is scored as the reference scores a document:
+Each case is scored as the reference scores a document (and, where the response is stored as
+text, `exact_match_original` too: process_result_v1 on the document the reference's
+process_docs makes of the solution):
 verify(parse(solution, [LatexExtractionConfig()]), parse(response)) with math-verify 0.9.0.
 
 Usage, in the reference's pinned environment (lm-eval[math]==0.4.13: math-verify 0.9.0,
 antlr4-python3-runtime 4.11; e.g. the venv scripts/gen_standin_goldens.sh makes):
     .venv-standin/bin/python \
-        scripts/gen_math_dataset_goldens.py MATH_test.jsonl tests/tasks/functions/math_dataset_goldens.jsonl 120
+        scripts/gen_math_dataset_goldens.py MATH_test.jsonl tests/tasks/functions/math_dataset_goldens.jsonl 100
 """
 
 import json
@@ -110,13 +112,23 @@ def mutations(ans):
     return out
 
 
+def exact_match_original(solution, response):
+    # The reference's process_result_v1 on the document its process_docs makes of the solution.
+    from lm_eval.tasks.leaderboard.math import utils
+    try:
+        answer = utils.remove_boxed(utils.last_boxed_only_string(solution))
+        return utils.process_result_v1({"solution": solution, "answer": answer}, response)
+    except Exception:  # the reference's process_results scores any exception 0
+        return 0
+
+
 def exact_match(solution, response):
     return int(bool(verify(parse(solution, extraction_config=[LatexExtractionConfig()]), parse(response))))
 
 
 def main():
     src, out_path = sys.argv[1], sys.argv[2]
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 120
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 100
     rows = [json.loads(line) for line in open(src, encoding="utf-8")]
     rng = random.Random(20240601)
     rows = [r for r in rows if last_boxed(r["answer"])]
@@ -179,6 +191,9 @@ def main():
             edited = sol[:k] + "\\boxed{" + near[0] + "}" + sol[e + 1:]
             cases.append({"problem": i, "form": "edited_solution", "boxed_replacement": near[0],
                           "exact_match": exact_match(sol, edited)})
+        for case in cases:  # exact_match_original where the response is stored as text
+            if "response" in case:
+                case["exact_match_original"] = exact_match_original(sol, case["response"])
         out += cases
     with open(out_path, "w", encoding="utf-8") as f:
         for line in out:

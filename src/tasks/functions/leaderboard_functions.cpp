@@ -1,5 +1,6 @@
 // Doc functions of the Open LLM Leaderboard v2 tasks: GPQA (answer shuffle with the global
 // random), MMLU-Pro (options), MuSR (literal-eval'd choices), MATH-hard (Minerva answers), IFEval.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -233,7 +234,7 @@ struct NumParser {
   void ws() {
     while (i < s.size() && s[i] == ' ') ++i;
   }
-  std::optional<double> group() {
+  std::optional<long double> group() {
     if (i < s.size() && s[i] == '{') {
       ++i;
       auto v = expr();
@@ -241,16 +242,16 @@ struct NumParser {
       ++i;
       return v;
     }
-    if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) return double(s[i++] - '0');
+    if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) return static_cast<long double>(s[i++] - '0');
     return std::nullopt;
   }
-  std::optional<double> atom() {
+  std::optional<long double> atom() {
     ws();
     if (i >= s.size()) return std::nullopt;
     if (s[i] == '-') {
       ++i;
       auto v = atom();
-      return v ? std::optional<double>(-*v) : std::nullopt;
+      return v ? std::optional<long double>(-*v) : std::nullopt;
     }
     if (s[i] == '+') {
       ++i;
@@ -277,13 +278,18 @@ struct NumParser {
     size_t st = i;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
     if (st == i) return std::nullopt;
+    // Numbers as sympy's parse_latex takes them: ".6", "30." and "072" are not (is_equiv False).
+    std::string_view tok = s.substr(st, i - st);
+    if (tok.front() == '.' || tok.back() == '.' || (tok.size() > 1 && tok[0] == '0' && tok[1] != '.') ||
+        std::count(tok.begin(), tok.end(), '.') > 1)
+      return std::nullopt;
     try {
-      return std::stod(std::string(s.substr(st, i - st)));
+      return std::stold(std::string(tok));
     } catch (...) {
       return std::nullopt;
     }
   }
-  std::optional<double> term() {
+  std::optional<long double> term() {
     auto v = atom();
     while (v && i < s.size() && (s[i] == '/' || s[i] == '*')) {
       char op = s[i++];
@@ -293,7 +299,7 @@ struct NumParser {
     }
     return v;
   }
-  std::optional<double> expr() {
+  std::optional<long double> expr() {
     auto v = term();
     while (v && i < s.size() && (s[i] == '+' || s[i] == '-')) {
       char op = s[i++];
@@ -305,7 +311,7 @@ struct NumParser {
   }
 };
 
-std::optional<double> eval_number(std::string_view s) {
+std::optional<long double> eval_number(std::string_view s) {
   std::string t(s);
   t = replace_all(std::move(t), "\\left", "");
   t = replace_all(std::move(t), "\\right", "");
@@ -320,8 +326,10 @@ std::optional<double> eval_number(std::string_view s) {
   return percent ? *v / 100.0 : *v;
 }
 
-bool close_enough(double a, double b) {
-  return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+// sympy's simplify(a - b) == 0 on parsed numbers is exact: 10^9 and 10^9+1 differ (long double
+// holds integers to 2^64 exactly).
+bool close_enough(long double a, long double b) {
+  return std::fabs(a - b) <= 1e-15L * std::max({1.0L, std::fabs(a), std::fabs(b)});
 }
 
 }  // namespace
