@@ -33,7 +33,11 @@ std::string text_table(const std::vector<std::string>& headers, const std::vecto
   out += "\n";
   for (const auto& r : rows) {
     out += "|";
-    for (std::size_t c = 0; c < headers.size(); ++c) out += " " + pad(c < r.size() ? r[c] : "", w[c], right(c)) + " |";
+    for (std::size_t c = 0; c < headers.size(); ++c) {
+      out += ' ';
+      out += pad(c < r.size() ? r[c] : "", w[c], right(c));
+      out += " |";
+    }
     out += "\n";
   }
   return out;

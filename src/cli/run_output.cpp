@@ -43,7 +43,10 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   const Json& sizes = out.results["config"]["batch_sizes"];
   if (sizes.is_array() && !sizes.empty()) {
     std::string s;
-    for (const auto& x : sizes) s += (s.empty() ? "" : ",") + x.dump();
+    for (const auto& x : sizes) {
+      if (!s.empty()) s += ',';
+      s += x.dump();
+    }
     line += " (" + s + ")";
   }
   std::cout << line << "\n";
@@ -53,7 +56,10 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   if (cfg.show_ci) std::cout << statistics_notes(out.results);
   if (out.results.contains("fewshot_seed_variance")) {
     std::string seeds;
-    for (int64_t s : cfg.fewshot_seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
+    for (int64_t s : cfg.fewshot_seeds) {
+      if (!seeds.empty()) seeds += ',';
+      seeds += std::to_string(s);
+    }
     std::cout << "Across few-shot seeds " << seeds << " (std: sample standard deviation, ddof=1):\n"
               << make_seed_variance_table(out.results) << "\n";
   }

@@ -16,8 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Json sha_or_null(const Json& text) { return text.is_string() ? Json(sha256_hex(text.get<std::string>())) : Json(); }
-
 // Where the tokenizer's files are on this machine: a local folder as given, else, for a Hub id,
 // the snapshot of `revision` in the Hugging Face cache (where the backends fetched them; only read
 // here, never downloaded). `commit` is set for a snapshot.

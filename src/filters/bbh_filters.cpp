@@ -270,8 +270,12 @@ class WordSort : public Filter {
       std::string_view rest = std::string_view(input).substr(
           list + 5, end == std::string::npos ? std::string::npos : end - list - 5);
       std::string pattern;
-      for (const auto& word : unicode::py_split(rest))
-        pattern += (pattern.empty() ? "" : "|") + std::string("\\b") + word + "\\b";
+      for (const auto& word : unicode::py_split(rest)) {
+        if (!pattern.empty()) pattern += '|';
+        pattern += "\\b";
+        pattern += word;
+        pattern += "\\b";
+      }
       auto re = compile_runtime("utils.WordSortFilter", pattern);
       Json filtered = Json::array();
       for (const Json& resp : py_iter(resps[d], "WordSortFilter")) {
