@@ -10,7 +10,7 @@
 # tools write beside themselves, so they are linked into a scratch tree whose goldens/ is then
 # copied here.
 #
-# Usage: scripts/gen_standin_goldens.sh [VENV]   (default /work/main/.venv-standin; made if absent)
+# Usage: scripts/gen_standin_goldens.sh [VENV]   (default .venv-standin in the repo; made if absent)
 # Needs ../shared (goldens/tools, tools/reference_datasets_shim, hf_data). About 65 s on 2 cores
 # (130 s when it makes the venv).
 set -euo pipefail
@@ -18,7 +18,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=${LMEVAL_SHARED_DIR:-$repo/../shared}
 shared=$(cd "$shared" && pwd)
-venv=${1:-/work/main/.venv-standin}
+venv=${1:-$repo/.venv-standin}
 
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"

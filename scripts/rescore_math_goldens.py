@@ -6,7 +6,7 @@ The goldens under tests/tasks/functions/ hold the value math-verify gave when th
 reference's own pins (`pip install "lm-eval[math]==0.4.13"`: antlr4-python3-runtime 4.11.0)
 against the antlr 4.13.2 the goldens were made with (docs/fidelity.md, "LaTeX percentages"):
 
-    /work/main/.venv-standin/bin/python scripts/rescore_math_goldens.py \\
+    .venv-standin/bin/python scripts/rescore_math_goldens.py \\
         tests/tasks/functions/math_verify_goldens.jsonl tests/tasks/functions/math_dataset_goldens.jsonl
 
 Scores each case as the reference's leaderboard/math process_results does,
