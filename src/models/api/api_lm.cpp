@@ -72,6 +72,23 @@ std::string none_placeholder() {
   return v ? v : "";
 }
 
+// The reference's Collator(sort_fn=(-len(ctx+cont), tuple(ctx+cont))) without grouping: longest
+// first, ties by the tokens themselves; stable. `whole` gets each request's context + continuation.
+std::vector<size_t> collator_order(const std::vector<TokenPair>& requests, std::vector<TokenIds>& whole) {
+  std::vector<size_t> order(requests.size());
+  whole.assign(requests.size(), {});
+  for (size_t i = 0; i < requests.size(); ++i) {
+    order[i] = i;
+    whole[i] = requests[i].first;
+    whole[i].insert(whole[i].end(), requests[i].second.begin(), requests[i].second.end());
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (whole[a].size() != whole[b].size()) return whole[a].size() > whole[b].size();
+    return whole[a] < whole[b];
+  });
+  return order;
+}
+
 }  // namespace
 
 ApiLM::ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer)
@@ -252,18 +269,9 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(const std::vector<T
   if (!tokenizer_)
     throw UserError("Tokenizer is required for loglikelihood tasks to compute context lengths",
                     {"", 0, 0, "--model_args tokenizer_backend"}, "tokenizer_backend=huggingface");
-  // Collator(sort_fn=(-len(ctx+cont), tuple(ctx+cont))), no grouping; batches of batch_size.
-  std::vector<size_t> order(requests.size());
-  std::vector<TokenIds> whole(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) {
-    order[i] = i;
-    whole[i] = requests[i].first;
-    whole[i].insert(whole[i].end(), requests[i].second.begin(), requests[i].second.end());
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (whole[a].size() != whole[b].size()) return whole[a].size() > whole[b].size();
-    return whole[a] < whole[b];
-  });
+  // Collator order, no grouping; batches of batch_size.
+  std::vector<TokenIds> whole;
+  const std::vector<size_t> order = collator_order(requests, whole);
   std::vector<Batch> batches;
   const size_t bs = static_cast<size_t>(std::max(1, args_.batch_size));
   bool warned = false;
@@ -325,17 +333,8 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
   for (size_t t = 0; t < texts.size(); ++t) {
     const auto& reqs = windows[t];
     per_text[t].resize(reqs.size());
-    std::vector<size_t> order(reqs.size());
-    std::vector<TokenIds> whole(reqs.size());
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      order[i] = i;
-      whole[i] = reqs[i].first;
-      whole[i].insert(whole[i].end(), reqs[i].second.begin(), reqs[i].second.end());
-    }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (whole[a].size() != whole[b].size()) return whole[a].size() > whole[b].size();
-      return whole[a] < whole[b];
-    });
+    std::vector<TokenIds> whole;
+    const std::vector<size_t> order = collator_order(reqs, whole);
     const size_t bs = static_cast<size_t>(std::max(1, args_.batch_size));
     for (size_t s = 0; s < order.size(); s += bs) {
       Batch b;
@@ -487,10 +486,7 @@ Json ApiLM::chat_template_variables() const {
 std::optional<TokenizerInfo> ApiLM::tokenizer_info() const {
   if (!tokenizer_) return std::nullopt;
   TokenizerInfo t;
-  auto fill = [](const SpecialToken& s, std::optional<std::string>& text, std::optional<int64_t>& id) {
-    if (!s.text.empty()) text = s.text;
-    if (s.id) id = *s.id;
-  };
+  const auto fill = copy_special_token;
   fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
   fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
   // configure_pad_token: pad, else unk, else eos.

@@ -183,10 +183,7 @@ Json HFLM::model_info() const {
 
 std::optional<TokenizerInfo> HFLM::tokenizer_info() const {
   TokenizerInfo t;
-  auto fill = [](const SpecialToken& s, std::optional<std::string>& text, std::optional<int64_t>& id) {
-    if (!s.text.empty()) text = s.text;
-    if (s.id) id = *s.id;
-  };
+  const auto fill = copy_special_token;
   fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
   fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
   if (tokenizer_->pad_token().id || !tokenizer_->pad_token().text.empty()) {
