@@ -101,16 +101,16 @@ std::string replace_in_latex(const std::string& text) {
 }
 
 std::string fix_malformed_operators(std::string s) {
-  static const std::vector<std::pair<std::string, std::string>> subs = {
-      {R"(\^\s?\((.*?)\))", R"(^{\1})"},
-      {R"(sqrt\s?\((.*?)\))", R"(\\sqrt{\1})"},
-      {R"(\\frac\s?(\d)\s?(\d+))", R"(\\frac{\1}{\2})"},
-      {R"(\\log_\s?(\d)\s?(\d+))", R"(\\log_{\1}{\2})"},
-      {R"(\\frac\s?{(.*?)}\s?(\d))", R"(\\frac{\1}{\2})"},
-      {R"(\\frac\s?(\d)\s?{(.*?)})", R"(\\frac{\1}{\2})"},
-      {R"(\\sqrt\s?(\d))", R"(\\sqrt{\1})"},
+  static const std::vector<std::pair<std::shared_ptr<const PyRegex>, std::string>> subs = {
+      {PyRegex::compile(R"(\^\s?\((.*?)\))"), R"(^{\1})"},
+      {PyRegex::compile(R"(sqrt\s?\((.*?)\))"), R"(\\sqrt{\1})"},
+      {PyRegex::compile(R"(\\frac\s?(\d)\s?(\d+))"), R"(\\frac{\1}{\2})"},
+      {PyRegex::compile(R"(\\log_\s?(\d)\s?(\d+))"), R"(\\log_{\1}{\2})"},
+      {PyRegex::compile(R"(\\frac\s?{(.*?)}\s?(\d))"), R"(\\frac{\1}{\2})"},
+      {PyRegex::compile(R"(\\frac\s?(\d)\s?{(.*?)})"), R"(\\frac{\1}{\2})"},
+      {PyRegex::compile(R"(\\sqrt\s?(\d))"), R"(\\sqrt{\1})"},
   };
-  for (const auto& [pat, rep] : subs) s = PyRegex::compile(pat)->sub(rep, s);
+  for (const auto& [re, rep] : subs) s = re->sub(rep, s);
   return replace_all(std::move(s), " sqrt", "\\sqrt");
 }
 
@@ -253,7 +253,8 @@ std::string normalize_latex(std::string_view in, BoxedMode mode) {
   text = replace_in_latex(text);
   text = replace_all(std::move(text), "\n", " ");
   text = replace_all(std::move(text), "\t", " ");
-  if (text.find("matrix") == std::string::npos) text = PyRegex::compile(R"(\\\\(?=[a-zA-Z]))")->sub(R"(\\)", text);
+  static const auto double_backslash = PyRegex::compile(R"(\\\\(?=[a-zA-Z]))");
+  if (text.find("matrix") == std::string::npos) text = double_backslash->sub(R"(\\)", text);
   // units
   static const auto unit_superscript = PyRegex::compile(R"((\\(?:text|mbox){.*?})(\^\d|\{\^\d\})?$)");
   std::string t(unicode::py_strip(unit_superscript->sub("", text)));
