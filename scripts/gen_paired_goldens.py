@@ -72,7 +72,9 @@ def paired_t_cases(rng):
 
 def clustered_cases(rng):
     cases = []
-    for n, groups in [(60, 12), (200, 23), (45, 45)]:
+    # The last case draws from its own generator so that the cases after it keep their inputs.
+    for n, groups, r in [(60, 12, rng), (200, 23, rng), (45, 45, rng), (400, 80, np.random.default_rng(9))]:
+        rng = r
         cluster = np.sort(rng.integers(0, groups, n))
         # remap to dense ids in order of first appearance
         _, dense = np.unique(cluster, return_inverse=True)
@@ -80,12 +82,15 @@ def clustered_cases(rng):
         a = (rng.random(n) < 0.5 + 0.2 * np.tanh(shock)).astype(float)
         b = (rng.random(n) < 0.55 + 0.2 * np.tanh(shock)).astype(float)
         d = b - a
-        fit = sm.OLS(d, np.ones((n, 1))).fit(cov_type="cluster", cov_kwds={"groups": dense})
+        g = len(np.unique(dense))
+        # Below 30 clusters lm-eval uses the t distribution with G - 1 df (statsmodels' use_t=True).
+        fit = sm.OLS(d, np.ones((n, 1))).fit(cov_type="cluster", cov_kwds={"groups": dense}, use_t=bool(g < 30))
         ci = fit.conf_int(0.05)[0]
         cases.append({
             "a": a.tolist(), "b": b.tolist(), "cluster": dense.tolist(),
             "diff": fl(fit.params[0]), "se": fl(fit.bse[0]), "z": fl(fit.tvalues[0]), "p": fl(fit.pvalues[0]),
-            "ci_low": fl(ci[0]), "ci_high": fl(ci[1]), "clusters": int(len(np.unique(dense))),
+            "ci_low": fl(ci[0]), "ci_high": fl(ci[1]), "clusters": int(g),
+            "df": fl(fit.df_resid_inference) if g < 30 else None,
         })
     return cases
 

@@ -39,7 +39,7 @@ void flatten(const Json& v, const std::string& prefix, std::map<std::string, Jso
 
 }  // namespace
 
-std::vector<std::string> prompt_differences(const Run& a, const Run& b, const std::string& task) {
+std::vector<std::string> prompt_differences(const Run& a, const Run& b, const std::string& task, bool common_items) {
   std::vector<std::string> out;
   for (const char* section : {"versions", "n-shot"}) {
     const Json& va = at_or_null(at_or_null(a.results, section), task);
@@ -61,7 +61,9 @@ std::vector<std::string> prompt_differences(const Run& a, const Run& b, const st
   // Per-task manifest hashes, when the runs carry them.
   const Json& ma = at_or_null(at_or_null(at_or_null(a.results, "manifest"), "tasks"), task);
   const Json& mb = at_or_null(at_or_null(at_or_null(b.results, "manifest"), "tasks"), task);
-  if (ma.is_object() && mb.is_object()) {
+  // With --common_items the manifest's prompt hashes (over every request) differ whenever the
+  // document sets do; the per-document prompt hashes below decide instead.
+  if (ma.is_object() && mb.is_object() && !common_items) {
     std::map<std::string, Json> fa, fb;
     flatten(ma, "", fa);
     flatten(mb, "", fb);
@@ -85,10 +87,12 @@ std::vector<std::string> prompt_differences(const Run& a, const Run& b, const st
   }
   for (const auto& item : tb.items)
     if (!ta.index.count(item.key) && only_b++ == 0) first_only_b = "doc_id " + std::to_string(item.doc_id);
-  if (only_a || only_b)
+  if ((only_a || only_b) && !common_items)
     out.push_back("document hashes: " + std::to_string(only_a) + " documents only in " + a.label +
                   (only_a ? " (first: " + first_only_a + ")" : "") + ", " + std::to_string(only_b) + " only in " +
                   b.label + (only_b ? " (first: " + first_only_b + ")" : ""));
+  if (common_items && only_a + only_b > 0 && only_a == ta.items.size())
+    out.push_back("document hashes: no document in common");
   if (prompt_diff)
     out.push_back("prompt hashes: " + std::to_string(prompt_diff) + " of the common documents have different prompts (first: " +
                   first_prompt + ")");
@@ -135,16 +139,33 @@ std::vector<std::string> common_tasks(const Run& a, const Run& b) {
   return out;
 }
 
-void require_same_prompts(const Run& a, const Run& b, const std::vector<std::string>& tasks) {
+std::vector<std::string> dropped_documents(const Run& a, const Run& b, const std::vector<std::string>& tasks) {
+  std::vector<std::string> out;
+  for (const auto& t : tasks) {
+    auto sa = a.samples.find(t), sb = b.samples.find(t);
+    if (sa == a.samples.end() || sb == b.samples.end()) continue;
+    std::size_t common = 0;
+    for (const auto& item : sa->second.items) common += sb->second.index.count(item.key);
+    const std::size_t only_a = sa->second.items.size() - common, only_b = sb->second.items.size() - common;
+    if (only_a || only_b)
+      out.push_back(t + ": compared on the " + std::to_string(common) + " documents both runs answered; left out " +
+                    std::to_string(only_a) + " only in " + a.label + " and " + std::to_string(only_b) + " only in " + b.label);
+  }
+  return out;
+}
+
+void require_same_prompts(const Run& a, const Run& b, const std::vector<std::string>& tasks, bool common_items) {
   std::string all;
   for (const auto& t : tasks) {
-    auto diffs = prompt_differences(a, b, t);
+    auto diffs = prompt_differences(a, b, t, common_items);
     for (const auto& d : diffs) all += "\n  " + t + ": " + d;
   }
   if (!all.empty())
     throw UserError("the runs did not ask the same questions, so their scores are not comparable (" + a.source +
                         " vs " + b.source + "):" + all,
-                    {b.results_file.string(), 0, 0, ""}, "runs with identical task versions, few-shot counts, configs and documents");
+                    {b.results_file.string(), 0, 0, ""}, common_items ? "runs with identical task versions, few-shot counts, configs and prompts"
+                                 : "runs with identical task versions, few-shot counts, configs and documents "
+                                   "(--common_items compares the documents both answered)");
 }
 
 }  // namespace lmeval::analysis

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 
 #include "analysis/number_format.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/stats/seed_variance.hpp"
 
 namespace lmeval::analysis {
 
@@ -79,8 +81,27 @@ struct Bar {
   bool bold = false;
 };
 
-// Horizontal dot-and-interval chart; `zero` draws a reference line at 0.
-std::string interval_chart(const std::vector<Bar>& bars, bool zero) {
+// Axis ticks at a 1, 2 or 5 × 10^k spacing over [lo, hi], labelled with just the decimals that
+// spacing needs (0.2, 0.25, -0.01, never -0.0102).
+struct Ticks {
+  std::vector<double> at;
+  int decimals = 0;
+};
+Ticks nice_ticks(double lo, double hi) {
+  Ticks t;
+  const double raw = (hi - lo) / 5;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double r = raw / mag;
+  const double step = mag * (r <= 1 ? 1 : r <= 2 ? 2 : r <= 2.5 ? 2.5 : r <= 5 ? 5 : 10);
+  t.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+  if (step / std::pow(10.0, -t.decimals) - std::floor(step / std::pow(10.0, -t.decimals) + 1e-9) > 1e-6) ++t.decimals;  // 2.5 × 10^k
+  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step; k += 1) t.at.push_back(k == 0 ? 0.0 : k * step);
+  return t;
+}
+
+// Horizontal dot-and-interval chart; `zero` draws a reference line at 0, `chance` a labelled
+// dashed line at the task's random baseline.
+std::string interval_chart(const std::vector<Bar>& bars, bool zero, std::optional<double> chance = std::nullopt) {
   double lo = zero ? 0.0 : 0.0, hi = zero ? 0.0 : 1.0;
   bool unit = !zero;
   for (const auto& b : bars)
@@ -90,6 +111,10 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
+  if (chance && std::isfinite(*chance)) {
+    lo = std::min(lo, *chance);
+    hi = std::max(hi, *chance);
+  }
   if (unit) {
     lo = 0;
     hi = 1;
@@ -103,21 +128,24 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero) {
     lo -= pad;
     hi += pad;
   }
-  const int label_w = 190, plot_w = 420, row_h = 26, top = 8;
+  const int label_w = 190, plot_w = 420, row_h = 26, top = 18;
   const int height = top + row_h * static_cast<int>(bars.size()) + 24;
   auto x = [&](double v) { return label_w + (v - lo) / (hi - lo) * plot_w; };
   std::string s = fmt::format("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\">",
-                              label_w + plot_w + 70, height);
-  // Axis with five ticks.
+                              label_w + plot_w + 90, height);
   const int axis_y = top + row_h * static_cast<int>(bars.size()) + 4;
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>", label_w, axis_y, label_w + plot_w, axis_y);
-  for (int k = 0; k <= 4; ++k) {
-    double v = lo + (hi - lo) * k / 4.0;
+  const Ticks ticks = nice_ticks(lo, hi);
+  for (double v : ticks.at) {
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/>", x(v), top, axis_y);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">{:.3g}</text>", x(v),
-                     axis_y + 13, v);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">{:.{}f}</text>", x(v),
+                     axis_y + 13, v, ticks.decimals);
   }
   if (zero) s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\" stroke-dasharray=\"3,3\"/>", x(0), top, axis_y);
+  if (chance && std::isfinite(*chance))
+    s += fmt::format("<line class=\"chance\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#c77c00\" stroke-dasharray=\"5,3\"/>"
+                     "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#c77c00\">chance {4:.{5}f}</text>",
+                     x(*chance), top - 4, axis_y, top - 7, *chance, std::max(2, ticks.decimals));
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const int y = top + row_h * static_cast<int>(i) + row_h / 2;
@@ -159,12 +187,95 @@ std::string histogram_svg(const std::vector<std::size_t>& bins) {
 const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 16px}
 h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
 h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f4f6f8;white-space:nowrap}p{font-size:14px}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}.sig{color:#b00020;font-weight:600}.ns{color:#555}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word;hyphens:none}th{background:#f4f6f8;white-space:nowrap}p{font-size:14px}
+td.num{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal}.sig{color:#b00020;font-weight:600}.ns{color:#555}
 .note{color:#555;font-size:12px}pre{background:#f7f7f7;padding:8px;font-size:11px;overflow-x:auto;max-height:360px}
 .refused{background:#fff4e5;border:1px solid #f0b46b;padding:6px 10px;font-size:13px;white-space:pre-wrap}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.swatch{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}
-.item{font-family:ui-monospace,monospace;font-size:11px;word-break:break-word})";
+.item{font-family:ui-monospace,monospace;font-size:11px;overflow-wrap:break-word}
+table.summary td.best{font-weight:700;background:#eef6ee}.chance-note{color:#8a5a00}
+.caveat{background:#f4f6f8;border-left:3px solid #999;padding:4px 10px;font-size:13px}
+table{max-width:100%}svg.chart{max-width:100%;height:auto})";
+
+// A run's score as compare pairs it: with --fewshot_seeds the mean over the seeds (interval from the
+// total SE over items and seeds where the samples give every seed), else the run's own score and
+// interval. `basis` says which.
+struct RunScore {
+  double value = std::nan(""), low = std::nan(""), high = std::nan(""), se = std::nan("");
+  std::string basis = "one few-shot seed";
+  std::string interval = "–";
+};
+RunScore score_of(const Run& run, const std::string& task, const std::string& key) {
+  RunScore r;
+  const Json& res = run.results["results"];
+  if (!res.contains(task)) return r;
+  const Json& e = res[task];
+  const std::string metric = key.substr(0, key.find(',')), filter = key.substr(key.find(',') + 1);
+  const Json& fsv = run.results.contains("fewshot_seed_variance") ? run.results["fewshot_seed_variance"] : Json();
+  if (fsv.is_object() && fsv.contains(task) && fsv[task].contains(key) && fsv[task][key].contains("values") &&
+      fsv[task][key]["values"].size() >= 2) {
+    const Json& sv = fsv[task][key];
+    r.value = num_or_nan(sv, "mean");
+    r.basis = fmt::format("mean of {} few-shot seeds", sv["values"].size());
+    auto ts = run.samples.find(task);
+    if (ts != run.samples.end() && ts->second.seed_scores.count(key)) {
+      const auto& x = ts->second.seed_scores.at(key);
+      std::vector<std::vector<double>> complete(x.size());
+      for (std::size_t i = 0; i < (x.empty() ? 0 : x[0].size()); ++i) {
+        bool all = true;
+        for (const auto& row : x) all = all && !std::isnan(row[i]);
+        if (all)
+          for (std::size_t k = 0; k < x.size(); ++k) complete[k].push_back(x[k][i]);
+      }
+      const auto st = stats::seed_item_stderr(complete);
+      if (st.total > 0) {
+        r.se = st.total;
+        r.low = r.value - 1.959963984540054 * st.total;
+        r.high = r.value + 1.959963984540054 * st.total;
+        r.interval = "items and seeds";
+      }
+    }
+    return r;
+  }
+  r.value = num_or_nan(e, key);
+  r.se = num_or_nan(e, metric + "_stderr," + filter);
+  // The run's own interval (statistics section; older files kept it beside the score), else ±1.96·stderr.
+  const std::string ci_key = metric + "_ci95," + filter;
+  const Json& st = run.results.contains("statistics") && run.results["statistics"].contains(task) ? run.results["statistics"][task] : e;
+  const Json& ci = st.contains(ci_key) ? st[ci_key] : (e.contains(ci_key) ? e[ci_key] : Json());
+  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
+    r.low = ci[0].get<double>();
+    r.high = ci[1].get<double>();
+    const std::string mk = metric + "_ci95_method," + filter;
+    r.interval = st.contains(mk) && st[mk].is_string() ? st[mk].get<std::string>() : "results file";
+  } else if (std::isfinite(r.se) && r.se > 0) {
+    r.low = r.value - 1.959963984540054 * r.se;
+    r.high = r.value + 1.959963984540054 * r.se;
+    r.interval = "±1.96·stderr";
+  }
+  return r;
+}
+
+bool higher_is_better_of(const Run& run, const std::string& task, const std::string& metric) {
+  const Json& h = run.results.contains("higher_is_better") ? run.results["higher_is_better"] : Json();
+  if (h.is_object() && h.contains(task) && h[task].contains(metric) && h[task][metric].is_boolean()) return h[task][metric].get<bool>();
+  return true;
+}
+
+std::optional<double> chance_of(const std::vector<Run>& runs, const std::string& task, const std::string& key) {
+  for (const auto& run : runs)
+    if (auto ns = normalized_score(run, task, key); ns && ns->random_baseline) return ns->random_baseline;
+  return std::nullopt;
+}
+
+// The paired comparison of runs i and j (any order) on one row, from run min(i, j)'s side.
+const MetricComparison* pair_row(const ReportInput& in, std::size_t i, std::size_t j, const std::string& task, const std::string& key) {
+  const std::size_t a = std::min(i, j), b = std::max(i, j);
+  if (a >= in.pairs.size() || !in.pairs[a][b]) return nullptr;
+  for (const auto& m : in.pairs[a][b]->metrics)
+    if (m.task == task && m.metric + "," + m.filter == key) return &m;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -180,6 +291,18 @@ ReportInput prepare_report(std::vector<Run> runs, const CompareOptions& copt, co
       in.refusals.push_back(e.what());
     }
   }
+  in.pairs.assign(in.runs.size(), std::vector<std::optional<Comparison>>(in.runs.size()));
+  for (std::size_t i = 0; i < in.runs.size(); ++i)
+    for (std::size_t j = i + 1; j < in.runs.size(); ++j) {
+      if (i == 0) {
+        in.pairs[i][j] = in.comparisons[j - 1];
+        continue;
+      }
+      try {
+        in.pairs[i][j] = compare_runs(in.runs[i], in.runs[j], copt);
+      } catch (const UserError&) {
+      }
+    }
   if (in.runs.size() >= 2) {
     try {
       in.analysis = analyze_runs(in.runs, aopt);
@@ -222,6 +345,56 @@ std::string render_html_report(const ReportInput& in) {
     for (auto it = run.results["results"].begin(); it != run.results["results"].end(); ++it)
       if (std::find(tasks.begin(), tasks.end(), it.key()) == tasks.end()) tasks.push_back(it.key());
 
+  // Summary: every run's score per task on its first metric; the best run marked only where it is
+  // distinguishable (p < 0.05, paired) from every other run and above chance.
+  h += "<h2 id=\"summary\">Summary</h2>\n<table class=\"summary\"><tr><th>task</th><th>metric</th><th>chance</th>";
+  for (const auto& run : in.runs) h += "<th>" + esc(run.label) + "</th>";
+  h += "<th>best</th></tr>";
+  bool any_seed_mean = false;
+  for (const auto& task : tasks) {
+    std::string key;
+    for (const auto& run : in.runs)
+      if (key.empty() && run.results["results"].contains(task)) {
+        auto keys = score_keys(run.results["results"][task]);
+        if (!keys.empty()) key = keys.front();
+      }
+    if (key.empty()) continue;
+    const std::string metric = key.substr(0, key.find(','));
+    const auto chance = chance_of(in.runs, task, key);
+    const bool hib = higher_is_better_of(in.runs[0], task, metric);
+    std::vector<RunScore> sc;
+    std::optional<std::size_t> best;
+    for (std::size_t r = 0; r < in.runs.size(); ++r) {
+      sc.push_back(score_of(in.runs[r], task, key));
+      any_seed_mean = any_seed_mean || sc.back().basis != "one few-shot seed";
+      if (std::isfinite(sc.back().value) && (!best || (hib ? sc.back().value > sc[*best].value : sc.back().value < sc[*best].value))) best = r;
+    }
+    std::string verdict = "–";
+    bool marked = false;
+    if (best && in.runs.size() >= 2) {
+      bool all = true;
+      for (std::size_t r = 0; r < in.runs.size() && all; ++r) {
+        if (r == *best) continue;
+        const MetricComparison* m = pair_row(in, *best, r, task, key);
+        all = m && m->significant && (m->diff > 0) == ((r > *best) != hib);
+      }
+      const bool above_chance = !chance || (hib ? sc[*best].value > *chance : sc[*best].value < *chance);
+      marked = all && above_chance;
+      verdict = marked ? esc(in.runs[*best].label)
+                : all ? "<span class=\"chance-note\">" + esc(in.runs[*best].label) + " highest, but at or below chance</span>"
+                      : "<span class=\"ns\">not distinguishable</span>";
+    }
+    h += "<tr><td>" + esc(task) + "</td><td>" + esc(key) + "</td><td class=\"num\">" + (chance ? format::fixed(*chance) : "–") + "</td>";
+    for (std::size_t r = 0; r < sc.size(); ++r)
+      h += fmt::format("<td class=\"num{}\">{}{}</td>", marked && r == *best ? " best" : "", format::fixed(sc[r].value),
+                       sc[r].basis != "one few-shot seed" ? "<sup>s</sup>" : "");
+    h += "<td>" + verdict + "</td></tr>";
+  }
+  h += "</table>\n<p class=\"note\">Each task's first metric; the best run is marked only where a paired test finds it better "
+       "than every other run (p &lt; 0.05) and it is above chance (the random baseline, where the task has one).";
+  if (any_seed_mean) h += " <sup>s</sup>: the mean over the run's few-shot seeds (what compare pairs), not one seed's score.";
+  h += "</p>\n";
+
   for (const auto& task : tasks) {
     h += "<h2 id=\"" + esc(task) + "\">" + esc(task) + "</h2>\n";
     std::vector<std::string> keys;
@@ -233,30 +406,19 @@ std::string render_html_report(const ReportInput& in) {
       const std::string metric = key.substr(0, key.find(',')), filter = key.substr(key.find(',') + 1);
       h += "<h3>" + esc(metric) + " <span class=\"note\">(filter " + esc(filter) + ")</span></h3>\n";
       std::vector<Bar> bars;
-      std::string table = "<table><tr><th>run</th><th>raw score</th><th>95% interval</th><th>stderr</th><th>seed mean ± std (min–max)</th>"
-                          "<th>normalised (leaderboard, 0–100)</th></tr>";
+      const auto chance = chance_of(in.runs, task, key);
+      std::string table = "<table><tr><th>run</th><th>raw score</th><th>score of</th><th>95% interval</th><th>stderr</th>"
+                          "<th>seed mean ± std (min–max)</th><th>normalised (leaderboard, 0–100)</th></tr>";
       for (std::size_t r = 0; r < in.runs.size(); ++r) {
         const Json& res = in.runs[r].results["results"];
         if (!res.contains(task)) continue;
-        const Json& e = res[task];
+        const RunScore rs = score_of(in.runs[r], task, key);
         Bar b;
         b.label = in.runs[r].label;
         b.colour = colour(r);
-        b.value = num_or_nan(e, key);
-        const double se = num_or_nan(e, metric + "_stderr," + filter);
-        b.low = b.high = std::nan("");
-        // The run's own interval (statistics section; older files kept it beside the score), else ±1.96·stderr.
-        const std::string ci_key = metric + "_ci95," + filter;
-        const Json& st = in.runs[r].results.contains("statistics") && in.runs[r].results["statistics"].contains(task)
-                             ? in.runs[r].results["statistics"][task] : e;
-        const Json& ci = st.contains(ci_key) ? st[ci_key] : (e.contains(ci_key) ? e[ci_key] : Json());
-        if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()) {
-          b.low = ci[0].get<double>();
-          b.high = ci[1].get<double>();
-        } else if (std::isfinite(se)) {
-          b.low = b.value - 1.959963984540054 * se;
-          b.high = b.value + 1.959963984540054 * se;
-        }
+        b.value = rs.value;
+        b.low = rs.low;
+        b.high = rs.high;
         std::string seeds = "–";
         const Json& fsv = in.runs[r].results.contains("fewshot_seed_variance") ? in.runs[r].results["fewshot_seed_variance"] : Json();
         if (fsv.is_object() && fsv.contains(task) && fsv[task].contains(key)) {
@@ -271,11 +433,14 @@ std::string render_html_report(const ReportInput& in) {
           norm = fmt::format("{} <span class=\"note\">(raw {}, {})</span>", format::fixed(ns->normalized, 2), format::fixed(ns->raw),
                              ns->random_baseline ? "random baseline " + format::fixed(*ns->random_baseline)
                                                  : "the leaderboard's rule: " + esc(ns->rule));
-        table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}]</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
-                             esc(b.label), format::fixed(b.value), format::fixed(b.low), format::fixed(b.high), format::fixed(se), seeds, norm);
+        const std::string interval = std::isfinite(b.low) ? fmt::format("[{}, {}] <span class=\"note\">({})</span>", format::fixed(b.low),
+                                                                        format::fixed(b.high), esc(rs.interval))
+                                                          : "–";
+        table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+                             esc(b.label), format::fixed(b.value), esc(rs.basis), interval, format::fixed(rs.se), seeds, norm);
         bars.push_back(std::move(b));
       }
-      h += interval_chart(bars, false) + "\n" + table + "</table>\n";
+      h += interval_chart(bars, false, chance) + "\n" + table + "</table>\n";
       // Paired differences against run 1.
       std::vector<Bar> diffs;
       std::string dt = "<table><tr><th>B − A</th><th>n</th><th>raw difference</th><th>95% interval</th><th>p</th><th>test</th>"
@@ -285,12 +450,22 @@ std::string render_html_report(const ReportInput& in) {
         for (const auto& m : in.comparisons[c]->metrics) {
           if (m.task != task || m.metric != metric || m.filter != filter) continue;
           Bar b{in.runs[c + 1].label + " − " + in.runs[0].label, colour(c + 1), m.diff, m.ci_low, m.ci_high};
-          b.bold = m.significant;
+          // A difference between two runs both at or below chance says nothing about either model.
+          const bool below_chance = chance && (m.higher_is_better ? std::max(m.score_a, m.score_b) <= *chance
+                                                                  : std::min(m.score_a, m.score_b) >= *chance);
+          b.bold = m.significant && !below_chance;
           diffs.push_back(b);
-          dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}] ({})</td>"
+          auto why = [&](const char* k) { return m.undefined.count(k) ? " <span class=\"note\">(" + esc(m.undefined.at(k)) + ")</span>" : std::string(); };
+          const std::string ci = std::isnan(m.ci_low) ? "undefined" + why("ci95")
+                                                      : fmt::format("[{}, {}] ({})", format::signed_fixed(m.ci_low), format::signed_fixed(m.ci_high), esc(m.interval));
+          const std::string verdict = std::isnan(m.p) ? "undefined" + why("p_value")
+                                      : !m.significant ? "within noise"
+                                      : below_chance ? "distinguishable from noise, but both runs are at or below chance"
+                                                     : "distinguishable from noise";
+          dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                             "<td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td></tr>",
-                            esc(b.label), m.n, format::signed_fixed(m.diff), format::signed_fixed(m.ci_low), format::signed_fixed(m.ci_high), esc(m.interval), format::p_value(m.p), esc(m.test), format::fixed(m.mde),
-                            m.significant ? "sig" : "ns", m.significant ? "distinguishable from noise" : "within noise",
+                            esc(b.label), m.n, format::signed_fixed(m.diff), ci, format::p_value(m.p), esc(m.test), format::fixed(m.mde) + why("mde80"),
+                            b.bold ? "sig" : "ns", verdict,
                             m.random_baseline ? fmt::format("{} <span class=\"note\">({} → {})</span>", format::signed_fixed(m.norm_diff, 2), format::fixed(m.norm_a, 2),
                                                             format::fixed(m.norm_b, 2))
                                               : std::string("–"));
@@ -301,7 +476,7 @@ std::string render_html_report(const ReportInput& in) {
         for (const auto& g : in.comparisons[c]->groups) {
           if (g.group != task || g.metric != metric || g.filter != filter) continue;
           Bar b{in.runs[c + 1].label + " − " + in.runs[0].label, colour(c + 1), g.diff, g.ci_low, g.ci_high};
-          b.bold = g.significant;
+          b.bold = g.significant && !chance;
           diffs.push_back(b);
           dt += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">[{}, {}] (normal)</td>"
                             "<td class=\"num\">{}</td><td>size-weighted over {} tasks</td><td></td><td class=\"{}\">{}</td><td>–</td></tr>",
@@ -323,6 +498,11 @@ std::string render_html_report(const ReportInput& in) {
         h += fmt::format("<p>Items every run gets right: {}; items no run gets right: {}. Inter-item correlations over runs: {} pairs "
                          "defined, median {}, quartiles [{}, {}].</p>\n",
                          easy, ta.never_correct_count, ta.inter_item.pairs, format::fixed(ta.inter_item.median), format::fixed(ta.inter_item.q25), format::fixed(ta.inter_item.q75));
+        if (in.analysis->labels.size() < kItemAnalysisMinRuns)
+          h += fmt::format("<p class=\"caveat\">Only {} runs (fewer than {}): an item's discrimination is a correlation over {} "
+                           "points, and an item no run gets right is mostly just a hard item, not evidence of a label error. "
+                           "Read what follows as anecdotes; analyse {} or more reasonable models before acting on it.</p>\n",
+                           in.analysis->labels.size(), kItemAnalysisMinRuns, in.analysis->labels.size(), kItemAnalysisMinRuns);
         h += histogram_svg(ta.inter_item.histogram) + "\n";
         h += fmt::format("<table><tr><th>ranking</th><th>holds in (of {} item resamples)</th>{}</tr>", ta.item_ranks.resamples,
                          ta.clusters ? fmt::format("<th>holds in (of {} cluster resamples, {} clusters)</th>", ta.cluster_ranks.resamples, ta.clusters) : "");
@@ -334,7 +514,9 @@ std::string render_html_report(const ReportInput& in) {
           }
         h += "</table>\n";
         if (!ta.never_correct.empty()) {
-          h += "<p class=\"note\">Items no run gets right (candidates for label errors), first 5:</p><table>";
+          h += in.analysis->labels.size() < kItemAnalysisMinRuns
+                   ? "<p class=\"note\">Items no run gets right (with this few runs, not label-error candidates), first 5:</p><table>"
+                   : "<p class=\"note\">Items no run gets right (candidates for label errors), first 5:</p><table>";
           for (std::size_t k = 0; k < ta.never_correct.size() && k < 5; ++k)
             h += fmt::format("<tr><td class=\"num\">{}</td><td class=\"item\">{}</td></tr>", ta.never_correct[k].doc_id, esc(ta.never_correct[k].text));
           h += "</table>\n";

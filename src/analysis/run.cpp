@@ -135,6 +135,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
   std::map<std::pair<std::string, long long>, std::size_t> slot_of;
   std::vector<Item> items;
   std::vector<std::map<std::string, Acc>> acc;
+  // per slot, "metric,filter" -> seed position -> running mean (runs with --fewshot_seeds)
+  std::vector<std::map<std::string, std::map<std::size_t, Acc>>> seed_acc;
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
@@ -168,6 +170,14 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       item.cluster = cluster_value(item.doc, cluster_key, file, line_no);
       items.push_back(std::move(item));
       acc.emplace_back();
+      seed_acc.emplace_back();
+    }
+    std::optional<std::size_t> seed_pos;
+    if (j.contains("fewshot_seed") && j["fewshot_seed"].is_number_integer()) {
+      const long long seed = j["fewshot_seed"].get<long long>();
+      auto sp = std::find(ts.fewshot_seeds.begin(), ts.fewshot_seeds.end(), seed);
+      seed_pos = static_cast<std::size_t>(sp - ts.fewshot_seeds.begin());
+      if (sp == ts.fewshot_seeds.end()) ts.fewshot_seeds.push_back(seed);
     }
     Item& item = items[it->second];
     if (j.contains("prompt_hash") && j["prompt_hash"].is_string()) {
@@ -186,6 +196,11 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       if (std::find(ts.score_keys.begin(), ts.score_keys.end(), sk) == ts.score_keys.end()) ts.score_keys.push_back(sk);
       acc[it->second][sk].sum += v;
       acc[it->second][sk].count += 1;
+      if (seed_pos) {
+        Acc& sa = seed_acc[it->second][sk][*seed_pos];
+        sa.sum += v;
+        sa.count += 1;
+      }
     }
   }
   // doc_id order; duplicated documents get "#k" keys in that order.
@@ -193,7 +208,12 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a].doc_id < items[b].doc_id; });
   std::map<std::string, int> copies;
-  for (const auto& sk : ts.score_keys) ts.scores[sk].assign(items.size(), std::numeric_limits<double>::quiet_NaN());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& sk : ts.score_keys) {
+    ts.scores[sk].assign(items.size(), nan);
+    if (ts.fewshot_seeds.size() >= 2)
+      ts.seed_scores[sk].assign(ts.fewshot_seeds.size(), std::vector<double>(items.size(), nan));
+  }
   for (std::size_t pos = 0; pos < order.size(); ++pos) {
     Item item = items[order[pos]];
     std::sort(item.prompt_hashes.begin(), item.prompt_hashes.end());
@@ -201,9 +221,28 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     item.key = k == 0 ? item.doc_hash : item.doc_hash + "#" + std::to_string(k);
     ts.index[item.key] = pos;
     for (const auto& [sk, a] : acc[order[pos]]) ts.scores[sk][pos] = a.sum / a.count;
+    if (ts.fewshot_seeds.size() >= 2)
+      for (const auto& [sk, by_seed] : seed_acc[order[pos]])
+        for (const auto& [k, a] : by_seed) ts.seed_scores[sk][k][pos] = a.sum / a.count;
     ts.items.push_back(std::move(item));
   }
   return ts;
+}
+
+// A run's model_args as key -> text: the results' config holds an object, or the "k=v,k=v" string.
+std::map<std::string, std::string> model_args_of(const Run& run) {
+  std::map<std::string, std::string> out;
+  const Json& cfg = run.results.contains("config") ? run.results["config"] : Json();
+  if (!cfg.is_object() || !cfg.contains("model_args")) return out;
+  const Json& ma = cfg["model_args"];
+  if (ma.is_object()) {
+    for (auto it = ma.begin(); it != ma.end(); ++it) out[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+  } else if (ma.is_string()) {
+    std::stringstream in(ma.get<std::string>());
+    for (std::string kv; std::getline(in, kv, ',');)
+      if (auto eq = kv.find('='); eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
 }
 
 }  // namespace
@@ -242,6 +281,15 @@ Run load_run(const std::string& path) {
     fs::path p(run.label);
     run.label = (p.has_filename() ? p : p.parent_path()).filename().string();
   }
+  // Without a model name: the model type and its pretrained argument, before the folder's name.
+  if (run.label.empty()) {
+    const Json& cfg = run.results.contains("config") ? run.results["config"] : Json();
+    if (cfg.is_object() && cfg.contains("model") && cfg["model"].is_string()) run.label = cfg["model"].get<std::string>();
+    if (auto args = model_args_of(run); args.count("pretrained")) {
+      fs::path p(args["pretrained"]);
+      run.label = (p.has_filename() ? p : p.parent_path()).filename().string();
+    }
+  }
   if (run.label.empty()) run.label = run.results_file.parent_path().filename().string();
   const std::string date = date_of(run.results_file);
   for (const std::string& task : run.tasks()) {
@@ -255,6 +303,33 @@ Run load_run(const std::string& path) {
 }
 
 void label_runs(std::vector<Run>& runs) {
+  // Runs sharing a model name are told apart by the model_args that differ between them
+  // ("model (dtype=float16)"); only runs alike in those too get "#2", "#3".
+  std::map<std::string, std::vector<std::size_t>> by_label;
+  for (std::size_t i = 0; i < runs.size(); ++i) by_label[runs[i].label].push_back(i);
+  for (auto& [label, members] : by_label) {
+    if (members.size() < 2) continue;
+    std::vector<std::map<std::string, std::string>> args;
+    std::set<std::string> keys;
+    for (std::size_t i : members) {
+      args.push_back(model_args_of(runs[i]));
+      for (const auto& [k, v] : args.back()) keys.insert(k);
+    }
+    std::vector<std::string> differing;
+    for (const auto& k : keys)
+      for (const auto& a : args)
+        if ((a.count(k) ? a.at(k) : "") != (args[0].count(k) ? args[0].at(k) : "")) {
+          differing.push_back(k);
+          break;
+        }
+    if (differing.empty()) continue;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      std::string extra;
+      for (const auto& k : differing)
+        extra += (extra.empty() ? "" : ", ") + k + "=" + (args[m].count(k) ? args[m].at(k) : "(unset)");
+      runs[members[m]].label += " (" + extra + ")";
+    }
+  }
   std::map<std::string, int> seen;
   for (auto& r : runs) {
     int k = ++seen[r.label];

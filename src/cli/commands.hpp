@@ -19,5 +19,6 @@ void add_merge_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
 void add_analyze_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
+void add_power_command(CLI::App& app, Action& action);
 
 }  // namespace lmeval::cli

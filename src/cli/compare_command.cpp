@@ -12,14 +12,19 @@ namespace lmeval::cli {
 
 namespace {
 
-int compare_main(const RunSetFlags& f) {
+struct CompareFlags : RunSetFlags {
+  std::string correction = "none";
+  bool common_items = false;
+};
+
+int compare_main(const CompareFlags& f) {
   if (f.runs.size() < 2)
     throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()), {"", 0, 0, "RUN..."},
                     "output folders or results files of `lm-eval run --log_samples`");
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   analysis::CompareOptions opt;
-  opt.seed = f.seed;
-  opt.resamples = f.resamples;
+  opt.correction = f.correction;
+  opt.common_items = f.common_items;
   analysis::Json all = {{"comparisons", analysis::Json::array()}};
   for (std::size_t r = 1; r < runs.size(); ++r) {
     analysis::Comparison c = analysis::compare_runs(runs[0], runs[r], opt);
@@ -38,9 +43,16 @@ int compare_main(const RunSetFlags& f) {
 
 void add_compare_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("compare", "Paired differences between runs of the same prompts (each against the first)");
-  auto f = std::make_shared<RunSetFlags>();
-  add_run_set_options(cmd, *f, "Seed of the bootstrap resamples used for tasks under 100 items");
+  auto f = std::make_shared<CompareFlags>();
+  add_run_set_options(cmd, *f, "");
   cmd->add_option("-o,--output", f->output, "Also write the comparison as JSON to this file");
+  cmd->add_option("--correction", f->correction,
+                  "Adjust the p-values of all rows of a comparison for multiple testing: holm (family-wise error) or bh "
+                  "(Benjamini-Hochberg false discovery rate); the verdicts then use the adjusted p (default none)")
+      ->check(CLI::IsMember({"none", "holm", "bh"}));
+  cmd->add_flag("--common_items", f->common_items,
+                "Compare on the documents both runs answered (paired), saying how many were left out; runs of "
+                "different tasks, configs or prompts are still refused");
   cmd->callback([&action, f] { action = [f] { return compare_main(*f); }; });
 }
 

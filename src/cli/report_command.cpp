@@ -14,8 +14,6 @@ namespace {
 int report_main(const RunSetFlags& f) {
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   analysis::CompareOptions copt;
-  copt.seed = f.seed;
-  copt.resamples = f.resamples;
   analysis::AnalyzeOptions aopt;
   aopt.seed = f.seed;
   aopt.resamples = f.resamples;

@@ -339,13 +339,15 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
         row.push_back(ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()
                           ? Json("[" + format_number(ci[0].get<double>(), 4) + ", " +
                                  format_number(ci[1].get<double>(), 4) + "]")
-                          : Json(""));
+                      : st.contains(m + "_ci95_undefined," + f) ? Json("undefined") : Json(""));
         const Json& cl = st.contains(cl_key) ? st[cl_key] : Json();
         row.push_back(cl.is_number() ? Json(format_number(cl.get<double>(), 4) + " (" +
                                             st[n_key].dump() + " clusters)")
                                      : Json(""));
         const Json& mde = st.contains(mde_key) ? st[mde_key] : Json();
-        row.push_back(mde.is_number() ? Json(format_number(mde.get<double>(), 4)) : Json(""));
+        // An MDE the run cannot give (zero SE) reads "undefined", never 0; the notes say why.
+        row.push_back(mde.is_number() ? Json(format_number(mde.get<double>(), 4))
+                      : st.contains(m + "_mde80_undefined," + f) ? Json("undefined") : Json(""));
       }
       if (!first) {
         row[0] = "";

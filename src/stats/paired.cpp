@@ -41,6 +41,23 @@ double mcnemar_exact_p(std::size_t b, std::size_t c) {
   return std::min(1.0, 2.0 * std::exp(top + std::log(sum)));
 }
 
+McNemarDifference mcnemar_difference(std::size_t only_a, std::size_t only_b, std::size_t n, double confidence) {
+  McNemarDifference r;
+  r.discordant = only_a + only_b;
+  r.diff = n == 0 ? kUndefined : (static_cast<double>(only_b) - static_cast<double>(only_a)) / static_cast<double>(n);
+  r.p = mcnemar_exact_p(only_a, only_b);
+  if (r.discordant == 0 || n == 0) {
+    r.ci_low = r.ci_high = kUndefined;
+    return r;
+  }
+  const double m = static_cast<double>(r.discordant);
+  const Interval pi = clopper_pearson_interval(static_cast<double>(only_b), m, confidence);
+  const double scale = m / static_cast<double>(n);
+  r.ci_low = scale * (2 * pi.low - 1);
+  r.ci_high = scale * (2 * pi.high - 1);
+  return r;
+}
+
 double mean(const std::vector<double>& x) {
   if (x.empty()) return kUndefined;
   double s = 0;
@@ -88,11 +105,10 @@ PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b) {
   }
   r.se = std::sqrt(sample_variance(d) / n);
   if (r.se == 0) {
-    // Every item moved by the same amount: no spread to test against. scipy returns NaN here;
-    // an identical pair of runs is reported as "no difference" (p = 1).
-    r.t = r.diff == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), r.diff);
-    r.p = r.diff == 0 ? 1 : 0;
-    r.ci_low = r.ci_high = r.diff;
+    // Every item moved by the same amount: no spread to test against, so t, p and the interval
+    // are undefined (scipy returns NaN too); an identical pair of runs is "no difference" (p = 1).
+    r.t = r.ci_low = r.ci_high = kUndefined;
+    r.p = r.diff == 0 ? 1 : kUndefined;
     return r;
   }
   r.t = r.diff / r.se;
@@ -111,21 +127,29 @@ ClusteredDifference clustered_paired_difference(const std::vector<double>& a, co
   r.diff = mean(d);
   const ClusteredStderr cs = clustered_stderr(d, cluster);
   r.clusters = cs.n_clusters;
+  r.df = r.clusters < kFewClusters ? static_cast<double>(r.clusters) - 1 : std::numeric_limits<double>::infinity();
   if (r.clusters < 2) {
-    r.se = r.z = r.ci_low = r.ci_high = kUndefined;
+    r.se = r.z = r.p = r.ci_low = r.ci_high = kUndefined;
     return r;
   }
   r.se = cs.stderr;
-  const double q = normal_quantile(0.975);
-  r.ci_low = r.diff - q * r.se;
-  r.ci_high = r.diff + q * r.se;
   if (r.se == 0) {
-    r.z = r.diff == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), r.diff);
-    r.p = r.diff == 0 ? 1 : 0;
+    r.z = r.ci_low = r.ci_high = kUndefined;
+    r.p = r.diff == 0 ? 1 : kUndefined;
     return r;
   }
   r.z = r.diff / r.se;
-  r.p = normal_two_sided_p(r.z);
+  if (std::isinf(r.df)) {
+    r.p = normal_two_sided_p(r.z);
+    const double q = normal_quantile(0.975);
+    r.ci_low = r.diff - q * r.se;
+    r.ci_high = r.diff + q * r.se;
+  } else {
+    r.p = std::min(1.0, 2.0 * student_t_cdf(-std::fabs(r.z), r.df));
+    const Interval ci = t_interval(r.diff, r.se, r.df);
+    r.ci_low = ci.low;
+    r.ci_high = ci.high;
+  }
   return r;
 }
 

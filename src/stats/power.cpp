@@ -1,5 +1,6 @@
 #include "lmeval/stats/power.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,6 +27,25 @@ double minimum_detectable_difference(double se_diff, double alpha, double power)
 
 double difference_stderr(double sd, size_t n, double rho) {
   return sd * std::sqrt(2 * (1 - rho) / static_cast<double>(n));
+}
+
+double power_of_test(double d, double se, double alpha) {
+  if (!(se > 0) || !(alpha > 0 && alpha < 1) || std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+  const double z = normal_quantile(1 - alpha / 2);
+  return normal_cdf(d / se - z) + normal_cdf(-d / se - z);
+}
+
+double items_needed(double d, double sd, double alpha, double power) {
+  if (!(sd > 0) || !(std::fabs(d) > 0)) return std::numeric_limits<double>::quiet_NaN();
+  const double k = minimum_detectable_difference(1.0, alpha, power);
+  const double r = k * sd / d;
+  return r * r;
+}
+
+double conservative_stderr(double plain, double clustered) {
+  if (std::isnan(clustered)) return plain;
+  if (std::isnan(plain)) return clustered;
+  return std::max(plain, clustered);
 }
 
 }  // namespace lmeval::stats

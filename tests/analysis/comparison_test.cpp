@@ -45,7 +45,7 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
     EXPECT_NEAR(m["diff"].get<double>(), m["score_b"].get<double>() - m["score_a"].get<double>(), 1e-12);
     EXPECT_EQ(m["n"], 150);
     EXPECT_EQ(m["test"], "mcnemar_exact");
-    EXPECT_EQ(m["interval"], "normal");
+    EXPECT_EQ(m["interval"], "exact_conditional");
     // Discordant pairs counted here from the samples files, matched by doc_hash.
     auto sa = item_scores("a", task), sb = item_scores("b", task);
     std::size_t only_a = 0, only_b = 0;
@@ -56,8 +56,13 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
     EXPECT_EQ(m["discordant"]["only_a"], only_a);
     EXPECT_EQ(m["discordant"]["only_b"], only_b);
     EXPECT_DOUBLE_EQ(m["p_value"].get<double>(), lmeval::stats::mcnemar_exact_p(only_a, only_b));
-    EXPECT_LT(m["ci95"][0].get<double>(), m["diff"].get<double>());
-    EXPECT_GT(m["ci95"][1].get<double>(), m["diff"].get<double>());
+    // The interval is the one McNemar's exact test inverts, so it excludes 0 exactly when p < 0.05.
+    const auto e = lmeval::stats::mcnemar_difference(only_a, only_b, 150);
+    EXPECT_DOUBLE_EQ(m["ci95"][0].get<double>(), e.ci_low);
+    EXPECT_DOUBLE_EQ(m["ci95"][1].get<double>(), e.ci_high);
+    EXPECT_LE(m["ci95"][0].get<double>(), m["diff"].get<double>());
+    EXPECT_GE(m["ci95"][1].get<double>(), m["diff"].get<double>());
+    EXPECT_EQ(m["ci95"][0].get<double>() > 0 || m["ci95"][1].get<double>() < 0, m["p_value"].get<double>() < 0.05);
     EXPECT_GT(m["mde80"].get<double>(), 0.0);
     EXPECT_NE(r.out.find(std::string(task) + " acc,none: B - A = "), std::string::npos) << r.out;
   }
@@ -129,21 +134,79 @@ TEST_F(Compare, NormalisedScoresBesideTheRawOnes) {
   EXPECT_NE(r.out.find("random baselines: qa_one 0.2500, qa_two 0.2500"), std::string::npos) << r.out;
 }
 
-TEST_F(Compare, IdenticalRunsAreWithinNoise) {
-  auto r = lm("compare " + run("a") + " " + run("a_again"));
+TEST_F(Compare, IdenticalRunsAreWithinNoiseAndTheirSpreadIsUndefined) {
+  const std::string out = (dir() / ("cmp_same_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("a_again") + " --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("qa_one acc,none: B - A = +0.0000 (95% CI [+0.0000, +0.0000], p = 1.0000): not distinguishable"),
+  // Zero SE: the interval and the MDE are undefined (with the reason), never [+0, +0] or 0.
+  EXPECT_NE(r.out.find("qa_one acc,none: B - A = +0.0000 (95% CI undefined, p = 1.0000): not distinguishable"),
             std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("qa_one acc,none: per-item correlation 1.0000; MDE80 undefined: the runs agree on every item: the "
+                       "standard error is 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("qa_one acc,none: 95% CI undefined: no discordant items"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.0000 would be detected"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(": distinguishable"), std::string::npos);
+  const Json m = row(Json::parse(read_file(out))["comparisons"][0], "qa_one", "acc");
+  std::filesystem::remove(out);
+  EXPECT_TRUE(m["ci95"].is_null());
+  EXPECT_TRUE(m["mde80"].is_null());
+  EXPECT_TRUE(m["undefined"]["mde80"].is_string());
+  EXPECT_TRUE(m["undefined"]["ci95"].is_string());
+  EXPECT_EQ(m["p_value"], 1.0);
 }
 
-TEST_F(Compare, SmallTasksUseABootstrapInterval) {
-  auto r = lm("compare " + run("small_a") + " " + run("small_b") + " --seed 7");
+TEST_F(Compare, SmallTasksSayWhichExactMethod) {
+  auto r = lm("compare " + run("small_a") + " " + run("small_b"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("40 items (< 100): the normal approximation is poor; the interval is a paired percentile bootstrap "
-                       "(1000 resamples, seed 7)"), std::string::npos) << r.out;
-  // Deterministic with --seed.
-  EXPECT_EQ(lm("compare " + run("small_a") + " " + run("small_b") + " --seed 7").out, r.out);
+  EXPECT_NE(r.out.find("40 items (< 100): McNemar's exact test and the Clopper-Pearson interval of its "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("bootstrap"), std::string::npos) << r.out;
+}
+
+TEST_F(Compare, CommonItemsPairsTheSharedDocuments) {
+  const std::string out = (dir() / ("cmp_common_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("b_limit") + " --common_items --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  EXPECT_EQ(row(cmp, "qa_one", "acc")["n"], 40);
+  EXPECT_NE(r.out.find("--common_items: qa_one: compared on the 40 documents both runs answered; left out 110 only in "
+                       "model-a and 0 only in model-b"), std::string::npos) << r.out;
+  // The paired scores are those of the 40 shared documents, taken here from the samples files.
+  auto sa = item_scores("a", "qa_one"), sb = item_scores("b_limit", "qa_one");
+  double ma = 0, mb = 0;
+  for (const auto& [hash, v] : sb) {
+    ma += sa.at(hash);
+    mb += v;
+  }
+  EXPECT_NEAR(row(cmp, "qa_one", "acc")["score_a"].get<double>(), ma / 40, 1e-12);
+  EXPECT_NEAR(row(cmp, "qa_one", "acc")["score_b"].get<double>(), mb / 40, 1e-12);
+  // Different prompts are still refused.
+  auto refused = lm("compare " + run("a") + " " + run("b_fewshot") + " --common_items");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("prompt hashes"), std::string::npos) << refused.err;
+}
+
+TEST_F(Compare, CorrectionAdjustsEveryRowLikeStatsmodels) {
+  const std::string out = (dir() / ("cmp_holm_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("c") + " --correction holm --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  EXPECT_EQ(cmp["correction"], "holm");
+  // Holm by hand over the rows' own p-values: sorted ascending, (m - k)·p, running maximum, capped at 1.
+  std::vector<std::pair<double, std::size_t>> ps;
+  for (std::size_t i = 0; i < cmp["tasks"].size(); ++i) ps.emplace_back(cmp["tasks"][i]["p_value"].get<double>(), i);
+  std::sort(ps.begin(), ps.end());
+  double running = 0;
+  for (std::size_t k = 0; k < ps.size(); ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(ps.size() - k) * ps[k].first));
+    const Json& m = cmp["tasks"][ps[k].second];
+    EXPECT_NEAR(m["p_adjusted"].get<double>(), running, 1e-12);
+    EXPECT_EQ(m["significant"].get<bool>(), running < 0.05);
+  }
+  EXPECT_NE(r.out.find("| p (holm) |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Holm-adjusted over the 4 task rows"), std::string::npos) << r.out;
+  EXPECT_EQ(lm("compare " + run("a") + " " + run("c") + " --correction bonferroni").exit_code, 2);
 }
 
 TEST_F(Compare, RefusesDifferentFewShot) {
@@ -170,7 +233,8 @@ TEST_F(Compare, ClusterKeyTemplateGivesTheClusteredTest) {
   const Json cmp = Json::parse(read_file(out))["comparisons"][0];
   std::filesystem::remove(out);
   const Json& m = row(cmp, "qa_clustered", "acc");
-  EXPECT_EQ(m["test"], "clustered_z");
+  EXPECT_EQ(m["test"], "clustered_t");  // 13 clusters: t with 12 df
+  EXPECT_EQ(m["df"], 12);
   EXPECT_EQ(m["clusters"], 13);
   const Json ra = Json::parse(read_file(results_file("clustered_a")));
   if (ra.contains("statistics")) EXPECT_EQ(ra["statistics"]["qa_clustered"]["acc_n_clusters,none"], 13);
@@ -203,7 +267,7 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
   auto c = lmeval::analysis::compare_runs(a, b);
   fs::remove_all(d);
   ASSERT_EQ(c.metrics.size(), 1u);
-  EXPECT_EQ(c.metrics[0].test, "clustered_z");
+  EXPECT_EQ(c.metrics[0].test, "clustered_t");
   EXPECT_EQ(c.metrics[0].clusters, 12u);
   std::vector<double> va, vb;
   std::vector<std::string> cl;
@@ -215,6 +279,10 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
   const auto want = lmeval::stats::clustered_paired_difference(va, vb, cl);
   EXPECT_DOUBLE_EQ(c.metrics[0].se, want.se);
   EXPECT_DOUBLE_EQ(c.metrics[0].p, want.p);
+  EXPECT_DOUBLE_EQ(c.metrics[0].ci_low, want.ci_low);
+  // MDE from the larger of the paired and the clustered SE.
+  const auto plain = lmeval::stats::paired_t(va, vb);
+  EXPECT_DOUBLE_EQ(c.metrics[0].se_mde, std::max(plain.se, want.se));
 }
 
 TEST_F(Compare, ManifestDifferencesExplainScores) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <regex>
 
@@ -76,6 +77,63 @@ TEST_F(Report, RendersInHeadlessChromiumWithoutConsoleErrors) {
   std::string all = c.out + c.err;
   EXPECT_EQ(all.find(":CONSOLE"), std::string::npos) << all;
   EXPECT_EQ(all.find("Refused to"), std::string::npos) << all;
+}
+
+// The summary is there and nothing overflows at a laptop's width: a test-only copy of the page,
+// without its Content-Security-Policy, gets a script that measures the layout and writes what
+// overflows into the DOM, which headless Chromium dumps.
+TEST_F(Report, SummaryPresentAndNothingOverflowsInHeadlessChromium) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium)";
+  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string page = read_file(html_);
+  page = std::regex_replace(page, std::regex("<meta http-equiv=\"Content-Security-Policy\"[^>]*>"), "");
+  const std::string probe = R"(<pre id="probe"></pre><script>
+const out = [];
+const width = document.documentElement.clientWidth;
+if (document.documentElement.scrollWidth > width + 1) out.push('page ' + document.documentElement.scrollWidth + ' > ' + width);
+for (const el of document.querySelectorAll('table, td, th, svg, h1, h2, h3, p')) {
+  const box = el.getBoundingClientRect();
+  if (box.right > width + 1) out.push(el.tagName + ' right ' + Math.round(box.right) + ': ' + el.textContent.slice(0, 60));
+  if ((el.tagName === 'TD' || el.tagName === 'TH') && el.scrollWidth > el.clientWidth + 1)
+    out.push('cell ' + el.scrollWidth + ' > ' + el.clientWidth + ': ' + el.textContent.slice(0, 60));
+}
+const summary = document.querySelector('h2#summary + table.summary');
+out.push(summary ? 'SUMMARY rows ' + summary.rows.length : 'NO SUMMARY');
+document.getElementById('probe').textContent = out.join('\n');
+</script></body>)";
+  page.replace(page.rfind("</body>"), 7, probe);
+  const std::filesystem::path probe_html = html_.string() + ".probe.html", profile = html_.string() + ".profile2";
+  { std::ofstream(probe_html) << page; }
+  auto c = run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" + profile.string() +
+                       "' --window-size=1100,3000 --dump-dom 'file://" + probe_html.string() + "' 2>/dev/null");
+  std::filesystem::remove_all(profile);
+  std::filesystem::remove(probe_html);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto start = c.out.find("<pre id=\"probe\">");
+  ASSERT_NE(start, std::string::npos) << c.out.substr(0, 500);
+  const std::string found = c.out.substr(start, c.out.find("</pre>", start) - start);
+  // Summary: a header row and one row per task (qa_group, qa_one, qa_two).
+  EXPECT_NE(found.find("SUMMARY rows 4"), std::string::npos) << found;
+  EXPECT_EQ(found.find("right "), std::string::npos) << found;
+  EXPECT_EQ(found.find("cell "), std::string::npos) << found;
+  EXPECT_EQ(found.find("page "), std::string::npos) << found;
+}
+
+TEST_F(Report, SummaryMarksTheBestOnlyWhereDistinguishable) {
+  auto runs = lmeval::analysis::load_runs({run("a"), run("a_again")});
+  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  // Identical runs: nothing is marked best.
+  EXPECT_NE(h.find("<h2 id=\"summary\">Summary</h2>"), std::string::npos);
+  EXPECT_EQ(h.find(" best\">"), std::string::npos);
+  EXPECT_NE(h.find("not distinguishable"), std::string::npos);
+  // The chance line on the score charts, and ticks with only the decimals their spacing needs.
+  EXPECT_NE(h.find("class=\"chance\""), std::string::npos);
+  EXPECT_NE(h.find(">chance 0.25</text>"), std::string::npos);
+  EXPECT_NE(h.find(">0.2</text>"), std::string::npos);
+  // Two runs: the item analysis carries its caveat.
+  EXPECT_NE(h.find("Only 2 runs (fewer than 5)"), std::string::npos);
 }
 
 TEST_F(Report, SeedWhiskersAndNormalisedScores) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -69,20 +70,20 @@ TEST(E2E_Statistics, BoolqIntervalsAndPassageClusters) {
   }
   EXPECT_EQ(st["n"], acc.size());
   EXPECT_EQ(st["cluster_key"], "passage");
-  EXPECT_EQ(st["acc_ci95_method,none"], "wilson");
-  auto w = lmeval::stats::wilson_interval(correct, static_cast<double>(acc.size()));
-  EXPECT_DOUBLE_EQ(st["acc_ci95,none"][0].get<double>(), w.low);
-  EXPECT_DOUBLE_EQ(st["acc_ci95,none"][1].get<double>(), w.high);
-  const double score = r.results["results"]["boolq"]["acc,none"];
-  EXPECT_LT(w.low, score);
-  EXPECT_GT(w.high, score);
   // Clusters: the distinct passages of the logged documents.
   EXPECT_EQ(st["acc_n_clusters,none"].get<size_t>(), std::set<std::string>(passages.begin(), passages.end()).size());
   EXPECT_LT(st["acc_n_clusters,none"].get<size_t>(), acc.size());  // BoolQ does repeat passages
   EXPECT_DOUBLE_EQ(st["acc_stderr_clustered,none"].get<double>(), lmeval::stats::clustered_stderr(acc, passages).stderr);
-  // MDE80 of two independent runs: the textbook (z_0.975 + z_0.8) * sqrt(2) * se, less a little
-  // for the second rejection tail (Phi(-4.76) ~ 1e-6 of power).
-  const double se = st["acc_stderr_clustered,none"];
+  // The interval of a task with clusters comes from the clustered SE (2,939 passages: normal).
+  const double score = r.results["results"]["boolq"]["acc,none"];
+  const double se_cl = st["acc_stderr_clustered,none"];
+  EXPECT_EQ(st["acc_ci95_method,none"], "clustered_normal");
+  EXPECT_NEAR(st["acc_ci95,none"][0].get<double>(), score - 1.959963984540054 * se_cl, 1e-12);
+  EXPECT_NEAR(st["acc_ci95,none"][1].get<double>(), score + 1.959963984540054 * se_cl, 1e-12);
+  // MDE80 of two independent runs from the larger of the plain and the clustered SE: the textbook
+  // (z_0.975 + z_0.8) * sqrt(2) * se, less a little for the second rejection tail (Phi(-4.76) ~ 1e-6
+  // of power).
+  const double se = std::max(se_cl, r.results["results"]["boolq"]["acc_stderr,none"].get<double>());
   const double textbook = (1.959963984540054 + 0.8416212335729143) * std::sqrt(2.0) * se;
   EXPECT_LT(st["acc_mde80,none"].get<double>(), textbook);
   EXPECT_NEAR(st["acc_mde80,none"].get<double>(), textbook, 1e-5 * textbook);
@@ -97,9 +98,36 @@ TEST(E2E_Statistics, SmallSampleIsExactAndNoted) {
   BoolqRun r = run_boolq("small", "--limit 40 --show_ci");
   ASSERT_EQ(r.cmd.exit_code, 0) << r.cmd.err;
   const Json& st = r.results["statistics"]["boolq"];
-  EXPECT_EQ(st["acc_ci95_method,none"], "clopper_pearson");
+  // BoolQ has passages as clusters: the interval is the clustered one even at 40 items.
+  EXPECT_EQ(st["acc_ci95_method,none"].get<std::string>().rfind("clustered_", 0), 0u) << st.dump();
   EXPECT_NE(r.cmd.out.find("Fewer than 100 items"), std::string::npos);
   EXPECT_NE(r.cmd.out.find("boolq (n=40)"), std::string::npos);
+}
+
+// A score with no spread (the dummy model gets none of these GSM8K items right) has an MDE of
+// "undefined", with the reason, never 0.
+TEST(E2E_Statistics, ZeroStandardErrorGivesAnUndefinedMde) {
+  LMEVAL_REQUIRE_SHARED("hf_data/openai/gsm8k");
+  const fs::path out = fs::temp_directory_path() / ("lmeval_statistics_zero_se_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  auto cmd = lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() +
+                                          "' run --model dummy --tasks gsm8k --limit 10 --show_ci --data_dir '" +
+                                          (lmeval::testing::shared_dir() / "hf_data").string() + "' --output_path '" +
+                                          out.string() + "' 2>/dev/null");
+  Json results;
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    if (e.path().filename().string().rfind("results_", 0) == 0) results = Json::parse(lmeval::testing::read_file(e.path()));
+  fs::remove_all(out);
+  ASSERT_EQ(cmd.exit_code, 0) << cmd.err;
+  const Json& res = results["results"]["gsm8k"];
+  ASSERT_EQ(res["exact_match,strict-match"], 0.0) << res.dump();
+  const Json& st = results["statistics"]["gsm8k"];
+  EXPECT_TRUE(st["exact_match_mde80,strict-match"].is_null()) << st.dump();
+  EXPECT_NE(st["exact_match_mde80_undefined,strict-match"].get<std::string>().find("zero standard error"), std::string::npos);
+  // The exact interval of 0/10 is still defined: [0, 0.3085].
+  EXPECT_EQ(st["exact_match_ci95_method,strict-match"], "clopper_pearson");
+  EXPECT_NE(cmd.out.find("undefined|"), std::string::npos) << cmd.out;  // the MDE80 cell, the last column
+  EXPECT_NE(cmd.out.find("gsm8k exact_match_mde80,strict-match undefined: zero standard error"), std::string::npos) << cmd.out;
 }
 
 TEST(E2E_Statistics, DefaultTableHasNoStatisticsColumns) {

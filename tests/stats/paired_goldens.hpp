@@ -17,6 +17,13 @@ inline const nlohmann::json& paired_goldens() {
   return g;
 }
 
+// scripts/gen_inference_goldens.py: compare's exact McNemar interval, power, multiple testing.
+inline const nlohmann::json& inference_goldens() {
+  static const nlohmann::json g =
+      nlohmann::json::parse(read_file(source_dir() / "tests/stats/goldens/inference.json"));
+  return g;
+}
+
 inline double golden_number(const nlohmann::json& v) {
   return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
 }

@@ -34,6 +34,12 @@ struct TaskSamples {
   // "<metric>,<filter>" -> per-item score aligned with items (NaN where an item lacks the metric).
   std::map<std::string, std::vector<double>> scores;
   std::vector<std::string> score_keys;  // the keys of `scores` in the order first seen
+  // Runs with --fewshot_seeds: the seeds of the samples lines in the order first seen (empty for a
+  // plain run, whose lines carry no fewshot_seed), and with two or more seeds, per key, each seed's
+  // per-item scores: seed_scores[key][k][i] for seeds[k] and items[i] (NaN where missing).
+  // `scores` is then the mean over the seeds.
+  std::vector<long long> fewshot_seeds;
+  std::map<std::string, std::vector<std::vector<double>>> seed_scores;
 };
 
 struct Run {

@@ -8,6 +8,11 @@
 
 namespace lmeval::stats {
 
+// Below this many clusters the normal approximation to a cluster-robust statistic is too liberal;
+// tests and intervals then use t with G − 1 degrees of freedom (statsmodels' use_t=True), as
+// Cameron & Miller (2015) recommend.
+inline constexpr std::size_t kFewClusters = 30;
+
 struct ClusteredStderr {
   double stderr = 0;       // NaN when fewer than 2 clusters
   size_t n_clusters = 0;
