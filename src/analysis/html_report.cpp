@@ -11,6 +11,7 @@
 #include "analysis/number_format.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/metrics/leaderboard.hpp"
 #include "lmeval/stats/seed_variance.hpp"
 
 namespace lmeval::analysis {
@@ -429,10 +430,16 @@ std::string render_html_report(const ReportInput& in) {
                               format::fixed(b.whisker_high), sv.contains("values") && sv["values"].is_array() ? sv["values"].size() : 0);
         }
         std::string norm = "–";
-        if (auto ns = normalized_score(in.runs[r], task, key))
+        if (auto ns = normalized_score(in.runs[r], task, key)) {
+          // The same score as the raw column: a seed mean is normalised itself, not the first seed's score.
+          if (ns->random_baseline && rs.basis != "one few-shot seed") {
+            ns->raw = rs.value;
+            ns->normalized = leaderboard_normalize(rs.value, *ns->random_baseline);
+          }
           norm = fmt::format("{} <span class=\"note\">(raw {}, {})</span>", format::fixed(ns->normalized, 2), format::fixed(ns->raw),
                              ns->random_baseline ? "random baseline " + format::fixed(*ns->random_baseline)
                                                  : "the leaderboard's rule: " + esc(ns->rule));
+        }
         const std::string interval = std::isfinite(b.low) ? fmt::format("[{}, {}] <span class=\"note\">({})</span>", format::fixed(b.low),
                                                                         format::fixed(b.high), esc(rs.interval))
                                                           : "–";

@@ -186,6 +186,28 @@ TEST_F(Compare, CommonItemsPairsTheSharedDocuments) {
   EXPECT_NE(refused.err.find("prompt hashes"), std::string::npos) << refused.err;
 }
 
+// Few-shot seeds: compare's scores are the seed means the runs' fewshot_seed_variance records, every
+// row says so, and the total SE over items and seeds is at least the items-only one.
+TEST_F(Compare, SeedRunsCompareTheSeedMeansAndSaySo) {
+  const std::string out = (dir() / ("cmp_seeds_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("seeds_a") + " " + run("seeds_b") + " --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json cmp = Json::parse(read_file(out))["comparisons"][0];
+  std::filesystem::remove(out);
+  const Json ra = Json::parse(read_file(results_file("seeds_a")));
+  const Json& m = row(cmp, "qa_one", "acc");
+  EXPECT_EQ(m["score_basis"], "mean of 3 few-shot seeds");
+  EXPECT_NEAR(m["score_a"].get<double>(), ra["fewshot_seed_variance"]["qa_one"]["acc,none"]["mean"].get<double>(), 1e-12);
+  EXPECT_EQ(m["seeds"]["count"], 3);
+  EXPECT_GE(m["seeds"]["se_total"].get<double>(), m["seeds"]["se_items"].get<double>());
+  EXPECT_NEAR(m["seeds"]["se_items"].get<double>(), m["se"].get<double>(), 1e-12);  // seeds fixed: the paired t's SE
+  EXPECT_NE(r.out.find("qa_one acc,none: scores are means over 3 few-shot seeds; total SE"), std::string::npos) << r.out;
+  // A plain run says it is one seed.
+  auto plain = lm("compare " + run("a") + " " + run("b") + " --output " + out);
+  EXPECT_EQ(row(Json::parse(read_file(out))["comparisons"][0], "qa_one", "acc")["score_basis"], "one few-shot seed");
+  std::filesystem::remove(out);
+}
+
 TEST_F(Compare, CorrectionAdjustsEveryRowLikeStatsmodels) {
   const std::string out = (dir() / ("cmp_holm_" + std::to_string(getpid()) + ".json")).string();
   auto r = lm("compare " + run("a") + " " + run("c") + " --correction holm --output " + out);

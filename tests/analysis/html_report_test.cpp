@@ -136,6 +136,20 @@ TEST_F(Report, SummaryMarksTheBestOnlyWhereDistinguishable) {
   EXPECT_NE(h.find("Only 2 runs (fewer than 5)"), std::string::npos);
 }
 
+// A seed run's report shows the seed mean compare uses (and its normalised value), labelled so.
+TEST_F(Report, SeedRunsShowTheSeedMean) {
+  auto runs = lmeval::analysis::load_runs({run("seeds_a"), run("seeds_b")});
+  const auto sv = runs[0].results["fewshot_seed_variance"]["qa_one"]["acc,none"];
+  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  char cell[200];
+  std::snprintf(cell, sizeof cell, "<td class=\"num\">%.4f</td><td>mean of 3 few-shot seeds</td>", sv["mean"].get<double>());
+  EXPECT_NE(h.find(cell), std::string::npos) << cell;
+  std::snprintf(cell, sizeof cell, "(raw %.4f, random baseline 0.2500)", sv["mean"].get<double>());
+  EXPECT_NE(h.find(cell), std::string::npos) << cell;
+  EXPECT_NE(h.find("(items and seeds)"), std::string::npos);
+  EXPECT_NE(h.find("<sup>s</sup>"), std::string::npos);
+}
+
 TEST_F(Report, SeedWhiskersAndNormalisedScores) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
   // The shape `--fewshot_seeds` runs write (docs/statistics.md); values made up for the drawing.

@@ -98,6 +98,8 @@ class AnalysisRuns : public ::testing::Test {
     make_run("clustered_a", "a", "qa_clustered");
     make_run("clustered_b", "b", "qa_clustered");
     make_run("clustered_c", "c", "qa_clustered");
+    make_run("seeds_a", "a", "qa_one", "--log_samples --num_fewshot 1 --fewshot_seeds 1234,1,2");
+    make_run("seeds_b", "b", "qa_one", "--log_samples --num_fewshot 1 --fewshot_seeds 1234,1,2");
   }
 
   // The results file of a run folder (runs/<name>/<model>/results_*.json).
