@@ -6,7 +6,8 @@ Writes tests/stats/goldens/inference.json:
     discordant share (proportion_confint(method="beta")), mapped to the difference of accuracies
     (m/n)(2*pi - 1) as src/stats/paired.cpp does;
   - power / items_needed: statsmodels' NormalIndPower with ratio=0 (one-sample z test, both tails);
-  - holm / fdr_bh: statsmodels' multipletests adjusted p-values.
+  - holm / fdr_bh: statsmodels' multipletests adjusted p-values;
+  - kendall: scipy's kendalltau (tau-b) of checkpoint order against scores, ties included.
 
 Run with a venv holding scipy, statsmodels and numpy (default .venv-compare in the repo):
   python3 -m venv .venv-compare
@@ -68,6 +69,16 @@ def multipletests_cases(rng):
     return cases
 
 
+def kendall_cases(rng):
+    from scipy import stats
+    cases = []
+    for y in [[0.2, 0.25, 0.24, 0.3, 0.31], [0.5, 0.5, 0.4, 0.6], list(rng.uniform(0, 1, 12)), [0.3, 0.2, 0.1],
+              [0.25, 0.25, 0.3, 0.3, 0.3, 0.2]]:
+        x = list(range(len(y)))
+        cases.append({"x": x, "y": [float(v) for v in y], "tau": fl(stats.kendalltau(x, y).statistic)})
+    return cases
+
+
 def main():
     rng = np.random.default_rng(18)
     golden = {
@@ -77,6 +88,7 @@ def main():
         "mcnemar_difference": mcnemar_difference_cases(),
         "power": power_cases(),
         "multipletests": multipletests_cases(rng),
+        "kendall": kendall_cases(np.random.default_rng(7)),
     }
     with open(OUT, "w") as f:
         json.dump(golden, f, separators=(",", ":"))

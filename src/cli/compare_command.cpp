@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_set_flags.hpp"
 #include "lmeval/analysis/comparison.hpp"
+#include "lmeval/analysis/series.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/output/output_writer.hpp"
@@ -15,6 +16,7 @@ namespace {
 struct CompareFlags : RunSetFlags {
   std::string correction = "none";
   bool common_items = false;
+  bool series = false;
 };
 
 int compare_main(const CompareFlags& f) {
@@ -22,6 +24,15 @@ int compare_main(const CompareFlags& f) {
     throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()), {"", 0, 0, "RUN..."},
                     "output folders or results files of `lm-eval run --log_samples`");
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
+  if (f.series) {
+    const analysis::Series s = analysis::series_of(runs);
+    std::cout << analysis::render_text(s);
+    if (!f.output.empty()) {
+      write_text_file(f.output, py::json_dumps(analysis::to_json(s), {.indent = 2}) + "\n");
+      std::cerr << "series written to " << f.output << "\n";
+    }
+    return 0;
+  }
   analysis::CompareOptions opt;
   opt.correction = f.correction;
   opt.common_items = f.common_items;
@@ -53,6 +64,9 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_flag("--common_items", f->common_items,
                 "Compare on the documents both runs answered (paired), saying how many were left out; runs of "
                 "different tasks, configs or prompts are still refused");
+  cmd->add_flag("--series", f->series,
+                "The runs are checkpoints of one training run, in order: per task and metric, monotonicity (Kendall's "
+                "tau) and signal-to-noise over the series instead of pairwise differences");
   cmd->callback([&action, f] { action = [f] { return compare_main(*f); }; });
 }
 

@@ -208,6 +208,43 @@ TEST_F(Compare, SeedRunsCompareTheSeedMeansAndSaySo) {
   std::filesystem::remove(out);
 }
 
+// --series: three runs read as checkpoints; the scores are the runs' own, monotonicity is Kendall's
+// tau-b of (order, score) computed here by hand, signal/noise the change over the last run's stderr.
+TEST_F(Compare, SeriesGivesMonotonicityAndSignalToNoise) {
+  const std::string out = (dir() / ("cmp_series_" + std::to_string(getpid()) + ".json")).string();
+  auto r = lm("compare " + run("a") + " " + run("b") + " " + run("c") + " --series --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json s = Json::parse(read_file(out));
+  std::filesystem::remove(out);
+  const Json res[3] = {Json::parse(read_file(results_file("a"))), Json::parse(read_file(results_file("b"))),
+                       Json::parse(read_file(results_file("c")))};
+  bool found = false;
+  for (const auto& row : s["series"]) {
+    if (row["task"] != "qa_one" || row["metric"] != "acc,none") continue;
+    found = true;
+    double y[3];
+    for (int k = 0; k < 3; ++k) {
+      y[k] = res[k]["results"]["qa_one"]["acc,none"].get<double>();
+      EXPECT_DOUBLE_EQ(row["scores"][k].get<double>(), y[k]);
+    }
+    // tau-b over 3 pairs with x strictly increasing: (concordant - discordant) / sqrt(3 * (3 - ties in y)).
+    double c = 0, d = 0, ties = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j) {
+        if (y[j] > y[i]) ++c;
+        else if (y[j] < y[i]) ++d;
+        else ++ties;
+      }
+    EXPECT_NEAR(row["monotonicity"].get<double>(), (c - d) / std::sqrt(3 * (3 - ties)), 1e-12);
+    const double se = res[2]["results"]["qa_one"]["acc_stderr,none"].get<double>();
+    EXPECT_NEAR(row["signal_to_noise"].get<double>(), (y[2] - y[0]) / se, 1e-12);
+    EXPECT_EQ(row["noise_kind"], "stderr (item sampling)");
+  }
+  EXPECT_TRUE(found) << s.dump();
+  EXPECT_NE(r.out.find("Monotonicity (Kendall tau)"), std::string::npos) << r.out;
+  EXPECT_EQ(lm("compare " + run("a") + " " + run("b") + " --series").exit_code, 2);
+}
+
 TEST_F(Compare, CorrectionAdjustsEveryRowLikeStatsmodels) {
   const std::string out = (dir() / ("cmp_holm_" + std::to_string(getpid()) + ".json")).string();
   auto r = lm("compare " + run("a") + " " + run("c") + " --correction holm --output " + out);
