@@ -255,7 +255,11 @@ std::string render_text(const Analysis& a) {
     ranks(t.item_ranks, "item");
     if (t.clusters) ranks(t.cluster_ranks, "cluster");
     if (!t.never_correct.empty()) {
-      out += "Items no run gets right (candidates for label errors):\n";
+      out += a.labels.size() < kItemAnalysisMinRuns
+                 ? fmt::format("Items no run gets right (only {} runs, fewer than {}: mostly hard items, not evidence of "
+                               "label errors; analyse {} or more reasonable models before reading them as such):\n",
+                               a.labels.size(), kItemAnalysisMinRuns, kItemAnalysisMinRuns)
+                 : std::string("Items no run gets right (candidates for label errors):\n");
       for (std::size_t k = 0; k < t.never_correct.size() && k < 10; ++k)
         out += fmt::format("  doc_id {}: {}\n", t.never_correct[k].doc_id, t.never_correct[k].text);
       if (t.never_correct.size() > 10)

@@ -24,9 +24,6 @@ struct ReportInput {
   std::vector<std::vector<std::optional<Comparison>>> pairs;
 };
 
-// Below this many runs the item analysis (items no run gets right, discrimination) is flagged as
-// anecdotal: with a handful of examinees an item everyone misses is mostly just a hard item.
-inline constexpr std::size_t kItemAnalysisMinRuns = 5;
 
 // Runs the comparisons and the analysis the report shows (refusals are shown, not thrown).
 ReportInput prepare_report(std::vector<Run> runs, const CompareOptions& compare, const AnalyzeOptions& analyze);

@@ -49,6 +49,10 @@ struct TaskAnalysis {
   std::size_t clusters = 0;
 };
 
+// Below this many runs the item analysis (items no run gets right, discrimination) is flagged as
+// anecdotal: with a handful of examinees an item everyone misses is mostly just a hard item.
+inline constexpr std::size_t kItemAnalysisMinRuns = 5;
+
 struct Analysis {
   std::vector<std::string> labels, sources;
   std::int64_t seed = 0;
