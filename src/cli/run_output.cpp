@@ -60,6 +60,9 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
       if (!seeds.empty()) seeds += ',';
       seeds += std::to_string(s);
     }
+    // Say which score the tables above are: the first seed's, not the seed mean compare and report use.
+    std::cout << "The tables above are few-shot seed " << cfg.fewshot_seeds.front()
+              << " only; `lm-eval compare` and `lm-eval report` use the mean over the seeds (below).\n";
     std::cout << "Across few-shot seeds " << seeds << " (std: sample standard deviation, ddof=1):\n"
               << make_seed_variance_table(out.results) << "\n";
   }
