@@ -20,5 +20,6 @@ void add_compare_command(CLI::App& app, Action& action);
 void add_analyze_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
 void add_power_command(CLI::App& app, Action& action);
+void add_yaml_dump_command(CLI::App& app, Action& action);
 
 }  // namespace lmeval::cli

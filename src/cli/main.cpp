@@ -12,7 +12,7 @@ namespace {
 
 bool is_subcommand(const char* s) {
   for (const char* name : {"run", "ls", "validate", "tokenize", "compare", "analyze", "report",
-                           "download", "merge", "power"}) {
+                           "download", "merge", "power", "yaml-dump"}) {
     if (std::strcmp(s, name) == 0) return true;
   }
   return false;
@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   cli::add_analyze_command(app, action);
   cli::add_report_command(app, action);
   cli::add_power_command(app, action);
+  cli::add_yaml_dump_command(app, action);
 
   try {
     std::vector<std::string> rev(args.rbegin(), args.rend() - 1);

@@ -1,12 +1,14 @@
-// YAML loading with PyYAML's scalar resolution.
+// YAML files as the reference reads them: PyYAML's CSafeLoader (libyaml + SafeConstructor) with
+// the `!function` constructor of lm_eval/tasks/_yaml_loader.py, into JSON values with positions.
 #include "lmeval/config/yaml_loader.hpp"
 
-#include <yaml-cpp/yaml.h>
-
+#include <charconv>
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <set>
 #include <sstream>
+
+#include "yaml_composer.hpp"
 
 namespace lmeval {
 
@@ -38,143 +40,245 @@ std::string function_ref_name(const Json& v) { return v.at("!function").get<std:
 
 namespace {
 
-std::string strip_underscores(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
-  return s;
-}
+using yaml::Node;
 
-// PyYAML's implicit resolvers (resolver.py, YAML 1.1).
-Json resolve_plain_scalar(const std::string& s) {
-  static const std::regex kBool(
-      "^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$");
-  static const std::regex kNull("^(?:~|null|Null|NULL|)$");
-  static const std::regex kInt(
-      "^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|"
-      "[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$");
-  static const std::regex kFloat(
-      "^(?:[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9_]+(?:[eE][-+][0-9]+)?|"
-      "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
-  // Fast path: prose (spaces, long text) is never a bool, null or number.
-  if (s.size() > 40 || s.find_first_of(" \t\n") != std::string::npos) return s;
-  if (std::regex_match(s, kNull)) return nullptr;
-  if (std::regex_match(s, kBool)) {
-    char c = s[0];
-    return c == 'y' || c == 'Y' || c == 't' || c == 'T' || s == "on" || s == "On" || s == "ON";
-  }
-  if (std::regex_match(s, kInt)) {
-    std::string v = strip_underscores(s);
-    int sign = 1;
-    if (v[0] == '-' || v[0] == '+') {
-      if (v[0] == '-') sign = -1;
-      v = v.substr(1);
+// SafeConstructor's scalar constructors (constructor.py). Explicitly tagged scalars (`!!int x`)
+// reach them with any text; what Python's int()/float() would read but we do not is an error.
+class Constructor {
+ public:
+  explicit Constructor(YamlFile& file) : file_(file) {}
+
+  Json construct(const std::shared_ptr<Node>& node, const std::string& pointer) {
+    file_.marks[pointer] = {node->start.line + 1, node->start.column + 1};
+    if (active_.count(node.get()))
+      fail(*node, "a recursive alias (a collection that contains itself) has no JSON value");
+    const std::string& tag = node->tag;
+    const std::string core = tag.rfind(yaml::kTagPrefix, 0) == 0
+                                 ? tag.substr(std::string(yaml::kTagPrefix).size()) : std::string();
+    if (tag == "!function") {
+      const std::string& name = scalar(*node);
+      if (name.find('.') == std::string::npos)
+        fail(*node, "`!function " + name + "` has no module part", "!function module.function_name");
+      return make_function_ref(name, file_.path, node->start.line + 1);
     }
-    long long out = 0;
-    if (v == "0") out = 0;
-    else if (v.rfind("0b", 0) == 0) out = std::stoll(v.substr(2), nullptr, 2);
-    else if (v.rfind("0x", 0) == 0) out = std::stoll(v.substr(2), nullptr, 16);
-    else if (v[0] == '0') out = std::stoll(v, nullptr, 8);
-    else if (v.find(':') != std::string::npos) {
-      std::stringstream ss(v);
-      std::string part;
-      while (std::getline(ss, part, ':')) out = out * 60 + std::stoll(part);
-    } else out = std::stoll(v);
-    return static_cast<int64_t>(sign * out);
+    if (core == "str") return scalar(*node);
+    if (core == "null") return scalar(*node), Json(nullptr);
+    if (core == "bool") return construct_bool(*node);
+    if (core == "int") return construct_int(*node);
+    if (core == "float") return construct_float(*node);
+    if (core == "seq" && node->kind == Node::Kind::Sequence) {
+      active_.insert(node.get());
+      Json out = Json::array();
+      for (size_t i = 0; i < node->items.size(); ++i)
+        out.push_back(construct(node->items[i], pointer + "/" + std::to_string(i)));
+      active_.erase(node.get());
+      return out;
+    }
+    if (core == "map" && node->kind == Node::Kind::Mapping) return construct_map(node, pointer);
+    if (core == "timestamp")
+      fail(*node, "`" + node->value + "` is a YAML timestamp, which PyYAML reads as a date object",
+           "a quoted string");
+    if (core == "merge" || core == "value")
+      fail(*node, "`" + node->value + "` as a value has no constructor in PyYAML",
+           "a quoted string");
+    fail(*node, "could not determine a constructor for the tag '" + tag + "'",
+         "plain YAML values (strings, numbers, booleans, null, lists, mappings) or !function");
   }
-  if (std::regex_match(s, kFloat)) {
-    std::string v = strip_underscores(s);
-    std::string lower = v;
-    for (auto& c : lower) c = static_cast<char>(std::tolower(c));
-    if (lower.find(".inf") != std::string::npos)
-      return lower[0] == '-' ? -INFINITY : INFINITY;
-    if (lower.find(".nan") != std::string::npos) return NAN;
-    if (v.find(':') != std::string::npos) {
-      int sign = 1;
-      if (v[0] == '-' || v[0] == '+') {
-        if (v[0] == '-') sign = -1;
-        v = v.substr(1);
+
+ private:
+  [[noreturn]] void fail(const Node& n, const std::string& what, const std::string& expected = {}) {
+    throw UserError(what, {file_.path.string(), n.start.line + 1, n.start.column + 1, ""}, expected);
+  }
+
+  const std::string& scalar(const Node& n) {
+    if (n.kind != Node::Kind::Scalar)
+      fail(n, "the tag '" + n.tag + "' needs a scalar node, but found a " +
+                  (n.kind == Node::Kind::Sequence ? "sequence" : "mapping"));
+    return n.value;
+  }
+
+  Json construct_bool(const Node& n) {
+    std::string v = scalar(n);
+    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (v == "yes" || v == "true" || v == "on") return true;
+    if (v == "no" || v == "false" || v == "off") return false;
+    fail(n, "`" + n.value + "` is not a YAML boolean", "yes/no/true/false/on/off");
+  }
+
+  // construct_yaml_int: underscores dropped, then 0b / 0x / leading-0 octal / base 60 / decimal.
+  Json construct_int(const Node& n) {
+    std::string v;
+    for (char c : scalar(n))
+      if (c != '_') v.push_back(c);
+    int sign = 1;
+    if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
+      if (v[0] == '-') sign = -1;
+      v.erase(0, 1);
+    }
+    auto parse = [&](std::string_view digits, int base) -> __int128 {
+      if (digits.empty()) fail(n, "`" + n.value + "` is not a YAML integer", "an integer");
+      __int128 out = 0;
+      for (char c : digits) {
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        if (d >= base) fail(n, "`" + n.value + "` is not a YAML integer", "an integer");
+        out = out * base + d;
+        if (out > (static_cast<__int128>(1) << 64))
+          fail(n, "the integer `" + n.value + "` is larger than 64 bits", "a 64-bit integer");
       }
-      double out = 0;
+      return out;
+    };
+    __int128 out = 0;
+    if (v == "0") out = 0;
+    else if (v.rfind("0b", 0) == 0) out = parse(std::string_view(v).substr(2), 2);
+    else if (v.rfind("0x", 0) == 0) out = parse(std::string_view(v).substr(2), 16);
+    else if (!v.empty() && v[0] == '0') out = parse(v, 8);
+    else if (v.find(':') != std::string::npos) {
+      std::vector<std::string> parts;
       std::stringstream ss(v);
-      std::string part;
-      while (std::getline(ss, part, ':')) out = out * 60 + std::stod(part);
+      for (std::string part; std::getline(ss, part, ':');) parts.push_back(part);
+      __int128 base = 1;
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        out += parse(*it, 10) * base;
+        base *= 60;
+        if (out > (static_cast<__int128>(1) << 64) || base > (static_cast<__int128>(1) << 64))
+          fail(n, "the integer `" + n.value + "` is larger than 64 bits", "a 64-bit integer");
+      }
+    } else out = parse(v, 10);
+    out *= sign;
+    if (out > INT64_MAX || out < INT64_MIN)
+      fail(n, "the integer `" + n.value + "` is larger than 64 bits", "a 64-bit integer");
+    return static_cast<int64_t>(out);
+  }
+
+  double python_float(const Node& n, std::string_view s) {
+    double out = 0;
+    bool ok = !s.empty() && s.find_first_not_of("0123456789.e+-") == std::string_view::npos &&
+              s[0] != '+' && s[0] != '-';
+    if (ok) {
+      auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+      ok = r.ec == std::errc() && r.ptr == s.data() + s.size();
+    }
+    if (!ok) fail(n, "`" + n.value + "` is not a YAML float", "a decimal number");
+    return out;
+  }
+
+  // construct_yaml_float: underscores dropped, lower-cased, .inf/.nan, base 60, else float().
+  Json construct_float(const Node& n) {
+    std::string v;
+    for (char c : scalar(n))
+      if (c != '_') v.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    double sign = 1;
+    if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
+      if (v[0] == '-') sign = -1;
+      v.erase(0, 1);
+    }
+    if (v == ".inf") return sign * INFINITY;
+    if (v == ".nan") return NAN;
+    if (v.find(':') != std::string::npos) {
+      std::vector<std::string> parts;
+      std::stringstream ss(v);
+      for (std::string part; std::getline(ss, part, ':');) parts.push_back(part);
+      double base = 1, out = 0;
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        out += python_float(n, *it) * base;
+        base *= 60;
+      }
       return sign * out;
     }
-    return std::stod(v);
+    return sign * python_float(n, v);
   }
-  return s;
-}
 
-void convert(const YAML::Node& node, const std::string& pointer, YamlFile& file, Json& out) {
-  const auto& mark = node.Mark();
-  if (mark.line >= 0) file.marks[pointer] = {mark.line + 1, mark.column + 1};
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-      if (node.Tag() == "!function") {
-        throw UserError("`!function` needs a name", file.where(pointer), "!function module.name");
-      }
-      out = nullptr;
-      return;
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() == "!function") {
-        if (text.find('.') == std::string::npos)
-          throw UserError("`!function " + text + "` has no module part", file.where(pointer),
-                          "!function module.function_name");
-        out = make_function_ref(text, file.path, mark.line + 1);
-      } else if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {
-        out = text;  // quoted or explicitly tagged: always a string
-      } else {
-        out = resolve_plain_scalar(text);
-      }
-      return;
+  // SafeConstructor.flatten_mapping of PyYAML 6.0.4: the pairs of `<<` mappings (a mapping, or a
+  // list of mappings in order) go before the node's own pairs, so own keys override them; `=` keys
+  // become strings. Like PyYAML it rewrites the (possibly shared) node in place. A merged pair is
+  // skipped when one with the same key *object* was merged before (`id(key_node.value)`): the same
+  // key node reached twice, or, because CPython shares one str object per character below U+0100
+  // and for "", any key of at most one such character. Other equal keys are all kept, and the
+  // dict then takes the last one.
+  static std::string merge_key_id(const std::shared_ptr<Node>& key) {
+    if (key->kind == Node::Kind::Scalar) {
+      const std::string& v = key->value;
+      unsigned char c0 = v.empty() ? 0 : static_cast<unsigned char>(v[0]);
+      if (v.empty() || (v.size() == 1 && c0 < 0x80) ||
+          (v.size() == 2 && (c0 == 0xC2 || c0 == 0xC3)))
+        return "text:" + v;
     }
-    case YAML::NodeType::Sequence: {
-      out = Json::array();
-      size_t i = 0;
-      for (const auto& child : node) {
-        Json v;
-        convert(child, pointer + "/" + std::to_string(i++), file, v);
-        out.push_back(std::move(v));
-      }
-      return;
-    }
-    case YAML::NodeType::Map: {
-      out = Json::object();
-      for (auto it = node.begin(); it != node.end(); ++it) {
-        std::string key;
-        if (it->first.IsScalar()) {
-          key = it->first.Scalar();
-        } else {
-          throw UserError("mapping keys must be plain scalars", file.where(pointer));
-        }
-        Json v;
-        convert(it->second, pointer + "/" + key, file, v);
-        auto km = it->first.Mark();
-        file.marks[pointer + "/" + key] = {km.line + 1, km.column + 1};
-        out[key] = std::move(v);  // duplicate keys: the last value wins, as in PyYAML
-      }
-      return;
-    }
-    default:
-      out = nullptr;
-      return;
+    return "node:" + std::to_string(reinterpret_cast<uintptr_t>(key.get()));
   }
-}
+
+  void flatten(Node& node) {
+    std::vector<std::pair<std::shared_ptr<Node>, std::shared_ptr<Node>>> merge;
+    std::set<std::string> merged_ids;
+    auto take = [&](const Node& from) {
+      for (const auto& pair : from.pairs)
+        if (merged_ids.insert(merge_key_id(pair.first)).second) merge.push_back(pair);
+    };
+    size_t i = 0;
+    while (i < node.pairs.size()) {
+      auto [key, value] = node.pairs[i];
+      if (key->tag == std::string(yaml::kTagPrefix) + "merge") {
+        node.pairs.erase(node.pairs.begin() + static_cast<long>(i));
+        if (value->kind == Node::Kind::Mapping) {
+          flatten(*value);
+          take(*value);
+        } else if (value->kind == Node::Kind::Sequence) {
+          for (const auto& sub : value->items) {
+            if (sub->kind != Node::Kind::Mapping)
+              fail(*sub, "expected a mapping for merging", "`<<: *anchor` or a list of them");
+            flatten(*sub);
+            take(*sub);
+          }
+        } else {
+          fail(*value, "expected a mapping or list of mappings for merging",
+               "`<<: *anchor` or a list of them");
+        }
+      } else {
+        if (key->tag == std::string(yaml::kTagPrefix) + "value")
+          key->tag = std::string(yaml::kTagPrefix) + "str";
+        ++i;
+      }
+    }
+    if (!merge.empty()) node.pairs.insert(node.pairs.begin(), merge.begin(), merge.end());
+  }
+
+  Json construct_map(const std::shared_ptr<Node>& node, const std::string& pointer) {
+    flatten(*node);
+    active_.insert(node.get());
+    Json out = Json::object();
+    for (const auto& [key_node, value_node] : node->pairs) {
+      Json key = construct(key_node, pointer + "/~key");
+      if (!key.is_string())
+        fail(*key_node, "a mapping key that is not a string (PyYAML reads `" + key_node->value +
+                            "` as " + (key.is_null() ? "None" : key.is_boolean() ? "a bool"
+                                       : key.is_number() ? "a number" : "a collection") + ")",
+             "a string key (quote it)");
+      std::string k = key.get<std::string>();
+      std::string child = pointer + "/" + k;
+      Json v = construct(value_node, child);
+      file_.marks[child] = {key_node->start.line + 1, key_node->start.column + 1};
+      out[k] = std::move(v);  // a repeated key keeps its first position and takes the last value
+    }
+    file_.marks.erase(pointer + "/~key");
+    active_.erase(node.get());
+    return out;
+  }
+
+  YamlFile& file_;
+  std::set<const Node*> active_;
+};
 
 }  // namespace
 
 YamlFile parse_yaml(std::string_view text, const std::filesystem::path& origin) {
   YamlFile file;
   file.path = origin;
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw UserError("invalid YAML: " + e.msg,
-                    {origin.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0,
-                     e.mark.column >= 0 ? e.mark.column + 1 : 0, ""});
+  auto root = yaml::compose(text, origin.string());
+  if (!root) {
+    file.value = nullptr;
+    return file;
   }
-  convert(root, "", file, file.value);
+  file.value = Constructor(file).construct(root, "");
   return file;
 }
 
