@@ -76,3 +76,18 @@ TEST_F(BadInput, ReportNeedsOutput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;
 }
+
+// Runs are labelled by model name; runs of one model name are told apart by the model_args that
+// differ between them, and only runs alike in those too get "#2".
+TEST(RunLabels, SameModelNameToldApartByModelArgs) {
+  lmeval::analysis::Run a, b, c;
+  for (auto* r : {&a, &b, &c}) r->label = "llama";
+  a.results["config"]["model_args"] = "pretrained=llama,dtype=float16";
+  b.results["config"]["model_args"] = {{"pretrained", "llama"}, {"dtype", "bfloat16"}};
+  c.results["config"]["model_args"] = "pretrained=llama,dtype=bfloat16";
+  std::vector<lmeval::analysis::Run> runs = {a, b, c};
+  lmeval::analysis::label_runs(runs);
+  EXPECT_EQ(runs[0].label, "llama (dtype=float16)");
+  EXPECT_EQ(runs[1].label, "llama (dtype=bfloat16)");
+  EXPECT_EQ(runs[2].label, "llama (dtype=bfloat16)#2");
+}
