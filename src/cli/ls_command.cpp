@@ -6,7 +6,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/filters/filter.hpp"
-#include "lmeval/metrics/metrics.hpp"
+#include "lmeval/metrics/registry.hpp"
 #include "lmeval/output/output_writer.hpp"
 #include "lmeval/tasks/task_index.hpp"
 
@@ -52,10 +52,11 @@ int ls_main(const LsFlags& f) {
     out += markdown_table({"Model", "Description", "model_args"}, rows) + "\n\n";
   } else if (f.what == "metrics") {
     std::vector<std::vector<Json>> rows;
-    auto reg = metric_registry();
-    std::sort(reg.begin(), reg.end(), [](const MetricInfo& a, const MetricInfo& b) { return a.name < b.name; });
-    for (const auto& m : reg)
-      rows.push_back({m.name, m.aggregation, m.higher_is_better ? "true" : "false", m.output_types});
+    auto reg = metrics::all();
+    std::sort(reg.begin(), reg.end(),
+              [](const metrics::Metric* a, const metrics::Metric* b) { return a->name < b->name; });
+    for (const auto* m : reg)
+      rows.push_back({m->name, m->aggregation, m->higher_is_better ? "true" : "false", m->output_types});
     out += markdown_table({"Metric", "Aggregation", "Higher is better", "Output types"}, rows) + "\n\n";
   } else if (f.what == "filters") {
     std::vector<std::vector<Json>> rows;

@@ -18,7 +18,7 @@
 #include "lmeval/data/hub_data_source.hpp"
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
-#include "lmeval/metrics/metrics.hpp"
+#include "lmeval/metrics/registry.hpp"
 #include "lmeval/models/api/api_models.hpp"
 #include "lmeval/models/caching_lm.hpp"
 #include "lmeval/models/shard.hpp"
@@ -322,7 +322,8 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model) {
       Task& task = *run.task;
       FewshotSampler sampler(task, seed);
       bool mutual = false;
-      for (const auto& m : run.metrics) mutual |= m.name == "acc_mutual_info";
+      for (const auto& m : run.metrics)
+        if (const metrics::Metric* def = metrics::find(m.name)) mutual |= def->needs_unconditional;
       run.instances = build_requests(task, ti, run.doc_positions, run.doc_ids, sampler, popts, mutual);
       if (cfg.write_out && passes.empty()) {
         for (const auto& in : run.instances) {

@@ -1,4 +1,5 @@
-// Per-document scoring by output type (spec §7.2).
+// Per-document scoring (spec §7.2): the task's metric list, and process_results, which builds what
+// a document's responses give and dispatches to the metric registry (metrics/registry.hpp).
 #include "lmeval/evaluator/scoring.hpp"
 
 #include <algorithm>
@@ -9,8 +10,19 @@
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/metrics/metrics.hpp"
+#include "lmeval/metrics/registry.hpp"
 
 namespace lmeval {
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
 
 std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
   std::vector<MetricSpec> out;
@@ -27,7 +39,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     else if (ot == "multiple_choice") names = {"acc", "acc_norm"};
     else names = {"exact_match"};
     for (const auto& n : names) {
-      const MetricInfo* m = find_metric(n);
+      const metrics::Metric* m = metrics::find(n);
       out.push_back({n, m->aggregation, nullptr, m->higher_is_better, Json::object()});
     }
     return out;
@@ -42,10 +54,8 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     if (!m.is_string())
       throw UserError("metric name must be a string", where, "metric: <name>");
     s.name = m.get<std::string>();
-    const MetricInfo* info = find_metric(s.name);
+    const metrics::Metric* info = metrics::find(s.name);
     if (!custom_results && !info) {
-      std::vector<std::string> names;
-      for (const auto& r : metric_registry()) names.push_back(r.name);
       throw UserError("unknown metric '" + s.name + "'", where,
                       "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
     }
@@ -56,7 +66,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     if (entry.contains("aggregation")) {
       const Json& a = entry["aggregation"];
       if (a.is_string()) {
-        if (!is_aggregation(a.get<std::string>()))
+        if (!metrics::find_aggregation(a.get<std::string>()))
           throw UserError("unknown aggregation '" + a.get<std::string>() + "'", where,
                           "mean, median, perplexity, weighted_perplexity, bits_per_byte, f1, "
                           "matthews_corrcoef, brier_score, nanmean, or !function");
@@ -73,27 +83,26 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
       s.higher_is_better = entry["higher_is_better"].get<bool>();
     else
       s.higher_is_better = info ? info->higher_is_better : true;
-    if (s.name == "exact_match" && !custom_results) {
-      static const std::vector<std::string> ok = {"regexes_to_ignore", "ignore_case",
-                                                  "ignore_punctuation", "ignore_numbers"};
+    if (info && info->kwargs && !custom_results) {
+      const auto& ok = *info->kwargs;
       for (auto it = s.kwargs.begin(); it != s.kwargs.end(); ++it)
         if (std::find(ok.begin(), ok.end(), it.key()) == ok.end())
-          throw UserError("unknown exact_match option '" + it.key() + "'", where,
-                          "regexes_to_ignore, ignore_case, ignore_punctuation, ignore_numbers");
+          throw UserError("unknown " + s.name + " option '" + it.key() + "'", where, join_names(ok));
     }
     out.push_back(std::move(s));
   }
   return out;
 }
 
-void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metrics) {
+void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& specs) {
   if (cfg.output_type() != "multiple_choice") return;
   const Json& pr = cfg.get("process_results");
   if (is_function_ref(pr) && !resolve_function_ref(pr).gold_choices) return;
-  for (const char* name : {"p_correct", "logprob_gold_margin"}) {
+  for (const metrics::Metric* c : metrics::all()) {
+    if (!c->continuous) continue;
     bool present = false;
-    for (const auto& m : metrics) present = present || m.name == name;
-    if (!present) metrics.push_back({name, "mean", nullptr, true, Json::object()});
+    for (const auto& m : specs) present = present || m.name == c->name;
+    if (!present) specs.push_back({c->name, c->aggregation, nullptr, c->higher_is_better, Json::object()});
   }
 }
 
@@ -111,222 +120,179 @@ double ll_of(const Json& r) {
 }
 bool greedy_of(const Json& r) { return r.is_array() && r.size() > 1 && r[1].get<bool>(); }
 
-ExactMatchOptions em_options(const Json& kw) {
-  ExactMatchOptions o;
-  if (kw.contains("regexes_to_ignore") && kw["regexes_to_ignore"].is_array())
-    for (const auto& r : kw["regexes_to_ignore"]) o.regexes_to_ignore.push_back(r.get<std::string>());
-  o.ignore_case = kw.value("ignore_case", false);
-  o.ignore_punctuation = kw.value("ignore_punctuation", false);
-  o.ignore_numbers = kw.value("ignore_numbers", false);
-  return o;
-}
-
 std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>() : py::str(v); }
 
-bool wants_continuous(const std::vector<MetricSpec>& ms) {
-  return has_metric(ms, "p_correct") || has_metric(ms, "logprob_gold_margin");
+// The registry's metrics in its order (the reference's result-dict key order) that the task's list
+// names, each given the document's scores when it scores this output type.
+template <typename Scores, typename Member>
+void emit_in_registry_order(const std::vector<MetricSpec>& specs, Member member, const Scores& scores,
+                            Json& out, bool continuous_only = false) {
+  for (const metrics::Metric* m : metrics::all()) {
+    const auto& fn = m->*member;
+    if (!fn || (continuous_only && !m->continuous) || !has_metric(specs, m->name)) continue;
+    out[m->name] = fn(scores);
+  }
 }
 
-// p_correct and logprob_gold_margin over the choices' raw log-likelihoods (those acc compares):
-// the golds' share of the softmax, and the best gold minus the best wrong choice. No gold: 0 for
-// both (the document counts as missed); no wrong choice: a margin of 0.
-void add_continuous_scores(const std::vector<MetricSpec>& metrics, const std::vector<double>& lls,
-                           const std::vector<bool>& is_gold, Json& out) {
-  const size_t n = std::min(lls.size(), is_gold.size());
-  bool any_gold = false;
-  double mx = -INFINITY, best_gold = -INFINITY, best_wrong = -INFINITY;
-  for (size_t i = 0; i < n; ++i) {
-    any_gold = any_gold || is_gold[i];
-    mx = std::max(mx, lls[i]);
-    double& best = is_gold[i] ? best_gold : best_wrong;
-    best = std::max(best, lls[i]);
+bool wants_unconditional(const std::vector<MetricSpec>& specs) {
+  for (const auto& s : specs)
+    if (const metrics::Metric* m = metrics::find(s.name); m && m->needs_unconditional) return true;
+  return false;
+}
+
+// A task function's own scores, and beside them the continuous metrics when it names its golds.
+Json process_results_by_function(const TaskConfig& cfg, const std::vector<MetricSpec>& specs,
+                                 const Doc& doc, const std::vector<Json>& results) {
+  const auto& fn = resolve_function_ref(cfg.get("process_results"));
+  if (!fn.process_results)
+    throw UserError("function is not a process_results function", cfg.where("process_results"),
+                    "process_results(doc, results)");
+  Json out = fn.process_results(doc, results);
+  bool wants_continuous = false;
+  for (const auto& spec : specs)
+    if (const metrics::Metric* m = metrics::find(spec.name); m && m->continuous) wants_continuous = true;
+  if (fn.gold_choices && wants_continuous) {
+    metrics::ChoiceScores s;
+    for (const auto& r : results) s.lls.push_back(ll_of(r));
+    s.is_gold.assign(s.lls.size(), false);
+    for (size_t g : fn.gold_choices(doc))
+      if (g < s.is_gold.size()) s.is_gold[g] = true;
+    emit_in_registry_order(specs, &metrics::Metric::multiple_choice, s, out, /*continuous_only=*/true);
   }
-  double sum = 0, gold_mass = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double e = std::exp(lls[i] - mx);
-    sum += e;
-    if (is_gold[i]) gold_mass += e;
+  return out;
+}
+
+// The reference's multiple_choice branch: the choices' log-likelihoods (split from the
+// unconditional ones for acc_mutual_info), the three argmaxes, and the gold index or indices.
+metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
+                                    const std::vector<Json>& results, std::string* notice) {
+  metrics::ChoiceScores s;
+  auto choices = *task.doc_to_choice(doc);
+  size_t n = choices.size();
+  for (const auto& r : results) {
+    s.lls.push_back(ll_of(r));
+    s.greedy.push_back(greedy_of(r));
   }
-  if (has_metric(metrics, "p_correct")) out["p_correct"] = any_gold && sum > 0 ? gold_mass / sum : 0.0;
-  if (has_metric(metrics, "logprob_gold_margin"))
-    out["logprob_gold_margin"] = !any_gold || std::isinf(best_wrong) ? 0.0 : best_gold - best_wrong;
+  if (2 * n == s.lls.size() && wants_unconditional(specs)) {
+    s.lls_uncond.assign(s.lls.begin() + static_cast<long>(n), s.lls.end());
+    s.lls.resize(n);
+  }
+  std::vector<double> norm(s.lls.size()), byte(s.lls.size());
+  for (size_t i = 0; i < s.lls.size() && i < n; ++i) {
+    norm[i] = s.lls[i] / static_cast<double>(unicode::length(choices[i]));
+    byte[i] = s.lls[i] / static_cast<double>(choices[i].size());
+  }
+  s.pred = np_argmax(s.lls);
+  s.pred_norm = np_argmax(norm);
+  s.pred_bytes = np_argmax(byte);
+  Json gold = task.multiple_input() ? task.doc_to_text(doc) : task.doc_to_target(doc);
+  auto to_index = [&](const Json& g) -> int64_t {
+    if (g.is_number_integer()) {
+      int64_t i = g.get<int64_t>();
+      return i < static_cast<int64_t>(n) ? i : -100;
+    }
+    if (g.is_boolean()) return g.get<bool>() ? 1 : 0;
+    if (g.is_string()) {
+      auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
+      return it == choices.end() ? -100 : static_cast<int64_t>(it - choices.begin());
+    }
+    return -100;
+  };
+  s.multiple_gold = task.multiple_target() > 0 || gold.is_array();
+  bool gold_missing = false;
+  if (s.multiple_gold) {
+    std::vector<int64_t> golds;
+    Json gl = gold.is_array() ? gold : Json::array({gold});
+    for (const auto& g : gl) golds.push_back(to_index(g));
+    gold_missing = std::find(golds.begin(), golds.end(), -100) != golds.end();
+    s.gold = golds;
+  } else {
+    s.gold_single = to_index(gold);
+    gold_missing = s.gold_single == -100;
+    s.gold = s.gold_single;
+  }
+  if (gold_missing && notice)
+    *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
+              " choices (neither an index below " + std::to_string(n) +
+              " nor a choice's text); scored as wrong, as the reference does";
+  // The golds for the continuous metrics: the valid distinct gold indices.
+  s.is_gold.assign(std::min(s.lls.size(), n), false);
+  Json gl = s.multiple_gold ? s.gold : Json::array({s.gold_single});
+  for (const auto& g : gl)
+    if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < s.is_gold.size())
+      s.is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
+  return s;
+}
+
+// The reference's generate_until branch: a choice index target becomes the choice's text; then
+// every metric of the list, in list order, scores the response against the gold.
+Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
+                        const std::vector<Json>& results) {
+  const TaskConfig& cfg = task.config();
+  Json out = Json::object();
+  metrics::GenerationScores s;
+  s.gold = task.doc_to_target(doc);
+  s.result = results.at(0);
+  s.multiple_target = task.multiple_target() > 0;
+  if (task.has_choices()) {
+    auto choices = *task.doc_to_choice(doc);
+    int64_t i = s.gold.is_number_integer() ? s.gold.get<int64_t>() : -1;
+    if (i < 0 || i >= static_cast<int64_t>(choices.size()))
+      throw UserError("task " + task.name() + ": target " + s.gold.dump() + " is not a valid choice index",
+                      cfg.where("doc_to_target"), "an index into doc_to_choice");
+    s.gold = choices[static_cast<size_t>(i)];
+  } else if (s.multiple_target) {
+    // gold stays a list
+  } else if (s.result.is_string() && !s.gold.is_string() && !s.result.is_array()) {
+    s.gold = text_of(s.gold);
+  }
+  for (const auto& spec : specs) {
+    const metrics::Metric* m = metrics::find(spec.name);
+    if (!m || !m->generate_until) {
+      std::string available;
+      for (const metrics::Metric* g : metrics::all())
+        if (g->generate_until) available += g->name + ", ";
+      throw UserError("metric '" + spec.name + "' is not available for generate_until tasks",
+                      cfg.where("metric_list"), available + "or a process_results function");
+    }
+    out[spec.name] = m->generate_until(s, spec.kwargs);
+  }
+  return out;
 }
 
 }  // namespace
 
-Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
+Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
                      const std::vector<Json>& results, std::string* notice) {
   const TaskConfig& cfg = task.config();
-  const Json& pr = cfg.get("process_results");
-  if (is_function_ref(pr)) {
-    const auto& fn = resolve_function_ref(pr);
-    if (!fn.process_results)
-      throw UserError("function is not a process_results function", cfg.where("process_results"),
-                      "process_results(doc, results)");
-    Json out = fn.process_results(doc, results);
-    if (fn.gold_choices && wants_continuous(metrics)) {
-      std::vector<double> lls;
-      for (const auto& r : results) lls.push_back(ll_of(r));
-      std::vector<bool> is_gold(lls.size(), false);
-      for (size_t g : fn.gold_choices(doc))
-        if (g < is_gold.size()) is_gold[g] = true;
-      add_continuous_scores(metrics, lls, is_gold, out);
-    }
-    return out;
-  }
+  if (is_function_ref(cfg.get("process_results"))) return process_results_by_function(cfg, specs, doc, results);
   Json out = Json::object();
   std::string ot = cfg.output_type();
-  if (has_metric(metrics, "bypass")) {
+  if (has_metric(specs, "bypass")) {
+    // predict_only: the reference's bypass records no value, except None for generations.
     if (ot == "generate_until") out["bypass"] = nullptr;
     return out;
   }
   if (ot == "loglikelihood") {
     const Json& r = results.at(0);
-    if (has_metric(metrics, "perplexity")) out["perplexity"] = ll_of(r);
-    if (has_metric(metrics, "acc")) out["acc"] = greedy_of(r) ? 1 : 0;
+    emit_in_registry_order(specs, &metrics::Metric::loglikelihood,
+                           metrics::LoglikelihoodScores{ll_of(r), greedy_of(r)}, out);
     return out;
   }
   if (ot == "loglikelihood_rolling") {
-    double ll = ll_of(results.at(0));
     std::string text = text_of(task.doc_to_target(doc));
     // len(re.split(r"\s+", text)): empty fields at the ends count.
-    int64_t words = static_cast<int64_t>(pyre::split("\\s+", text).size());
-    int64_t bytes = static_cast<int64_t>(text.size());
-    if (has_metric(metrics, "word_perplexity")) out["word_perplexity"] = Json::array({ll, words});
-    if (has_metric(metrics, "byte_perplexity")) out["byte_perplexity"] = Json::array({ll, bytes});
-    if (has_metric(metrics, "bits_per_byte")) out["bits_per_byte"] = Json::array({ll, bytes});
+    metrics::RollingScores s{ll_of(results.at(0)), static_cast<int64_t>(pyre::split("\\s+", text).size()),
+                             static_cast<int64_t>(text.size())};
+    emit_in_registry_order(specs, &metrics::Metric::loglikelihood_rolling, s, out);
     return out;
   }
   if (ot == "multiple_choice") {
-    auto choices = *task.doc_to_choice(doc);
-    size_t n = choices.size();
-    std::vector<double> lls;
-    std::vector<bool> greedy;
-    for (const auto& r : results) {
-      lls.push_back(ll_of(r));
-      greedy.push_back(greedy_of(r));
-    }
-    std::vector<double> lls_uncond;
-    if (2 * n == lls.size() && has_metric(metrics, "acc_mutual_info")) {
-      lls_uncond.assign(lls.begin() + static_cast<long>(n), lls.end());
-      lls.resize(n);
-    }
-    std::vector<double> norm(lls.size()), byte(lls.size());
-    for (size_t i = 0; i < lls.size() && i < n; ++i) {
-      norm[i] = lls[i] / static_cast<double>(unicode::length(choices[i]));
-      byte[i] = lls[i] / static_cast<double>(choices[i].size());
-    }
-    size_t pred = np_argmax(lls), pred_norm = np_argmax(norm), pred_byte = np_argmax(byte);
-    Json gold = task.multiple_input() ? task.doc_to_text(doc) : task.doc_to_target(doc);
-    auto to_index = [&](const Json& g) -> int64_t {
-      if (g.is_number_integer()) {
-        int64_t i = g.get<int64_t>();
-        return i < static_cast<int64_t>(n) ? i : -100;
-      }
-      if (g.is_boolean()) return g.get<bool>() ? 1 : 0;
-      if (g.is_string()) {
-        auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
-        return it == choices.end() ? -100 : static_cast<int64_t>(it - choices.begin());
-      }
-      return -100;
-    };
-    bool multi = task.multiple_target() > 0 || gold.is_array();
-    Json gold_out;
-    double acc, acc_norm, acc_bytes;
-    int exact;
-    int64_t gold_single = -100;
-    if (multi) {
-      std::vector<int64_t> golds;
-      Json gl = gold.is_array() ? gold : Json::array({gold});
-      for (const auto& g : gl) golds.push_back(to_index(g));
-      auto in = [&](size_t p) { return std::find(golds.begin(), golds.end(), static_cast<int64_t>(p)) != golds.end(); };
-      acc = in(pred) ? 1.0 : 0.0;
-      acc_norm = in(pred_norm) ? 1.0 : 0.0;
-      acc_bytes = in(pred_byte) ? 1.0 : 0.0;
-      exact = 0;
-      for (auto g : golds)
-        if (g != -100 && g >= 0 && static_cast<size_t>(g) < greedy.size() && greedy[static_cast<size_t>(g)]) exact = 1;
-      gold_out = golds;
-    } else {
-      gold_single = to_index(gold);
-      acc = static_cast<int64_t>(pred) == gold_single ? 1.0 : 0.0;
-      acc_norm = static_cast<int64_t>(pred_norm) == gold_single ? 1.0 : 0.0;
-      acc_bytes = static_cast<int64_t>(pred_byte) == gold_single ? 1.0 : 0.0;
-      exact = gold_single != -100 && gold_single >= 0 ? (greedy[static_cast<size_t>(gold_single)] ? 1 : 0) : 0;
-      gold_out = gold_single;
-    }
-    bool gold_missing = multi ? std::find(gold_out.begin(), gold_out.end(), Json(-100)) != gold_out.end()
-                              : gold_single == -100;
-    if (gold_missing && notice)
-      *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
-                " choices (neither an index below " + std::to_string(n) +
-                " nor a choice's text); scored as wrong, as the reference does";
-    if (has_metric(metrics, "acc")) out["acc"] = acc;
-    if (has_metric(metrics, "f1")) out["f1"] = Json::array({gold_out, pred});
-    if (has_metric(metrics, "mcc")) out["mcc"] = Json::array({gold_out, pred});
-    if (has_metric(metrics, "acc_norm")) out["acc_norm"] = acc_norm;
-    if (has_metric(metrics, "acc_bytes")) out["acc_bytes"] = acc_bytes;
-    if (has_metric(metrics, "exact_match")) out["exact_match"] = exact;
-    if (has_metric(metrics, "brier_score")) {
-      double mx = *std::max_element(lls.begin(), lls.end());
-      std::vector<double> e;
-      double sum = 0;
-      for (double l : lls) {
-        e.push_back(std::exp(l - mx));
-        sum += e.back();
-      }
-      Json probs = Json::array();
-      for (double x : e) probs.push_back(x / sum);
-      out["brier_score"] = Json::array({gold_out, probs});
-    }
-    if (has_metric(metrics, "likelihood")) out["likelihood"] = Json::array({gold_out, lls});
-    if (wants_continuous(metrics)) {
-      // The golds: the valid distinct gold indices.
-      std::vector<bool> is_gold(std::min(lls.size(), n), false);
-      Json gl = multi ? gold_out : Json::array({gold_single});
-      for (const auto& g : gl)
-        if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < is_gold.size())
-          is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
-      add_continuous_scores(metrics, lls, is_gold, out);
-    }
-    if (has_metric(metrics, "acc_mutual_info")) {
-      std::vector<double> mi;
-      for (size_t i = 0; i < lls.size() && i < lls_uncond.size(); ++i) mi.push_back(lls[i] - lls_uncond[i]);
-      out["acc_mutual_info"] = !mi.empty() && static_cast<int64_t>(np_argmax(mi)) == gold_single ? 1.0 : 0.0;
-    }
+    emit_in_registry_order(specs, &metrics::Metric::multiple_choice,
+                           choice_scores(task, specs, doc, results, notice), out);
     return out;
   }
-  // generate_until
-  Json gold = task.doc_to_target(doc);
-  const Json& result = results.at(0);
-  if (task.has_choices()) {
-    auto choices = *task.doc_to_choice(doc);
-    int64_t i = gold.is_number_integer() ? gold.get<int64_t>() : -1;
-    if (i < 0 || i >= static_cast<int64_t>(choices.size()))
-      throw UserError("task " + task.name() + ": target " + gold.dump() + " is not a valid choice index",
-                      cfg.where("doc_to_target"), "an index into doc_to_choice");
-    gold = choices[static_cast<size_t>(i)];
-  } else if (task.multiple_target() > 0) {
-    // gold stays a list
-  } else if (result.is_string() && !gold.is_string() && !result.is_array()) {
-    gold = text_of(gold);
-  }
-  for (const auto& m : metrics) {
-    if (m.name != "exact_match")
-      throw UserError("metric '" + m.name + "' is not available for generate_until tasks",
-                      cfg.where("metric_list"), "exact_match, or a process_results function");
-    ExactMatchOptions o = em_options(m.kwargs);
-    std::string pred = result.is_string() ? result.get<std::string>() : text_of(result);
-    if (task.multiple_target() > 0) {
-      Json golds = gold.is_array() ? gold : Json::array({gold});
-      double total = 0;
-      for (const auto& g : golds) total += exact_match(pred, text_of(g), o);
-      out["exact_match"] = (total / static_cast<double>(golds.size())) > 0.0 ? 1.0 : 0.0;
-    } else {
-      out["exact_match"] = exact_match(pred, text_of(gold), o);
-    }
-  }
-  return out;
+  return process_generation(task, specs, doc, results);
 }
 
 }  // namespace lmeval

@@ -1,4 +1,5 @@
-// Metric registry, per-document metric functions, aggregations and standard errors (spec §7).
+// Metric arithmetic shared by the registry's entries: exact_match, means, aggregation by name and
+// standard errors (spec §7). The metrics and aggregations themselves are in registry.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,19 +11,6 @@
 namespace lmeval {
 
 using Json = nlohmann::ordered_json;
-
-struct MetricInfo {
-  std::string name;
-  std::string aggregation;  // default aggregation
-  bool higher_is_better = true;
-  std::string output_types;  // for `ls metrics`
-};
-
-const MetricInfo* find_metric(const std::string& name);
-const std::vector<MetricInfo>& metric_registry();
-// Registered aggregation names (mean, median, perplexity, ...).
-const std::vector<std::string>& aggregation_names();
-bool is_aggregation(const std::string& name);
 
 struct ExactMatchOptions {
   std::vector<std::string> regexes_to_ignore;
@@ -40,12 +28,13 @@ double sample_stddev(const std::vector<double>& xs);
 // mean_stderr: sample_stddev / sqrt(n).
 double mean_stderr(const std::vector<double>& xs);
 
-// Applies a named aggregation to per-document items (numbers, or [a, b] pairs).
+// Applies a registered aggregation to per-document items (numbers, or [a, b] pairs).
 // Throws UserError for an unknown name.
 double aggregate(const std::string& aggregation, const std::vector<Json>& items);
 
-// The reference's stderr_for_metric: closed form for mean, bootstrap (CPython-exact resampling)
-// for median/perplexity/f1/matthews_corrcoef/nanmean/bleu/chrf/ter, none otherwise.
+// The reference's stderr_for_metric, by the aggregation's registered StderrMethod: closed form for
+// mean, bootstrap (CPython-exact resampling) for median/perplexity/f1/matthews_corrcoef/nanmean,
+// none otherwise.
 // nullopt means "N/A" (no stderr function, or fewer than 2 items, or iters <= 0).
 std::optional<double> stderr_for(const std::string& aggregation, const std::vector<Json>& items,
                                  int64_t bootstrap_iters);
