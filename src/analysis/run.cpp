@@ -97,7 +97,7 @@ double as_score(const Json& v) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-// A document's cluster as the run computed it (results_builder's cluster_of): the field's text, or
+// A document's cluster as the run computed it (evaluator/scoring.cpp's cluster_of): the field's text, or
 // the key rendered as a task template over the document.
 std::string cluster_value(const Json& doc, const std::string& key, const fs::path& file, int line) {
   if (key.empty()) return {};

@@ -63,7 +63,7 @@ std::string model_arg(const Json& args, const std::string& key) {
 
 }  // namespace
 
-Json run_manifest(const std::vector<TaskRun>& runs, const Json& results_file, const EvalConfig& cfg) {
+Json run_manifest(const std::vector<TaskOutcome>& tasks, const Json& results_file, const EvalConfig& cfg) {
   Json m = Json::object();
   m["lm_eval_version"] = results_file.value("lm_eval_version", Json());
   // Tokenizer: its files (local folders), the special tokens the backend reported, and the BOS
@@ -87,27 +87,27 @@ Json run_manifest(const std::vector<TaskRun>& runs, const Json& results_file, co
   m["fewshot_as_multiturn"] = results_file.value("fewshot_as_multiturn", Json());
   m["gen_kwargs_sha256"] = sha256_hex(cfg.gen_kwargs.dump());
   Json tasks = Json::object();
-  std::vector<const TaskRun*> sorted;
-  for (const auto& r : runs) sorted.push_back(&r);
+  std::vector<const TaskOutcome*> sorted;
+  for (const auto& r : tasks) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(),
-            [](const TaskRun* a, const TaskRun* b) { return a->task->name() < b->task->name(); });
+            [](const TaskOutcome* a, const TaskOutcome* b) { return a->task().name() < b->task().name(); });
   for (const auto* r : sorted) {
-    const std::string& name = r->task->name();
+    const std::string& name = r->task().name();
     Json t = Json::object();
-    t["version"] = r->task->version();
-    t["num_fewshot"] = r->task->num_fewshot();
+    t["version"] = r->task().version();
+    t["num_fewshot"] = r->task().num_fewshot();
     const Json& configs = results_file["configs"];
     t["config_sha256"] = configs.contains(name) ? Json(sha256_hex(configs[name].dump())) : Json();
     // Every request's arguments (prompt and continuation, or prompt and generation settings),
     // in request order: any change to a rendered prompt changes it.
     Sha256 h;
-    for (const auto& in : r->instances) {
+    for (const auto& in : r->requests->instances) {
       h.update(in.arguments.dump());
       h.update("\n");
     }
     t["prompts_sha256"] = h.hexdigest();
-    t["n_requests"] = r->instances.size();
-    t["n_docs"] = r->doc_positions.size();
+    t["n_requests"] = r->requests->instances.size();
+    t["n_docs"] = r->plan->doc_positions.size();
     tasks[name] = t;
   }
   m["tasks"] = tasks;

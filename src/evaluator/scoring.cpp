@@ -1,298 +1,152 @@
-// Per-document scoring (spec §7.2): the task's metric list, and process_results, which builds what
-// a document's responses give and dispatches to the metric registry (metrics/registry.hpp).
-#include "lmeval/evaluator/scoring.hpp"
+// Stage 4, scoring (see task_scores.hpp).
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
 
-#include "lmeval/core/error.hpp"
+#include "global_random_replay.hpp"
 #include "lmeval/core/python_format.hpp"
-#include "lmeval/core/regex.hpp"
-#include "lmeval/core/unicode.hpp"
-#include "lmeval/metrics/metrics.hpp"
-#include "lmeval/metrics/registry.hpp"
+#include "lmeval/core/sha256.hpp"
+#include "task_scores.hpp"
 
 namespace lmeval {
 
 namespace {
 
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
+Json stringify_leaves(const Json& v) {
+  if (v.is_array()) {
+    Json a = Json::array();
+    for (const auto& x : v) a.push_back(stringify_leaves(x));
+    return a;
+  }
+  return py::str(v);
 }
 
-}  // namespace
+std::string target_text(const Json& t) { return t.is_string() ? t.get<std::string>() : py::str(t); }
 
-std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
-  std::vector<MetricSpec> out;
-  if (predict_only) {
-    out.push_back({"bypass", "bypass", nullptr, true, Json::object()});
-    return out;
-  }
-  const Json& list = cfg.get("metric_list");
-  if (!list.is_array()) {
-    std::string ot = cfg.output_type();
-    std::vector<std::string> names;
-    if (ot == "loglikelihood") names = {"perplexity", "acc"};
-    else if (ot == "loglikelihood_rolling") names = {"word_perplexity", "byte_perplexity", "bits_per_byte"};
-    else if (ot == "multiple_choice") names = {"acc", "acc_norm"};
-    else names = {"exact_match"};
-    for (const auto& n : names) {
-      const metrics::Metric* m = metrics::find(n);
-      out.push_back({n, m->aggregation, nullptr, m->higher_is_better, Json::object()});
-    }
-    return out;
-  }
-  bool custom_results = cfg.has("process_results");
-  size_t i = 0;
-  for (const auto& entry : list) {
-    SourceLocation where = cfg.where("metric_list");
-    where.field = "metric_list[" + std::to_string(i++) + "]";
-    MetricSpec s;
-    const Json& m = entry["metric"];
-    if (!m.is_string())
-      throw UserError("metric name must be a string", where, "metric: <name>");
-    s.name = m.get<std::string>();
-    const metrics::Metric* info = metrics::find(s.name);
-    if (!custom_results && !info) {
-      throw UserError("unknown metric '" + s.name + "'", where,
-                      "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
-    }
-    for (auto it = entry.begin(); it != entry.end(); ++it)
-      if (it.key() != "metric" && it.key() != "aggregation" && it.key() != "higher_is_better" &&
-          it.key() != "hf_evaluate")
-        s.kwargs[it.key()] = it.value();
-    if (entry.contains("aggregation")) {
-      const Json& a = entry["aggregation"];
-      if (a.is_string()) {
-        if (!metrics::find_aggregation(a.get<std::string>()))
-          throw UserError("unknown aggregation '" + a.get<std::string>() + "'", where,
-                          "mean, median, perplexity, weighted_perplexity, bits_per_byte, f1, "
-                          "matthews_corrcoef, brier_score, nanmean, or !function");
-        s.aggregation = a.get<std::string>();
-      } else if (is_function_ref(a)) {
-        s.aggregation_fn = &resolve_function_ref(a);
-        if (!s.aggregation_fn->aggregation)
-          throw UserError("function is not an aggregation", where, "an aggregation function");
-      }
-    } else {
-      s.aggregation = info ? info->aggregation : "mean";
-    }
-    if (entry.contains("higher_is_better") && entry["higher_is_better"].is_boolean())
-      s.higher_is_better = entry["higher_is_better"].get<bool>();
-    else
-      s.higher_is_better = info ? info->higher_is_better : true;
-    if (info && info->kwargs && !custom_results) {
-      const auto& ok = *info->kwargs;
-      for (auto it = s.kwargs.begin(); it != s.kwargs.end(); ++it)
-        if (std::find(ok.begin(), ok.end(), it.key()) == ok.end())
-          throw UserError("unknown " + s.name + " option '" + it.key() + "'", where, join_names(ok));
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
+// A document's cluster under the task's cluster_key: a document field (its text), else a template.
+std::string cluster_of(const Task& task, const std::string& key, const Doc& doc) {
+  if (doc.is_object() && doc.contains(key)) return target_text(doc[key]);
+  return task.render(key, doc, "cluster_key");
 }
 
-void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& specs) {
-  if (cfg.output_type() != "multiple_choice") return;
-  const Json& pr = cfg.get("process_results");
-  if (is_function_ref(pr) && !resolve_function_ref(pr).gold_choices) return;
-  for (const metrics::Metric* c : metrics::all()) {
-    if (!c->continuous) continue;
-    bool present = false;
-    for (const auto& m : specs) present = present || m.name == c->name;
-    if (!present) specs.push_back({c->name, c->aggregation, nullptr, c->higher_is_better, Json::object()});
+void apply_filters(const TaskPlan& plan, TaskRequests& requests) {
+  std::vector<Json> resps;
+  std::vector<const Json*> docs;
+  for (auto& in : requests.instances) {
+    resps.push_back(in.resps);
+    docs.push_back(&(*plan.request_docs)[in.doc_pos]);
+  }
+  for (const auto& f : plan.filters) {
+    auto filtered = f.apply(resps, docs);
+    for (size_t i = 0; i < requests.instances.size(); ++i) requests.instances[i].filtered_resps[f.name()] = filtered[i];
   }
 }
 
-namespace {
-
-bool has_metric(const std::vector<MetricSpec>& ms, const std::string& n) {
-  for (const auto& m : ms)
-    if (m.name == n) return true;
-  return false;
-}
-
-double ll_of(const Json& r) {
-  if (r.is_array() && !r.empty()) return r[0].get<double>();
-  return r.get<double>();
-}
-bool greedy_of(const Json& r) { return r.is_array() && r.size() > 1 && r[1].get<bool>(); }
-
-std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>() : py::str(v); }
-
-// The registry's metrics in its order (the reference's result-dict key order) that the task's list
-// names, each given the document's scores when it scores this output type.
-template <typename Scores, typename Member>
-void emit_in_registry_order(const std::vector<MetricSpec>& specs, Member member, const Scores& scores,
-                            Json& out, bool continuous_only = false) {
-  for (const metrics::Metric* m : metrics::all()) {
-    const auto& fn = m->*member;
-    if (!fn || (continuous_only && !m->continuous) || !has_metric(specs, m->name)) continue;
-    out[m->name] = fn(scores);
+// The sample record of one document under one filter (the reference's evaluate(), log_samples).
+Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& request_doc,
+                   const std::vector<const Instance*>& ins, const std::string& filter, const Json& metrics) {
+  Json target = task.doc_to_target(doc);
+  Json s = Json::object();
+  s["doc_id"] = doc_id;
+  s["doc"] = doc;
+  s["target"] = target_text(target);
+  Json args = Json::object();
+  for (size_t i = 0; i < ins.size(); ++i) {
+    Json a = Json::object();
+    for (size_t j = 0; j < ins[i]->arguments.size(); ++j) a["arg_" + std::to_string(j)] = ins[i]->arguments[j];
+    args["gen_args_" + std::to_string(i)] = a;
   }
-}
-
-bool wants_unconditional(const std::vector<MetricSpec>& specs) {
-  for (const auto& s : specs)
-    if (const metrics::Metric* m = metrics::find(s.name); m && m->needs_unconditional) return true;
-  return false;
-}
-
-// A task function's own scores, and beside them the continuous metrics when it names its golds.
-Json process_results_by_function(const TaskConfig& cfg, const std::vector<MetricSpec>& specs,
-                                 const Doc& doc, const std::vector<Json>& results) {
-  const auto& fn = resolve_function_ref(cfg.get("process_results"));
-  if (!fn.process_results)
-    throw UserError("function is not a process_results function", cfg.where("process_results"),
-                    "process_results(doc, results)");
-  Json out = fn.process_results(doc, results);
-  bool wants_continuous = false;
-  for (const auto& spec : specs)
-    if (const metrics::Metric* m = metrics::find(spec.name); m && m->continuous) wants_continuous = true;
-  if (fn.gold_choices && wants_continuous) {
-    metrics::ChoiceScores s;
-    for (const auto& r : results) s.lls.push_back(ll_of(r));
-    s.is_gold.assign(s.lls.size(), false);
-    for (size_t g : fn.gold_choices(doc))
-      if (g < s.is_gold.size()) s.is_gold[g] = true;
-    emit_in_registry_order(specs, &metrics::Metric::multiple_choice, s, out, /*continuous_only=*/true);
+  s["arguments"] = args;
+  Json resps = Json::array(), filtered = Json::array();
+  for (const auto* in : ins) {
+    resps.push_back(stringify_leaves(in->resps));
+    filtered.push_back(stringify_leaves(in->filtered_resps.at(filter)));
   }
-  return out;
-}
-
-// The reference's multiple_choice branch: the choices' log-likelihoods (split from the
-// unconditional ones for acc_mutual_info), the three argmaxes, and the gold index or indices.
-metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                                    const std::vector<Json>& results, std::string* notice) {
-  metrics::ChoiceScores s;
-  auto choices = *task.doc_to_choice(doc);
-  size_t n = choices.size();
-  for (const auto& r : results) {
-    s.lls.push_back(ll_of(r));
-    s.greedy.push_back(greedy_of(r));
-  }
-  if (2 * n == s.lls.size() && wants_unconditional(specs)) {
-    s.lls_uncond.assign(s.lls.begin() + static_cast<long>(n), s.lls.end());
-    s.lls.resize(n);
-  }
-  std::vector<double> norm(s.lls.size()), byte(s.lls.size());
-  for (size_t i = 0; i < s.lls.size() && i < n; ++i) {
-    norm[i] = s.lls[i] / static_cast<double>(unicode::length(choices[i]));
-    byte[i] = s.lls[i] / static_cast<double>(choices[i].size());
-  }
-  s.pred = np_argmax(s.lls);
-  s.pred_norm = np_argmax(norm);
-  s.pred_bytes = np_argmax(byte);
-  Json gold = task.multiple_input() ? task.doc_to_text(doc) : task.doc_to_target(doc);
-  auto to_index = [&](const Json& g) -> int64_t {
-    if (g.is_number_integer()) {
-      int64_t i = g.get<int64_t>();
-      return i < static_cast<int64_t>(n) ? i : -100;
-    }
-    if (g.is_boolean()) return g.get<bool>() ? 1 : 0;
-    if (g.is_string()) {
-      auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
-      return it == choices.end() ? -100 : static_cast<int64_t>(it - choices.begin());
-    }
-    return -100;
-  };
-  s.multiple_gold = task.multiple_target() > 0 || gold.is_array();
-  bool gold_missing = false;
-  if (s.multiple_gold) {
-    std::vector<int64_t> golds;
-    Json gl = gold.is_array() ? gold : Json::array({gold});
-    for (const auto& g : gl) golds.push_back(to_index(g));
-    gold_missing = std::find(golds.begin(), golds.end(), -100) != golds.end();
-    s.gold = golds;
-  } else {
-    s.gold_single = to_index(gold);
-    gold_missing = s.gold_single == -100;
-    s.gold = s.gold_single;
-  }
-  if (gold_missing && notice)
-    *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
-              " choices (neither an index below " + std::to_string(n) +
-              " nor a choice's text); scored as wrong, as the reference does";
-  // The golds for the continuous metrics: the valid distinct gold indices.
-  s.is_gold.assign(std::min(s.lls.size(), n), false);
-  Json gl = s.multiple_gold ? s.gold : Json::array({s.gold_single});
-  for (const auto& g : gl)
-    if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < s.is_gold.size())
-      s.is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
+  s["resps"] = resps;
+  s["filtered_resps"] = filtered;
+  s["filter"] = filter;
+  Json names = Json::array();
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) names.push_back(it.key());
+  s["metrics"] = names;
+  s["doc_hash"] = sha256_hex(py::json_dumps(request_doc, {.indent = 2}));
+  s["prompt_hash"] = sha256_hex(ins.empty() ? "" : target_text(ins[0]->arguments[0]));
+  s["target_hash"] = sha256_hex(target_text(target));
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) s[it.key()] = it.value();
   return s;
 }
 
-// The reference's generate_until branch: a choice index target becomes the choice's text; then
-// every metric of the list, in list order, scores the response against the gold.
-Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                        const std::vector<Json>& results) {
-  const TaskConfig& cfg = task.config();
-  Json out = Json::object();
-  metrics::GenerationScores s;
-  s.gold = task.doc_to_target(doc);
-  s.result = results.at(0);
-  s.multiple_target = task.multiple_target() > 0;
-  if (task.has_choices()) {
-    auto choices = *task.doc_to_choice(doc);
-    int64_t i = s.gold.is_number_integer() ? s.gold.get<int64_t>() : -1;
-    if (i < 0 || i >= static_cast<int64_t>(choices.size()))
-      throw UserError("task " + task.name() + ": target " + s.gold.dump() + " is not a valid choice index",
-                      cfg.where("doc_to_target"), "an index into doc_to_choice");
-    s.gold = choices[static_cast<size_t>(i)];
-  } else if (s.multiple_target) {
-    // gold stays a list
-  } else if (s.result.is_string() && !s.gold.is_string() && !s.result.is_array()) {
-    s.gold = text_of(s.gold);
+// Expected accuracy of uniform random guessing, for the normalised scores.
+std::optional<double> random_baseline(const TaskPlan& plan) {
+  const Task& task = *plan.task;
+  if (task.config().output_type() != "multiple_choice" || plan.doc_positions.empty()) return std::nullopt;
+  double sum = 0;
+  for (size_t pos : plan.doc_positions) {
+    auto c = task.doc_to_choice(task.eval_docs()[pos]);
+    size_t n = task.multiple_input() || !c ? (c ? c->size() : 1) : c->size();
+    sum += n ? 1.0 / static_cast<double>(n) : 0.0;
   }
-  for (const auto& spec : specs) {
-    const metrics::Metric* m = metrics::find(spec.name);
-    if (!m || !m->generate_until) {
-      std::string available;
-      for (const metrics::Metric* g : metrics::all())
-        if (g->generate_until) available += g->name + ", ";
-      throw UserError("metric '" + spec.name + "' is not available for generate_until tasks",
-                      cfg.where("metric_list"), available + "or a process_results function");
+  return sum / static_cast<double>(plan.doc_positions.size());
+}
+
+TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool log_samples) {
+  Task& task = *plan.task;
+  TaskScores scores;
+  // Instances of each evaluated document, in idx order.
+  std::map<size_t, std::vector<const Instance*>> by_doc;
+  for (const auto& in : requests.instances) by_doc[in.doc_pos].push_back(&in);
+  for (auto& [k, v] : by_doc)
+    std::stable_sort(v.begin(), v.end(), [](const Instance* a, const Instance* b) { return a->idx < b->idx; });
+  for (const auto& f : plan.filters) {
+    replay_eval_docs_reads_for_filter(task, plan.eval_docs_reads_per_pass);
+    for (size_t d = 0; d < plan.doc_positions.size(); ++d) {
+      size_t pos = plan.doc_positions[d];
+      const Doc& doc = task.eval_docs()[pos];
+      const Doc& request_doc = plan.request_docs ? (*plan.request_docs)[pos] : doc;
+      const auto& ins = by_doc[pos];
+      std::vector<Json> results;
+      for (const auto* in : ins) results.push_back(in->filtered_resps.at(f.name()));
+      Json metrics;
+      std::string notice;
+      try {
+        metrics = process_results(task, plan.metrics, doc, results, &notice);
+      } catch (UserError& e) {
+        throw UserError("task " + task.name() + ", doc " + std::to_string(plan.doc_ids[d]) + ": " + e.message(),
+                        e.where(), e.expected());
+      }
+      if (!notice.empty() && &f == &plan.filters.front())  // once per document, not per filter
+        spdlog::warn("task {}, doc_id {}: {}", task.name(), plan.doc_ids[d], notice);
+      for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+        auto key = std::make_pair(it.key(), f.name());
+        auto found = scores.items.find(key);
+        if (found == scores.items.end()) {
+          scores.keys.push_back(key);
+          found = scores.items.emplace(key, std::vector<Json>{}).first;
+        }
+        found->second.push_back(it.value());
+      }
+      if (log_samples)
+        scores.samples.push_back(sample_record(task, plan.doc_ids[d], doc, request_doc, ins, f.name(), metrics));
     }
-    out[spec.name] = m->generate_until(s, spec.kwargs);
   }
-  return out;
+  scores.random_baseline = random_baseline(plan);
+  scores.sample_len = scores.keys.empty() ? 0 : scores.items[scores.keys.back()].size();
+  const Json& cluster_key = task.config().get("cluster_key");
+  if (cluster_key.is_string())
+    for (size_t pos : plan.doc_positions)
+      scores.clusters.push_back(cluster_of(task, cluster_key.get<std::string>(), task.eval_docs()[pos]));
+  return scores;
 }
 
 }  // namespace
 
-Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                     const std::vector<Json>& results, std::string* notice) {
-  const TaskConfig& cfg = task.config();
-  if (is_function_ref(cfg.get("process_results"))) return process_results_by_function(cfg, specs, doc, results);
-  Json out = Json::object();
-  std::string ot = cfg.output_type();
-  if (has_metric(specs, "bypass")) {
-    // predict_only: the reference's bypass records no value, except None for generations.
-    if (ot == "generate_until") out["bypass"] = nullptr;
-    return out;
+std::vector<TaskScores> score_pass(const RunPlan& plan, SeedPass& pass, const EvalConfig& cfg) {
+  SeedPassRandom::begin_scoring(pass.random_after_building);
+  std::vector<TaskScores> out;
+  for (size_t ti = 0; ti < plan.tasks.size(); ++ti) {
+    apply_filters(plan.tasks[ti], pass.tasks[ti]);
+    out.push_back(score_task(plan.tasks[ti], pass.tasks[ti], cfg.log_samples || cfg.predict_only));
   }
-  if (ot == "loglikelihood") {
-    const Json& r = results.at(0);
-    emit_in_registry_order(specs, &metrics::Metric::loglikelihood,
-                           metrics::LoglikelihoodScores{ll_of(r), greedy_of(r)}, out);
-    return out;
-  }
-  if (ot == "loglikelihood_rolling") {
-    std::string text = text_of(task.doc_to_target(doc));
-    // len(re.split(r"\s+", text)): empty fields at the ends count.
-    metrics::RollingScores s{ll_of(results.at(0)), static_cast<int64_t>(pyre::split("\\s+", text).size()),
-                             static_cast<int64_t>(text.size())};
-    emit_in_registry_order(specs, &metrics::Metric::loglikelihood_rolling, s, out);
-    return out;
-  }
-  if (ot == "multiple_choice") {
-    emit_in_registry_order(specs, &metrics::Metric::multiple_choice,
-                           choice_scores(task, specs, doc, results, notice), out);
-    return out;
-  }
-  return process_generation(task, specs, doc, results);
+  return out;
 }
 
 }  // namespace lmeval

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lmeval/core/py_random.hpp"
-#include "evaluator/task_name_draws.hpp"
+#include "evaluator/global_random_replay.hpp"
 
 namespace lmeval {
 namespace {

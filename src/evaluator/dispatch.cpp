@@ -1,8 +1,11 @@
 // Request de-duplication across few-shot seeds and the model calls.
-#include "request_dispatch.hpp"
+#include "dispatch.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -112,6 +115,20 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
   }
   lm.set_progress(nullptr);
   return perf;
+}
+
+Json dispatch(LM& lm, std::vector<SeedPass>& passes) {
+  std::unique_ptr<std::ofstream> record;
+  if (const char* rec = std::getenv("LMEVAL_RECORD_REQUESTS"); rec && *rec)
+    record = std::make_unique<std::ofstream>(rec);
+  std::vector<RequestPass> requests;
+  for (auto& pass : passes) {
+    RequestPass rp{pass.seed, {}};
+    for (auto& t : pass.tasks)
+      for (auto& in : t.instances) rp.instances.push_back(&in);
+    requests.push_back(std::move(rp));
+  }
+  return dispatch_requests(lm, requests, record.get());
 }
 
 }  // namespace lmeval

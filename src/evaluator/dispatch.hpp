@@ -1,4 +1,5 @@
-// Sending the requests of a run to the model, once per distinct request across few-shot seeds.
+// Stage 3, dispatch: the requests of a run sent to the model, once per distinct request across
+// few-shot seeds; every Instance receives its responses.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 
 #include "lmeval/models/lm.hpp"
 #include "lmeval/prompt/instance.hpp"
+#include "requests.hpp"
 
 namespace lmeval {
 
@@ -24,5 +26,9 @@ struct RequestPass {
 // would send it. `record` (LMEVAL_RECORD_REQUESTS) receives each request sent, in the goldens'
 // format, with its seed when there is more than one pass. Returns the `performance` entry.
 Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostream* record);
+
+// The run's dispatch: every pass's instances, recorded to LMEVAL_RECORD_REQUESTS=<file> when set
+// (every request as the model receives it, in the goldens' format, ../shared/goldens/requests).
+Json dispatch(LM& lm, std::vector<SeedPass>& passes);
 
 }  // namespace lmeval

@@ -1,5 +1,5 @@
-// Replays the reference's task_name reads on the global random (see the header).
-#include "task_name_draws.hpp"
+// Replays of the reference's draws from its global Python `random` (see the header).
+#include "global_random_replay.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,6 +9,10 @@
 #include "lmeval/core/py_random.hpp"
 
 namespace lmeval {
+
+void seed_global_random(const EvalConfig& cfg) {
+  task_context().global_random = std::make_shared<PyRandom>(cfg.seed[0].value_or(0));
+}
 
 TaskNameDraws task_name_draws(const TaskSelection& selection) {
   TaskNameDraws d;
@@ -37,6 +41,34 @@ TaskNameDraws task_name_draws(const TaskSelection& selection) {
 
 void draw_task_name_reads(PyRandom& rng, size_t reads) {
   for (size_t i = 0; i < reads * 8; ++i) rng.random();
+}
+
+int eval_docs_reads_per_pass(const EvalConfig& cfg, const std::string& task_name) {
+  bool by_samples = cfg.samples.is_object() && cfg.samples.contains(task_name) &&
+                    cfg.samples[task_name].is_array() && !cfg.samples[task_name].empty();
+  return by_samples ? 2 : 1;
+}
+
+void replay_eval_docs_reads_before_requests(const EvalConfig& cfg, Task& task, int reads_per_pass) {
+  if (cfg.limit && *cfg.limit < 1.0) task.reaccess_eval_docs();
+  for (int k = 0; k < reads_per_pass; ++k) task.reaccess_eval_docs();
+}
+
+void replay_eval_docs_reads_for_filter(Task& task, int reads_per_pass) {
+  for (int k = 0; k < reads_per_pass; ++k) task.reaccess_eval_docs();
+}
+
+SeedPassRandom::SeedPassRandom()
+    : after_planning_(std::make_shared<const PyRandom>(*task_context().global_random)) {}
+
+void SeedPassRandom::begin_building() const {
+  task_context().global_random = std::make_shared<PyRandom>(*after_planning_);
+}
+
+std::shared_ptr<PyRandom> SeedPassRandom::state_after_building() { return task_context().global_random; }
+
+void SeedPassRandom::begin_scoring(const std::shared_ptr<PyRandom>& after_building) {
+  task_context().global_random = after_building;
 }
 
 }  // namespace lmeval

@@ -1,0 +1,104 @@
+// The task's metric list (the reference's _metric_fn_list / _aggregation_list / _higher_is_better
+// from metric_list, or the output type's defaults), resolved against the metric registry.
+#include "lmeval/evaluator/scoring.hpp"
+
+#include <algorithm>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/metrics/registry.hpp"
+
+namespace lmeval {
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
+  std::vector<MetricSpec> out;
+  if (predict_only) {
+    out.push_back({"bypass", "bypass", nullptr, true, Json::object()});
+    return out;
+  }
+  const Json& list = cfg.get("metric_list");
+  if (!list.is_array()) {
+    std::string ot = cfg.output_type();
+    std::vector<std::string> names;
+    if (ot == "loglikelihood") names = {"perplexity", "acc"};
+    else if (ot == "loglikelihood_rolling") names = {"word_perplexity", "byte_perplexity", "bits_per_byte"};
+    else if (ot == "multiple_choice") names = {"acc", "acc_norm"};
+    else names = {"exact_match"};
+    for (const auto& n : names) {
+      const metrics::Metric* m = metrics::find(n);
+      out.push_back({n, m->aggregation, nullptr, m->higher_is_better, Json::object()});
+    }
+    return out;
+  }
+  bool custom_results = cfg.has("process_results");
+  size_t i = 0;
+  for (const auto& entry : list) {
+    SourceLocation where = cfg.where("metric_list");
+    where.field = "metric_list[" + std::to_string(i++) + "]";
+    MetricSpec s;
+    const Json& m = entry["metric"];
+    if (!m.is_string())
+      throw UserError("metric name must be a string", where, "metric: <name>");
+    s.name = m.get<std::string>();
+    const metrics::Metric* info = metrics::find(s.name);
+    if (!custom_results && !info) {
+      throw UserError("unknown metric '" + s.name + "'", where,
+                      "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
+    }
+    for (auto it = entry.begin(); it != entry.end(); ++it)
+      if (it.key() != "metric" && it.key() != "aggregation" && it.key() != "higher_is_better" &&
+          it.key() != "hf_evaluate")
+        s.kwargs[it.key()] = it.value();
+    if (entry.contains("aggregation")) {
+      const Json& a = entry["aggregation"];
+      if (a.is_string()) {
+        if (!metrics::find_aggregation(a.get<std::string>()))
+          throw UserError("unknown aggregation '" + a.get<std::string>() + "'", where,
+                          "mean, median, perplexity, weighted_perplexity, bits_per_byte, f1, "
+                          "matthews_corrcoef, brier_score, nanmean, or !function");
+        s.aggregation = a.get<std::string>();
+      } else if (is_function_ref(a)) {
+        s.aggregation_fn = &resolve_function_ref(a);
+        if (!s.aggregation_fn->aggregation)
+          throw UserError("function is not an aggregation", where, "an aggregation function");
+      }
+    } else {
+      s.aggregation = info ? info->aggregation : "mean";
+    }
+    if (entry.contains("higher_is_better") && entry["higher_is_better"].is_boolean())
+      s.higher_is_better = entry["higher_is_better"].get<bool>();
+    else
+      s.higher_is_better = info ? info->higher_is_better : true;
+    if (info && info->kwargs && !custom_results) {
+      const auto& ok = *info->kwargs;
+      for (auto it = s.kwargs.begin(); it != s.kwargs.end(); ++it)
+        if (std::find(ok.begin(), ok.end(), it.key()) == ok.end())
+          throw UserError("unknown " + s.name + " option '" + it.key() + "'", where, join_names(ok));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& specs) {
+  if (cfg.output_type() != "multiple_choice") return;
+  const Json& pr = cfg.get("process_results");
+  if (is_function_ref(pr) && !resolve_function_ref(pr).gold_choices) return;
+  for (const metrics::Metric* c : metrics::all()) {
+    if (!c->continuous) continue;
+    bool present = false;
+    for (const auto& m : specs) present = present || m.name == c->name;
+    if (!present) specs.push_back({c->name, c->aggregation, nullptr, c->higher_is_better, Json::object()});
+  }
+}
+
+}  // namespace lmeval

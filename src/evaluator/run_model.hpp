@@ -1,0 +1,28 @@
+// The model of a run: built from the registry (or the caller's), wrapped by the response cache
+// and the shard recorder, and the prompt options that depend on it (chat template).
+#pragma once
+
+#include <memory>
+
+#include "lmeval/config/eval_config.hpp"
+#include "lmeval/models/lm.hpp"
+#include "lmeval/models/shard.hpp"
+#include "lmeval/prompt/prompt_builder.hpp"
+
+namespace lmeval {
+
+struct RunModel {
+  std::unique_ptr<LM> model;
+  ShardRecorder* shard = nullptr;  // set with --shard: the run stops after dispatch
+  bool chat = false;               // --apply_chat_template
+  PromptOptions prompt;
+};
+
+// `given` (tests, `merge`'s replay) is used as it is; otherwise cfg.model from the registry,
+// behind --use_cache's CachingLM.
+RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given);
+
+// The chat template the results record (nullopt without --apply_chat_template).
+std::optional<std::string> run_chat_template(const EvalConfig& cfg, LM& lm);
+
+}  // namespace lmeval

@@ -1,0 +1,57 @@
+// Per-task aggregation of the scoring stage's per-document values (see results.hpp).
+#include <optional>
+
+#include "lmeval/metrics/metrics.hpp"
+#include "results.hpp"
+#include "run_statistics.hpp"
+
+namespace lmeval {
+
+TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_t iters) {
+  const Task& task = *plan.task;
+  Json entry = Json::object();
+  entry["name"] = task.name();
+  const Json& alias = task.config().get("task_alias");
+  entry["alias"] = alias.is_string() ? alias : Json(task.name());
+  entry["sample_len"] = scores.sample_len;
+  const Json& cluster_key = task.config().get("cluster_key");
+  Json statistics = Json::object();
+  statistics["n"] = scores.sample_len;
+  if (cluster_key.is_string()) statistics["cluster_key"] = cluster_key;
+  for (const auto& key : scores.keys) {
+    const auto& items = scores.items.at(key);
+    std::string agg = "mean";
+    const TaskFunction* agg_fn = nullptr;
+    for (const auto& m : plan.metrics)
+      if (m.name == key.first) {
+        agg = m.aggregation;
+        agg_fn = m.aggregation_fn;
+      }
+    double value = agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
+    entry[key.first + "," + key.second] = value;
+    const std::string agg_name = agg.empty() ? "mean" : agg;
+    std::optional<double> se;
+    std::vector<double> boot;
+    // Bootstrap aggregations: the resamples once, for the stderr and the percentile interval.
+    if (!agg_fn && iters > 0 && items.size() > 1 && has_bootstrap_stderr(agg_name)) {
+      boot = bootstrap_statistics(agg_name, items, iters);
+      se = sample_stddev(boot);
+    } else if (!agg_fn) {
+      se = stderr_for(agg_name, items, iters);
+    }
+    entry[key.first + "_stderr," + key.second] = se ? Json(*se) : Json("N/A");
+    MetricSeries series{key.first, key.second, agg_fn ? std::string("custom") : agg_name, &items, value, se, &boot};
+    add_metric_statistics(statistics, series, scores.clusters.empty() ? nullptr : &scores.clusters, iters);
+  }
+  return {entry, statistics};
+}
+
+std::vector<TaskOutcome> task_outcomes(const RunPlan& plan, const SeedPass& pass,
+                                       const std::vector<TaskScores>& scores, int64_t bootstrap_iters) {
+  std::vector<TaskOutcome> out;
+  for (size_t i = 0; i < plan.tasks.size(); ++i)
+    out.push_back({&plan.tasks[i], &pass.tasks[i], &scores[i], aggregate_task(plan.tasks[i], scores[i], bootstrap_iters)});
+  return out;
+}
+
+}  // namespace lmeval
