@@ -27,13 +27,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
   }
   const Json& list = cfg.get("metric_list");
   if (!list.is_array()) {
-    std::string ot = cfg.output_type();
-    std::vector<std::string> names;
-    if (ot == "loglikelihood") names = {"perplexity", "acc"};
-    else if (ot == "loglikelihood_rolling") names = {"word_perplexity", "byte_perplexity", "bits_per_byte"};
-    else if (ot == "multiple_choice") names = {"acc", "acc_norm"};
-    else names = {"exact_match"};
-    for (const auto& n : names) {
+    for (const auto& n : metrics::default_metric_names(cfg.output_type())) {
       const metrics::Metric* m = metrics::find(n);
       out.push_back({n, m->aggregation, nullptr, m->higher_is_better, Json::object()});
     }

@@ -63,7 +63,7 @@ std::string model_arg(const Json& args, const std::string& key) {
 
 }  // namespace
 
-Json run_manifest(const std::vector<TaskOutcome>& tasks, const Json& results_file, const EvalConfig& cfg) {
+Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_file, const EvalConfig& cfg) {
   Json m = Json::object();
   m["lm_eval_version"] = results_file.value("lm_eval_version", Json());
   // Tokenizer: its files (local folders), the special tokens the backend reported, and the BOS
@@ -88,7 +88,7 @@ Json run_manifest(const std::vector<TaskOutcome>& tasks, const Json& results_fil
   m["gen_kwargs_sha256"] = sha256_hex(cfg.gen_kwargs.dump());
   Json tasks = Json::object();
   std::vector<const TaskOutcome*> sorted;
-  for (const auto& r : tasks) sorted.push_back(&r);
+  for (const auto& r : outcomes) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(),
             [](const TaskOutcome* a, const TaskOutcome* b) { return a->task().name() < b->task().name(); });
   for (const auto* r : sorted) {

@@ -104,6 +104,9 @@ const Aggregation* find_aggregation(const std::string& name);
 // process_results' result dicts (for the loglikelihood output types), so scoring emits in it.
 std::vector<const Metric*> all();
 std::vector<const Aggregation*> all_aggregations();
+// The metrics of a task without a metric_list, by output type (the reference's
+// DEFAULT_METRIC_REGISTRY; an unknown output type gets generate_until's).
+std::vector<std::string> default_metric_names(const std::string& output_type);
 // Registration; an entry with the same name is replaced. Call at start-up (not thread-safe
 // against concurrent lookups). The built-ins are registered on first use.
 void register_metric(Metric metric);
