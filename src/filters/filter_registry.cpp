@@ -220,6 +220,17 @@ std::unique_ptr<Filter> FilterRegistry::create_from_ref(const Json& ref, const J
                                                         const SourceLocation& where) const {
   std::string name = ref.value("!function", "");
   std::string family = ref.value("dir", "");
+  if (ref.contains("python_module")) {
+    // bind_function_sources found no C++ port of this exact module source (issue 15).
+    SourceLocation at = where;
+    at.field = (at.field.empty() ? std::string() : at.field + ".") + "function";
+    if (ref.contains("file")) at.file = ref["file"].get<std::string>();
+    if (ref.contains("line") && ref["line"].is_number_integer()) at.line = ref["line"].get<int>();
+    throw UserError("filter class `!function " + name + "` needs Python: lm-eval has no C++ port of " +
+                        ref["python_module"].get<std::string>() +
+                        ", and running Python task code is not supported yet",
+                    at);
+  }
   if (!family.empty() && contains(family + "/" + name))
     return create(family + "/" + name, kwargs, where);
   if (contains(name)) return create(name, kwargs, where);

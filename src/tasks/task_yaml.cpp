@@ -2,6 +2,8 @@
 #include "lmeval/tasks/task_yaml.hpp"
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/tasks/function_source.hpp"
+#include "lmeval/tasks/task_index.hpp"
 
 namespace lmeval {
 
@@ -21,6 +23,7 @@ static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
                                        "includes that do not repeat a file");
   seen.insert(key);
   YamlFile file = load_yaml(path);
+  bind_function_sources(file.value, path, builtin_tasks_dir());
   if (!file.value.is_object())
     throw UserError("Expected YAML dict from " + path.string(), {path.string(), 1, 1, ""},
                     "a mapping of task fields");

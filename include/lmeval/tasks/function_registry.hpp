@@ -55,8 +55,13 @@ class FunctionRegistry {
 // Fills the registry with every built-in doc function (idempotent).
 void register_builtin_task_functions();
 
-// Resolves a function reference made by the YAML loader ({"!function": ..., "dir": ...});
-// throws UserError at the file and line of the tag when unknown.
+// Resolves a function reference made by the YAML loader ({"!function": ..., "dir": ...}, "dir"
+// bound by bind_function_sources); throws UserError at the file and line of the tag when unknown,
+// or when the reference's module needs Python ("python_module": see throw_needs_python).
 const TaskFunction& resolve_function_ref(const Json& ref);
+
+// The UserError (exit 2) for a reference bound to no C++ port: names the function, its module
+// file and the YAML file and line.
+[[noreturn]] void throw_needs_python(const Json& ref);
 
 }  // namespace lmeval

@@ -4,6 +4,8 @@
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 
+#include <filesystem>
+
 namespace lmeval {
 
 FunctionRegistry& FunctionRegistry::instance() {
@@ -29,8 +31,27 @@ std::vector<std::string> FunctionRegistry::names() const {
   return out;
 }
 
+void throw_needs_python(const Json& ref) {
+  namespace fs = std::filesystem;
+  std::string name = function_ref_name(ref);
+  std::string module = ref.value("python_module", "");
+  std::string file = fs::path(module).filename().string();
+  std::error_code ec;
+  throw UserError(
+      "`!function " + name + "` needs Python: " +
+          (fs::exists(module, ec)
+               ? "lm-eval has no C++ port of this exact " + file + " (" + module +
+                     "), and running Python task code is not supported yet"
+               : "there is no " + file + " next to the YAML (" + module +
+                     "), and importing `" + name.substr(0, name.rfind('.')) +
+                     "` from a Python environment is not supported yet"),
+      {ref.value("file", ""), ref.value("line", 0), 0, "!function"},
+      "a task whose functions lm-eval ports (the reference's own module files) or no !function");
+}
+
 const TaskFunction& resolve_function_ref(const Json& ref) {
   register_builtin_task_functions();
+  if (ref.contains("python_module")) throw_needs_python(ref);
   std::string name = function_ref_name(ref);
   std::string family = ref.value("dir", "");
   const auto* fn = FunctionRegistry::instance().find(family, name);
