@@ -1,4 +1,5 @@
 // Per-task aggregation of the scoring stage's per-document values (see results.hpp).
+#include <algorithm>
 #include <optional>
 
 #include "lmeval/metrics/metrics.hpp"
@@ -7,7 +8,7 @@
 
 namespace lmeval {
 
-TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_t iters) {
+TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_t task_iters) {
   const Task& task = *plan.task;
   Json entry = Json::object();
   entry["name"] = task.name();
@@ -30,6 +31,10 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
     double value = agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
     entry[key.first + "," + key.second] = value;
     const std::string agg_name = agg.empty() ? "mean" : agg;
+    // evaluator_utils.py: at most 100 bootstrap draws for the corpus translation metrics (by name).
+    const bool corpus_mt = key.first == "bleu" || key.first == "chrf" || key.first == "chrf++" ||
+                           key.first == "ter";
+    const int64_t iters = corpus_mt ? std::min<int64_t>(task_iters, 100) : task_iters;
     std::optional<double> se;
     std::vector<double> boot;
     // Bootstrap aggregations: the resamples once, for the stderr and the percentile interval.

@@ -8,6 +8,7 @@
 #include "builtins.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/metrics/metrics.hpp"
+#include "lmeval/metrics/sacrebleu.hpp"
 
 namespace lmeval::metrics {
 
@@ -153,6 +154,14 @@ std::vector<Aggregation> builtin_aggregations() {
       over_items("f1", f1_of, S::Bootstrap),
       over_items("matthews_corrcoef", matthews_corrcoef_of, S::Bootstrap),
       over_items("brier_score", brier_score_of, S::None),
+      // the corpus translation metrics, as sacrebleu computes them (sacrebleu_*.cpp)
+      over_items("bleu", [](const std::vector<Json>& items) { return sacrebleu_aggregate("bleu", items); },
+                 S::Bootstrap),
+      over_items("chrf", [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf", items); },
+                 S::Bootstrap),
+      over_items("chrf++",
+                 [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf++", items); },
+                 S::Bootstrap),
       // predict_only: the reference's bypass aggregation returns 999 without reading the items.
       over_items("bypass", [](const std::vector<Json>&) { return 999.0; }, S::None),
   };
