@@ -8,7 +8,7 @@ BUILD_DIR="${LMEVAL_BUILD_DIR:-$ROOT/build}"
 BUILD_TYPE="${LMEVAL_BUILD_TYPE:-Release}"
 
 PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git clang-format  # clang-format: scripts/check_format.sh
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libpcre2-dev libsentencepiece-dev libicu-dev
   libzstd-dev libsnappy-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
