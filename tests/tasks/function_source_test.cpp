@@ -94,7 +94,10 @@ TEST(Tasks_FunctionSource, BuiltinFolderWithoutModuleUsesItsRegisteredPorts) {
   lmeval::bind_function_sources(config, f.path / "h.yaml", f.path.parent_path());
   EXPECT_EQ(config["process_docs"]["dir"], "hellaswag");
   EXPECT_NO_THROW(lmeval::resolve_function_ref(config["process_docs"]));
-  // The repository's own built-in tasks ship no .py files and keep working.
+  // The repository's own built-in tasks ship no .py files and keep working. The test binary
+  // lives under build/tests, where the binary-relative lookup finds no tasks/ folder, so the
+  // built-in folder is named the way an installed binary's user would name it.
+  ::setenv("LMEVAL_TASKS_DIR", (lmeval::testing::source_dir() / "tasks").c_str(), 1);
   auto builtin = lmeval::load_task_yaml(lmeval::testing::source_dir() / "tasks/hellaswag/hellaswag.yaml");
   EXPECT_EQ(builtin.value["process_docs"]["dir"], "hellaswag");
 }
