@@ -1,4 +1,5 @@
 // lm-eval entry point: legacy argv rewrite, subcommand dispatch, errors mapped to exit codes.
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -7,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/stop_signal.hpp"
 
 namespace {
 
@@ -22,6 +24,9 @@ bool is_subcommand(const char* s) {
 
 int main(int argc, char** argv) {
   using namespace lmeval;
+  // A write over the file size limit (ulimit -f) then fails with EFBIG and is reported with the
+  // file's name, instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   // The reference's legacy form (HarnessCLI.parse_args): `lm-eval --model m --tasks t` means
   // `lm-eval run ...` when more than one argument follows and the first is not a subcommand.
   std::vector<std::string> args(argv, argv + argc);
@@ -71,6 +76,9 @@ int main(int argc, char** argv) {
   }
   try {
     return action();
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr, "lm-eval: %s\n", e.what());
+    return e.exit_code();
   } catch (const UserError& e) {
     std::fprintf(stderr, "lm-eval: error: %s\n", e.what());
     return 2;

@@ -9,12 +9,22 @@
 #include "cli/run_output.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/core/stop_signal.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/output/output_writer.hpp"
 
 namespace lmeval::cli {
 
 namespace {
+
+// The one line printed when a stop signal ends a run.
+std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
+  std::string line = std::string(e.what()) + ": no results written; ";
+  if (cfg.use_cache)
+    return line + "the answers so far are in " + *cfg.use_cache + "_rank0.db: run the same command (same --use_cache " +
+           *cfg.use_cache + ") to resume";
+  return line + "add --use_cache PATH to a run to make it resumable";
+}
 
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
@@ -36,7 +46,15 @@ int run_main(RunFlags& f) {
   if (cfg.shard_count > 0 && !cfg.output_path)
     throw UserError("--shard needs --output_path for its partial file", {"", 0, 0, "--output_path"},
                     "a directory shared with (or copied to) the machine that runs `lm-eval merge`");
-  EvalOutput out = evaluate(cfg);
+  // Before the model phase: a run of hours must not find an unwritable folder at its end.
+  if (cfg.output_path) check_output_path_writable(*cfg.output_path);
+  install_stop_signal_handlers();
+  EvalOutput out;
+  try {
+    out = evaluate(cfg);
+  } catch (const Interrupted& e) {
+    throw Interrupted(e.signal(), resume_hint(e, cfg));
+  }
   if (!out.partial.is_null()) {
     for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
     auto path = write_partial(cfg, out.partial);
@@ -44,7 +62,11 @@ int run_main(RunFlags& f) {
               << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
     return 0;
   }
-  return report_run(cfg, out);
+  try {
+    return report_run(cfg, out);
+  } catch (const Interrupted& e) {
+    throw Interrupted(e.signal(), resume_hint(e, cfg));
+  }
 }
 
 }  // namespace

@@ -4,9 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
+#include <exception>
 #include <iostream>
 
+#include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/output/output_writer.hpp"
@@ -22,15 +23,18 @@ std::string py_dict_repr(const Json& d) { return py::repr(d.is_object() ? d : Js
 int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
   if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
+  // A failed write still shows the scores (below) before it ends the run with exit 1.
+  std::exception_ptr write_failure;
   if (cfg.output_path) {
     std::vector<std::pair<std::string, std::vector<Json>>> samples;
     for (auto& s : out.samples) samples.emplace_back(s.task, s.lines);
     try {
       auto w = write_outputs(*cfg.output_path, out.results, samples);
       spdlog::info("results written to {}", w.results.string());
-    } catch (const std::exception& e) {
-      // The reference logs and carries on when saving fails.
-      spdlog::error("Could not save results aggregated: {}", e.what());
+    } catch (const RuntimeError&) {
+      // The reference logs "Could not save results" and exits 0; lm-eval does not hide a lost
+      // file (docs/fidelity.md).
+      write_failure = std::current_exception();
     }
   }
   Json model_args = cfg.model_args;
@@ -66,6 +70,8 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
     std::cout << "Across few-shot seeds " << seeds << " (std: sample standard deviation, ddof=1):\n"
               << make_seed_variance_table(out.results) << "\n";
   }
+  std::cout.flush();
+  if (write_failure) std::rethrow_exception(write_failure);
   return 0;
 }
 
@@ -74,18 +80,8 @@ std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial) 
   fs::path op(*cfg.output_path);
   std::string name = "shard_" + std::to_string(cfg.shard_index) + "of" + std::to_string(cfg.shard_count) + ".json";
   fs::path file = op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name) : op / name;
-  std::error_code ec;
-  if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
   // Written whole then renamed: a killed shard never leaves half a part for merge to read.
-  fs::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << partial.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
-    if (!o) throw RuntimeError("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) throw RuntimeError("cannot write " + file.string() + ": " + ec.message());
+  write_file_atomic(file, partial.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
   return file;
 }
 

@@ -1,6 +1,7 @@
 // Hugging Face Hub client over libcurl with a huggingface_hub-compatible cache (blobs/refs/snapshots).
 #include "lmeval/data/hub_client.hpp"
 
+#include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
 
 #include <curl/curl.h>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -370,14 +373,7 @@ void HubClient::write_ref(const RepoRef& repo, const std::string& commit) const 
   if (is_commit_hash(repo.revision) || !safe_repo_path(repo.revision)) return;
   fs::path ref = repo_cache_dir(repo) / "refs" / repo.revision;
   if (trim(read_small_file(ref)) == commit) return;
-  fs::create_directories(ref.parent_path());
-  fs::path tmp = ref;
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << commit;  // no newline, as huggingface_hub writes it
-  }
-  fs::rename(tmp, ref);
+  write_file_atomic(ref, commit);  // no newline, as huggingface_hub writes it
 }
 
 HubClient::RepoInfo HubClient::cached_repo_info(const RepoRef& repo) const {
@@ -514,9 +510,17 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
           have = 0;
         }
         std::FILE* f = std::fopen(part.c_str(), have ? "ab" : "wb");
-        if (!f) throw RuntimeError("cannot write " + part.string());
+        if (!f) throw RuntimeError("cannot write " + part.string() + ": " + std::strerror(errno));
         Response g = request("GET", url, filename, f, have, true);
-        std::fclose(f);
+        // Flushed to disk before the rename below makes the blob visible as complete.
+        bool written = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+        int write_errno = errno;
+        if (std::fclose(f) != 0 && written) {
+          written = false;
+          write_errno = errno;
+        }
+        if (!written && write_errno != EINVAL)
+          throw RuntimeError("cannot write " + part.string() + ": " + std::strerror(write_errno));
         if (g.curl == CURLE_HTTP_RETURNED_ERROR) g.curl = CURLE_OK;  // judged by status below
         if (g.curl == CURLE_RANGE_ERROR) {
           // The server ignored the Range header: start again from the first byte.

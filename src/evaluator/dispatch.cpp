@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/core/stop_signal.hpp"
 #include "progress.hpp"
 
 namespace lmeval {
@@ -73,8 +74,17 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
           *record << py::json_dumps(r) << "\n";
         }
     }
+    throw_if_stopped();
     Progress progress(type);
-    lm.set_progress([&progress](size_t done, size_t total, int64_t tokens) { progress.update(done, total, tokens); });
+    // Backends report after every batch: the place to notice a stop signal (core/stop_signal.hpp).
+    // The exception unwinds through the backend; CachingLM has stored every finished chunk.
+    lm.set_progress([&progress](size_t done, size_t total, int64_t tokens) {
+      progress.update(done, total, tokens);
+      if (stop_signal()) {
+        progress.finish();
+        throw_if_stopped();
+      }
+    });
     auto t0 = std::chrono::steady_clock::now();
     // Responses of slot i are res[offset[i]] .. res[offset[i] + repeats - 1].
     auto hand_out = [&slots](auto&& response_at) {

@@ -10,6 +10,7 @@
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/scoring.hpp"
 #include "lmeval/filters/filter.hpp"
+#include "lmeval/output/output_writer.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
 #include "lmeval/tasks/task.hpp"
 #include "lmeval/tasks/task_selection.hpp"
@@ -64,17 +65,13 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       }
     }
   }
-  // Output path writable.
+  // Output path writable (a probe file in its folder, as run checks before the model phase).
   if (cfg.output_path) {
-    fs::path p(*cfg.output_path);
-    fs::path dir = p.extension() == ".json" ? p.parent_path() : p;
-    if (dir.empty()) dir = ".";
-    fs::path probe = dir;
-    while (!probe.empty() && !fs::exists(probe)) probe = probe.parent_path();
-    if (probe.empty()) probe = ".";
-    if (access(probe.c_str(), W_OK) != 0)
-      problems.emplace_back("output path is not writable (" + probe.string() + ")",
-                            SourceLocation{"", 0, 0, "output_path"}, "a writable directory");
+    try {
+      check_output_path_writable(*cfg.output_path);
+    } catch (const UserError& e) {
+      problems.push_back(e);
+    }
   }
   if ((cfg.log_samples || cfg.predict_only) && !cfg.output_path)
     problems.emplace_back("Specify --output_path if providing --log_samples or --predict_only",

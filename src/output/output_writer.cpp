@@ -3,10 +3,18 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/core/stop_signal.hpp"
 
 namespace lmeval {
 
@@ -29,18 +37,53 @@ std::string date_id_now() {
   return s;
 }
 
-void write_text_file(const fs::path& p, const std::string& content) {
-  std::ofstream out(p, std::ios::binary);
-  if (!out) throw RuntimeError("cannot write " + p.string());
-  out << content;
-  if (!out) throw RuntimeError("write failed: " + p.string());
+void write_text_file(const fs::path& p, const std::string& content) { write_file_atomic(p, content); }
+
+void check_output_path_writable(const std::string& output_path) {
+  fs::path op(output_path);
+  const SourceLocation where{"", 0, 0, "--output_path"};
+  std::error_code ec;
+  // A .json path names the results file; its folder takes the files. Any other path is a folder.
+  bool json_file = op.extension() == ".json";
+  fs::path dir = json_file ? op.parent_path() : op;
+  if (dir.empty()) dir = ".";
+  if (!json_file && fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw UserError("output path " + output_path + " is a file", where,
+                    "a folder (or a path ending in .json for the results file)");
+  fs::path existing = dir;
+  while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::exists(existing, ec)) existing = ".";
+  if (!fs::is_directory(existing, ec))
+    throw UserError("output path " + output_path + " is under " + existing.string() + ", which is a file", where,
+                    "a folder path (or a path ending in .json) whose parents are folders");
+  // The folder that will receive a new entry: a probe file there is the one test that sees
+  // permissions, read-only mounts, ACLs and full inode tables alike.
+  fs::path probe = existing / (".lm-eval-write-probe-" + std::to_string(::getpid()));
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int err = errno;
+    throw UserError("output path " + output_path + " cannot be written: " + existing.string() + ": " +
+                        std::strerror(err),
+                    where, "a folder this user can write to");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
-static void write_file(const fs::path& p, const std::string& content) {
-  std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
-  write_text_file(p, content);
+namespace {
+
+// LMEVAL_TEST_WRITE_DELAY_MS=<n>: a pause of n ms after each file is staged and after each rename,
+// so tests can kill a run while it writes (tests/cli/stop_signal_test.cpp). Not for users.
+void test_write_delay() {
+  static const long ms = [] {
+    const char* v = std::getenv("LMEVAL_TEST_WRITE_DELAY_MS");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
+
+}  // namespace
 
 WrittenFiles write_outputs(const std::string& output_path, const Json& results,
                            const std::vector<std::pair<std::string, std::vector<Json>>>& samples) {
@@ -55,13 +98,35 @@ WrittenFiles write_outputs(const std::string& output_path, const Json& results,
     dir = op / results.value("model_name_sanitized", "model");
     w.results = dir / ("results_" + date + ".json");
   }
-  write_file(w.results, py::json_dumps(results, {.indent = 2}));
+  // Everything is staged first; then the samples are renamed into place and the results file
+  // last, so a results file means its samples are complete. A failure (disk full) or a stop
+  // signal before the renames leaves no file at all (the staged files remove themselves).
+  std::vector<AtomicFile> staged;
   for (const auto& [task, lines] : samples) {
     fs::path p = dir / ("samples_" + task + "_" + date + ".jsonl");
-    std::string content;
-    for (const auto& l : lines) content += py::json_dumps(l) + "\n";
-    write_file(p, content);
+    staged.emplace_back(p);
+    std::string chunk;
+    for (const auto& l : lines) {
+      chunk += py::json_dumps(l);
+      chunk += '\n';
+      if (chunk.size() >= (1u << 20)) {
+        staged.back().write(chunk);
+        chunk.clear();
+      }
+    }
+    staged.back().write(chunk);
+    staged.back().finish();
     w.samples.push_back(p);
+    test_write_delay();
+    throw_if_stopped();
+  }
+  staged.emplace_back(w.results);
+  staged.back().write(py::json_dumps(results, {.indent = 2}));
+  staged.back().finish();
+  throw_if_stopped();
+  for (auto& f : staged) {
+    f.commit();
+    test_write_delay();
   }
   return w;
 }

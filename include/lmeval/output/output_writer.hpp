@@ -15,15 +15,22 @@ struct WrittenFiles {
   std::vector<std::filesystem::path> samples;
 };
 
-// Writes `content` to `path` (binary, replacing it); a RuntimeError naming the file when it cannot
-// be opened or written. Does not create directories.
+// Writes `content` to `path` whole or not at all (core/atomic_file.hpp: temporary file, fsync,
+// rename; creates the folder); a RuntimeError naming the file and the OS error when it fails.
 void write_text_file(const std::filesystem::path& path, const std::string& content);
+
+// UserError (field --output_path) unless files can be created where --output_path puts them: the
+// path is a file where a folder is expected, lies under a file, or its folder (the closest one
+// that exists) refuses a probe file (read-only mount, permissions). Creates nothing that stays.
+void check_output_path_writable(const std::string& output_path);
 
 // date_id = local time isoformat with ':' replaced by '-'.
 std::string date_id_now();
 
 // Writes <output_path>/<model_sanitized>/results_<date>.json (or <stem>_<date>.json when
-// output_path ends in .json) and, for each task, samples_<task>_<date>.jsonl.
+// output_path ends in .json) and, for each task, samples_<task>_<date>.jsonl: all staged, then the
+// samples renamed into place and the results last. A write failure is a RuntimeError naming the
+// file and leaves none of them; a stop signal before the renames throws Interrupted, likewise.
 WrittenFiles write_outputs(const std::string& output_path, const Json& results,
                            const std::vector<std::pair<std::string, std::vector<Json>>>& samples);
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/stop_signal.hpp"
 
 namespace lmeval::api {
 
@@ -172,6 +173,9 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
 
   try {
     while (true) {
+      // A stop signal (core/stop_signal.hpp) ends the wait for a slow server within a second; the
+      // transfers in flight are dropped below.
+      throw_if_stopped();
       const auto now = Clock::now();
       while (!stopped && active.size() < options_.max_in_flight) {
         if (!delayed.empty() && delayed.begin()->first <= now) {

@@ -20,13 +20,18 @@ double u(const std::string& h, int i) {
   return static_cast<double>(std::strtoul(h.substr(8 * i, 8).c_str(), nullptr, 16)) / 4294967296.0;
 }
 
-// LMEVAL_DUMMY_DELAY_MS=<n>: sleep n ms per request, so tests can kill a run half way.
-void delay(size_t requests) {
+// LMEVAL_DUMMY_DELAY_MS=<n>: sleep n ms per request, so tests can kill or interrupt a run half
+// way; a delayed model reports progress after every request, as a backend does after a batch.
+long delay_ms() {
   static const long ms = [] {
     const char* v = std::getenv("LMEVAL_DUMMY_DELAY_MS");
     return v ? std::strtol(v, nullptr, 10) : 0L;
   }();
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms * static_cast<long>(requests)));
+  return ms;
+}
+
+void delay(size_t requests) {
+  if (delay_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms() * static_cast<long>(requests)));
 }
 
 class DummyLM : public LM {
@@ -42,7 +47,7 @@ class DummyLM : public LM {
       delay(1);
       std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
-      if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size(), -1);
+      if (progress_ && ((i + 1) % 1024 == 0 || delay_ms() > 0)) progress_(i + 1, reqs.size(), -1);
     }
     if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;
@@ -52,6 +57,7 @@ class DummyLM : public LM {
     std::vector<double> out;
     for (const auto& t : texts) {
       delay(1);
+      if (progress_ && delay_ms() > 0) progress_(out.size(), texts.size(), -1);
       std::string h = sha256_hex(salt_ + "rolling" + std::string(1, kSep) + t);
       double n = static_cast<double>(t.size());
       out.push_back(-((0.5 + u(h, 0)) * n));
@@ -64,6 +70,7 @@ class DummyLM : public LM {
     std::vector<std::string> out;
     for (const auto& r : reqs) {
       delay(1);
+      if (progress_ && delay_ms() > 0) progress_(out.size(), reqs.size(), -1);
       std::string h = sha256_hex(salt_ + "gen" + std::string(1, kSep) + r.context);
       unsigned long n = std::strtoul(h.substr(0, 8).c_str(), nullptr, 16) % 100;
       std::string text = " The answer is " + std::to_string(n) + ".\n\n#### " + std::to_string(n);
