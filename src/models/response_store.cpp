@@ -3,6 +3,10 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "lmeval/core/error.hpp"
@@ -88,8 +92,26 @@ ResponseStore::~ResponseStore() {
   sqlite3_close(db_);
 }
 
+// Why the cache's location cannot be written, or empty when it can: the file itself, or its folder
+// (sqlite creates the -wal and -shm files beside it, and the file on first use).
+std::string ResponseStore::unwritable_reason() const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(file_, ec) && ::access(file_.c_str(), W_OK) != 0)
+    return file_.string() + ": " + std::strerror(errno);
+  fs::path dir = file_.has_parent_path() ? file_.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) return dir.string() + " is not a folder";
+  if (::access(dir.c_str(), W_OK) != 0) return dir.string() + ": " + std::strerror(errno);
+  return "";
+}
+
 void ResponseStore::fail(const std::string& what, bool sqlite_detail) const {
   std::string detail = db_ && sqlite_detail ? std::string(": ") + sqlite3_errmsg(db_) : std::string();
+  // A read-only location is not a damaged cache: deleting the file would not help.
+  if (std::string why = unwritable_reason(); !why.empty())
+    throw RuntimeError("response cache " + file_.string() + ": " + what + detail + "; its location is read-only (" +
+                       why + ") (expected a writable file and folder for --use_cache: sqlite keeps its -wal and " +
+                       "-shm files beside the cache)");
   throw RuntimeError("response cache " + file_.string() + ": " + what + detail +
                      " (expected a file written by lm-eval --use_cache; delete it to start over)");
 }

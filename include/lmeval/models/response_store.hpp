@@ -31,6 +31,7 @@ class ResponseStore {
 
  private:
   [[noreturn]] void fail(const std::string& what, bool sqlite_detail = true) const;
+  std::string unwritable_reason() const;
   void exec(const char* sql);
 
   std::filesystem::path file_;
