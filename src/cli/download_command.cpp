@@ -64,11 +64,10 @@ int download_main(const DownloadFlags& f) {
         continue;
       }
       std::vector<std::string> splits;
-      for (const char* k : {"test_split", "validation_split", "training_split"})
-        if (t.has(k) && t.get(k).is_string()) splits.push_back(t.str(k));
-      Json fs = resolved_fewshot_config(t);
-      if (fs.is_object() && fs.contains("split") && fs["split"].is_string())
-        splits.push_back(fs["split"].get<std::string>());
+      for (TaskField k : {TaskField::test_split, TaskField::validation_split, TaskField::training_split})
+        if (t.get(k).is_string()) splits.push_back(t.str(k));
+      FewshotConfig fs = resolved_fewshot_config(t);
+      if (fs.split.is_string()) splits.push_back(fs.split.get<std::string>());
       std::sort(splits.begin(), splits.end());
       splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
       std::string key = ref.path + "|" + ref.name.value_or("") + "|" + ref.kwargs.dump();

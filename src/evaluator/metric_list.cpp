@@ -25,7 +25,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     out.push_back({"bypass", "bypass", nullptr, true, Json::object()});
     return out;
   }
-  const Json& list = cfg.get("metric_list");
+  const Json& list = cfg.get(TaskField::metric_list);
   if (!list.is_array()) {
     for (const auto& n : metrics::default_metric_names(cfg.output_type())) {
       const metrics::Metric* m = metrics::find(n);
@@ -33,10 +33,10 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     }
     return out;
   }
-  bool custom_results = cfg.has("process_results");
+  bool custom_results = cfg.has(TaskField::process_results);
   size_t i = 0;
   for (const auto& entry : list) {
-    SourceLocation where = cfg.where("metric_list");
+    SourceLocation where = cfg.where(TaskField::metric_list);
     where.field = "metric_list[" + std::to_string(i++) + "]";
     MetricSpec s;
     const Json& m = entry["metric"];
@@ -85,7 +85,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
 
 void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& specs) {
   if (cfg.output_type() != "multiple_choice") return;
-  const Json& pr = cfg.get("process_results");
+  const Json& pr = cfg.get(TaskField::process_results);
   if (is_function_ref(pr) && !resolve_function_ref(pr).gold_choices) return;
   for (const metrics::Metric* c : metrics::all()) {
     if (!c->continuous) continue;

@@ -19,12 +19,13 @@ namespace {
 // metrics with `bypass`.
 TaskConfig with_run_settings(TaskConfig tc, const EvalConfig& cfg) {
   if (tc.output_type() == "generate_until" && cfg.gen_kwargs.is_object() && !cfg.gen_kwargs.empty()) {
-    Json& g = tc.raw["generation_kwargs"];
+    Json g = tc.get(TaskField::generation_kwargs);
     for (auto it = cfg.gen_kwargs.begin(); it != cfg.gen_kwargs.end(); ++it) g[it.key()] = it.value();
+    tc.set(TaskField::generation_kwargs, std::move(g));
   }
   if (cfg.predict_only) {
-    tc.raw["metric_list"] = Json::array({Json{{"metric", "bypass"}}});
-    tc.raw["process_results"] = "process_results";
+    tc.set(TaskField::metric_list, Json::array({Json{{"metric", "bypass"}}}));
+    tc.set(TaskField::process_results, "process_results");
   }
   return tc;
 }
@@ -32,8 +33,7 @@ TaskConfig with_run_settings(TaskConfig tc, const EvalConfig& cfg) {
 // --num_fewshot applies unless the task's config sets 0 shots itself.
 void apply_num_fewshot(const EvalConfig& cfg, Task& task) {
   if (!cfg.num_fewshot) return;
-  const Json& nf = task.config().get("num_fewshot");
-  if (nf.is_number_integer() && nf.get<int>() == 0)
+  if (task.config().num_fewshot() == 0)
     spdlog::info("num_fewshot has been set to 0 for {} in its config. Manual configuration will be ignored.",
                  task.name());
   else
@@ -42,14 +42,14 @@ void apply_num_fewshot(const EvalConfig& cfg, Task& task) {
 
 std::vector<FilterEnsemble> filters_of(const TaskConfig& config) {
   std::vector<FilterEnsemble> filters;
-  const Json& fl = config.get("filter_list");
+  const Json& fl = config.get(TaskField::filter_list);
   if (!fl.is_array()) {
     filters.push_back(FilterEnsemble::default_none());
     return filters;
   }
   size_t i = 0;
   for (const auto& entry : fl) {
-    SourceLocation where = config.where("filter_list");
+    SourceLocation where = config.where(TaskField::filter_list);
     where.field = "filter_list[" + std::to_string(i++) + "]";
     filters.push_back(FilterEnsemble::from_config(entry, where));
   }
@@ -100,10 +100,10 @@ std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg, const TaskS
   TaskNameDraws name_draws = task_name_draws(selection);
   for (size_t i = 0; i < selection.tasks.size(); ++i) {
     const TaskConfig& tc = selection.tasks[i];
-    if (tc.get("unsafe_code").is_boolean() && tc.get("unsafe_code").get<bool>() && !cfg.confirm_run_unsafe_code)
+    if (tc.unsafe_code() && !cfg.confirm_run_unsafe_code)
       throw UserError("Attempted to run task: " + tc.name() +
                           " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
-                      tc.where("unsafe_code"), "--confirm_run_unsafe_code");
+                      tc.where(TaskField::unsafe_code), "--confirm_run_unsafe_code");
     tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
     draw_task_name_reads(*task_context().global_random, name_draws.after_task[i]);
   }

@@ -51,9 +51,9 @@ bool wants_unconditional(const std::vector<MetricSpec>& specs) {
 // A task function's own scores, and beside them the continuous metrics when it names its golds.
 Json process_results_by_function(const TaskConfig& cfg, const std::vector<MetricSpec>& specs,
                                  const Doc& doc, const std::vector<Json>& results) {
-  const auto& fn = resolve_function_ref(cfg.get("process_results"));
+  const auto& fn = resolve_function_ref(cfg.get(TaskField::process_results));
   if (!fn.process_results)
-    throw UserError("function is not a process_results function", cfg.where("process_results"),
+    throw UserError("function is not a process_results function", cfg.where(TaskField::process_results),
                     "process_results(doc, results)");
   Json out = fn.process_results(doc, results);
   bool wants_continuous = false;
@@ -147,7 +147,7 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
     int64_t i = s.gold.is_number_integer() ? s.gold.get<int64_t>() : -1;
     if (i < 0 || i >= static_cast<int64_t>(choices.size()))
       throw UserError("task " + task.name() + ": target " + s.gold.dump() + " is not a valid choice index",
-                      cfg.where("doc_to_target"), "an index into doc_to_choice");
+                      cfg.where(TaskField::doc_to_target), "an index into doc_to_choice");
     s.gold = choices[static_cast<size_t>(i)];
   } else if (s.multiple_target) {
     // gold stays a list
@@ -161,7 +161,7 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
       for (const metrics::Metric* g : metrics::all())
         if (g->generate_until) available += g->name + ", ";
       throw UserError("metric '" + spec.name + "' is not available for generate_until tasks",
-                      cfg.where("metric_list"), available + "or a process_results function");
+                      cfg.where(TaskField::metric_list), available + "or a process_results function");
     }
     out[spec.name] = m->generate_until(s, spec.kwargs);
   }
@@ -173,7 +173,7 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
 Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
                      const std::vector<Json>& results, std::string* notice) {
   const TaskConfig& cfg = task.config();
-  if (is_function_ref(cfg.get("process_results"))) return process_results_by_function(cfg, specs, doc, results);
+  if (is_function_ref(cfg.get(TaskField::process_results))) return process_results_by_function(cfg, specs, doc, results);
   Json out = Json::object();
   std::string ot = cfg.output_type();
   if (has_metric(specs, "bypass")) {

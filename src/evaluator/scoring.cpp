@@ -130,10 +130,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
   }
   scores.random_baseline = random_baseline(plan);
   scores.sample_len = scores.keys.empty() ? 0 : scores.items[scores.keys.back()].size();
-  const Json& cluster_key = task.config().get("cluster_key");
-  if (cluster_key.is_string())
-    for (size_t pos : plan.doc_positions)
-      scores.clusters.push_back(cluster_of(task, cluster_key.get<std::string>(), task.eval_docs()[pos]));
+  if (std::optional<std::string> cluster_key = task.config().cluster_key())
+    for (size_t pos : plan.doc_positions) scores.clusters.push_back(cluster_of(task, *cluster_key, task.eval_docs()[pos]));
   return scores;
 }
 

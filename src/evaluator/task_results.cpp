@@ -12,13 +12,12 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
   const Task& task = *plan.task;
   Json entry = Json::object();
   entry["name"] = task.name();
-  const Json& alias = task.config().get("task_alias");
-  entry["alias"] = alias.is_string() ? alias : Json(task.name());
+  entry["alias"] = task.config().task_alias().value_or(task.name());
   entry["sample_len"] = scores.sample_len;
-  const Json& cluster_key = task.config().get("cluster_key");
+  std::optional<std::string> cluster_key = task.config().cluster_key();
   Json statistics = Json::object();
   statistics["n"] = scores.sample_len;
-  if (cluster_key.is_string()) statistics["cluster_key"] = cluster_key;
+  if (cluster_key) statistics["cluster_key"] = *cluster_key;
   for (const auto& key : scores.keys) {
     const auto& items = scores.items.at(key);
     std::string agg = "mean";

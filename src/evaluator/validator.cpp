@@ -28,13 +28,13 @@ bool looks_like_template(const std::string& s) {
 }
 
 void check_templates(const TaskConfig& tc, std::vector<UserError>& problems) {
-  for (const char* field : {"doc_to_text", "doc_to_target", "doc_to_choice", "description",
-                            "gen_prefix", "doc_to_decontamination_query"}) {
+  for (TaskField field : {TaskField::doc_to_text, TaskField::doc_to_target, TaskField::doc_to_choice,
+                          TaskField::description, TaskField::gen_prefix, TaskField::doc_to_decontamination_query}) {
     const Json& v = tc.get(field);
     if (!v.is_string() || !looks_like_template(v.get<std::string>())) continue;
     try {
       tmpl::Template::parse(v.get<std::string>(), tmpl::task_options(),
-                            "task " + tc.name() + ", field " + field);
+                            "task " + tc.name() + ", field " + field_name(field));
     } catch (UserError& e) {
       SourceLocation w = tc.where(field);
       problems.emplace_back(e.message(), w, e.expected());
@@ -91,11 +91,11 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     } catch (UserError& e) {
       problems.push_back(e);
     }
-    const Json& fl = tc.get("filter_list");
+    const Json& fl = tc.get(TaskField::filter_list);
     if (fl.is_array()) {
       size_t i = 0;
       for (const auto& entry : fl) {
-        SourceLocation where = tc.where("filter_list");
+        SourceLocation where = tc.where(TaskField::filter_list);
         where.field = "filter_list[" + std::to_string(i++) + "]";
         try {
           FilterEnsemble::from_config(entry, where);
@@ -125,8 +125,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     }
     if (task->eval_docs().empty()) continue;
     try {
-      int nf = cfg.num_fewshot.value_or(tc.get("num_fewshot").is_number_integer() ? tc.get("num_fewshot").get<int>() : 0);
-      if (tc.get("num_fewshot").is_number_integer() && tc.get("num_fewshot").get<int>() == 0) nf = 0;
+      int nf = cfg.num_fewshot.value_or(tc.num_fewshot().value_or(0));
+      if (tc.num_fewshot() == 0) nf = 0;
       if (!task->fewshot_available()) {
         if (nf > 0)
           report.notes.push_back("task " + tc.name() + ": few-shot source absent locally; rendered at 0 shots");

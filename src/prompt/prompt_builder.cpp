@@ -38,15 +38,15 @@ bool requires_delimiter(const std::string& prefix, const std::string& suffix) {
 }
 
 FewshotSampler::FewshotSampler(const Task& task, int64_t seed) : task_(task), rng_(seed) {
-  const Json& fc = task.fewshot_config();
-  kind_ = fc.value("sampler", "default");
+  const FewshotConfig& fc = task.fewshot_config();
+  kind_ = fc.sampler.is_string() ? fc.sampler.get<std::string>() : "default";
   if (kind_ != "default" && kind_ != "first_n")
     throw UserError("Attempted to use contextsampler '" + kind_ +
                         "', but no sampling strategy for this name found! Supported model names: "
                         "default, first_n",
-                    task.config().where("fewshot_config"), "sampler: default or first_n");
+                    task.config().where(TaskField::fewshot_config), "sampler: default or first_n");
   const auto& docs = task.fewshot_docs();
-  const Json& idx = fc["fewshot_indices"];
+  const Json& idx = fc.fewshot_indices;
   if (kind_ == "default" && idx.is_array() && !idx.empty() && !docs.empty()) {
     for (const auto& i : idx) {
       int64_t k = i.get<int64_t>();
@@ -54,7 +54,7 @@ FewshotSampler::FewshotSampler(const Task& task, int64_t seed) : task_(task), rn
       if (k < 0 || k >= static_cast<int64_t>(docs.size()))
         throw UserError("fewshot_indices entry " + i.dump() + " is out of range for " +
                             std::to_string(docs.size()) + " few-shot documents",
-                        task.config().where("fewshot_config"), "indices into the few-shot split");
+                        task.config().where(TaskField::fewshot_config), "indices into the few-shot split");
       pool_.push_back(&docs[static_cast<size_t>(k)]);
     }
   } else {
@@ -69,7 +69,7 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
                         " few-shot examples but its few-shot source (" +
                         (task_.fewshot_source().empty() ? std::string("none") : task_.fewshot_source()) +
                         ") has no documents here",
-                    task_.config().where("num_fewshot"),
+                    task_.config().where(TaskField::num_fewshot),
                     "--num_fewshot 0, or the few-shot split present in the data");
   if (kind_ == "first_n") {
     std::vector<const Doc*> out;
@@ -81,7 +81,7 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
     if (out.size() < n)
       throw UserError("Error: number of fewshot samples requested exceeds the " +
                           std::to_string(out.size()) + " that are available.",
-                      task_.config().where("num_fewshot"), "at most that many shots");
+                      task_.config().where(TaskField::num_fewshot), "at most that many shots");
     return out;
   }
   bool exclude = eval_doc && !(eval_doc->is_object() && eval_doc->empty());
@@ -89,7 +89,7 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
   if (k > pool_.size())
     throw UserError("task " + task_.name() + ": Sample larger than population (" + std::to_string(k) +
                         " from " + std::to_string(pool_.size()) + " few-shot documents)",
-                    task_.config().where("num_fewshot"), "fewer shots");
+                    task_.config().where(TaskField::num_fewshot), "fewer shots");
   auto drawn = rng_.sample(pool_, k);
   if (!exclude) return drawn;
   std::vector<const Doc*> out;
@@ -99,7 +99,7 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
   if (out.size() != n)
     throw UserError("Error: number of fewshot samples returned (" + std::to_string(out.size()) +
                         ") not equal to number requested (" + std::to_string(n) + ").",
-                    task_.config().where("num_fewshot"), "a few-shot pool with distinct documents");
+                    task_.config().where(TaskField::num_fewshot), "a few-shot pool with distinct documents");
   return out;
 }
 
@@ -134,7 +134,7 @@ std::vector<Message> build_qa_turn(const Task& task, const std::string& q,
       if (i < 0 || i >= static_cast<int64_t>(c->size()))
         throw UserError("task " + task.name() + ": few-shot target index " + std::to_string(i) +
                             " is out of range for " + std::to_string(c->size()) + " choices",
-                        task.config().where("doc_to_target"), "a valid choice index");
+                        task.config().where(TaskField::doc_to_target), "a valid choice index");
       answer = (*c)[static_cast<size_t>(i)];
     } else if (a.is_array()) {
       answer = a.empty() ? "" : as_text(a[0]);
@@ -191,39 +191,39 @@ std::string finish(const std::vector<Message>& msgs, const PromptOptions& opts,
 std::vector<std::string> fewshot_context(const Task& task, const Doc& doc, int num_fewshot,
                                          FewshotSampler& sampler, const PromptOptions& opts) {
   const TaskConfig& cfg = task.config();
-  const Json& fc = task.fewshot_config();
+  const FewshotConfig& fc = task.fewshot_config();
   std::vector<Message> messages;
-  auto gen_prefix = task.resolve_field(doc, cfg.get("gen_prefix"), "gen_prefix");
-  std::string description = task.resolve_field(doc, cfg.get("description"), "description").value_or("");
-  std::string few_delim_task = cfg.str("fewshot_delimiter", "\n\n");
+  auto gen_prefix = task.resolve_field(doc, cfg.get(TaskField::gen_prefix), "gen_prefix");
+  std::string description = task.resolve_field(doc, cfg.get(TaskField::description), "description").value_or("");
+  std::string few_delim_task = cfg.fewshot_delimiter();
   std::string system_prompt = maybe_delimit(opts.system_instruction.value_or(""), description, few_delim_task);
   if (!system_prompt.empty()) messages.push_back({"system", system_prompt, ""});
 
   if (num_fewshot > 0) {
-    bool exclude = fc["split"] == cfg.get("test_split");
+    bool exclude = fc.split == cfg.get(TaskField::test_split);
     auto shots = sampler.sample(static_cast<size_t>(num_fewshot), exclude ? &doc : nullptr);
-    const Json* fs_text = fc["doc_to_text"].is_null() ? nullptr : &fc["doc_to_text"];
-    const Json* fs_target = fc["doc_to_target"].is_null() ? nullptr : &fc["doc_to_target"];
-    bool fs_has_choice = truthy(fc["doc_to_choice"]);
-    std::string fs_tgt_delim = as_text(fc["target_delimiter"]);
-    std::string fs_few_delim = as_text(fc["fewshot_delimiter"]);
+    const Json* fs_text = fc.doc_to_text.is_null() ? nullptr : &fc.doc_to_text;
+    const Json* fs_target = fc.doc_to_target.is_null() ? nullptr : &fc.doc_to_target;
+    bool fs_has_choice = truthy(fc.doc_to_choice);
+    std::string fs_tgt_delim = as_text(fc.target_delimiter);
+    std::string fs_few_delim = as_text(fc.fewshot_delimiter);
     for (const Doc* fs : shots) {
       Json q = task.doc_to_text(*fs, fs_text);
       std::optional<std::vector<std::string>> c;
-      if (fs_has_choice) c = task.doc_to_choice(*fs, &fc["doc_to_choice"]);
+      if (fs_has_choice) c = task.doc_to_choice(*fs, &fc.doc_to_choice);
       Json a = task.doc_to_target(*fs, fs_target);
-      auto gp = task.resolve_field(*fs, fc["gen_prefix"], "gen_prefix");
+      auto gp = task.resolve_field(*fs, fc.gen_prefix, "gen_prefix");
       if (task.multiple_input()) {
         int64_t i = q.get<int64_t>();
         if (!c || i < 0 || i >= static_cast<int64_t>(c->size()))
           throw UserError("task " + task.name() + ": few-shot doc_to_text index out of range",
-                          cfg.where("doc_to_text"), "an index into doc_to_choice");
+                          cfg.where(TaskField::doc_to_text), "an index into doc_to_choice");
         q = (*c)[static_cast<size_t>(i)];
         c.reset();
       }
       if (!q.is_string())
         throw UserError("task " + task.name() + ": Context is not a string! : " + py::repr(q),
-                        cfg.where("doc_to_text"), "doc_to_text to give a string");
+                        cfg.where(TaskField::doc_to_text), "doc_to_text to give a string");
       auto turn = build_qa_turn(task, q.get<std::string>(), c, a, gp, fs_tgt_delim, fs_few_delim);
       messages.insert(messages.end(), turn.begin(), turn.end());
     }
@@ -231,11 +231,11 @@ std::vector<std::string> fewshot_context(const Task& task, const Doc& doc, int n
 
   Json q = task.doc_to_text(doc);
   std::optional<std::vector<std::string>> c;
-  if (truthy(cfg.get("doc_to_choice"))) c = task.doc_to_choice(doc);
+  if (truthy(cfg.get(TaskField::doc_to_choice))) c = task.doc_to_choice(doc);
   task.doc_to_target(doc);  // evaluated by the reference too: a broken target fails here
-  std::string tgt_delim = cfg.str("target_delimiter", " ");
+  std::string tgt_delim = cfg.target_delimiter();
   if (task.multiple_input()) {
-    if (!c) throw UserError("multiple inputs require choices to be a list", cfg.where("doc_to_choice"), "a list");
+    if (!c) throw UserError("multiple inputs require choices to be a list", cfg.where(TaskField::doc_to_choice), "a list");
     std::vector<std::string> out;
     for (const auto& ctx : *c) {
       auto msgs = messages;
@@ -247,7 +247,7 @@ std::vector<std::string> fewshot_context(const Task& task, const Doc& doc, int n
   }
   if (!q.is_string())
     throw UserError("task " + task.name() + ": Context is not a string! : " + py::repr(q),
-                    cfg.where("doc_to_text"), "doc_to_text to give a string");
+                    cfg.where(TaskField::doc_to_text), "doc_to_text to give a string");
   auto turn = build_qa_turn(task, q.get<std::string>(), c, Json(), gen_prefix, tgt_delim, "");
   messages.insert(messages.end(), turn.begin(), turn.end());
   return {finish(messages, opts, gen_prefix)};
@@ -259,7 +259,7 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
                                      const PromptOptions& opts, bool mutual_info) {
   const TaskConfig& cfg = task.config();
   std::string ot = cfg.output_type();
-  int repeats = cfg.get("repeats").is_number_integer() ? cfg.get("repeats").get<int>() : 1;
+  int repeats = cfg.repeats();
   std::vector<Instance> out;
   for (size_t k = 0; k < doc_positions.size(); ++k) {
     const Doc& doc = task.eval_docs()[doc_positions[k]];
@@ -293,10 +293,10 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
       auto choices = task.doc_to_choice(doc);
       if (!choices)
         throw UserError("multiple_choice task " + task.name() + " has no doc_to_choice",
-                        cfg.where("output_type"), "doc_to_choice");
-      std::string delim = cfg.str("target_delimiter", " ");
+                        cfg.where(TaskField::output_type), "doc_to_choice");
+      std::string delim = cfg.target_delimiter();
       if (opts.apply_chat_template) {
-        std::string gp = cfg.str("gen_prefix");
+        std::string gp = cfg.str(TaskField::gen_prefix);
         delim = (!gp.empty() && !ends_with_space(gp)) ? delim : "";
       }
       int i = 0;
@@ -309,7 +309,7 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
       if (mutual_info)
         for (const auto& ch : *choices) make("loglikelihood", i++, Json::array({"", delim + ch}));
     } else {
-      make("generate_until", 0, Json::array({ctxs[0], cfg.get("generation_kwargs")}));
+      make("generate_until", 0, Json::array({ctxs[0], cfg.get(TaskField::generation_kwargs)}));
     }
   }
   return out;

@@ -29,7 +29,7 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
     throw UserError(what + ": " + e.message(), e.where(), e.expected());
   } catch (const RuntimeError& e) {
     // Data absent here and the Hub unreachable (offline machine): say which task needs what.
-    throw RuntimeError(cfg_.where("dataset_path").to_string() + ": " + what + ", which is not in " +
+    throw RuntimeError(cfg_.where(TaskField::dataset_path).to_string() + ": " + what + ", which is not in " +
                        data.describe() + ": " + e.what() +
                        ". Put it under --data_dir as <org>/<name>/<config>/<split>.jsonl.");
   }
@@ -38,14 +38,14 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
     if (!required) return {};
     throw UserError("split '" + split + "' of dataset " + ref.path +
                         (ref.name ? " (config " + *ref.name + ")" : "") + " not found in " + data.describe(),
-                    cfg_.where(split == cfg_.str("test_split") ? "test_split" : "validation_split"),
+                    cfg_.where(split == cfg_.str(TaskField::test_split) ? TaskField::test_split : TaskField::validation_split),
                     "the dataset under --data_dir/$LMEVAL_DATA_DIR as <org>/<name>/<config>/<split>.jsonl, "
                     "or a reachable Hub dataset");
   }
   if (is_function_ref(process_docs)) {
     const auto& fn = resolve_function_ref(process_docs);
     if (!fn.process_docs)
-      throw UserError("function is not a process_docs function", cfg_.where("process_docs"),
+      throw UserError("function is not a process_docs function", cfg_.where(TaskField::process_docs),
                       "a process_docs(dataset) function");
     if (keep_raw && fn.draws_global_random) {
       raw_eval_rows_ = *rows;
@@ -68,8 +68,8 @@ std::vector<Doc> Task::run_process_docs(const TaskFunction& fn, std::vector<Doc>
 
 void Task::reaccess_eval_docs() {
   if (!impure_process_docs_) return;
-  std::string split = cfg_.str("test_split");
-  if (split.empty()) split = cfg_.str("validation_split");
+  std::string split = cfg_.str(TaskField::test_split);
+  if (split.empty()) split = cfg_.str(TaskField::validation_split);
   eval_docs_ = std::make_shared<const std::vector<Doc>>(
       run_process_docs(*impure_process_docs_, raw_eval_rows_, split));
 }
@@ -79,35 +79,35 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   t->cfg_ = std::move(cfg);
   t->name_ = t->cfg_.name();
   t->fewshot_cfg_ = resolved_fewshot_config(t->cfg_);
-  const Json& pd = t->cfg_.get("process_docs");
-  std::string test = t->cfg_.str("test_split"), val = t->cfg_.str("validation_split"),
-              train = t->cfg_.str("training_split");
-  if (t->cfg_.has("custom_dataset"))
-    throw UserError("custom_dataset functions are not supported", t->cfg_.where("custom_dataset"),
+  const Json& pd = t->cfg_.get(TaskField::process_docs);
+  std::string test = t->cfg_.str(TaskField::test_split), val = t->cfg_.str(TaskField::validation_split),
+              train = t->cfg_.str(TaskField::training_split);
+  if (t->cfg_.has(TaskField::custom_dataset))
+    throw UserError("custom_dataset functions are not supported", t->cfg_.where(TaskField::custom_dataset),
                     "dataset_path with local files or a Hub dataset");
-  if (!t->cfg_.has("dataset_path"))
-    throw UserError("task " + t->name_ + " has no dataset_path", t->cfg_.where("task"),
+  if (!t->cfg_.has(TaskField::dataset_path))
+    throw UserError("task " + t->name_ + " has no dataset_path", t->cfg_.where(TaskField::task),
                     "dataset_path: <hub id, json/csv with data_files, or a local path>");
   // Few-shot pool first, as ConfigurableTask.__init__ does (order matters when process_docs
   // consumes the global random state).
-  const Json& fs_split = t->fewshot_cfg_["split"];
-  const Json& fs_pd = t->fewshot_cfg_["process_docs"];
+  const Json& fs_split = t->fewshot_cfg_.split;
+  const Json& fs_pd = t->fewshot_cfg_.process_docs;
   if (fs_split.is_string()) {
     bool found = false;
     t->fewshot_docs_ = t->load_split(data, fs_split.get<std::string>(), fs_pd, false, &found);
     t->fewshot_available_ = found;
     t->fewshot_source_ = "split '" + fs_split.get<std::string>() + "'";
-  } else if (!t->fewshot_cfg_["samples"].is_null()) {
-    const Json& s = t->fewshot_cfg_["samples"];
+  } else if (!t->fewshot_cfg_.samples.is_null()) {
+    const Json& s = t->fewshot_cfg_.samples;
     if (is_function_ref(s)) {
       const auto& fn = resolve_function_ref(s);
-      if (!fn.doc_fn) throw UserError("fewshot_config.samples function must return docs", t->cfg_.where("fewshot_config"), "a function returning a list of docs");
+      if (!fn.doc_fn) throw UserError("fewshot_config.samples function must return docs", t->cfg_.where(TaskField::fewshot_config), "a function returning a list of docs");
       Json docs = fn.doc_fn(Json::object());
       for (auto& d : docs) t->fewshot_docs_.push_back(d);
     } else if (s.is_array()) {
       for (const auto& d : s) t->fewshot_docs_.push_back(d);
     } else {
-      throw UserError("fewshot_config.samples must be a list of documents", t->cfg_.where("fewshot_config"), "a list of mappings");
+      throw UserError("fewshot_config.samples must be a list of documents", t->cfg_.where(TaskField::fewshot_config), "a list of mappings");
     }
     t->fewshot_source_ = "fewshot_config.samples";
   } else {
@@ -123,9 +123,9 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   }
   std::string eval_split = !test.empty() ? test : val;
   if (eval_split.empty())
-    throw UserError("Task dataset (path=" + t->cfg_.str("dataset_path") + ", name=" +
-                        t->cfg_.str("dataset_name", "None") + ") must have valid or test docs!",
-                    t->cfg_.where("task"), "test_split or validation_split");
+    throw UserError("Task dataset (path=" + t->cfg_.str(TaskField::dataset_path) + ", name=" +
+                        t->cfg_.str(TaskField::dataset_name, "None") + ") must have valid or test docs!",
+                    t->cfg_.where(TaskField::task), "test_split or validation_split");
   t->eval_docs_ = std::make_shared<const std::vector<Doc>>(
       t->load_split(data, eval_split, pd, true, nullptr, /*keep_raw=*/true));
   const std::vector<Doc>& docs = *t->eval_docs_;
@@ -142,13 +142,12 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
     Json target = t->doc_to_target(d0);
     if (target.is_array()) t->multiple_target_ = target.size();
   }
-  const Json& nf = t->cfg_.get("num_fewshot");
-  t->num_fewshot_ = nf.is_number_integer() ? nf.get<int>() : 0;
+  t->num_fewshot_ = t->cfg_.num_fewshot().value_or(0);
   return t;
 }
 
 Json Task::version() const {
-  const Json& m = cfg_.get("metadata");
+  const Json& m = cfg_.get(TaskField::metadata);
   if (m.is_object() && m.contains("version")) return m["version"];
   return "Yaml";
 }
@@ -162,13 +161,14 @@ std::string Task::render(const std::string& src, const Doc& doc, const std::stri
   return it->second.render(doc);
 }
 
-Json Task::apply_spec(const Doc& doc, const Json& spec, const std::string& field, bool target) const {
+Json Task::apply_spec(const Doc& doc, const Json& spec, TaskField field_key, bool target) const {
+  const std::string& field = field_name(field_key);
   if (spec.is_number_integer()) return spec;
   if (spec.is_string()) {
     const std::string& s = spec.get_ref<const std::string&>();
     if (std::find(features_.begin(), features_.end(), s) != features_.end()) {
       if (!doc.contains(s))
-        throw UserError("document has no field '" + s + "'", cfg_.where(field),
+        throw UserError("document has no field '" + s + "'", cfg_.where(field_key),
                         "every document to have the field named by " + field);
       return doc[s];
     }
@@ -193,27 +193,27 @@ Json Task::apply_spec(const Doc& doc, const Json& spec, const std::string& field
   if (is_function_ref(spec)) {
     const auto& fn = resolve_function_ref(spec);
     if (!fn.doc_fn)
-      throw UserError("function cannot be used as " + field, cfg_.where(field), "a doc function");
+      throw UserError("function cannot be used as " + field, cfg_.where(field_key), "a doc function");
     return fn.doc_fn(doc);
   }
-  throw UserError("unsupported " + field + " of type " + spec.type_name(), cfg_.where(field),
+  throw UserError("unsupported " + field + " of type " + spec.type_name(), cfg_.where(field_key),
                   "a field name, template, integer or !function");
 }
 
 Json Task::doc_to_text(const Doc& doc, const Json* spec) const {
-  const Json& s = spec ? *spec : cfg_.get("doc_to_text");
-  if (s.is_null()) throw UserError("task has no doc_to_text", cfg_.where("doc_to_text"), "doc_to_text");
-  return apply_spec(doc, s, "doc_to_text", false);
+  const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_text);
+  if (s.is_null()) throw UserError("task has no doc_to_text", cfg_.where(TaskField::doc_to_text), "doc_to_text");
+  return apply_spec(doc, s, TaskField::doc_to_text, false);
 }
 
 Json Task::doc_to_target(const Doc& doc, const Json* spec) const {
-  const Json& s = spec ? *spec : cfg_.get("doc_to_target");
-  if (s.is_null()) throw UserError("task has no doc_to_target", cfg_.where("doc_to_target"), "doc_to_target");
-  return apply_spec(doc, s, "doc_to_target", true);
+  const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_target);
+  if (s.is_null()) throw UserError("task has no doc_to_target", cfg_.where(TaskField::doc_to_target), "doc_to_target");
+  return apply_spec(doc, s, TaskField::doc_to_target, true);
 }
 
 std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc, const Json* spec) const {
-  const Json& s = spec ? *spec : cfg_.get("doc_to_choice");
+  const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_choice);
   if (s.is_null()) return std::nullopt;
   Json list;
   if (s.is_string()) {
@@ -227,21 +227,21 @@ std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc, cons
       } catch (const UserError&) {
         throw UserError("doc_to_choice rendered to '" + rendered.substr(0, 200) +
                             "', which is not a Python list literal",
-                        cfg_.where("doc_to_choice"), "a template rendering a list, e.g. {{choices.text}}");
+                        cfg_.where(TaskField::doc_to_choice), "a template rendering a list, e.g. {{choices.text}}");
       }
     }
   } else if (s.is_array()) {
     list = s;
   } else if (is_function_ref(s)) {  // before the dict case: a function ref is an object too
     const auto& fn = resolve_function_ref(s);
-    if (!fn.doc_fn) throw UserError("function cannot be used as doc_to_choice", cfg_.where("doc_to_choice"), "a doc function");
+    if (!fn.doc_fn) throw UserError("function cannot be used as doc_to_choice", cfg_.where(TaskField::doc_to_choice), "a doc function");
     list = fn.doc_fn(doc);
   } else if (s.is_object()) {
     list = Json::array();
     for (auto it = s.begin(); it != s.end(); ++it) list.push_back(it.value());
   }
   if (!list.is_array())
-    throw UserError("doc_to_choice did not give a list", cfg_.where("doc_to_choice"), "a list of strings");
+    throw UserError("doc_to_choice did not give a list", cfg_.where(TaskField::doc_to_choice), "a list of strings");
   std::vector<std::string> out;
   for (const auto& c : list) out.push_back(c.is_string() ? c.get<std::string>() : py::str(c));
   return out;

@@ -10,7 +10,10 @@
 
 namespace lmeval {
 
-const std::vector<std::string>& task_config_fields() {
+namespace {
+
+// TaskField's YAML keys, in its order.
+const std::vector<std::string>& field_names() {
   static const std::vector<std::string> f = {
       "task", "task_alias", "tag", "custom_dataset", "dataset_path", "dataset_name",
       "dataset_kwargs", "training_split", "validation_split", "test_split", "fewshot_split",
@@ -18,7 +21,17 @@ const std::vector<std::string>& task_config_fields() {
       "unsafe_code", "doc_to_choice", "process_results", "use_prompt", "description",
       "target_delimiter", "fewshot_delimiter", "fewshot_config", "num_fewshot", "metric_list",
       "output_type", "generation_kwargs", "repeats", "filter_list", "should_decontaminate",
-      "doc_to_decontamination_query", "gen_prefix", "metadata"};
+      "doc_to_decontamination_query", "gen_prefix", "metadata", "cluster_key"};
+  return f;
+}
+
+}  // namespace
+
+const std::string& field_name(TaskField field) { return field_names().at(static_cast<size_t>(field)); }
+
+const std::vector<std::string>& task_config_fields() {
+  static const std::vector<std::string> f(field_names().begin(),
+                                          field_names().begin() + static_cast<long>(TaskField::cluster_key));
   return f;
 }
 
@@ -28,15 +41,46 @@ const std::vector<std::string>& task_yaml_extra_keys() {
   return f;
 }
 
-const Json& TaskConfig::get(const std::string& k) const {
+const Json& TaskConfig::get(const std::string& key) const {
   static const Json null_json;
-  auto it = raw.find(k);
+  auto it = raw.find(key);
   return it == raw.end() ? null_json : *it;
 }
 
-std::string TaskConfig::str(const std::string& k, const std::string& def) const {
-  const Json& v = get(k);
+const Json& TaskConfig::get(TaskField field) const { return get(field_name(field)); }
+
+std::string TaskConfig::str(TaskField field, const std::string& def) const {
+  const Json& v = get(field);
   return v.is_string() ? v.get<std::string>() : def;
+}
+
+SourceLocation TaskConfig::where(TaskField field) const { return source.where(field_name(field)); }
+
+void TaskConfig::set(TaskField field, Json value) { raw[field_name(field)] = std::move(value); }
+
+std::optional<std::string> TaskConfig::task_alias() const {
+  const Json& v = get(TaskField::task_alias);
+  return v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt;
+}
+
+std::optional<int> TaskConfig::num_fewshot() const {
+  const Json& v = get(TaskField::num_fewshot);
+  return v.is_number_integer() ? std::optional<int>(v.get<int>()) : std::nullopt;
+}
+
+int TaskConfig::repeats() const {
+  const Json& v = get(TaskField::repeats);
+  return v.is_number_integer() ? v.get<int>() : 1;
+}
+
+bool TaskConfig::unsafe_code() const {
+  const Json& v = get(TaskField::unsafe_code);
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::optional<std::string> TaskConfig::cluster_key() const {
+  const Json& v = get(TaskField::cluster_key);
+  return v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt;
 }
 
 namespace {
@@ -142,7 +186,7 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
                      "one of loglikelihood, multiple_choice, loglikelihood_rolling, generate_until"));
   // TaskConfig.__post_init__: generation_kwargs defaults (key order matters for output).
   std::string fd = cfg.raw.value("fewshot_delimiter", "\n\n");
-  if (cfg.has("generation_kwargs")) {
+  if (cfg.has(TaskField::generation_kwargs)) {
     Json& g = cfg.raw["generation_kwargs"];
     if (g.contains("temperature") && g["temperature"].is_number())
       g["temperature"] = g["temperature"].get<double>();
@@ -155,7 +199,7 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
     g["until"] = Json::array({fd});
     cfg.raw["generation_kwargs"] = g;
   }
-  if (cfg.has("metric_list")) {
+  if (cfg.has(TaskField::metric_list)) {
     size_t i = 0;
     for (const auto& m : cfg.raw["metric_list"]) {
       if (!m.is_object() || !m.contains("metric"))
@@ -167,27 +211,41 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
   return cfg;
 }
 
-Json resolved_fewshot_config(const TaskConfig& cfg) {
-  Json given = cfg.get("fewshot_config");
+FewshotConfig resolved_fewshot_config(const TaskConfig& cfg) {
+  Json given = cfg.get(TaskField::fewshot_config);
   if (!given.is_object()) given = Json::object();
-  auto pick = [&](const std::string& key, const std::string& task_key) -> Json {
+  auto pick = [&](const std::string& key, TaskField task_field) -> Json {
     if (given.contains(key)) return given[key];
-    return cfg.get(task_key);
+    return cfg.get(task_field);
   };
+  FewshotConfig out;
+  if (given.contains("sampler")) out.sampler = given["sampler"];
+  out.split = pick("split", TaskField::fewshot_split);
+  out.process_docs = pick("process_docs", TaskField::process_docs);
+  if (given.contains("fewshot_indices")) out.fewshot_indices = given["fewshot_indices"];
+  if (given.contains("samples")) out.samples = given["samples"];
+  out.doc_to_text = pick("doc_to_text", TaskField::doc_to_text);
+  out.doc_to_choice = pick("doc_to_choice", TaskField::doc_to_choice);
+  out.doc_to_target = pick("doc_to_target", TaskField::doc_to_target);
+  out.gen_prefix = pick("gen_prefix", TaskField::gen_prefix);
+  if (Json fd = pick("fewshot_delimiter", TaskField::fewshot_delimiter); !fd.is_null()) out.fewshot_delimiter = fd;
+  if (Json td = pick("target_delimiter", TaskField::target_delimiter); !td.is_null()) out.target_delimiter = td;
+  return out;
+}
+
+Json FewshotConfig::to_json() const {
   Json out = Json::object();
-  out["sampler"] = given.contains("sampler") ? given["sampler"] : Json("default");
-  out["split"] = pick("split", "fewshot_split");
-  out["process_docs"] = pick("process_docs", "process_docs");
-  out["fewshot_indices"] = given.contains("fewshot_indices") ? given["fewshot_indices"] : Json();
-  out["samples"] = given.contains("samples") ? given["samples"] : Json();
-  out["doc_to_text"] = pick("doc_to_text", "doc_to_text");
-  out["doc_to_choice"] = pick("doc_to_choice", "doc_to_choice");
-  out["doc_to_target"] = pick("doc_to_target", "doc_to_target");
-  out["gen_prefix"] = pick("gen_prefix", "gen_prefix");
-  Json fd = pick("fewshot_delimiter", "fewshot_delimiter");
-  out["fewshot_delimiter"] = fd.is_null() ? Json("\n\n") : fd;
-  Json td = pick("target_delimiter", "target_delimiter");
-  out["target_delimiter"] = td.is_null() ? Json(" ") : td;
+  out["sampler"] = sampler;
+  out["split"] = split;
+  out["process_docs"] = process_docs;
+  out["fewshot_indices"] = fewshot_indices;
+  out["samples"] = samples;
+  out["doc_to_text"] = doc_to_text;
+  out["doc_to_choice"] = doc_to_choice;
+  out["doc_to_target"] = doc_to_target;
+  out["gen_prefix"] = gen_prefix;
+  out["fewshot_delimiter"] = fewshot_delimiter;
+  out["target_delimiter"] = target_delimiter;
   return out;
 }
 
@@ -227,10 +285,10 @@ Json task_config_to_results(const TaskConfig& cfg, std::optional<int> num_fewsho
       else if (f == "output_type") v = "generate_until";
       else if (f == "repeats") v = 1;
       else if (f == "should_decontaminate") v = false;
-      else if (f == "fewshot_config") v = resolved_fewshot_config(cfg);
+      else if (f == "fewshot_config") v = resolved_fewshot_config(cfg).to_json();
       else continue;
     } else if (f == "fewshot_config") {
-      v = resolved_fewshot_config(cfg);
+      v = resolved_fewshot_config(cfg).to_json();
     }
     out[f] = display_functions(v);
   }
@@ -298,11 +356,11 @@ GroupConfig make_group_config(const TaskYaml& yaml, const Json& merged,
 
 DatasetRef dataset_ref(const TaskConfig& cfg) {
   DatasetRef ref;
-  ref.path = cfg.str("dataset_path");
-  const Json& n = cfg.get("dataset_name");
+  ref.path = cfg.str(TaskField::dataset_path);
+  const Json& n = cfg.get(TaskField::dataset_name);
   if (n.is_string()) ref.name = n.get<std::string>();
   else if (n.is_number()) ref.name = py::str(n);
-  if (cfg.get("dataset_kwargs").is_object()) ref.kwargs = cfg.get("dataset_kwargs");
+  if (cfg.get(TaskField::dataset_kwargs).is_object()) ref.kwargs = cfg.get(TaskField::dataset_kwargs);
   ref.base_dir = cfg.source.path.parent_path();
   return ref;
 }

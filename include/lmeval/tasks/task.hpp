@@ -43,7 +43,7 @@ class Task {
   const std::vector<Doc>& fewshot_docs() const { return fewshot_docs_; }
   bool fewshot_available() const { return fewshot_available_; }
   std::string fewshot_source() const { return fewshot_source_; }
-  const Json& fewshot_config() const { return fewshot_cfg_; }
+  const FewshotConfig& fewshot_config() const { return fewshot_cfg_; }
 
   // Interpretation of the fields for a document; `spec` overrides the task's (few-shot config).
   Json doc_to_text(const Doc& doc, const Json* spec = nullptr) const;
@@ -56,7 +56,7 @@ class Task {
 
   bool multiple_input() const { return multiple_input_; }
   size_t multiple_target() const { return multiple_target_; }
-  bool has_choices() const { return cfg_.has("doc_to_choice"); }
+  bool has_choices() const { return cfg_.has(TaskField::doc_to_choice); }
 
   // Final number of shots after the --num_fewshot rules (spec §5.7).
   int num_fewshot() const { return num_fewshot_; }
@@ -72,11 +72,11 @@ class Task {
                               bool required, bool* found, bool keep_raw = false);
   std::vector<Doc> run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
                                     const std::string& split) const;
-  Json apply_spec(const Doc& doc, const Json& spec, const std::string& field, bool target) const;
+  Json apply_spec(const Doc& doc, const Json& spec, TaskField field, bool target) const;
 
   TaskConfig cfg_;
   std::string name_;
-  Json fewshot_cfg_;
+  FewshotConfig fewshot_cfg_;
   std::shared_ptr<const std::vector<Doc>> eval_docs_ = std::make_shared<const std::vector<Doc>>();
   // The evaluation split before process_docs, kept only when process_docs draws global random.
   std::vector<Doc> raw_eval_rows_;

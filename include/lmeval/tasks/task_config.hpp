@@ -10,22 +10,54 @@
 
 namespace lmeval {
 
-// The TaskConfig fields in declaration order (the order of `configs` in results).
+// The fields of the reference's TaskConfig dataclass (lm_eval/config/task.py), in its declaration
+// order (the order of `configs` in results), then lm-eval's own cluster_key (docs/statistics.md).
+enum class TaskField {
+  task, task_alias, tag, custom_dataset, dataset_path, dataset_name, dataset_kwargs, training_split,
+  validation_split, test_split, fewshot_split, process_docs, doc_to_text, doc_to_target, doc_to_image,
+  doc_to_audio, unsafe_code, doc_to_choice, process_results, use_prompt, description, target_delimiter,
+  fewshot_delimiter, fewshot_config, num_fewshot, metric_list, output_type, generation_kwargs, repeats,
+  filter_list, should_decontaminate, doc_to_decontamination_query, gen_prefix, metadata,
+  cluster_key,
+};
+// The YAML key of a field.
+const std::string& field_name(TaskField field);
+
+// The TaskConfig fields' names in declaration order (without lm-eval's cluster_key).
 const std::vector<std::string>& task_config_fields();
 // Extra keys allowed in a task YAML but not part of TaskConfig (removed before building).
 const std::vector<std::string>& task_yaml_extra_keys();
 
+// A task's validated configuration. Fields are read by TaskField (never by a key string outside
+// task_config.cpp); the scalar ones through the typed accessors, which give the dataclass's
+// defaults. `raw` keeps the YAML's key order for the results' `configs`.
 struct TaskConfig {
   Json raw = Json::object();  // validated fields only, YAML order
   TaskYaml source;            // for error locations
   std::string config_source;  // metadata.config_source: the YAML path as indexed, or "inline"
 
-  std::string name() const { return raw.value("task", ""); }
-  bool has(const std::string& k) const { return raw.contains(k) && !raw[k].is_null(); }
-  const Json& get(const std::string& k) const;
-  std::string str(const std::string& k, const std::string& def = "") const;
-  std::string output_type() const { return str("output_type", "generate_until"); }
-  SourceLocation where(const std::string& key) const { return source.where(key); }
+  // The field's value as validated (null when absent).
+  const Json& get(TaskField field) const;
+  bool has(TaskField field) const { return !get(field).is_null(); }
+  // A string field's value, `def` when absent or not a string.
+  std::string str(TaskField field, const std::string& def = "") const;
+  // Where the field is written (file, line), for errors.
+  SourceLocation where(TaskField field) const;
+  // Sets a field (the run's settings, applied to a run's own copy).
+  void set(TaskField field, Json value);
+
+  std::string name() const { return str(TaskField::task); }
+  std::string output_type() const { return str(TaskField::output_type, "generate_until"); }
+  std::optional<std::string> task_alias() const;
+  std::optional<int> num_fewshot() const;
+  int repeats() const;       // 1 when absent
+  bool unsafe_code() const;  // false when absent
+  std::string fewshot_delimiter() const { return str(TaskField::fewshot_delimiter, "\n\n"); }
+  std::string target_delimiter() const { return str(TaskField::target_delimiter, " "); }
+  std::optional<std::string> cluster_key() const;
+
+  // By key name: generic code over every field (serialisation) and tests.
+  const Json& get(const std::string& key) const;
 };
 
 // Builds a TaskConfig from a merged task mapping (after group overrides): unknown keys throw
@@ -35,10 +67,24 @@ struct TaskConfig {
 TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::string config_source,
                             std::vector<UserError>* collect = nullptr);
 
-// The fewshot_config after inheritance from task fields (spec §3.1 step 3), in the
-// FewshotConfig field order: sampler, split, process_docs, fewshot_indices, samples,
-// doc_to_text, doc_to_choice, doc_to_target, gen_prefix, fewshot_delimiter, target_delimiter.
-Json resolved_fewshot_config(const TaskConfig& cfg);
+// The reference's FewshotConfig: the fewshot_config after inheritance from the task's fields
+// (spec §3.1 step 3). Values as written (functions stay function references); null when unset.
+struct FewshotConfig {
+  Json sampler = "default";
+  Json split;
+  Json process_docs;
+  Json fewshot_indices;
+  Json samples;
+  Json doc_to_text;
+  Json doc_to_choice;
+  Json doc_to_target;
+  Json gen_prefix;
+  Json fewshot_delimiter = "\n\n";
+  Json target_delimiter = " ";
+  // In the FewshotConfig field order (results `configs`).
+  Json to_json() const;
+};
+FewshotConfig resolved_fewshot_config(const TaskConfig& cfg);
 
 // TaskConfig.to_dict for results `configs`: declaration order, None dropped, functions shown by
 // their display name, fewshot_config with all fields (nulls kept).
