@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Installs lm-eval's build dependencies from Debian packages and builds build/lm-eval.
+# Installs lm-eval's build dependencies from Debian packages and builds build/lm-eval with its
+# CPU hf backend (build/liblmeval_hf_cpu.so, Debian's libtorch).
 # Non-interactive and idempotent; run as root (or with sudo available) on Debian 12.
+#
+# --cuda: then also the CUDA hf backend, build/liblmeval_hf_cuda.so, which `--device cuda` loads:
+# a venv (LMEVAL_CUDA_VENV, default .venv-cuda) with PyPI's torch wheel (LMEVAL_TORCH_SPEC,
+# default `torch`: on Linux x86-64 the CUDA build, about 3 GB with its nvidia-* libraries), and
+# the plugin compiled against that wheel's libtorch in build-cuda/. No CUDA toolkit is needed;
+# running it needs an NVIDIA driver.
 set -euo pipefail
+
+CUDA=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) CUDA=1 ;;
+    *) echo "setup.sh: unknown argument $arg (expected --cuda)" >&2; exit 2 ;;
+  esac
+done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${LMEVAL_BUILD_DIR:-$ROOT/build}"
@@ -39,3 +54,23 @@ JOBS="${LMEVAL_JOBS:-$(nproc)}"
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache ${LMEVAL_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${LMEVAL_TARGET:-all}"
+
+if [ "$CUDA" = "1" ]; then
+  VENV="${LMEVAL_CUDA_VENV:-$ROOT/.venv-cuda}"
+  CUDA_BUILD_DIR="${LMEVAL_CUDA_BUILD_DIR:-$ROOT/build-cuda}"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "${LMEVAL_TORCH_SPEC:-torch}"
+  TORCH_PKG="$("$VENV/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')"
+  ABI="$("$VENV/bin/python" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')"
+  if ! "$VENV/bin/python" -c 'import sys, torch; sys.exit(0 if torch.version.cuda else 1)'; then
+    echo "setup.sh --cuda: the torch in $VENV has no CUDA (a CPU wheel); install the CUDA one (LMEVAL_TORCH_SPEC)" >&2
+    [ "${LMEVAL_ALLOW_CPU_WHEEL:-0}" = "1" ] || exit 1
+  fi
+  # Only the plugin is built there (tests off); it uses lm-eval's code from build/lm-eval.
+  cmake -S "$ROOT" -B "$CUDA_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DLMEVAL_WITH_CUDA=ON -DLMEVAL_BUILD_TESTS=OFF \
+    -DLMEVAL_TORCH_WHEEL="$TORCH_PKG" -DLMEVAL_TORCH_CXX11_ABI="$ABI" ${LMEVAL_CMAKE_ARGS:-} >/dev/null
+  cmake --build "$CUDA_BUILD_DIR" -j "$JOBS" --target lmeval_hf_cuda
+  cp "$CUDA_BUILD_DIR/liblmeval_hf_cuda.so" "$BUILD_DIR/"
+  echo "setup.sh: $BUILD_DIR/liblmeval_hf_cuda.so built against $TORCH_PKG (--device cuda loads it)"
+fi

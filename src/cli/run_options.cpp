@@ -154,7 +154,10 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
   if (given(f, "num_fewshot")) cfg.num_fewshot = f.num_fewshot;
   if (given(f, "batch_size")) cfg.batch_size = f.batch_size;
   if (given(f, "max_batch_size")) cfg.max_batch_size = f.max_batch_size;
-  if (given(f, "device")) cfg.device = f.device;
+  if (given(f, "device")) {
+    cfg.device = f.device;
+    cfg.device_given = true;
+  }
   if (given(f, "limit")) cfg.limit = f.limit;
   if (given(f, "samples")) cfg.samples = f.samples;
   if (given(f, "use_cache")) cfg.use_cache = f.use_cache;

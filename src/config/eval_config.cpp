@@ -202,8 +202,10 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
         if (v.is_null()) cfg.max_batch_size.reset();
         else if (v.is_number_integer()) cfg.max_batch_size = v.get<int>();
         else throw UserError("'max_batch_size' must be an integer", where, "an integer");
-      } else if (key == "device") cfg.device = opt_string(v, where, key).value_or("cuda:0");
-      else if (key == "limit") {
+      } else if (key == "device") {
+        cfg.device = opt_string(v, where, key).value_or("cuda:0");
+        cfg.device_given = !v.is_null();
+      } else if (key == "limit") {
         if (v.is_null()) cfg.limit.reset();
         else if (v.is_number()) cfg.limit = v.get<double>();
         else throw UserError("'limit' must be a number", where, "a number (< 1: a fraction)");

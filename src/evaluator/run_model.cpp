@@ -21,7 +21,8 @@ std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
   // budget), while results still record the reference's default of 1.
   if (cfg.batch_size.is_string()) mo.batch_size = cfg.batch_size.get<std::string>();
   mo.max_batch_size = cfg.max_batch_size;
-  mo.device = cfg.device;
+  // Likewise the device: unset, hf uses CUDA when it can and the CPU otherwise (HFLM's default).
+  if (cfg.device_given) mo.device = cfg.device;
   mo.seed = cfg.seed[2];
   Json args = cfg.model_args;
   if (args.is_object())

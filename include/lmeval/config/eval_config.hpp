@@ -27,6 +27,9 @@ struct EvalConfig {
   Json batch_size = 1;  // int 1 by default; the string given otherwise
   std::optional<int> max_batch_size;
   std::string device = "cuda:0";
+  // Whether --device (or the config's device) was given: only then is it passed to the model, so
+  // an hf run insists on it (--device cuda needs the CUDA backend) rather than falling back.
+  bool device_given = false;
   Json gen_kwargs = Json::object();
   std::optional<std::string> output_path;
   bool log_samples = false;

@@ -29,14 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string>& known_args() {
-  static const std::vector<std::string> keys = {
-      "pretrained",    "backend",        "revision",        "subfolder",       "tokenizer",
-      "max_length",    "device",         "dtype",           "softmax_dtype",   "batch_size",
-      "max_batch_size", "add_bos_token", "prefix_token_id", "logits_cache",    "truncation",
-      "trust_remote_code", "use_fast_tokenizer", "think_end_token", "parallelize", "threads"};
-  return keys;
-}
+const std::vector<std::string>& known_args() { return hf_model_known_args(); }
 
 }  // namespace
 
@@ -669,23 +662,12 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
 }  // namespace lmeval::hf
 
 // ---------------------------------------------------------------------------------------------
-// Registration
+// Construction (tests, tools, and the plugin entry point)
 
 namespace lmeval {
 
-const std::vector<std::string>& hf_model_known_args() { return hf::known_args(); }
-
 std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& options) {
   return std::make_unique<hf::HFLM>(hf::parse_hf_args(model_args, options));
-}
-
-void register_hf_model(ModelRegistry& registry) {
-  ModelInfoEntry e;
-  e.name = "hf";
-  e.description = "Hugging Face causal LM folder (safetensors) run with libtorch";
-  e.known_args = hf::known_args();
-  e.factory = [](const Json& args, const ModelOptions& options) { return make_hf_model(args, options); };
-  registry.add(std::move(e), {"hf-auto", "huggingface"});
 }
 
 }  // namespace lmeval

@@ -1,0 +1,111 @@
+// The hf backend's loader: finds liblmeval_hf_{cpu,cuda}.so and opens it with dlopen the first
+// time an hf model is built, so that commands without one (-h, ls, validate, dummy, the API
+// models, compare, merge, ...) never map libtorch (as llama.cpp loads its ggml backends).
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/hf_model.hpp"
+
+namespace lmeval {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& hf_model_known_args() {
+  static const std::vector<std::string> keys = {
+      "pretrained",    "backend",        "revision",        "subfolder",       "tokenizer",
+      "max_length",    "device",         "dtype",           "softmax_dtype",   "batch_size",
+      "max_batch_size", "add_bos_token", "prefix_token_id", "logits_cache",    "truncation",
+      "trust_remote_code", "use_fast_tokenizer", "think_end_token", "parallelize", "threads"};
+  return keys;
+}
+
+fs::path hf_plugin_dir() {
+  if (const char* env = std::getenv("LMEVAL_PLUGIN_DIR"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+namespace {
+
+using CreateFn = LM* (*)(const Json&, const ModelOptions&);
+using AbiFn = const char* (*)();
+
+std::string expected_abi() { return std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(kHfPluginAbi); }
+
+std::string plugin_file(const std::string& flavour) { return "liblmeval_hf_" + flavour + ".so"; }
+
+// What to run to get the plugin of a flavour.
+std::string how_to_build(const std::string& flavour) {
+  if (flavour == "cuda")
+    return "build it with `scripts/setup.sh --cuda` (a Python venv with PyPI's CUDA torch wheel, then "
+           "the plugin against that wheel's libtorch), or run on the CPU with --device cpu";
+  return "build it with `scripts/setup.sh` (Debian's libtorch-dev; it is built next to build/lm-eval), "
+         "or point LMEVAL_PLUGIN_DIR at the folder that holds it";
+}
+
+// Opens (once per process) and checks a plugin; UserError when absent or unusable.
+CreateFn open_plugin(const std::string& flavour) {
+  static std::mutex mu;
+  static std::map<std::string, CreateFn> opened;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = opened.find(flavour); it != opened.end()) return it->second;
+  const fs::path path = hf_plugin_dir() / plugin_file(flavour);
+  const std::string what = "the " + std::string(flavour == "cuda" ? "CUDA " : "CPU ") + "hf backend " + path.string();
+  if (!fs::exists(path))
+    throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
+                    plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
+  // Never closed: libtorch does not support being unloaded.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = dlerror();
+    throw UserError(what + " could not be loaded (" + std::string(err ? err : "unknown error") +
+                        "): re" + how_to_build(flavour),
+                    {"", 0, 0, "--model hf"}, "a plugin built from these sources with its libtorch installed");
+  }
+  auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "lmeval_hf_plugin_abi"));
+  auto create = reinterpret_cast<CreateFn>(dlsym(handle, "lmeval_hf_plugin_create"));
+  if (!abi || !create || abi() != expected_abi())
+    throw UserError(what + " was built from other sources (" + (abi ? std::string(abi()) : "no version") +
+                        ", this lm-eval is " + expected_abi() + "): re" + how_to_build(flavour),
+                    {"", 0, 0, "--model hf"}, "a plugin built with this lm-eval");
+  opened[flavour] = create;
+  return create;
+}
+
+}  // namespace
+
+std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& options) {
+  // The device as HFLM will see it: --device wins over model_args device.
+  std::string device;
+  if (options.device) device = *options.device;
+  else if (model_args.is_object() && model_args.contains("device") && model_args["device"].is_string())
+    device = model_args["device"].get<std::string>();
+  std::string flavour;
+  if (device.rfind("cuda", 0) == 0) {
+    flavour = "cuda";
+  } else if (device.empty()) {
+    // HFLM: cuda when available, else cpu. The CUDA plugin itself falls back to the CPU.
+    flavour = fs::exists(hf_plugin_dir() / plugin_file("cuda")) ? "cuda" : "cpu";
+  } else {
+    // A CUDA libtorch runs on the CPU as well: the CUDA plugin serves when it is the only one.
+    flavour = !fs::exists(hf_plugin_dir() / plugin_file("cpu")) && fs::exists(hf_plugin_dir() / plugin_file("cuda"))
+                  ? "cuda" : "cpu";
+  }
+  return std::unique_ptr<LM>(open_plugin(flavour)(model_args, options));
+}
+
+void register_hf_model(ModelRegistry& registry) {
+  ModelInfoEntry e;
+  e.name = "hf";
+  e.description = "Hugging Face causal LM folder (safetensors) run with libtorch (plugin, loaded on use)";
+  e.known_args = hf_model_known_args();
+  e.factory = [](const Json& args, const ModelOptions& options) { return load_hf_model(args, options); };
+  registry.add(std::move(e), {"hf-auto", "huggingface"});
+}
+
+}  // namespace lmeval
