@@ -23,6 +23,16 @@ struct LsFlags {
 // folder name (the reference shows lm_eval/tasks/<...>).
 std::string location(const TaskIndex& index, const std::filesystem::path& p) {
   if (p.empty()) return "---";
+  // The index's paths were found by walking the roots, so they start with a root as written:
+  // string work, where fs::relative would resolve every component of ~10,000 paths on disk.
+  const std::string path = p.generic_string();
+  for (const auto& root : index.roots()) {
+    std::string prefix = root.generic_string();
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+    if (prefix.size() > 1 && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0)
+      return (root.filename().string().empty() ? root.parent_path().filename() : root.filename()).string() + "/" +
+             path.substr(prefix.size());
+  }
   for (const auto& root : index.roots()) {
     std::error_code ec;
     auto rel = std::filesystem::relative(p, root, ec);

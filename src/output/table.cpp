@@ -90,6 +90,8 @@ std::string format_number(double v, int decimals) {
 }
 
 size_t display_width(const std::string& s) {
+  // ASCII (nearly every cell): one column per byte.
+  if (std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; })) return s.size();
   size_t w = 0;
   unicode::for_each_codepoint(s, [&](char32_t c, std::string_view) {
     // East Asian Wide/Fullwidth ranges.
