@@ -54,8 +54,9 @@ std::vector<std::string> part_files(const std::vector<std::string>& args) {
   return files;
 }
 
-int merge_main(const MergeFlags& f) {
-  std::vector<std::string> names = part_files(f.parts);
+}  // namespace
+
+int merge_parts(const std::vector<std::string>& names, const std::string& output_path) {
   std::vector<Json> parts;
   for (const auto& p : names) {
     std::ifstream in(p, std::ios::binary);
@@ -66,7 +67,7 @@ int merge_main(const MergeFlags& f) {
       throw UserError(std::string("not JSON: ") + e.what(), {p, 0, 0, ""}, kPartExpected);
     }
   }
-  check_output_path_writable(f.output_path);
+  check_output_path_writable(output_path);
   auto model = make_replay_lm(parts, names);
   // Part 1's config, whatever the order given (the parts may differ in output_path, use_cache).
   size_t first = 0;
@@ -80,11 +81,15 @@ int merge_main(const MergeFlags& f) {
                     {names[first], 0, 0, "config"}, "the config object lm-eval run --shard records");
   }
   cfg.shard_index = cfg.shard_count = 0;
-  cfg.output_path = f.output_path;
+  cfg.output_path = output_path;
   install_stop_signal_handlers();
   EvalOutput out = evaluate(cfg, std::move(model));
   return report_run(cfg, out);
 }
+
+namespace {
+
+int merge_main(const MergeFlags& f) { return merge_parts(part_files(f.parts), f.output_path); }
 
 }  // namespace
 

@@ -2,9 +2,12 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/launcher.hpp"
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "lmeval/core/error.hpp"
@@ -43,9 +46,18 @@ int run_main(RunFlags& f) {
   // Accepted for compatibility but not implemented yet: say so rather than silently ignore.
   if (!cfg.cache_requests.empty())
     spdlog::info("--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to cache");
+  // Started by torchrun or srun: this process's shard (an explicit --shard wins).
+  std::optional<Launch> launch;
+  if (cfg.shard_count == 0) launch = launch_from_env();
+  if (launch) apply_launch(cfg, *launch);
   if (cfg.shard_count > 0 && !cfg.output_path)
     throw UserError("--shard needs --output_path for its partial file", {"", 0, 0, "--output_path"},
                     "a directory shared with (or copied to) the machine that runs `lm-eval merge`");
+  if (launch) {
+    // A leftover part of an earlier launch must not be taken for this one's.
+    std::error_code ec;
+    std::filesystem::remove(partial_path(cfg, cfg.shard_index), ec);
+  }
   // Before the model phase: a run of hours must not find an unwritable folder at its end.
   if (cfg.output_path) check_output_path_writable(*cfg.output_path);
   install_stop_signal_handlers();
@@ -57,7 +69,15 @@ int run_main(RunFlags& f) {
   }
   if (!out.partial.is_null()) {
     for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
+    if (launch && !launch->run_id.empty()) out.partial["launch"] = launch->run_id;
     auto path = write_partial(cfg, out.partial);
+    if (launch && launch->rank == 0) {
+      std::fprintf(stderr, "shard 1/%d written to %s; waiting for the other parts to merge them\n",
+                   cfg.shard_count, path.string().c_str());
+      std::vector<std::string> parts;
+      for (const auto& p : wait_for_parts(cfg, *launch)) parts.push_back(p.string());
+      return merge_parts(parts, *cfg.output_path);
+    }
     std::cout << "shard " << cfg.shard_index << "/" << cfg.shard_count << " written to " << path.string()
               << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
     return 0;

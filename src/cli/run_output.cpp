@@ -75,11 +75,15 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   return 0;
 }
 
-std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial) {
+std::filesystem::path partial_path(const EvalConfig& cfg, int index) {
   namespace fs = std::filesystem;
   fs::path op(*cfg.output_path);
-  std::string name = "shard_" + std::to_string(cfg.shard_index) + "of" + std::to_string(cfg.shard_count) + ".json";
-  fs::path file = op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name) : op / name;
+  std::string name = "shard_" + std::to_string(index) + "of" + std::to_string(cfg.shard_count) + ".json";
+  return op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name) : op / name;
+}
+
+std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial) {
+  std::filesystem::path file = partial_path(cfg, cfg.shard_index);
   // Written whole then renamed: a killed shard never leaves half a part for merge to read.
   write_file_atomic(file, partial.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
   return file;

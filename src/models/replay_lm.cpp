@@ -145,9 +145,9 @@ class ReplayLM : public LM {
       PartChecker(name).check(part);
       int index = part["shard"][0].get<int>(), n = part["shard"][1].get<int>();
       Json cfg = part["config"];
-      // Where each machine wrote its part and kept its cache may differ; the merged results
-      // record the first part's.
-      for (const char* k : {"shard_index", "output_path", "use_cache", "verbosity"}) cfg.erase(k);
+      // Where each machine wrote its part, kept its cache and ran (cuda:LOCAL_RANK under
+      // torchrun) may differ; the merged results record the first part's.
+      for (const char* k : {"shard_index", "output_path", "use_cache", "verbosity", "device"}) cfg.erase(k);
       if (p == 0) {
         count = n;
         config = cfg;
