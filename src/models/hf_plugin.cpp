@@ -27,7 +27,15 @@ fs::path hf_plugin_dir() {
   if (const char* env = std::getenv("LMEVAL_PLUGIN_DIR"); env && *env) return env;
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : exe.parent_path();
+  if (ec) return fs::current_path();
+  // build/: beside build/lm-eval. Installed (cmake --install): PREFIX/lib/lm-eval beside PREFIX/bin.
+  const fs::path here = exe.parent_path();
+  const fs::path installed = here.parent_path() / "lib" / "lm-eval";
+  for (const char* name : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})
+    if (fs::exists(here / name, ec)) return here;
+  for (const char* name : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})
+    if (fs::exists(installed / name, ec)) return installed;
+  return here;
 }
 
 namespace {

@@ -117,3 +117,19 @@ TEST_F(LazyTorch, MissingPluginIsExit2SayingHowToBuildIt) {
     EXPECT_NE(cuda.err.find("scripts/setup.sh --cuda"), std::string::npos) << cuda.err;
   }
 }
+
+TEST_F(LazyTorch, InstalledLayoutFindsThePluginInLibLmEval) {
+  if (!has_hf()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  // What `cmake --install build --prefix P` lays out: P/bin/lm-eval, P/lib/lm-eval/<plugin>,
+  // P/share/lm-eval/tasks (here a link to the repository's).
+  fs::create_directories(dir_ / "bin");
+  fs::create_directories(dir_ / "lib/lm-eval");
+  fs::create_directories(dir_ / "share/lm-eval");
+  fs::create_directory_symlink(source_dir() / "tasks", dir_ / "share/lm-eval/tasks");
+  fs::copy_file(lmeval_binary(), dir_ / "bin/lm-eval");
+  fs::copy_file(lmeval_binary().parent_path() / "liblmeval_hf_cpu.so", dir_ / "lib/lm-eval/liblmeval_hf_cpu.so");
+  auto r = run_command("cd " + quoted(dir_) + " && bin/lm-eval run --model hf --device cpu --model_args pretrained=" +
+                       quoted(source_dir() / "models/stories260K") + " --tasks demo_story_cloze --limit 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("demo_story_cloze"), std::string::npos) << r.out;
+}

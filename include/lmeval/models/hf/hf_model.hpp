@@ -22,7 +22,8 @@ const std::vector<std::string>& hf_model_known_args();
 // Builds an hf model in this process (code linked with the hf library: tests, tools).
 std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& options);
 
-// Where plugins are looked for: $LMEVAL_PLUGIN_DIR when set, else the running binary's folder.
+// Where plugins are looked for: $LMEVAL_PLUGIN_DIR when set, else the running binary's folder
+// (build/), else ../lib/lm-eval beside it (an installed lm-eval).
 std::filesystem::path hf_plugin_dir();
 
 // Loads the plugin the device asks for (cuda or cuda:N: the CUDA one; cpu: the CPU one; unset:
