@@ -157,3 +157,34 @@ TEST(Tasks_Selection, MetadataMergedWithConfigSource) {
   EXPECT_EQ(m["pretrained"], "m");
   EXPECT_EQ(fs::path(m["config_source"].get<std::string>()).filename(), "t.yaml");
 }
+
+TEST(Tasks_Index, WarmCacheGivesTheColdEntriesAndNoticesChanges) {
+  TempDir d, cache;
+  d.write("a/t1.yaml", "task: t1\ndataset_path: json\ntag: [tg]\noutput_type: multiple_choice\n");
+  d.write("b/g.yaml", "group: g\ntask: [t1]\n");
+  d.write("c/broken.yaml", "task: [unclosed\n");
+  unsetenv("LMEVAL_NO_INDEX_CACHE");
+  setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+  auto summary = [](const lmeval::TaskIndex& index) {
+    std::string s;
+    for (const auto& n : index.all_names()) {
+      const auto* e = index.find(n);
+      s += n + "|" + std::to_string(static_cast<int>(e->kind)) + "|" + e->output_type + "|" +
+           fs::path(e->yaml).filename().string() + "|" + std::to_string(e->tag_tasks.size()) + "\n";
+    }
+    return s + std::to_string(index.skipped().size());
+  };
+  const std::string expected = "g|1||g.yaml|0\nt1|0|multiple_choice|t1.yaml|0\ntg|2|||1\n1";
+  auto cold = lmeval::TaskIndex::build({d.path});
+  EXPECT_EQ(summary(cold), expected);
+  ASSERT_EQ(std::distance(fs::directory_iterator(cache.path / "lm-eval"), fs::directory_iterator()), 1);
+  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), expected);  // from the cache
+  // A changed file (other size) is read again.
+  d.write("a/t1.yaml", "task: t1_renamed\ndataset_path: json\noutput_type: loglikelihood\n");
+  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
+  // A damaged cache file is not trusted.
+  for (const auto& f : fs::directory_iterator(cache.path / "lm-eval")) std::ofstream(f.path()) << "{\"version\": 2, ";
+  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("LMEVAL_NO_INDEX_CACHE", "1", 1);
+}
