@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <optional>
 #include <set>
 
 #include "analysis/number_format.hpp"
+#include "lmeval/analysis/repeat_report.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/metrics/leaderboard.hpp"
@@ -493,6 +495,25 @@ std::string render_html_report(const ReportInput& in) {
         }
       }
       if (!diffs.empty()) h += "<p class=\"note\">Paired differences:</p>" + interval_chart(diffs, true) + "\n" + dt + "</table>\n";
+    }
+    // Sampled answers (repeats > 1): between- and within-question variance, per run.
+    if (const auto reps = repeat_summaries(in.runs, task); !reps.empty()) {
+      std::vector<std::string> labels;
+      for (const auto& run : in.runs) labels.push_back(run.label);
+      h += "<h3>Sampled answers <span class=\"note\">(repeats; each answer scored alone, a question's score the mean of its K "
+           "answers; Var(mean) = (between + within/K) / n, Miller 2024)</span></h3>\n<table><tr><th>run</th><th>metric</th>"
+           "<th>K</th><th>n</th><th>mean</th><th>between-question variance</th><th>within-question variance</th><th>SE</th>"
+           "<th>SE at 2K</th><th>SE at K = ∞</th><th>what more answers buy</th></tr>";
+      for (const auto& s : reps) {
+        const auto& v = s.v;
+        h += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td class=\"num\">{}</td><td>{}</td></tr>",
+                         esc(labels[s.run]), esc(s.key), v.k, v.n, format::fixed(v.mean), format::fixed(v.between, 6),
+                         format::fixed(v.within, 6), format::fixed(v.se), format::fixed(v.se_with(2.0 * static_cast<double>(v.k))),
+                         format::fixed(v.se_with(std::numeric_limits<double>::infinity())), esc(repeat_advice(v)));
+      }
+      h += "</table>\n";
     }
     // Item analysis highlights.
     if (in.analysis)

@@ -145,6 +145,7 @@ Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& opt) {
       ta.clusters = ids.size();
       ta.cluster_ranks = stats::clustered_rank_stability(scores, cluster, stats::draw_resamples(ta.clusters, opt.resamples, opt.seed));
     }
+    ta.repeats = repeat_summaries(runs, task);
     out.tasks.push_back(std::move(ta));
   }
   return out;
@@ -209,6 +210,10 @@ Json to_json(const Analysis& a) {
       tj["clusters"] = t.clusters;
       tj["rank_stability_clusters"] = ranks_json(t.cluster_ranks, a.labels);
     }
+    if (!t.repeats.empty()) {
+      tj["repeats"] = Json::array();
+      for (const auto& s : t.repeats) tj["repeats"].push_back(to_json(s, a.labels));
+    }
     j["tasks"].push_back(tj);
   }
   return j;
@@ -232,6 +237,7 @@ std::string render_text(const Analysis& a) {
     } else {
       out += text_table({"Run", "Score (raw)"}, rows, {false, true});
     }
+    if (!t.repeats.empty()) out += "\n" + render_repeat_text(t.repeats, a.labels);
     std::size_t easy = 0, hard = 0;
     for (const auto& s : t.item_stats) {
       if (s.difficulty >= 1) ++easy;

@@ -137,6 +137,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
   std::vector<std::map<std::string, Acc>> acc;
   // per slot, "metric,filter" -> seed position -> running mean (runs with --fewshot_seeds)
   std::vector<std::map<std::string, std::map<std::size_t, Acc>>> seed_acc;
+  // per slot, "metric,filter" -> the per-answer scores of its repeat_scores (first seed's line)
+  std::vector<std::map<std::string, std::vector<double>>> answers;
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
@@ -171,6 +173,7 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       items.push_back(std::move(item));
       acc.emplace_back();
       seed_acc.emplace_back();
+      answers.emplace_back();
     }
     std::optional<std::size_t> seed_pos;
     if (j.contains("fewshot_seed") && j["fewshot_seed"].is_number_integer()) {
@@ -202,6 +205,13 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
         sa.count += 1;
       }
     }
+    if (j.contains("repeat_scores") && j["repeat_scores"].is_object() && seed_pos.value_or(0) == 0)
+      for (const auto& [name, values] : j["repeat_scores"].items()) {
+        if (!values.is_array()) continue;
+        std::vector<double>& dst = answers[it->second][name + "," + filter];
+        dst.clear();
+        for (const auto& v : values) dst.push_back(as_score(v));
+      }
   }
   // doc_id order; duplicated documents get "#k" keys in that order.
   std::vector<std::size_t> order(items.size());
@@ -221,6 +231,11 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     item.key = k == 0 ? item.doc_hash : item.doc_hash + "#" + std::to_string(k);
     ts.index[item.key] = pos;
     for (const auto& [sk, a] : acc[order[pos]]) ts.scores[sk][pos] = a.sum / a.count;
+    for (auto& [sk, values] : answers[order[pos]]) {
+      auto& per_item = ts.repeat_scores[sk];
+      per_item.resize(items.size());
+      per_item[pos] = std::move(values);
+    }
     if (ts.fewshot_seeds.size() >= 2)
       for (const auto& [sk, by_seed] : seed_acc[order[pos]])
         for (const auto& [k, a] : by_seed) ts.seed_scores[sk][k][pos] = a.sum / a.count;

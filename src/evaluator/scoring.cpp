@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "global_random_replay.hpp"
+#include "repeat_scores.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
 #include "task_scores.hpp"
@@ -98,6 +99,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
     std::stable_sort(v.begin(), v.end(), [](const Instance* a, const Instance* b) { return a->idx < b->idx; });
   for (const auto& f : plan.filters) {
     replay_eval_docs_reads_for_filter(task, plan.eval_docs_reads_per_pass);
+    // repeats > 1: every sampled answer scored alone, for the samples (empty otherwise).
+    const auto by_repeat = log_samples ? filter_each_repeat(plan, requests, f) : std::vector<std::vector<Json>>{};
     for (size_t d = 0; d < plan.doc_positions.size(); ++d) {
       size_t pos = plan.doc_positions[d];
       const Doc& doc = task.eval_docs()[pos];
@@ -124,8 +127,12 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
         }
         found->second.push_back(it.value());
       }
-      if (log_samples)
+      if (log_samples) {
         scores.samples.push_back(sample_record(task, plan.doc_ids[d], doc, request_doc, ins, f.name(), metrics));
+        if (!by_repeat.empty())
+          if (Json r = score_each_repeat(task, plan.metrics, doc, ins, requests, by_repeat); !r.empty())
+            scores.samples.back()["repeat_scores"] = std::move(r);
+      }
     }
   }
   scores.random_baseline = random_baseline(plan);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lmeval/analysis/repeat_report.hpp"
 #include "lmeval/analysis/run.hpp"
 #include "lmeval/stats/bootstrap.hpp"
 #include "lmeval/stats/item_analysis.hpp"
@@ -47,6 +48,8 @@ struct TaskAnalysis {
   stats::RankStability item_ranks;
   stats::RankStability cluster_ranks;  // resamples == 0 without a cluster_key
   std::size_t clusters = 0;
+  // Runs with `repeats` > 1: between/within-question variance of each score with per-answer scores.
+  std::vector<RepeatSummary> repeats;
 };
 
 // Below this many runs the item analysis (items no run gets right, discrimination) is flagged as

@@ -40,6 +40,10 @@ struct TaskSamples {
   // `scores` is then the mean over the seeds.
   std::vector<long long> fewshot_seeds;
   std::map<std::string, std::vector<std::vector<double>>> seed_scores;
+  // Tasks with `repeats` > 1 (samples lines with `repeat_scores`): per key, each item's scores on
+  // its K sampled answers, each answer scored alone (repeat_scores[key][i], aligned with items;
+  // empty where the item has none). From the first few-shot seed's lines only.
+  std::map<std::string, std::vector<std::vector<double>>> repeat_scores;
 };
 
 struct Run {
