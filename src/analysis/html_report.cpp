@@ -498,22 +498,23 @@ std::string render_html_report(const ReportInput& in) {
     }
     // Sampled answers (repeats > 1): between- and within-question variance, per run.
     if (const auto reps = repeat_summaries(in.runs, task); !reps.empty()) {
-      std::vector<std::string> labels;
-      for (const auto& run : in.runs) labels.push_back(run.label);
       h += "<h3>Sampled answers <span class=\"note\">(repeats; each answer scored alone, a question's score the mean of its K "
-           "answers; Var(mean) = (between + within/K) / n, Miller 2024)</span></h3>\n<table><tr><th>run</th><th>metric</th>"
-           "<th>K</th><th>n</th><th>mean</th><th>between-question variance</th><th>within-question variance</th><th>SE</th>"
-           "<th>SE at 2K</th><th>SE at K = ∞</th><th>what more answers buy</th></tr>";
+           "answers; Var(mean) = (between + within/K) / n, Miller 2024)</span></h3>\n<p class=\"note\">between: the variance of the "
+           "questions' expected scores; within: the variance of one answer's score around its question's; SE at 2K and at K = ∞: "
+           "the same questions with twice and with infinitely many answers each.</p>\n<table><tr><th>run</th><th>metric</th>"
+           "<th>K</th><th>n</th><th>mean</th><th>between</th><th>within</th><th>SE</th><th>SE at 2K</th><th>SE at K = ∞</th></tr>";
+      std::string advice;
       for (const auto& s : reps) {
         const auto& v = s.v;
         h += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                         "<td class=\"num\">{}</td><td>{}</td></tr>",
-                         esc(labels[s.run]), esc(s.key), v.k, v.n, format::fixed(v.mean), format::fixed(v.between, 6),
+                         "<td class=\"num\">{}</td></tr>",
+                         esc(in.runs[s.run].label), esc(s.key), v.k, v.n, format::fixed(v.mean), format::fixed(v.between, 6),
                          format::fixed(v.within, 6), format::fixed(v.se), format::fixed(v.se_with(2.0 * static_cast<double>(v.k))),
-                         format::fixed(v.se_with(std::numeric_limits<double>::infinity())), esc(repeat_advice(v)));
+                         format::fixed(v.se_with(std::numeric_limits<double>::infinity())));
+        advice += "<li>" + esc(in.runs[s.run].label) + " " + esc(s.key) + ": " + esc(repeat_advice(v)) + "</li>";
       }
-      h += "</table>\n";
+      h += "</table>\n<ul class=\"note\">" + advice + "</ul>\n";
     }
     // Item analysis highlights.
     if (in.analysis)

@@ -11,7 +11,8 @@ bool scores_one_answer(const FilterEnsemble& f) {
   // The reference's filters that map each response of an instance independently (lm_eval/filters:
   // extraction.py, transformation.py) and take_first (selection.py).
   static constexpr std::array<std::string_view, 8> per_answer = {
-      "regex", "regex_pos", "remove_whitespace", "multi_choice_regex", "lowercase", "uppercase", "map", "format_span"};
+      "regex",     "regex_pos", "remove_whitespace", "multi_choice_regex", "lowercase",
+      "uppercase", "map",       "format_span"};
   bool takes_first = false;
   for (const auto& [function, kwargs] : f.steps()) {
     if (!function.is_string()) return false;  // a task's own filter class: unknown shape
@@ -24,7 +25,8 @@ bool scores_one_answer(const FilterEnsemble& f) {
   return takes_first;
 }
 
-std::vector<std::vector<Json>> filter_each_repeat(const TaskPlan& plan, const TaskRequests& requests,
+std::vector<std::vector<Json>> filter_each_repeat(const TaskPlan& plan,
+                                                  const TaskRequests& requests,
                                                   const FilterEnsemble& f) {
   const auto& instances = requests.instances;
   if (instances.empty() || !scores_one_answer(f)) return {};
@@ -51,7 +53,8 @@ Json score_each_repeat(const Task& task, const std::vector<MetricSpec>& metrics,
   std::vector<std::string> dropped;
   for (const auto& filtered : by_repeat) {
     std::vector<Json> results;
-    for (const Instance* in : ins) results.push_back(filtered[static_cast<std::size_t>(in - requests.instances.data())]);
+    for (const Instance* in : ins)
+      results.push_back(filtered[static_cast<std::size_t>(in - requests.instances.data())]);
     const Json scores = process_results(task, metrics, doc, results);
     for (auto it = scores.begin(); it != scores.end(); ++it) {
       if (std::find(dropped.begin(), dropped.end(), it.key()) != dropped.end()) continue;

@@ -23,7 +23,8 @@ bool scores_one_answer(const FilterEnsemble& f);
 // The pipeline run on each repeat alone: out[k][j] is the filtered response of
 // requests.instances[j] given only its k-th response. Empty when the task's instances have fewer
 // than 2 responses each or the pipeline does not score one answer.
-std::vector<std::vector<Json>> filter_each_repeat(const TaskPlan& plan, const TaskRequests& requests,
+std::vector<std::vector<Json>> filter_each_repeat(const TaskPlan& plan,
+                                                  const TaskRequests& requests,
                                                   const FilterEnsemble& f);
 
 // For one document (its instances `ins`, pointers into requests.instances): {"<metric>": [score of

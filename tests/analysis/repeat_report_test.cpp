@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "lmeval/analysis/html_report.hpp"
 #include "lmeval/analysis/item_report.hpp"
@@ -28,27 +29,37 @@ namespace {
 class Repeats : public ::testing::Test {
  protected:
   static fs::path dir() {
-    static const fs::path d = fs::temp_directory_path() / ("lmeval_repeats_" + std::to_string(getpid()));
+    static const fs::path d =
+        fs::temp_directory_path() / ("lmeval_repeats_" + std::to_string(getpid()));
     return d;
   }
   static void SetUpTestSuite() {
     fs::remove_all(dir());
     fs::create_directories(dir() / "tasks");
     std::ofstream data(dir() / "data.jsonl");
-    for (int i = 0; i < 40; ++i) data << "{\"q\": \"What is " << i << " plus " << i % 7 << "?\", \"a\": \"" << i + i % 7 << "\"}\n";
+    for (int i = 0; i < 40; ++i)
+      data << "{\"q\": \"What is " << i << " plus " << i % 7 << "?\", \"a\": \"" << i + i % 7
+           << "\"}\n";
     data.close();
-    const std::string head = "dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " + (dir() / "data.jsonl").string() +
-                             "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: \"Question: {{q}}\\nAnswer:\"\n"
-                             "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\\n\"]\n  do_sample: true\n"
-                             "metric_list:\n  - metric: exact_match\nmetadata:\n  version: 1.0\n";
-    const std::string regex = "      - function: regex\n        regex_pattern: \"answer is (\\\\d+)\"\n";
+    const std::string head =
+        "dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
+        (dir() / "data.jsonl").string() +
+        "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: \"Question: "
+        "{{q}}\\nAnswer:\"\n"
+        "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\\n\"]\n  do_sample: true\n"
+        "metric_list:\n  - metric: exact_match\nmetadata:\n  version: 1.0\n";
+    const std::string regex =
+        "      - function: regex\n        regex_pattern: \"answer is (\\\\d+)\"\n";
     std::ofstream(dir() / "tasks" / "rep_gen.yaml")
-        << "task: rep_gen\n" << head << "repeats: 4\nfilter_list:\n  - name: score-first\n    filter:\n" << regex
-        << "      - function: take_first\n  - name: maj@4\n    filter:\n" << regex
-        << "      - function: majority_vote\n      - function: take_first\n";
+        << "task: rep_gen\n"
+        << head << "repeats: 4\nfilter_list:\n  - name: score-first\n    filter:\n"
+        << regex << "      - function: take_first\n  - name: maj@4\n    filter:\n"
+        << regex << "      - function: majority_vote\n      - function: take_first\n";
     std::ofstream(dir() / "tasks" / "one_gen.yaml") << "task: one_gen\n" << head;
-    auto r = run_command("cd '" + dir().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" + lmeval_binary().string() +
-                         "' run --model dummy --tasks rep_gen,one_gen --include_path tasks --output_path runs/a --log_samples");
+    auto r = run_command("cd '" + dir().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
+                         lmeval_binary().string() +
+                         "' run --model dummy --tasks rep_gen,one_gen --include_path tasks "
+                         "--output_path runs/a --log_samples");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() { fs::remove_all(dir()); }
@@ -59,7 +70,8 @@ class Repeats : public ::testing::Test {
     return {};
   }
   static const Json& golden(const std::string& name) {
-    static const Json g = Json::parse(read_file(lmeval::testing::source_dir() / "tests/stats/goldens/repeats.json"));
+    static const Json g =
+        Json::parse(read_file(lmeval::testing::source_dir() / "tests/stats/goldens/repeats.json"));
     for (const auto& c : g["cases"])
       if (c["name"] == name) return c;
     throw std::runtime_error("no golden case " + name);
@@ -74,7 +86,8 @@ TEST_F(Repeats, EachAnswerScoredOnlyWherePipelineScoresOneAnswer) {
   for (const auto& s : lines) {
     ASSERT_EQ(s["resps"][0].size(), 4u);
     if (s["filter"] == "score-first") {
-      // regex + take_first: each of the 4 answers scored as if it came first; the first is the logged score.
+      // regex + take_first: each of the 4 answers scored as if it came first; the first is the
+      // logged score.
       ASSERT_TRUE(s.contains("repeat_scores")) << s.dump();
       ASSERT_EQ(s["repeat_scores"]["exact_match"].size(), 4u);
       EXPECT_EQ(s["repeat_scores"]["exact_match"][0], s["exact_match"]);
@@ -87,7 +100,8 @@ TEST_F(Repeats, EachAnswerScoredOnlyWherePipelineScoresOneAnswer) {
     }
   }
   // repeats 1: the samples are the reference's, untouched.
-  for (const auto& s : read_jsonl(samples(dir() / "runs" / "a", "one_gen"))) EXPECT_FALSE(s.contains("repeat_scores"));
+  for (const auto& s : read_jsonl(samples(dir() / "runs" / "a", "one_gen")))
+    EXPECT_FALSE(s.contains("repeat_scores"));
 }
 
 TEST_F(Repeats, AnalyzeAndReportGiveTheDecompositionNumpyGives) {
@@ -100,11 +114,13 @@ TEST_F(Repeats, AnalyzeAndReportGiveTheDecompositionNumpyGives) {
   const fs::path file = samples(dir() / "runs" / "b", "rep_gen");
   std::string text;
   for (auto s : read_jsonl(file)) {
-    if (s["filter"] == "score-first") s["repeat_scores"]["exact_match"] = g["x"][s["doc_id"].get<std::size_t>()];
+    if (s["filter"] == "score-first")
+      s["repeat_scores"]["exact_match"] = g["x"][s["doc_id"].get<std::size_t>()];
     text += s.dump() + "\n";
   }
   std::ofstream(file) << text;
-  const auto runs = lmeval::analysis::load_runs({(dir() / "runs" / "a").string(), (dir() / "runs" / "b").string()});
+  const auto runs = lmeval::analysis::load_runs(
+      {(dir() / "runs" / "a").string(), (dir() / "runs" / "b").string()});
   const auto a = lmeval::analysis::analyze_runs(runs);
   const Json j = lmeval::analysis::to_json(a);
   const Json* task = nullptr;
@@ -123,10 +139,13 @@ TEST_F(Repeats, AnalyzeAndReportGiveTheDecompositionNumpyGives) {
   EXPECT_NEAR(b["se"].get<double>(), g["se"].get<double>(), 1e-12);
   EXPECT_NEAR(b["se_doubled_k"].get<double>(), std::sqrt((between + within / 8) / 40), 1e-12);
   EXPECT_NEAR(b["se_infinite_k"].get<double>(), std::sqrt(between / 40), 1e-12);
-  EXPECT_NE(b["advice"].get<std::string>().find("doubling K to 8"), std::string::npos) << b["advice"];
+  EXPECT_NE(b["advice"].get<std::string>().find("doubling K to 8"), std::string::npos)
+      << b["advice"];
   // Run a: the dummy model answers alike every time (a hash of the prompt): no within variance.
   EXPECT_EQ((*task)["repeats"][0]["within_variance"].get<double>(), 0.0);
-  EXPECT_NE((*task)["repeats"][0]["advice"].get<std::string>().find("only more questions narrow the SE"), std::string::npos);
+  EXPECT_NE(
+      (*task)["repeats"][0]["advice"].get<std::string>().find("only more questions narrow the SE"),
+      std::string::npos);
 
   const std::string out = lmeval::analysis::render_text(a);
   EXPECT_NE(out.find("Between-question var"), std::string::npos) << out;
@@ -135,9 +154,36 @@ TEST_F(Repeats, AnalyzeAndReportGiveTheDecompositionNumpyGives) {
   lmeval::analysis::ReportInput in = lmeval::analysis::prepare_report(runs, {}, {});
   const std::string html = lmeval::analysis::render_html_report(in);
   EXPECT_NE(html.find("Sampled answers"), std::string::npos);
-  EXPECT_NE(html.find(lmeval::analysis::repeat_advice(a.tasks[0].task == "rep_gen" ? a.tasks[0].repeats[1].v : a.tasks[1].repeats[1].v)
+  EXPECT_NE(html.find(lmeval::analysis::repeat_advice(a.tasks[0].task == "rep_gen"
+                                                          ? a.tasks[0].repeats[1].v
+                                                          : a.tasks[1].repeats[1].v)
                           .substr(0, 40)),
             std::string::npos);
+
+  // The table fits a laptop's width (the probe of html_report_test's overflow check), where
+  // chromium is installed.
+  auto which =
+      run_command("command -v chromium || command -v chromium-browser || command -v google-chrome");
+  if (which.exit_code != 0 || which.out.empty())
+    GTEST_SKIP() << "chromium is not installed; the checks above still ran";
+  std::string page = std::regex_replace(
+      html, std::regex("<meta http-equiv=\"Content-Security-Policy\"[^>]*>"), "");
+  page.replace(page.rfind("</body>"), 7, R"(<pre id="probe"></pre><script>
+const out = [], width = document.documentElement.clientWidth;
+if (document.documentElement.scrollWidth > width + 1) out.push('page ' + document.documentElement.scrollWidth);
+for (const el of document.querySelectorAll('table, td, th, h3, p, li'))
+  if (el.getBoundingClientRect().right > width + 1) out.push('right: ' + el.textContent.slice(0, 60));
+document.getElementById('probe').textContent = out.join('\n') || 'FITS';
+</script></body>)");
+  const fs::path probe = dir() / "probe.html", profile = dir() / "chromium-profile";
+  { std::ofstream(probe) << page; }
+  auto c = run_command("'" + which.out.substr(0, which.out.find('\n')) +
+                       "' --headless --disable-gpu --no-sandbox --user-data-dir='" +
+                       profile.string() + "' --window-size=1100,3000 --dump-dom 'file://" +
+                       probe.string() + "' 2>/dev/null");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("<pre id=\"probe\">FITS</pre>"), std::string::npos)
+      << c.out.substr(c.out.find("<pre id=\"probe\">"), 600);
 }
 
 TEST_F(Repeats, OnlyTheFirstFewshotSeedsLinesCount) {
@@ -152,7 +198,8 @@ TEST_F(Repeats, OnlyTheFirstFewshotSeedsLinesCount) {
       if (s["filter"] != "score-first" || d >= 30) continue;
       s["fewshot_seed"] = seed;
       // The second seed's answers are nonsense that would change every figure.
-      s["repeat_scores"]["exact_match"] = seed == 1234 ? g["x"][d] : Json::array({100.0, -100.0, 3.0, 0.0, 9.0});
+      s["repeat_scores"]["exact_match"] =
+          seed == 1234 ? g["x"][d] : Json::array({100.0, -100.0, 3.0, 0.0, 9.0});
       text += s.dump() + "\n";
     }
   std::ofstream(file) << text;

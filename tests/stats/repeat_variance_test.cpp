@@ -67,9 +67,11 @@ TEST(RepeatVariance, NegativeBetweenIsKeptButProjectionsUseZero) {
 }
 
 TEST(RepeatVariance, UndefinedCasesSayWhy) {
-  EXPECT_NE(repeat_variance({{1, 0, 1}}).undefined.find("fewer than 2 questions"), std::string::npos);
+  EXPECT_NE(repeat_variance({{1, 0, 1}}).undefined.find("fewer than 2 questions"),
+            std::string::npos);
   EXPECT_NE(repeat_variance({{1}, {0}, {1}}).undefined.find("repeats < 2"), std::string::npos);
-  EXPECT_NE(repeat_variance({{1, 0}, {0, 1, 1}}).undefined.find("different numbers"), std::string::npos);
+  EXPECT_NE(repeat_variance({{1, 0}, {0, 1, 1}}).undefined.find("different numbers"),
+            std::string::npos);
   const auto r = repeat_variance({{1, std::nan("")}, {0, 1}});
   EXPECT_FALSE(r.defined());
   EXPECT_TRUE(std::isnan(r.se));
@@ -88,8 +90,10 @@ TEST(RepeatVariance, UndefinedCasesSayWhy) {
 // SE projected from K answers to 2K matches the actual variance of evals run with 2K answers.
 TEST(RepeatVariance, MatchesASimulationWithKnownVarianceComponents) {
   std::mt19937_64 gen(18);
-  for (const auto& [n, k, a, b] : {std::tuple<std::size_t, std::size_t, double, double>{100, 4, 0.6, 0.9},
-                                   {40, 2, 2.0, 2.0}, {200, 8, 0.3, 0.3}}) {
+  for (const auto& [n, k, a, b] :
+       {std::tuple<std::size_t, std::size_t, double, double>{100, 4, 0.6, 0.9},
+        {40, 2, 2.0, 2.0},
+        {200, 8, 0.3, 0.3}}) {
     const double mu = a / (a + b), var_p = a * b / ((a + b) * (a + b) * (a + b + 1));
     const double e_sigma2 = mu * (1 - mu) - var_p;
     std::gamma_distribution<double> ga(a, 1.0), gb(b, 1.0);
@@ -114,7 +118,8 @@ TEST(RepeatVariance, MatchesASimulationWithKnownVarianceComponents) {
       between += r.between / reps;
       within += r.within / reps;
       se2 += r.se * r.se / reps;
-      se2_2k += r.se_with(2.0 * static_cast<double>(k)) * r.se_with(2.0 * static_cast<double>(k)) / reps;
+      se2_2k +=
+          r.se_with(2.0 * static_cast<double>(k)) * r.se_with(2.0 * static_cast<double>(k)) / reps;
       double m2 = 0;
       eval_mean_and_fit(2 * k, m2);
       sum_2k += m2;
@@ -123,15 +128,17 @@ TEST(RepeatVariance, MatchesASimulationWithKnownVarianceComponents) {
     const double actual = (sum2 - sum * sum / reps) / (reps - 1);
     const double actual_2k = (sum2_2k - sum_2k * sum_2k / reps) / (reps - 1);
     const double nn = static_cast<double>(n), kk = static_cast<double>(k);
-    std::printf("n %zu K %zu: between %.5f (true %.5f), within %.5f (true %.5f); se^2/actual %.4f; "
-                "projected 2K se^2/actual at 2K %.4f; Miller's formula at K / actual %.4f\n",
-                n, k, between, var_p, within, e_sigma2, se2 / actual, se2_2k / actual_2k,
-                (var_p + e_sigma2 / kk) / nn / actual);
+    std::printf(
+        "n %zu K %zu: between %.5f (true %.5f), within %.5f (true %.5f); se^2/actual %.4f; "
+        "projected 2K se^2/actual at 2K %.4f; Miller's formula at K / actual %.4f\n",
+        n, k, between, var_p, within, e_sigma2, se2 / actual, se2_2k / actual_2k,
+        (var_p + e_sigma2 / kk) / nn / actual);
     SCOPED_TRACE(testing::Message() << "n " << n << " K " << k);
     // Unbiased estimators: within 5% of the true components (simulation error about 1-2%).
     EXPECT_NEAR(between / var_p, 1.0, 0.05);
     EXPECT_NEAR(within / e_sigma2, 1.0, 0.05);
-    // The formula itself, and its estimate, against the simulated variance (4,000 runs: ~2.2% error).
+    // The formula itself, and its estimate, against the simulated variance (4,000 runs: ~2.2%
+    // error).
     EXPECT_NEAR((var_p + e_sigma2 / kk) / nn / actual, 1.0, 0.08);
     EXPECT_NEAR(se2 / actual, 1.0, 0.08);
     EXPECT_NEAR(se2_2k / actual_2k, 1.0, 0.08);

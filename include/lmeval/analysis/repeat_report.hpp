@@ -29,6 +29,7 @@ std::string repeat_advice(const stats::RepeatVariance& v);
 Json to_json(const RepeatSummary& s, const std::vector<std::string>& labels);
 
 // A text table (one row per summary) with the advice lines under it; empty without summaries.
-std::string render_repeat_text(const std::vector<RepeatSummary>& summaries, const std::vector<std::string>& labels);
+std::string render_repeat_text(const std::vector<RepeatSummary>& summaries,
+                               const std::vector<std::string>& labels);
 
 }  // namespace lmeval::analysis

@@ -26,9 +26,10 @@ struct RepeatVariance {
   double mean = 0;          // the eval mean: mean of the question means
   double var_of_means = 0;  // sample variance of the question means
   double within = 0;        // E[σ_i²]: variance of one answer's score around its question's mean
-  double between = 0;       // Var(x): variance of the questions' expected scores; unbiased, so < 0 by chance
-  double se = 0;            // sqrt(var_of_means / n)
-  std::string undefined;    // why nothing is defined (then every number is NaN); empty otherwise
+  // Var(x): variance of the questions' expected scores; unbiased, so below 0 by chance.
+  double between = 0;
+  double se = 0;          // sqrt(var_of_means / n)
+  std::string undefined;  // why nothing is defined (then every number is NaN); empty otherwise
 
   bool defined() const { return undefined.empty(); }
   // Projected SE with `k_prime` samples per question (k_prime = infinity: the between part alone).
