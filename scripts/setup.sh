@@ -5,7 +5,7 @@
 #
 # --cuda: then also the CUDA hf backend, build/liblmeval_hf_cuda.so, which `--device cuda` loads:
 # a venv (LMEVAL_CUDA_VENV, default .venv-cuda) with PyPI's torch wheel (LMEVAL_TORCH_SPEC,
-# default `torch`: on Linux x86-64 the CUDA build, about 3 GB with its nvidia-* libraries), and
+# default `torch`: on Linux x86-64 the CUDA build, 5.3 GB installed with its nvidia-* libraries for torch 2.15), and
 # the plugin compiled against that wheel's libtorch in build-cuda/. No CUDA toolkit is needed;
 # running it needs an NVIDIA driver.
 set -euo pipefail
