@@ -251,7 +251,8 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
     }
     // Within a root the first file wins; a later root overrides.
     std::map<std::string, IndexEntry> local;
-    for (const auto& f : facts) {
+    // Moved, not copied: ~14,000 entries (an fs::path each) for the reference's task folder.
+    for (auto& f : facts) {
       if (!f.error.empty()) {
         idx.skipped_.emplace_back(f.path, f.error);
         continue;
@@ -261,16 +262,16 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
       IndexEntry e;
       e.name = f.name;
       e.kind = f.kind == "group" ? IndexKind::Group : IndexKind::Task;
-      e.yaml = f.path;
-      e.output_type = f.output_type;
-      local[f.name] = e;
+      e.yaml = std::move(f.path);
+      e.output_type = std::move(f.output_type);
+      local[f.name] = std::move(e);
       for (const auto& t : f.tags) {
         auto it = local.find(t);
         if (it == local.end()) {
           IndexEntry te;
           te.name = t;
           te.kind = IndexKind::Tag;
-          it = local.emplace(t, te).first;
+          it = local.emplace(t, std::move(te)).first;
         }
         it->second.tag_tasks.insert(f.name);
       }
@@ -280,7 +281,7 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
       if (it != idx.entries_.end() && it->second.kind == IndexKind::Tag && v.kind == IndexKind::Tag) {
         it->second.tag_tasks.insert(v.tag_tasks.begin(), v.tag_tasks.end());
       } else {
-        idx.entries_[k] = v;
+        idx.entries_[k] = std::move(v);
       }
     }
   }
