@@ -1,4 +1,4 @@
-// `lm-eval ls tasks|groups|subtasks|tags|models|metrics|filters`: sorted Markdown tables.
+// `lm-eval ls tasks|groups|subtasks|tags|models|metrics|filters|functions`: sorted Markdown tables.
 #include <filesystem>
 #include <iostream>
 
@@ -8,6 +8,7 @@
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/metrics/registry.hpp"
 #include "lmeval/output/output_writer.hpp"
+#include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task_index.hpp"
 
 namespace lmeval::cli {
@@ -46,10 +47,10 @@ std::string location(const TaskIndex& index, const std::filesystem::path& p) {
 int ls_main(const LsFlags& f) {
   register_builtins();
   static const std::vector<std::string> kinds = {"tasks", "groups", "subtasks", "tags",
-                                                 "models", "metrics", "filters"};
+                                                 "models", "metrics", "filters", "functions"};
   if (std::find(kinds.begin(), kinds.end(), f.what) == kinds.end())
     throw UserError("unknown listing '" + f.what + "'", {"", 0, 0, "ls"},
-                    "one of tasks, groups, subtasks, tags, models, metrics, filters");
+                    "one of tasks, groups, subtasks, tags, models, metrics, filters, functions");
   std::string out = "\n";
   if (f.what == "models") {
     std::vector<std::vector<Json>> rows;
@@ -68,6 +69,19 @@ int ls_main(const LsFlags& f) {
     for (const auto* m : reg)
       rows.push_back({m->name, m->aggregation, m->higher_is_better ? "true" : "false", m->output_types});
     out += markdown_table({"Metric", "Aggregation", "Higher is better", "Output types"}, rows) + "\n\n";
+  } else if (f.what == "functions") {
+    // The `!function` targets built in: a YAML in folder F may name F's functions and the
+    // folder-less ones.
+    register_builtin_task_functions();
+    std::vector<std::vector<Json>> rows;
+    for (const auto& key : FunctionRegistry::instance().names()) {
+      auto colon = key.find(':');
+      const auto* fn = FunctionRegistry::instance().find(key.substr(0, colon), key.substr(colon + 1));
+      std::string kind = !fn ? "" : fn->process_docs ? "process_docs" : fn->process_results ? "process_results"
+                                    : fn->aggregation ? "aggregation" : "doc_to_* / gen_prefix";
+      rows.push_back({colon == 0 ? "(any)" : key.substr(0, colon), key.substr(colon + 1), kind});
+    }
+    out += markdown_table({"Task folder", "Function", "Kind"}, rows) + "\n\n";
   } else if (f.what == "filters") {
     std::vector<std::vector<Json>> rows;
     for (const auto& n : FilterRegistry::instance().names()) rows.push_back({n});
@@ -106,9 +120,9 @@ int ls_main(const LsFlags& f) {
 }  // namespace
 
 void add_ls_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("ls", "List tasks, groups, subtasks, tags, models, metrics or filters");
+  auto* cmd = app.add_subcommand("ls", "List tasks, groups, subtasks, tags, models, metrics, filters or functions");
   auto f = std::make_shared<LsFlags>();
-  cmd->add_option("what", f->what, "tasks | groups | subtasks | tags | models | metrics | filters");
+  cmd->add_option("what", f->what, "tasks | groups | subtasks | tags | models | metrics | filters | functions");
   cmd->add_option("--include_path", f->include_path, "Extra folder of task YAMLs");
   cmd->callback([&action, f, cmd] {
     if (f->what.empty()) {

@@ -9,6 +9,8 @@
 #include "cli/run_options.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/stop_signal.hpp"
+#include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/secrets.hpp"
 
 namespace {
 
@@ -18,6 +20,19 @@ bool is_subcommand(const char* s) {
     if (std::strcmp(s, name) == 0) return true;
   }
   return false;
+}
+
+// Every message leaves through here: credentials in it (values of api_key=..., header JSON,
+// $OPENAI_API_KEY, and the secret values given anywhere on the command line) are masked.
+std::vector<std::string>& argv_secrets() {
+  static std::vector<std::string> values;
+  return values;
+}
+
+int report(const char* prefix, const std::string& what, int code) {
+  std::string text = lmeval::redact(what, argv_secrets());
+  std::fprintf(stderr, "lm-eval: %s%s\n", prefix, text.c_str());
+  return code;
 }
 
 }  // namespace
@@ -30,6 +45,14 @@ int main(int argc, char** argv) {
   // The reference's legacy form (HarnessCLI.parse_args): `lm-eval --model m --tasks t` means
   // `lm-eval run ...` when more than one argument follows and the first is not a subcommand.
   std::vector<std::string> args(argv, argv + argc);
+  for (const auto& a : args)
+    for (auto& v : secret_values_in(a)) argv_secrets().push_back(v);
+  // Arguments end up in JSON files and messages, which hold UTF-8 only.
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (auto bad = first_invalid_utf8(args[i]))
+      return report("error: ", "argument " + std::to_string(i) + " has byte offset " + std::to_string(*bad) +
+                                   " that is not valid UTF-8 (expected UTF-8 text)", 2);
+  }
   if (args.size() > 2 && !is_subcommand(args[1].c_str()) && args[1] != "--help" &&
       args[1] != "-h" && args[1] != "--version") {
     args.insert(args.begin() + 1, "run");
@@ -64,11 +87,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "lm-eval: error: %s\nRun with --help for usage.\n", e.what());
-    return 2;
+    return report("error: ", std::string(e.what()) + "\nRun with --help for usage.", 2);
   } catch (const UserError& e) {
-    std::fprintf(stderr, "lm-eval: error: %s\n", e.what());
-    return 2;
+    return report("error: ", e.what(), 2);
   }
   if (!action) {
     std::fputs(app.help().c_str(), stdout);
@@ -80,13 +101,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lm-eval: %s\n", e.what());
     return e.exit_code();
   } catch (const UserError& e) {
-    std::fprintf(stderr, "lm-eval: error: %s\n", e.what());
-    return 2;
+    return report("error: ", e.what(), 2);
   } catch (const RuntimeError& e) {
-    std::fprintf(stderr, "lm-eval: runtime error: %s\n", e.what());
-    return 1;
+    return report("runtime error: ", e.what(), 1);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lm-eval: internal error: %s\n", e.what());
-    return 1;
+    return report("internal error: ", e.what(), 1);
   }
 }

@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/evaluator/validator.hpp"
 
 namespace lmeval::cli {
@@ -19,14 +20,17 @@ int validate_main(RunFlags& f) {
     report.problems.push_back(e);
   }
   validate_run(cfg, report);
-  for (const auto& n : report.notes) std::cerr << "note: " << n << "\n";
+  for (const auto& n : report.notes) std::cerr << "note: " << redact(n) << "\n";
   if (report.problems.empty()) {
     std::cout << "All tasks found and valid (" << report.tasks_checked << " tasks checked, "
               << report.docs_rendered << " rendered on their first document)\n";
     return 0;
   }
   std::cerr << report.problems.size() << " problem" << (report.problems.size() == 1 ? "" : "s") << " found:\n";
-  for (const auto& p : report.problems) std::cerr << "  " << p.what() << "\n";
+  std::vector<std::string> secrets;
+  for (const auto& a : raw_args())
+    for (auto& v : secret_values_in(a)) secrets.push_back(v);
+  for (const auto& p : report.problems) std::cerr << "  " << redact(p.what(), secrets) << "\n";
   return 2;
 }
 

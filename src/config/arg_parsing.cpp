@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/template/template.hpp"
 
@@ -101,7 +102,7 @@ Json cli_key_val_to_dict(const std::string& s, const std::string& flag) {
     std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      throw UserError("'" + item + "' is not of the form key=value", {"", 0, 0, flag},
+      throw UserError("'" + mask_secrets(item) + "' is not of the form key=value", {"", 0, 0, flag},
                       "key=value pairs separated by commas, or a JSON object");
     out[item.substr(0, eq)] = cli_value(item.substr(eq + 1));
     if (comma == std::string::npos) break;
@@ -122,7 +123,7 @@ Json merge_dict_flag(const std::vector<std::vector<std::string>>& occurrences,
       is_json = true;
     } catch (const std::exception&) {
       if (values[0].find('{') != std::string::npos)
-        throw UserError("Invalid JSON: " + values[0] + ". Hint: Use double quotes for JSON strings.",
+        throw UserError("Invalid JSON: " + mask_secrets(values[0]) + ". Hint: Use double quotes for JSON strings.",
                         {"", 0, 0, flag}, "a JSON object or key=value pairs");
     }
     if (is_json && parsed.is_object()) {

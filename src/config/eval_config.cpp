@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lmeval/config/arg_parsing.hpp"
+#include "lmeval/config/flag_checks.hpp"
 #include "lmeval/core/error.hpp"
 
 namespace lmeval {
@@ -266,6 +267,7 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
 }
 
 void EvalConfig::finalize() {
+  check_setting_ranges(*this);
   if (predict_only) log_samples = true;
   if ((log_samples || predict_only) && !output_path)
     throw UserError("Specify --output_path if providing --log_samples or --predict_only",

@@ -39,9 +39,14 @@ bool is_printable(char32_t c) {
 
 std::string utf8(const std::u32string& s) { return unicode::encode(s); }
 
-[[noreturn]] void reader_error(const std::string& origin, const std::string& problem, size_t offset) {
-  throw UserError("invalid YAML: " + problem + " (byte " + std::to_string(offset) + ")",
-                  {origin, 0, 0, ""}, "UTF-8 (or UTF-16 with a BOM) text");
+// Names the line too (counted in bytes up to the offset), so an editor finds the byte.
+[[noreturn]] void reader_error(std::string_view in, const std::string& origin, const std::string& problem,
+                               size_t offset) {
+  int line = 1;
+  for (size_t k = 0; k < offset && k < in.size(); ++k)
+    if (in[k] == '\n') ++line;
+  throw UserError("invalid YAML: " + problem + " at byte offset " + std::to_string(offset),
+                  {origin, line, 0, ""}, "UTF-8 (or UTF-16 with a BOM) text");
 }
 
 }  // namespace
@@ -59,18 +64,18 @@ std::u32string decode_stream(std::string_view in, const std::string& origin) {
                 : static_cast<char32_t>((u(k) << 8) | u(k + 1));
     };
     while (i < in.size()) {
-      if (i + 1 >= in.size()) reader_error(origin, "incomplete UTF-16 character", i);
+      if (i + 1 >= in.size()) reader_error(in, origin, "incomplete UTF-16 character", i);
       char32_t c = unit(i);
-      if (c >= 0xDC00 && c <= 0xDFFF) reader_error(origin, "unexpected low surrogate area", i);
+      if (c >= 0xDC00 && c <= 0xDFFF) reader_error(in, origin, "unexpected low surrogate area", i);
       if (c >= 0xD800 && c <= 0xDBFF) {
-        if (i + 3 >= in.size()) reader_error(origin, "incomplete UTF-16 surrogate pair", i);
+        if (i + 3 >= in.size()) reader_error(in, origin, "incomplete UTF-16 surrogate pair", i);
         char32_t lo = unit(i + 2);
-        if (lo < 0xDC00 || lo > 0xDFFF) reader_error(origin, "expected low surrogate area", i + 2);
+        if (lo < 0xDC00 || lo > 0xDFFF) reader_error(in, origin, "expected low surrogate area", i + 2);
         c = 0x10000 + ((c & 0x3FF) << 10) + (lo & 0x3FF);
         i += 2;
       }
       i += 2;
-      if (!is_printable(c)) reader_error(origin, "control characters are not allowed", i);
+      if (!is_printable(c)) reader_error(in, origin, "control characters are not allowed", i);
       out.push_back(c);
     }
     return out;
@@ -80,19 +85,19 @@ std::u32string decode_stream(std::string_view in, const std::string& origin) {
     unsigned char b = u(i);
     size_t width = (b & 0x80) == 0 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
                  : (b & 0xF8) == 0xF0 ? 4 : 0;
-    if (!width) reader_error(origin, "invalid leading UTF-8 octet", i);
-    if (i + width > in.size()) reader_error(origin, "incomplete UTF-8 octet sequence", i);
+    if (!width) reader_error(in, origin, "invalid leading UTF-8 octet", i);
+    if (i + width > in.size()) reader_error(in, origin, "incomplete UTF-8 octet sequence", i);
     char32_t c = width == 1 ? b : width == 2 ? (b & 0x1F) : width == 3 ? (b & 0x0F) : (b & 0x07);
     for (size_t k = 1; k < width; ++k) {
-      if ((u(i + k) & 0xC0) != 0x80) reader_error(origin, "invalid trailing UTF-8 octet", i + k);
+      if ((u(i + k) & 0xC0) != 0x80) reader_error(in, origin, "invalid trailing UTF-8 octet", i + k);
       c = (c << 6) + (u(i + k) & 0x3F);
     }
     if (!(width == 1 || (width == 2 && c >= 0x80) || (width == 3 && c >= 0x800) ||
           (width == 4 && c >= 0x10000)))
-      reader_error(origin, "invalid length of a UTF-8 sequence", i);
+      reader_error(in, origin, "invalid length of a UTF-8 sequence", i);
     if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
-      reader_error(origin, "invalid Unicode character", i);
-    if (!is_printable(c)) reader_error(origin, "control characters are not allowed", i);
+      reader_error(in, origin, "invalid Unicode character", i);
+    if (!is_printable(c)) reader_error(in, origin, "control characters are not allowed", i);
     out.push_back(c);
     i += width;
   }

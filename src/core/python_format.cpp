@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/unicode.hpp"
 
 namespace lmeval::py {
@@ -171,6 +173,12 @@ static void json_string(std::string_view s, bool ensure_ascii, std::string& out)
 }
 
 static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::string& out) {
+  // Inputs are limited to kMaxNestingDepth levels when read; a value built deeper than twice
+  // that is refused rather than recursed into (Python's json.dumps raises RecursionError).
+  if (depth > 2 * kMaxNestingDepth)
+    throw UserError("value nested more than " + std::to_string(2 * kMaxNestingDepth) +
+                        " levels deep cannot be written as JSON",
+                    {}, "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting in inputs");
   auto newline = [&](int d) {
     out += '\n';
     out.append(static_cast<size_t>(o.indent * d), ' ');

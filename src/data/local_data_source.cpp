@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 
 namespace lmeval {
@@ -13,17 +14,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The whole file, checked to be UTF-8 (the reference's readers decode it as UTF-8 and stop on
+// the first bad byte; here the error names line and byte offset).
 std::string read_text(const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec))
+    throw UserError("is a folder, not a data file", {file.string(), 0, 0, ""},
+                    "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  if (in.bad()) throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
+  std::string text = ss.str();
+  require_utf8(text, file.string());
+  return text;
 }
 
-std::vector<Doc> read_jsonl(const fs::path& file) {
+std::vector<Doc> read_jsonl(const fs::path& file) { return parse_jsonl(read_text(file), file.string()); }
+
+}  // namespace
+
+std::vector<Doc> parse_jsonl(std::string_view text, const std::string& origin) {
+  const fs::path file = origin;
   std::vector<Doc> rows;
-  std::string text = read_text(file);
   size_t start = 0;
   int line = 0;
   while (start < text.size()) {
@@ -33,25 +47,32 @@ std::vector<Doc> read_jsonl(const fs::path& file) {
     start = nl == std::string::npos ? text.size() : nl + 1;
     size_t b = l.find_first_not_of(" \t\r");
     if (b == std::string_view::npos) continue;
+    require_json_nesting(l, file.string(), static_cast<size_t>(l.data() - text.data()), line);
     try {
       Doc d = Doc::parse(l);
       if (!d.is_object())
         throw UserError("row is not a JSON object", {file.string(), line, 0, ""}, "one JSON object per line");
       rows.push_back(std::move(d));
     } catch (const nlohmann::json::parse_error& e) {
-      throw UserError(std::string("malformed JSON: ") + e.what(),
+      throw UserError("malformed JSON: " + json_error_text(e.what()),
                       {file.string(), line, static_cast<int>(e.byte), ""}, "one JSON object per line");
     }
   }
   return rows;
 }
 
+namespace {
+
 std::vector<Doc> read_json(const fs::path& file) {
   Doc d;
+  std::string text = read_text(file);
+  require_json_nesting(text, file.string());
   try {
-    d = Doc::parse(read_text(file));
+    d = Doc::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw UserError(std::string("malformed JSON: ") + e.what(), {file.string(), 0, 0, ""},
+    size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    throw UserError("malformed JSON at byte offset " + std::to_string(at) + ": " + json_error_text(e.what()),
+                    {file.string(), line_of_offset(text, at), 0, ""},
                     "a JSON array of objects or an object with a \"data\" list");
   }
   if (d.is_object() && d.contains("data") && d["data"].is_array()) d = d["data"];
@@ -195,6 +216,9 @@ static std::vector<Doc> read_parquet_rows(const fs::path& file) {
 std::vector<Doc> read_rows(const fs::path& file) {
   if (!fs::exists(file))
     throw UserError("data file not found", {file.string(), 0, 0, ""}, "an existing file");
+  if (fs::is_directory(file))
+    throw UserError("is a folder, not a data file", {file.string(), 0, 0, ""},
+                    "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
   std::string ext = lower_ext(file);
   if (ext == ".jsonl" || ext == ".ndjson") return read_jsonl(file);
   if (ext == ".json") {

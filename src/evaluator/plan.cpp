@@ -8,6 +8,7 @@
 #include "global_random_replay.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
+#include "lmeval/evaluator/validator.hpp"
 #include "lmeval/metrics/registry.hpp"
 
 namespace lmeval {
@@ -122,11 +123,14 @@ TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
   p.filters = filters_of(task.config());
   p.eval_docs_reads_per_pass = eval_docs_reads_per_pass(cfg, task.name());
   replay_eval_docs_reads_before_requests(cfg, task, p.eval_docs_reads_per_pass);
+  require_documents(task);
   p.request_docs = task.eval_docs_snapshot();
   select_docs(cfg, task, p.doc_positions, p.doc_ids);
   if (p.doc_positions.empty())
-    throw UserError("task.build_requests() did not find any docs! (task " + task.name() + ")",
-                    {"", 0, 0, "--limit"}, "at least one document");
+    throw UserError("task.build_requests() did not find any docs! (task " + task.name() +
+                        ": --limit/--samples selected none of its " + std::to_string(task.eval_docs().size()) +
+                        " documents)",
+                    {"", 0, 0, cfg.samples.is_object() ? "--samples" : "--limit"}, "at least one document");
   return p;
 }
 

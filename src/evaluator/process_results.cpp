@@ -119,10 +119,17 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
     gold_missing = s.gold_single == -100;
     s.gold = s.gold_single;
   }
+  bool gold_negative = false;
+  for (const auto& g : s.multiple_gold ? s.gold : Json::array({s.gold_single}))
+    if (g.is_number_integer() && g.get<int64_t>() < 0 && g.get<int64_t>() != -100) gold_negative = true;
   if (gold_missing && notice)
     *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
               " choices (neither an index below " + std::to_string(n) +
               " nor a choice's text); scored as wrong, as the reference does";
+  else if (gold_negative && notice)
+    *notice = "target " + gold.dump() + " is a negative index into the " + std::to_string(n) +
+              " choices: acc and acc_norm score it as wrong, and exact_match reads the choice counted "
+              "from the end, as the reference does (check doc_to_target)";
   // The golds for the continuous metrics: the valid distinct gold indices.
   s.is_gold.assign(std::min(s.lls.size(), n), false);
   Json gl = s.multiple_gold ? s.gold : Json::array({s.gold_single});

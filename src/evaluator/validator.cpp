@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "lmeval/config/eval_config.hpp"
+#include "lmeval/config/flag_checks.hpp"
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/scoring.hpp"
@@ -44,9 +45,36 @@ void check_templates(const TaskConfig& tc, std::vector<UserError>& problems) {
 
 }  // namespace
 
+void require_documents(const Task& task) {
+  if (!task.eval_docs().empty()) return;
+  const TaskConfig& tc = task.config();
+  TaskField field = tc.str(TaskField::test_split).empty() ? TaskField::validation_split : TaskField::test_split;
+  std::string split = tc.str(field);
+  DatasetRef ref = dataset_ref(tc);
+  std::string files;
+  if (ref.kwargs.is_object() && ref.kwargs.contains("data_files")) {
+    const Json& df = ref.kwargs["data_files"];
+    const Json& mine = df.is_object() && df.contains(split) ? df[split] : df;
+    if (mine.is_string()) files = mine.get<std::string>();
+    else if (mine.is_array())
+      for (const auto& f : mine)
+        if (f.is_string()) files += (files.empty() ? "" : ", ") + f.get<std::string>();
+  }
+  bool processed = tc.has(TaskField::process_docs);
+  throw UserError("task " + task.name() + " has no documents to evaluate: split '" + split + "' of dataset " +
+                      ref.path + (files.empty() ? "" : " (data file " + files + ")") + " is empty" +
+                      (processed ? " after process_docs" : ""),
+                  tc.where(field), "at least one row in the evaluation split");
+}
+
 void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   register_builtins();
   auto& problems = report.problems;
+  try {
+    check_setting_ranges(cfg);
+  } catch (UserError& e) {
+    problems.push_back(e);
+  }
   // Model and its arguments.
   const ModelInfoEntry* model = ModelRegistry::instance().find(cfg.model);
   if (!model) {
@@ -123,8 +151,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" + e.what() + ")");
       continue;
     }
-    if (task->eval_docs().empty()) continue;
     try {
+      require_documents(*task);
       int nf = cfg.num_fewshot.value_or(tc.num_fewshot().value_or(0));
       if (tc.num_fewshot() == 0) nf = 0;
       if (!task->fewshot_available()) {

@@ -45,18 +45,24 @@ Json exact_match_generation(const GenerationScores& s, const Json& kwargs) {
   return exact_match(pred, text_or_str(s.gold), o);
 }
 
-// multiple_choice exact_match: the gold continuation is the model's greedy one.
+// multiple_choice exact_match: the gold continuation is the model's greedy one. is_greedy[gold]
+// with Python's indexing, as in the reference's ConfigurableTask.process_results: a negative index
+// counts from the end (one past -n raises IndexError there; here it is scored 0, and
+// process_results warns about every negative target).
+bool greedy_at(const ChoiceScores& s, int64_t g) {
+  if (g == -100) return false;
+  int64_t n = static_cast<int64_t>(s.greedy.size());
+  int64_t k = g >= 0 ? g : g + n;
+  return k >= 0 && k < n && s.greedy[static_cast<size_t>(k)];
+}
+
 Json exact_match_choice(const ChoiceScores& s) {
   if (s.multiple_gold) {
-    for (const auto& gj : s.gold) {
-      int64_t g = gj.get<int64_t>();
-      if (g != -100 && g >= 0 && static_cast<size_t>(g) < s.greedy.size() && s.greedy[static_cast<size_t>(g)])
-        return 1;
-    }
+    for (const auto& gj : s.gold)
+      if (greedy_at(s, gj.get<int64_t>())) return 1;
     return 0;
   }
-  return s.gold_single != -100 && s.gold_single >= 0 ? (s.greedy[static_cast<size_t>(s.gold_single)] ? 1 : 0)
-                                                     : 0;
+  return greedy_at(s, s.gold_single) ? 1 : 0;
 }
 
 // The choices' softmax probabilities (brier_score's second item).

@@ -26,7 +26,8 @@ bool is_none(const Json& v) { return v.is_null() || (v.is_string() && (v == "Non
 
 int64_t as_int(const Json& v, const std::string& key) {
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))
+  if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
+      std::fabs(v.get<double>()) < 9.2e18)
     return static_cast<int64_t>(v.get<double>());
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
@@ -39,6 +40,15 @@ int64_t as_int(const Json& v, const std::string& key) {
   }
   throw UserError("model_args " + key + "=" + as_string(v) + " is not an integer",
                   {"", 0, 0, "--model_args " + key}, "an integer");
+}
+
+int64_t as_int_in_range(const Json& v, const std::string& key, int64_t lo, int64_t hi) {
+  int64_t n = as_int(v, key);
+  if (n < lo || n > hi)
+    throw UserError("model_args " + key + "=" + std::to_string(n) + " is out of range",
+                    {"", 0, 0, "--model_args " + key},
+                    "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return n;
 }
 
 double as_double(const Json& v, const std::string& key) {

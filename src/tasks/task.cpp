@@ -21,8 +21,15 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                                   bool keep_raw) {
   DatasetRef ref = dataset_ref(cfg_);
   std::optional<std::vector<Doc>> rows;
-  const std::string what = "task " + name_ + " needs " + (required ? "split '" : "its few-shot split '") +
-                           split + "' of dataset " + ref.path + (ref.name ? " (config " + *ref.name + ")" : "");
+  // Name the role the split plays in this run: the reference loads the few-shot pool (the
+  // training split, else validation, else test) whenever a task is built, even at 0 shots.
+  std::string eval_split = cfg_.str(TaskField::test_split);
+  if (eval_split.empty()) eval_split = cfg_.str(TaskField::validation_split);
+  const std::string role = required || split == eval_split
+                               ? " (the documents it evaluates)"
+                               : " (its few-shot pool, read whenever the task is loaded, also at 0 shots)";
+  const std::string what = "task " + name_ + " needs split '" + split + "' of dataset " + ref.path +
+                           (ref.name ? " (config " + *ref.name + ")" : "") + role;
   try {
     rows = data.load_split(ref, split);
   } catch (const UserError& e) {

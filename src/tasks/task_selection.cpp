@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -224,6 +225,37 @@ struct Builder {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> unreadable_task_files(
+    const TaskIndex& index, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> named, all;
+  for (const auto& [path, msg] : index.skipped()) {
+    all.emplace_back(path, msg);
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stem = fs::path(path).stem().string();
+    for (const auto& n : names) {
+      bool declares = stem == n;
+      // A cheap look for `task: <n>` / `group: <n>` in text YAML could not parse.
+      for (const char* key : {"task:", "group:"}) {
+        for (size_t p = text.find(key); !declares && p != std::string::npos; p = text.find(key, p + 1)) {
+          size_t v = text.find_first_not_of(" \t'\"", p + std::string(key).size());
+          if (v != std::string::npos && text.compare(v, n.size(), n) == 0) {
+            size_t after = v + n.size();
+            declares = after == text.size() || std::string(" \t\r\n'\"#").find(text[after]) != std::string::npos;
+          }
+        }
+      }
+      if (declares) {
+        named.emplace_back(path, msg);
+        break;
+      }
+    }
+  }
+  if (!named.empty()) return named;
+  if (all.size() > 5) all.resize(5);
+  return all;
+}
+
 TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string>& requested,
                            const Json& run_metadata, std::vector<UserError>* collect) {
   Builder b{index, run_metadata, collect, {}, {}};
@@ -272,7 +304,13 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
       std::string h = did_you_mean(m, index.all_names());
       if (!h.empty()) hints += (hints.empty() ? "" : ", ") + m + " -> " + h;
     }
-    b.report(UserError("Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)"),
+    // A name is often missing because the file that defines it could not be read: say why.
+    // (validate, collecting, lists every unreadable file as a problem of its own.)
+    std::string causes;
+    if (!collect)
+      for (const auto& [path, msg] : unreadable_task_files(index, missing)) causes += "\n  " + msg;
+    b.report(UserError("Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +
+                           (causes.empty() ? "" : "; these task files could not be read:" + causes),
                        {"", 0, 0, "--tasks"}, "names listed by `lm-eval ls tasks`, globs, or YAML paths"));
   }
   for (const auto& n : names) b.add_item(n);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lmeval/data/data_source.hpp"
@@ -15,6 +16,9 @@ namespace lmeval {
 // list under "data"), .csv/.tsv (header row; columns typed int, float or string like pandas).
 // Errors name the file and line (row) and what was expected.
 std::vector<Doc> read_rows(const std::filesystem::path& file);
+// JSON lines text (already checked to be UTF-8) into rows; errors name `origin`, the line and
+// the byte offset. Rows nested deeper than kMaxNestingDepth are refused before parsing.
+std::vector<Doc> parse_jsonl(std::string_view text, const std::string& origin);
 
 class LocalDataSource : public DataSource {
  public:

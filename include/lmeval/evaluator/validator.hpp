@@ -17,6 +17,13 @@ struct ValidationReport {
   size_t docs_rendered = 0;
 };
 
+class Task;
+
+// UserError when a task's evaluation split has no documents (an empty data file, or
+// process_docs dropped every row), naming the task, the split and its data files. `run` and
+// `validate` both check through here.
+void require_documents(const Task& task);
+
 // Config-file problems already collected by the caller can be passed in `report`.
 void validate_run(const EvalConfig& cfg, ValidationReport& report);
 

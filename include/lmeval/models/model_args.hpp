@@ -16,6 +16,9 @@ std::string as_string(const Json& v);
 bool is_none(const Json& v);
 // An integer (8, 8.0, "8"); UserError naming --model_args <key> otherwise.
 int64_t as_int(const Json& v, const std::string& key);
+// as_int, then refused unless lo <= value <= hi: UserError naming --model_args <key> and the
+// accepted range.
+int64_t as_int_in_range(const Json& v, const std::string& key, int64_t lo, int64_t hi);
 // A number (0.5, 3, "3"); UserError otherwise.
 double as_double(const Json& v, const std::string& key);
 // True/False, 1/0, "true"/"false"/"yes"/"no" in any case; UserError otherwise.

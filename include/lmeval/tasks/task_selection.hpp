@@ -27,7 +27,14 @@ struct TaskSelection {
 // `requested` as given on the command line (already split on commas). `run_metadata` is
 // model_args | --metadata, merged into every task's and group's metadata. Unknown names throw
 // UserError("Tasks not found: ..."); with `collect`, problems are appended instead.
+// When a name is not found, the message adds why the task files that declare it (or, failing
+// that, the first unreadable ones) could not be read, as `validate` lists them.
 TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string>& requested,
                            const Json& run_metadata, std::vector<UserError>* collect = nullptr);
+
+// The index's unreadable files (path, error) that declare one of `names` (`task:`/`group:` or
+// the file name); when none does, up to five of all of them.
+std::vector<std::pair<std::string, std::string>> unreadable_task_files(
+    const TaskIndex& index, const std::vector<std::string>& names);
 
 }  // namespace lmeval

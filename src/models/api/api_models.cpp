@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "models/api/api_lm.hpp"
@@ -38,6 +39,9 @@ const std::vector<std::string>& api_known_args() {
   return keys;
 }
 
+// Upper bound of integer model_args that count tokens: what an int holds downstream.
+constexpr int64_t kMaxIntArg = 2147483647;
+
 ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options) {
   ma::check_known(model_args, kind_name(kind), api_known_args());
   const Json args = model_args.is_object() ? model_args : Json::object();
@@ -59,11 +63,13 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   if (has("tokenizer")) a.tokenizer = str("tokenizer");
   if (args.contains("tokenizer_backend")) backend = ma::is_none(args["tokenizer_backend"]) ? "none" : str("tokenizer_backend");
   if (has("tokenized_requests")) a.tokenized_requests = ma::as_bool(args["tokenized_requests"], "tokenized_requests");
-  if (has("num_concurrent")) a.num_concurrent = static_cast<int>(ma::as_int(args["num_concurrent"], "num_concurrent"));
-  if (has("max_retries")) a.max_retries = static_cast<int>(ma::as_int(args["max_retries"], "max_retries"));
+  if (has("num_concurrent"))
+    a.num_concurrent = static_cast<int>(ma::as_int_in_range(args["num_concurrent"], "num_concurrent", 1, 65536));
+  if (has("max_retries"))
+    a.max_retries = static_cast<int>(ma::as_int_in_range(args["max_retries"], "max_retries", 1, 1000));
   if (has("timeout")) a.timeout_s = ma::as_double(args["timeout"], "timeout");
-  if (has("max_length")) a.max_length = ma::as_int(args["max_length"], "max_length");
-  if (has("max_gen_toks")) a.max_gen_toks = ma::as_int(args["max_gen_toks"], "max_gen_toks");
+  if (has("max_length")) a.max_length = ma::as_int_in_range(args["max_length"], "max_length", 2, kMaxIntArg);
+  if (has("max_gen_toks")) a.max_gen_toks = ma::as_int_in_range(args["max_gen_toks"], "max_gen_toks", 1, kMaxIntArg);
   if (has("seed")) a.seed = ma::as_int(args["seed"], "seed");
   if (has("eos_string")) a.eos_string = str("eos_string");
   if (has("add_bos_token")) a.add_bos_token = ma::as_bool(args["add_bos_token"], "add_bos_token");
@@ -92,9 +98,8 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     spdlog::warn("Automatic batch size is not supported for API models. Defaulting to batch size 1.");
     bs = "1";
   }
-  a.batch_size = static_cast<int>(ma::as_int(Json(bs), "batch_size"));
-  if (a.batch_size < 1)
-    throw UserError("batch_size " + bs + " is not positive", {"", 0, 0, "--batch_size"}, "a positive integer");
+  a.batch_size = static_cast<int>(
+      check_batch_size(bs, options.batch_size ? "--batch_size" : "--model_args batch_size"));
   if (a.num_concurrent < 1) a.num_concurrent = 1;
   if (a.max_retries < 1)
     throw UserError("max_retries " + std::to_string(a.max_retries) + " is not positive",
@@ -102,8 +107,9 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   if (a.max_length < 2)
     throw UserError("max_length " + std::to_string(a.max_length) + " is too small",
                     {"", 0, 0, "--model_args max_length"}, "the model's context length in tokens");
-  if (a.timeout_s <= 0)
-    throw UserError("timeout must be positive", {"", 0, 0, "--model_args timeout"}, "seconds");
+  if (!(a.timeout_s > 0 && a.timeout_s <= 86400))  // also refuses nan
+    throw UserError("model_args timeout=" + ma::as_string(args.value("timeout", Json())) + " is out of range",
+                    {"", 0, 0, "--model_args timeout"}, "seconds, more than 0 and at most 86400");
   if (a.base_url.empty())
     throw UserError(std::string(kind_name(kind)) + " needs base_url", {"", 0, 0, "--model_args base_url"},
                     chat ? "base_url=http://HOST:PORT/v1/chat/completions" : "base_url=http://HOST:PORT/v1/completions");

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
@@ -32,6 +33,9 @@ namespace {
 const std::vector<std::string>& known_args() { return hf_model_known_args(); }
 
 }  // namespace
+
+// Upper bound of integer model_args (token counts, batch sizes): what an int holds downstream.
+constexpr int64_t kMaxIntArg = 2147483647;
 
 HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
   HfArgs a;
@@ -55,21 +59,21 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
       } else if (k == "device") {
         a.device = model_args::as_string(v);
       } else if (k == "max_length") {
-        if (!model_args::is_none(v) && model_args::as_int(v, k) > 0) a.max_length = model_args::as_int(v, k);
+        if (!model_args::is_none(v)) a.max_length = model_args::as_int_in_range(v, k, 1, kMaxIntArg);
       } else if (k == "add_bos_token") {
         if (!model_args::is_none(v)) a.add_bos_token = model_args::as_bool(v, k);
       } else if (k == "prefix_token_id") {
-        if (!model_args::is_none(v)) a.prefix_token_id = model_args::as_int(v, k);
+        if (!model_args::is_none(v)) a.prefix_token_id = model_args::as_int_in_range(v, k, 0, kMaxIntArg);
       } else if (k == "batch_size") {
         a.batch_size = model_args::as_string(v);
       } else if (k == "max_batch_size") {
-        a.max_batch_size = model_args::as_int(v, k);
+        a.max_batch_size = model_args::as_int_in_range(v, k, 1, kMaxIntArg);
       } else if (k == "logits_cache") {
         a.logits_cache = model_args::as_bool(v, k);
       } else if (k == "think_end_token") {
         if (!model_args::is_none(v)) a.think_end_token = model_args::as_string(v);
       } else if (k == "threads") {
-        a.threads = static_cast<int>(model_args::as_int(v, k));
+        a.threads = static_cast<int>(model_args::as_int_in_range(v, k, 0, 4096));  // 0: libtorch's default
       } else if (k == "backend") {
         const std::string b = model_args::as_string(v);
         if (b != "default" && b != "causal")
@@ -91,17 +95,15 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
                     "pretrained=<local Hugging Face model folder>");
   if (options.batch_size) a.batch_size = *options.batch_size;
   if (options.max_batch_size) a.max_batch_size = *options.max_batch_size;
-  if (options.device) a.device = *options.device;
+  // A device in model_args wins over --device (whose default, cuda:0, is always passed); the
+  // reference refuses the pair (HFLM gets `device` twice), which would make model_args' device
+  // unusable.
+  if (options.device && !(model_args.is_object() && model_args.contains("device"))) a.device = *options.device;
   if (options.seed) a.seed = *options.seed;
   if (a.max_batch_size <= 0) a.max_batch_size = 64;
   // Validate batch_size: N | auto | auto:N.
-  if (!a.batch_size.empty() && a.batch_size != "auto") {
-    const std::string s = a.batch_size.rfind("auto:", 0) == 0 ? a.batch_size.substr(5) : a.batch_size;
-    bool ok = !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit) && std::stoll(s) > 0;
-    if (!ok)
-      throw UserError("invalid batch_size '" + a.batch_size + "'", {"", 0, 0, "--batch_size"},
-                      "a positive integer, auto or auto:N");
-  }
+  if (!a.batch_size.empty())
+    check_batch_size(a.batch_size, options.batch_size ? "--batch_size" : "--model_args batch_size");
   return a;
 }
 

@@ -284,6 +284,15 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
                    "without CUDA); running on the CPU\n",
                    dev.c_str());
       dev = "cpu";
+    } else if (dev.size() > 5 && dev[4] == ':') {
+      // An index past the GPUs present would fail inside libtorch on first use.
+      const std::string idx = dev.substr(5);
+      long n = idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 6 ? std::stol(idx) : -1;
+      long count = static_cast<long>(torch::cuda::device_count());
+      if (n < 0 || n >= count)
+        throw UserError("device '" + dev + "' does not exist: this machine has " + std::to_string(count) +
+                            " CUDA device" + (count == 1 ? "" : "s"),
+                        {"", 0, 0, "device"}, "cpu, cuda or cuda:N with N from 0 to " + std::to_string(count - 1));
     }
   } else if (dev != "cpu") {
     throw UserError("unsupported device '" + options.device + "'", {"", 0, 0, "device"},
@@ -304,6 +313,21 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
       throw UserError("unknown dtype '" + options.dtype + "'", {"", 0, 0, "dtype"},
                       "auto, float32, float16 or bfloat16");
     impl->dtype = *t;
+  }
+  if (!impl->device.is_cuda() && impl->dtype != at::kFloat && impl->dtype != at::kDouble) {
+    // transformers computes in the dtype asked for; a libtorch without CPU kernels for it (1.13
+    // has no float16 matrix multiply on the CPU) would fail mid-run, so try the ops up front.
+    try {
+      c10::InferenceMode probe_mode;
+      auto a = at::ones({2, 2}, at::TensorOptions().dtype(impl->dtype));
+      (void)at::softmax(at::addmm(a, a, a), -1);
+      (void)at::matmul(a.unsqueeze(0), a.unsqueeze(0));
+    } catch (const c10::Error&) {
+      throw UserError("dtype " + dtype_str(impl->dtype).substr(6) +
+                          " cannot run on the CPU with this libtorch (it has no CPU kernels for it)",
+                      {"", 0, 0, "--model_args dtype"},
+                      "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
+    }
   }
   if (!options.softmax_dtype.empty() && options.softmax_dtype != "auto") {
     auto t = dtype_by_name(options.softmax_dtype);

@@ -190,7 +190,12 @@ struct Transformer::Impl {
 #endif
     Tensor s = at::matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
     if (cfg.attn_softcap > 0.0) s = at::tanh(s / cfg.attn_softcap) * cfg.attn_softcap;
-    s = s.masked_fill(mask.logical_not(), std::numeric_limits<float>::lowest());
+    // transformers fills with torch.finfo(dtype).min: float's lowest does not fit a bfloat16 or
+    // float16 score (libtorch refuses the conversion).
+    const double fill = s.scalar_type() == at::kHalf       ? -65504.0
+                        : s.scalar_type() == at::kBFloat16 ? -3.3895313892515355e38
+                                                           : std::numeric_limits<float>::lowest();
+    s = s.masked_fill(mask.logical_not(), fill);
     Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
     return at::matmul(p, v);
   }

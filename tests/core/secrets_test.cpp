@@ -1,0 +1,43 @@
+// Masking of credentials in messages: k=v, JSON (also malformed), Python dict reprs, headers.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "lmeval/core/secrets.hpp"
+
+using namespace lmeval;
+
+TEST(Core_Secrets, MasksKeyValueForms) {
+  EXPECT_EQ(mask_secrets("model=x,api_key=sk-abc123,base_url=http://h"),
+            "model=x,api_key=***,base_url=http://h");
+  EXPECT_EQ(mask_secrets("pretrained=m,token=hf_XYZ"), "pretrained=m,token=***");
+  // think_end_token is no credential.
+  EXPECT_EQ(mask_secrets("think_end_token=</think>"), "think_end_token=</think>");
+}
+
+TEST(Core_Secrets, MasksJsonEvenWhenMalformed) {
+  std::string bad = R"({"model": "x", "api_key": "sk-SECRET9", "base_url": "http://127.0.0.1:9/v1/completions",})";
+  std::string m = mask_secrets(bad);
+  EXPECT_EQ(m.find("sk-SECRET9"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"api_key\": \"***\""), std::string::npos) << m;
+  EXPECT_NE(m.find("base_url"), std::string::npos) << m;
+  // Unterminated string: masked to the end.
+  EXPECT_EQ(mask_secrets(R"({"auth_token": "abcdef)"), R"({"auth_token": "***)");
+  // A header object is masked whole; Python dict repr quoting too.
+  std::string h = mask_secrets(R"({'header': {'Authorization': 'Bearer sk-H'}, 'model': 'm'})");
+  EXPECT_EQ(h.find("sk-H"), std::string::npos) << h;
+  EXPECT_NE(h.find("'model': 'm'"), std::string::npos) << h;
+  EXPECT_EQ(mask_secrets("Authorization: Bearer sk-zzz"), "Authorization: ***");
+}
+
+TEST(Core_Secrets, RedactsEnvironmentAndGivenValues) {
+  setenv("OPENAI_API_KEY", "sk-ENVSECRET", 1);
+  EXPECT_EQ(redact("error near sk-ENVSECRET here"), "error near *** here");
+  EXPECT_EQ(redact("value q-1234 leaked", {"q-1234"}), "value *** leaked");
+  unsetenv("OPENAI_API_KEY");
+  auto values = secret_values_in("api_key=sk-1,token=tt");
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[0], "sk-1");
+  EXPECT_EQ(values[1], "tt");
+}
