@@ -214,7 +214,7 @@ TEST_F(InputErrors, RunAndValidateNameTheSameCauseForBrokenTaskFiles) {
       {"missinc", {{"tasks/missinc.yaml", "include: nothere.yaml\ntask: missinc\n"}}, "nothere.yaml"},
       {"syntax", {{"tasks/syntax.yaml", "task: syntax\ndoc_to_text: [unclosed\n"}}, "invalid YAML"},
       {"quote", {{"tasks/quote.yaml", "task: quote\ndataset_path: json\ndoc_to_text: \"Q: {{q}}\noutput_type: multiple_choice\n"
-                                     "doc_to_choice: choices\ndoc_to_target: label\n"}}, "quote.yaml:3"},
+                                     "doc_to_choice: choices\ndoc_to_target: label\n"}}, "quoted scalar started at line 3"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
