@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/template/template.hpp"
 
@@ -146,6 +147,7 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     Json j;
+    require_json_nesting(line, file.string(), 0, line_no);
     try {
       j = Json::parse(line);
     } catch (const Json::parse_error& e) {
@@ -264,6 +266,7 @@ std::map<std::string, std::string> model_args_of(const Run& run) {
 
 Json read_json_file(const fs::path& file) {
   const std::string text = read_text(file);
+  require_json_nesting(text, file.string());
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {

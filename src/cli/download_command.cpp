@@ -9,6 +9,7 @@
 #include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/data/hub_data_source.hpp"
@@ -81,8 +82,7 @@ int download_main(const DownloadFlags& f) {
     }
   }
   if (!f.model_args.empty()) {
-    Json args = f.model_args.front() == '{' ? Json::parse(f.model_args)
-                                            : cli_key_val_to_dict(f.model_args, "--model_args");
+    Json args = merge_dict_flag({{f.model_args}}, "--model_args");
     std::string revision = args.contains("revision") && args["revision"].is_string()
                                ? args["revision"].get<std::string>()
                                : "main";

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/run_output.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/models/shard.hpp"
@@ -61,8 +62,10 @@ int merge_parts(const std::vector<std::string>& names, const std::string& output
   for (const auto& p : names) {
     std::ifstream in(p, std::ios::binary);
     if (!in) throw UserError("cannot read part " + p, {p, 0, 0, ""}, kPartExpected);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    require_json_nesting(text, p);
     try {
-      parts.push_back(Json::parse(in));
+      parts.push_back(Json::parse(text));
     } catch (const Json::parse_error& e) {
       throw UserError(std::string("not JSON: ") + e.what(), {p, 0, 0, ""}, kPartExpected);
     }

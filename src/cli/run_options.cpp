@@ -6,6 +6,7 @@
 #include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/models/shard.hpp"
 
 namespace lmeval::cli {
@@ -141,6 +142,7 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
   if (given(f, "include_path")) cfg.include_path = f.include_path;
   if (given(f, "data_dir")) cfg.data_dir = f.data_dir;
   if (given(f, "metadata")) {
+    require_json_nesting(f.metadata, SourceLocation{"", 0, 0, "--metadata"});
     try {
       Json m = Json::parse(f.metadata);
       if (!m.is_object()) throw std::runtime_error("not an object");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/secrets.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/template/template.hpp"
@@ -116,6 +117,8 @@ Json merge_dict_flag(const std::vector<std::vector<std::string>>& occurrences,
   Json current = Json::object();
   for (const auto& values : occurrences) {
     if (values.empty()) continue;
+    // Before any parser: a deep value would crash the recursive code that copies and prints it.
+    for (const auto& v : values) require_json_nesting(v, SourceLocation{"", 0, 0, flag});
     Json parsed;
     bool is_json = false;
     try {

@@ -9,6 +9,7 @@
 #include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/flag_checks.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 
 namespace lmeval {
 
@@ -126,6 +127,7 @@ Json dict_field(const Json& v, const SourceLocation& where, const std::string& k
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     if (key == "metadata" || key == "samples") {
+      require_json_nesting(s, where);
       try {
         Json j = Json::parse(s);
         if (j.is_object()) return j;
@@ -280,6 +282,7 @@ void EvalConfig::finalize() {
                     {"", 0, 0, "--fewshot_as_multiturn"}, "--apply_chat_template as well");
   if (samples.is_string()) {
     std::string s = samples.get<std::string>();
+    require_json_nesting(s, SourceLocation{"", 0, 0, "--samples"});
     try {
       samples = Json::parse(s);
     } catch (...) {
@@ -287,6 +290,7 @@ void EvalConfig::finalize() {
         std::ifstream in(s);
         std::stringstream ss;
         ss << in.rdbuf();
+        require_json_nesting(ss.str(), s);
         try {
           samples = Json::parse(ss.str());
         } catch (const std::exception& e) {

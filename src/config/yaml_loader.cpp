@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "lmeval/core/input_checks.hpp"
 #include "yaml_composer.hpp"
 
 namespace lmeval {
@@ -52,6 +53,15 @@ class Constructor {
     file_.marks[pointer] = {node->start.line + 1, node->start.column + 1};
     if (active_.count(node.get()))
       fail(*node, "a recursive alias (a collection that contains itself) has no JSON value");
+    // Aliases are copied into the JSON value, so a chain of them nests deeper than the
+    // composer's syntactic limit, and a few lines can expand to billions of values. Both are
+    // refused before they exhaust the stack or the memory.
+    Budget depth_guard(*this, *node);
+    path_bytes_ += pointer.size();
+    if (path_bytes_ > kMaxPathBytes)
+      fail(*node, "the key paths of the file's values (kept for error locations) pass " +
+                      std::to_string(kMaxPathBytes >> 20) + " MiB: aliases or long keys expand too far",
+           "a task file of ordinary size once aliases are expanded");
     const std::string& tag = node->tag;
     const std::string core = tag.rfind(yaml::kTagPrefix, 0) == 0
                                  ? tag.substr(std::string(yaml::kTagPrefix).size()) : std::string();
@@ -86,6 +96,25 @@ class Constructor {
   }
 
  private:
+  // Values a file may expand to through aliases (a real task YAML has a few thousand).
+  static constexpr size_t kMaxValues = 1000000;
+  static constexpr size_t kMaxPathBytes = size_t{256} << 20;
+  struct Budget {
+    Constructor& c;
+    Budget(Constructor& ctor, const Node& n) : c(ctor) {
+      if (++c.depth_ > kMaxNestingDepth)
+        c.fail(n, "lists and mappings nested more than " + std::to_string(kMaxNestingDepth) +
+                      " levels deep once aliases are expanded",
+               "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting");
+      if (++c.values_ > kMaxValues)
+        c.fail(n, "aliases expand the file to more than " + std::to_string(kMaxValues) + " values",
+               "aliases that expand to at most " + std::to_string(kMaxValues) + " values");
+    }
+    ~Budget() { --c.depth_; }
+    Budget(const Budget&) = delete;
+    Budget& operator=(const Budget&) = delete;
+  };
+
   [[noreturn]] void fail(const Node& n, const std::string& what, const std::string& expected = {}) {
     throw UserError(what, {file_.path.string(), n.start.line + 1, n.start.column + 1, ""}, expected);
   }
@@ -208,6 +237,8 @@ class Constructor {
   }
 
   void flatten(Node& node) {
+    // Merge keys follow aliases too: `<<: *a` where a merges b, and so on.
+    Budget depth_guard(*this, node);
     std::vector<std::pair<std::shared_ptr<Node>, std::shared_ptr<Node>>> merge;
     std::set<std::string> merged_ids;
     auto take = [&](const Node& from) {
@@ -266,6 +297,9 @@ class Constructor {
 
   YamlFile& file_;
   std::set<const Node*> active_;
+  int depth_ = 0;
+  size_t values_ = 0;
+  size_t path_bytes_ = 0;
 };
 
 }  // namespace

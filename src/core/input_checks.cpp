@@ -84,6 +84,14 @@ void require_json_nesting(std::string_view text, const std::string& file, size_t
                   "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting");
 }
 
+void require_json_nesting(std::string_view text, const SourceLocation& where) {
+  auto at = json_nesting_exceeds(text);
+  if (!at) return;
+  throw UserError("lists/objects nested more than " + std::to_string(kMaxNestingDepth) +
+                      " levels deep (at byte offset " + std::to_string(*at) + ")",
+                  where, "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting");
+}
+
 int64_t check_batch_size(const std::string& text, const std::string& field) {
   if (text == "auto") return 0;
   std::string digits = text.rfind("auto:", 0) == 0 ? text.substr(5) : text;

@@ -76,7 +76,11 @@ void for_each_secret_span(std::string_view s, Fn fn) {
       i = std::max(e, k);
       continue;
     }
-    if (assign && is_secret_key(key)) {
+    // "--model_args token: unknown key ..." and validate's "model_args.token: ..." name a field
+    // (SourceLocation's label), followed by our message, not by the value.
+    auto preceded_by = [&](std::string_view p) { return i >= p.size() && s.substr(i - p.size(), p.size()) == p; };
+    bool label = j < s.size() && s[j] == ':' && j == k && (preceded_by("--model_args ") || preceded_by("model_args."));
+    if (assign && !label && is_secret_key(key)) {
       size_t b = j + 1;
       while (b < s.size() && s[b] == ' ') ++b;
       size_t e = value_end(s, b);

@@ -3,10 +3,12 @@
 
 #include "data/parquet_internal.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "lmeval/data/thrift_compact.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -106,7 +108,18 @@ struct Leaf {
       case Kind::kUInt32: return Doc(static_cast<uint64_t>(static_cast<uint32_t>(values.ints[i])));
       case Kind::kUInt64: return Doc(static_cast<uint64_t>(values.ints[i]));
       case Kind::kReal: return Doc(values.reals[i]);
-      case Kind::kString: return Doc(std::string(values.bytes[i]));
+      case Kind::kString: {
+        // pyarrow's to_pylist (datasets) raises UnicodeDecodeError on such a value; here it is
+        // refused naming the row group, column and row (every printer needs valid UTF-8).
+        std::string_view b = values.bytes[i];
+        if (auto bad = first_invalid_utf8(b)) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(b[*bad]));
+          corrupt(std::string("string value is not UTF-8: byte ") + hex + " at byte offset " +
+                  std::to_string(*bad) + " of the value (expected UTF-8 text)");
+        }
+        return Doc(std::string(b));
+      }
       case Kind::kDate: return Doc(civil_date(values.ints[i]));
       case Kind::kDecimalInt:
         return Doc(static_cast<double>(values.ints[i]) / std::pow(10.0, node->scale));

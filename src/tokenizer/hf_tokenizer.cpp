@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 #include "tokenizer/text.hpp"
 
 namespace lmeval::tok {
@@ -86,6 +87,7 @@ class PathSax : public nlohmann::json_sax<Json> {
 
 Json parse_json_file(const std::filesystem::path& p) {
   std::string text = read_whole(p);
+  require_json_nesting(text, p.string());
   try {
     return Json::parse(text);
   } catch (const Json::parse_error&) {

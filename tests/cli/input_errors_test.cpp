@@ -120,6 +120,56 @@ TEST_F(InputErrors, DeeplyNestedTemplateIsRefused) {
   expect_user_error(lm(run_t1()), {"t1", "doc_to_text", "nesting too deep"});
 }
 
+TEST_F(InputErrors, AliasesExpandingTooFarAreRefused) {
+  // A chain of aliases nests deeper than the YAML reader's syntactic limit once expanded.
+  std::string chain = "metadata:\n  a0: &a0 [x]\n";
+  for (int i = 1; i < 600; ++i)
+    chain += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + "]\n";
+  task("t1", chain);
+  expect_user_error(lm(run_t1()), {"t1.yaml:12", "nested more than 512 levels deep once aliases are expanded"});
+  // "Billion laughs": nine lines that expand to 10^10 values.
+  std::string laughs = "metadata:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i < 10; ++i) {
+    laughs += "  l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  task("t1", laughs);
+  expect_user_error(lm(run_t1()), {"t1.yaml:", "aliases expand the file to more than 1000000 values"});
+}
+
+// JSON given in flags and read from result, part and model files: limited like JSON rows, named
+// by flag or file (it once crashed the recursive printers and copies).
+TEST_F(InputErrors, DeeplyNestedJsonInFlagsAndFilesIsRefused) {
+  task("t1");
+  const std::string deep = "{\"a\": " + std::string(60000, '[') + std::string(60000, ']') + "}";
+  write("deep.json", deep);
+  for (const char* flag : {"--model_args", "--gen_kwargs", "--metadata", "--samples"}) {
+    SCOPED_TRACE(flag);
+    expect_user_error(lm(run_t1(std::string(flag) + " \"$(cat deep.json)\"")),
+                      {flag, "nested more than 512 levels deep", "byte offset 517"});
+  }
+  write("parts/shard_1of2.json", deep);
+  write("parts/shard_2of2.json", deep);
+  expect_user_error(lm("merge parts --output_path merged"), {"shard_1of2.json:1", "nested more than 512"});
+  write("r1/results_2024-01-01T00-00-00.json", deep);
+  write("r2/results_2024-01-01T00-00-00.json", deep);
+  expect_user_error(lm("compare r1 r2"), {"results_2024-01-01T00-00-00.json:1", "nested more than 512"});
+  fs::copy(lmeval::testing::source_dir() / "models/stories260K", dir_ / "model", fs::copy_options::recursive);
+  write("model/config.json", deep);
+  expect_user_error(lm("run --model hf --device cpu --tasks t1 --include_path tasks --model_args pretrained=model"),
+                    {"config.json:1", "nested more than 512"});
+}
+
+TEST_F(InputErrors, NonUtf8ParquetStringNamesColumnAndRow) {
+  // Made by scripts/gen_non_utf8_parquet.py (pyarrow refuses to read it: UnicodeDecodeError).
+  fs::path bad = lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
+  write("tasks/t1.yaml", "task: t1\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: " + bad.string() +
+                             "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: q\n"
+                             "doc_to_choice: choices\ndoc_to_target: label\n");
+  expect_user_error(lm(run_t1()), {"string_not_utf8.parquet", "column 'q', row 1", "byte 0xFF", "expected UTF-8"});
+}
+
 // ---------------------------------------------------------------- flag and model_args ranges
 
 TEST_F(InputErrors, OutOfRangeFlagsNameFlagAndRange) {
@@ -261,9 +311,11 @@ TEST_F(InputErrors, DataFileErrorNamesTheSplitsRole) {
 }
 
 TEST_F(InputErrors, FunctionErrorsPointToAListingThatExists) {
+  // A function lm-eval cannot run is named with its YAML line and why (here: no module beside the
+  // YAML); the listing the messages point to for built-in functions exists.
   task("t1", "process_docs: !function utils.nosuch\n");
   auto r = lm(run_t1());
-  expect_user_error(r, {"t1.yaml:11", "lm-eval ls functions"});
+  expect_user_error(r, {"t1.yaml:11", "utils.nosuch", "no utils.py next to the YAML"});
   auto ls = lm("ls functions");
   EXPECT_EQ(ls.exit_code, 0) << ls.err;
   // Built-in functions of the reference's folders are listed by folder and YAML name.

@@ -41,3 +41,16 @@ TEST(Core_Secrets, RedactsEnvironmentAndGivenValues) {
   EXPECT_EQ(values[0], "sk-1");
   EXPECT_EQ(values[1], "tt");
 }
+
+// A field label ("--model_args token: ...", validate's "model_args.token: ...") is followed by
+// the message, which stays readable; a value in the message is still masked.
+TEST(Core_Secrets, FieldLabelsAreNotValues) {
+  EXPECT_EQ(mask_secrets("--model_args token: unknown model_args key 'token' for model hf"),
+            "--model_args token: unknown model_args key 'token' for model hf");
+  EXPECT_EQ(mask_secrets("model_args.api_key: unknown model_args key 'api_key'"),
+            "model_args.api_key: unknown model_args key 'api_key'");
+  EXPECT_EQ(mask_secrets("--model_args token: bad value in token=hf_XYZ"),
+            "--model_args token: bad value in token=***");
+  // Elsewhere `token: value` is still a value (YAML-style).
+  EXPECT_EQ(mask_secrets("api_key: sk-abc"), "api_key: ***");
+}

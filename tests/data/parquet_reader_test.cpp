@@ -221,6 +221,15 @@ TEST(ParquetBadInput, DecompressionFailureNamesColumn) {
   EXPECT_NE(msg.find("row group 0, column 'b'"), std::string::npos) << msg;
 }
 
+// A string column holding bytes that are not UTF-8 (scripts/gen_non_utf8_parquet.py; pyarrow's
+// to_pylist raises UnicodeDecodeError on it) is refused naming the column, row and byte.
+TEST(ParquetBadInput, StringNotUtf8NamesColumnAndRow) {
+  fs::path bad = lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
+  std::string msg = error_of(slurp(bad), "string_not_utf8.parquet");
+  EXPECT_NE(msg.find("column 'q', row 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("byte 0xFF at byte offset 0"), std::string::npos) << msg;
+}
+
 TEST(ThriftCompact, ReadsFieldsAndRejectsGarbage) {
   using lmeval::thrift::CompactReader;
   using lmeval::thrift::CType;

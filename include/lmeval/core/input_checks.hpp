@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "lmeval/core/error.hpp"
+
 namespace lmeval {
 
 // Deepest nesting of lists/mappings accepted in JSON rows, YAML files and JSON arguments
@@ -36,6 +38,9 @@ std::optional<size_t> json_nesting_exceeds(std::string_view text, int limit = kM
 // kMaxNestingDepth.
 void require_json_nesting(std::string_view text, const std::string& file, size_t base_offset = 0,
                           int base_line = 1);
+// The same for JSON given in a flag or a field: UserError at `where`, naming the byte offset and
+// never quoting the text (it may hold a secret).
+void require_json_nesting(std::string_view text, const SourceLocation& where);
 
 // A batch size as text: "N", "auto" or "auto:N" (the reference's HFLM forms), N a whole number
 // from 1 to kMaxBatchSize. Returns N (0 for a bare "auto"); UserError naming `field` otherwise.

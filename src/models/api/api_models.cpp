@@ -84,7 +84,10 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   if (has("max_images")) (void)ma::as_int(args["max_images"], "max_images");
   if (has("header")) {
     Json h = args["header"];
-    if (h.is_string()) h = Json::parse(h.get<std::string>(), nullptr, false);
+    if (h.is_string()) {
+      require_json_nesting(h.get<std::string>(), SourceLocation{"", 0, 0, "--model_args header"});
+      h = Json::parse(h.get<std::string>(), nullptr, false);
+    }
     if (!h.is_object())
       throw UserError("model_args header is not an object", {"", 0, 0, "--model_args header"},
                       "a JSON object of header names and values (use JSON --model_args)");

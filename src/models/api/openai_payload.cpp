@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 
 #include "lmeval/core/unicode.hpp"
 
@@ -126,6 +127,9 @@ Json generation_payload(const PayloadStyle& style, const Json& model, const Json
 }
 
 Json parse_body(const std::string& body) {
+  if (json_nesting_exceeds(body))
+    throw MalformedResponse("the answer nests lists/objects more than " + std::to_string(kMaxNestingDepth) +
+                            " levels deep");
   Json j = Json::parse(body, nullptr, false);
   if (j.is_discarded()) throw MalformedResponse("the answer is not JSON: " + excerpt(body));
   return j;

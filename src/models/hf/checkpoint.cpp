@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
 
 namespace lmeval::hf {
 
@@ -34,6 +35,7 @@ Json read_json_file(const fs::path& path, const std::string& what) {
   if (!in) throw UserError("cannot open " + what, {path.string(), 0, 0, ""}, "a readable file");
   std::stringstream ss;
   ss << in.rdbuf();
+  require_json_nesting(ss.str(), path.string());
   try {
     return Json::parse(ss.str());
   } catch (const Json::parse_error& e) {
@@ -76,8 +78,10 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
               std::to_string(size_) + " bytes)");
   }
   Json header;
+  const std::string header_text(reinterpret_cast<const char*>(base + 8), header_len);
+  if (json_nesting_exceeds(header_text)) throw bad("header nests lists/objects more than " + std::to_string(kMaxNestingDepth) + " levels deep");
   try {
-    header = Json::parse(std::string(reinterpret_cast<const char*>(base + 8), header_len));
+    header = Json::parse(header_text);
   } catch (const Json::parse_error& e) {
     throw bad(std::string("header is not valid JSON: ") + e.what());
   }
