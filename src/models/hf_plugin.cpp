@@ -104,7 +104,16 @@ std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& op
     flavour = !fs::exists(hf_plugin_dir() / plugin_file("cpu")) && fs::exists(hf_plugin_dir() / plugin_file("cuda"))
                   ? "cuda" : "cpu";
   }
-  return std::unique_ptr<LM>(open_plugin(flavour)(model_args, options));
+  CreateFn create;
+  try {
+    create = open_plugin(flavour);
+  } catch (const UserError& e) {
+    if (flavour != "cuda" || device.empty()) throw;
+    // Name the device that asked for CUDA and where it was given.
+    const std::string from = options.device ? "--device" : "--model_args device";
+    throw UserError("device " + device + " (" + from + ") needs " + e.message(), {"", 0, 0, from}, e.expected());
+  }
+  return std::unique_ptr<LM>(create(model_args, options));
 }
 
 void register_hf_model(ModelRegistry& registry) {

@@ -95,10 +95,9 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
                     "pretrained=<local Hugging Face model folder>");
   if (options.batch_size) a.batch_size = *options.batch_size;
   if (options.max_batch_size) a.max_batch_size = *options.max_batch_size;
-  // A device in model_args wins over --device (whose default, cuda:0, is always passed); the
-  // reference refuses the pair (HFLM gets `device` twice), which would make model_args' device
-  // unusable.
-  if (options.device && !(model_args.is_object() && model_args.contains("device"))) a.device = *options.device;
+  // --device is passed only when given (then it wins, as the plugin loader decides); otherwise a
+  // device in model_args is the one used and named.
+  if (options.device) a.device = *options.device;
   if (options.seed) a.seed = *options.seed;
   if (a.max_batch_size <= 0) a.max_batch_size = 64;
   // Validate batch_size: N | auto | auto:N.
