@@ -111,7 +111,7 @@ std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& op
     if (flavour != "cuda" || device.empty()) throw;
     // Name the device that asked for CUDA and where it was given.
     const std::string from = options.device ? "--device" : "--model_args device";
-    throw UserError("device " + device + " (" + from + ") needs " + e.message(), {"", 0, 0, from}, e.expected());
+    throw UserError("device " + device + " (" + from + ") runs on CUDA: " + e.message(), {"", 0, 0, from}, e.expected());
   }
   return std::unique_ptr<LM>(create(model_args, options));
 }

@@ -385,7 +385,7 @@ TEST_F(InputErrors, ModelArgsDeviceIsTheOneNamed) {
   std::string model = (lmeval::testing::source_dir() / "models/stories260K").string();
   auto r = lm("run --model hf --tasks t1 --include_path tasks --model_args pretrained=" + model + ",device=cuda:7");
   if (r.err.find("the CUDA hf backend") != std::string::npos) {  // no CUDA plugin built here
-    expect_user_error(r, {"--model_args device", "device cuda:7", "needs the CUDA hf backend", "--device cpu"});
+    expect_user_error(r, {"--model_args device", "device cuda:7", "runs on CUDA: the CUDA hf backend", "--device cpu"});
   } else if (r.err.find("CUDA is not available") != std::string::npos) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("device cuda:7"), std::string::npos) << r.err;
