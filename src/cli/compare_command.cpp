@@ -36,7 +36,7 @@ int compare_main(const CompareFlags& f) {
   analysis::CompareOptions opt;
   opt.correction = f.correction;
   opt.common_items = f.common_items;
-  analysis::Json all = {{"comparisons", analysis::Json::array()}};
+  Json all = {{"comparisons", Json::array()}};
   for (std::size_t r = 1; r < runs.size(); ++r) {
     analysis::Comparison c = analysis::compare_runs(runs[0], runs[r], opt);
     if (r > 1) std::cout << "\n";

@@ -11,6 +11,7 @@
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/secrets.hpp"
+#include "lmeval/core/log.hpp"
 
 namespace {
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   // A write over the file size limit (ulimit -f) then fails with EFBIG and is reported with the
   // file's name, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  log::init();
   // The reference's legacy form (HarnessCLI.parse_args): `lm-eval --model m --tasks t` means
   // `lm-eval run ...` when more than one argument follows and the first is not a subcommand.
   std::vector<std::string> args(argv, argv + argc);

@@ -1,7 +1,6 @@
 // `lm-eval run`: flags -> EvalConfig -> evaluate -> files, summary line and tables.
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/log.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
@@ -32,14 +32,7 @@ std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
   EvalConfig cfg = build_eval_config(f);
-  if (cfg.verbosity) {
-    auto lvl = spdlog::level::from_str([&] {
-      std::string s = *cfg.verbosity;
-      for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return s == "warning" ? std::string("warn") : s;
-    }());
-    spdlog::set_level(lvl);
-  }
+  if (cfg.verbosity) log::set_level(*cfg.verbosity);
   if (cfg.limit && *cfg.limit != 0)
     spdlog::warn("--limit SHOULD ONLY BE USED FOR TESTING. REAL METRICS SHOULD NOT BE COMPUTED USING LIMIT.");
   cfg.finalize();
@@ -68,12 +61,12 @@ int run_main(RunFlags& f) {
     throw Interrupted(e.signal(), resume_hint(e, cfg));
   }
   if (!out.partial.is_null()) {
-    for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
+    for (const auto& w : out.write_out) log::info(w);
     if (launch && !launch->run_id.empty()) out.partial["launch"] = launch->run_id;
     auto path = write_partial(cfg, out.partial);
     if (launch && launch->rank == 0) {
-      std::fprintf(stderr, "shard 1/%d written to %s; waiting for the other parts to merge them\n",
-                   cfg.shard_count, path.string().c_str());
+      spdlog::info("shard 1/{} written to {}; waiting for the other parts to merge them", cfg.shard_count,
+                   path.string());
       std::vector<std::string> parts;
       for (const auto& p : wait_for_parts(cfg, *launch)) parts.push_back(p.string());
       return merge_parts(parts, *cfg.output_path);

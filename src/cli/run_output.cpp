@@ -9,6 +9,7 @@
 
 #include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/log.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/output/output_writer.hpp"
 
@@ -21,7 +22,7 @@ std::string py_dict_repr(const Json& d) { return py::repr(d.is_object() ? d : Js
 }  // namespace
 
 int report_run(const EvalConfig& cfg, const EvalOutput& out) {
-  for (const auto& w : out.write_out) std::fprintf(stderr, "%s\n", w.c_str());
+  for (const auto& w : out.write_out) log::info(w);
   if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
   // A failed write still shows the scores (below) before it ends the run with exit 1.
   std::exception_ptr write_failure;

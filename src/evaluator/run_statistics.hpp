@@ -3,15 +3,13 @@
 // out of `results` so that section stays identical to the reference's.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 // One metric of one task under one filter, as score_task aggregated it.
 struct MetricSeries {

@@ -4,11 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "lmeval/core/json.hpp"
 
 namespace lmeval {
-
-using Json = nlohmann::ordered_json;
 
 // `results_by_seed[i]` is the `results` section of the run with `seeds[i]`. For every entry of
 // the first seed's section (tasks and groups, in its order) and each "<metric>,<filter>" whose

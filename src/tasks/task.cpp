@@ -11,11 +11,6 @@
 
 namespace lmeval {
 
-TaskContext& task_context() {
-  static TaskContext ctx{std::make_shared<PyRandom>(0)};
-  return ctx;
-}
-
 std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                                   const Json& process_docs, bool required, bool* found,
                                   bool keep_raw) {

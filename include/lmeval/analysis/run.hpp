@@ -5,13 +5,12 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace lmeval::analysis {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval::analysis {
 
 // One document of a task. Several sample lines of one document (one per filter, few-shot seed or
 // repeat) make one item; their scores are averaged per metric and filter.

@@ -1,14 +1,12 @@
 // The reference's two `k=v,k=v` coercions and its JSON dict flags (spec §2.3.1, §2.3.2).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 // handle_cli_value_string: true/false, isnumeric -> int, float(), ast.literal_eval, else string.
 Json cli_value(const std::string& v);

@@ -1,18 +1,15 @@
 // YAML files as PyYAML reads them (YAML 1.1 scalars, `!function` tags), with source positions.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/json.hpp"
 
 namespace lmeval {
-
-using Json = nlohmann::ordered_json;
 
 struct YamlFile {
   Json value;

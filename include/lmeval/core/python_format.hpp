@@ -1,14 +1,12 @@
 // Python's text forms of values: float repr, str/repr of strings, json.dumps-compatible output.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 
-namespace lmeval::py {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval::py {
 
 // repr(float): shortest round-trip digits; exponent form when exp < -4 or >= 16
 // ("1e-05", "1e+16", "0.0001", "1.0", "inf", "-inf", "nan").

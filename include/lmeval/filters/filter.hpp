@@ -4,16 +4,14 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/json.hpp"
 
 namespace lmeval {
-
-using Json = nlohmann::ordered_json;
 
 // One step of a pipeline (the reference's lm_eval.api.filter.Filter).
 //

@@ -2,12 +2,11 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 // (raw - lower) / (1 - lower) * 100, clipped at 0.
 double leaderboard_normalize(double raw, double lower);

@@ -2,15 +2,13 @@
 // standard errors (spec §7). The metrics and aggregations themselves are in registry.hpp.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 struct ExactMatchOptions {
   std::vector<std::string> regexes_to_ignore;

@@ -1,8 +1,6 @@
 // The language-model interface: plain requests in, numbers and strings out. Models never see tasks.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,9 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 struct LoglikelihoodRequest {
   std::string context;

@@ -1,15 +1,13 @@
 // Instance: one request of one document (the reference's lm_eval.api.instance.Instance).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 struct Instance {
   std::string request_type;  // loglikelihood | loglikelihood_rolling | generate_until

@@ -1,8 +1,6 @@
 // The `!function` registry: C++ implementations of the reference's task utils under their YAML names.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
 #include <optional>
@@ -10,10 +8,9 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/json.hpp"
 
 namespace lmeval {
-
-using Json = nlohmann::ordered_json;
 
 // One registered function; exactly one of the callables is set (gold_choices only beside
 // process_results).

@@ -9,20 +9,13 @@
 
 #include "lmeval/data/data_source.hpp"
 #include "lmeval/tasks/task_config.hpp"
+#include "lmeval/tasks/task_context.hpp"
 #include "lmeval/template/template.hpp"
 
 namespace lmeval {
 
 class PyRandom;
 struct TaskFunction;
-
-// State shared by the tasks of one run that the reference keeps in Python globals: the global
-// `random` module (seeded with the first --seed value in simple_evaluate), which e.g. GPQA's
-// process_docs consumes.
-struct TaskContext {
-  std::shared_ptr<PyRandom> global_random;
-};
-TaskContext& task_context();
 
 class Task {
  public:

@@ -3,15 +3,13 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/json.hpp"
 
 namespace lmeval::tmpl {
-
-using Json = nlohmann::ordered_json;
 
 // The Jinja2 Environment options that change output.
 struct Options {

@@ -1,8 +1,6 @@
 // Torch-free reading of a Hugging Face model folder: memory-mapped safetensors and config.json.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -12,9 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace lmeval::hf {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval::hf {
 
 // One tensor of a safetensors file, pointing into the mapped file.
 struct TensorView {

@@ -14,6 +14,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/log.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
@@ -160,10 +161,10 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
     auto_batch_ = false;
     fixed_rows_ = std::stoll(args.batch_size);
   }
-  std::fprintf(stderr, "hf: loaded %s (%s, %lld parameters, %s, %s), max_length %lld\n",
-               args.pretrained.c_str(), cfg.architecture.c_str(),
-               static_cast<long long>(model_->num_parameters()), model_->dtype_name().c_str(),
-               model_->on_cuda() ? "cuda" : "cpu", static_cast<long long>(max_length_));
+  log::info("hf: loaded " + args.pretrained + " (" + cfg.architecture + ", " +
+            std::to_string(model_->num_parameters()) + " parameters, " + model_->dtype_name() +
+            ", " + (model_->on_cuda() ? "cuda" : "cpu") + "), max_length " +
+            std::to_string(max_length_));
 }
 
 Json HFLM::model_info() const {
@@ -272,7 +273,7 @@ int64_t HFLM::token_budget(int64_t length) {
       }
       detected_rows_ = rows;
       batch_sizes_.push_back(static_cast<int>(rows));
-      std::fprintf(stderr, "hf: determined largest batch size: %lld\n", static_cast<long long>(rows));
+      log::info("hf: determined largest batch size: " + std::to_string(rows));
     }
     return std::max<int64_t>(1, static_cast<int64_t>(detected_rows_ * length * oom_shrink_));
   }
@@ -351,9 +352,9 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     const bool fits = toks.size() <= static_cast<size_t>(L + 1);
     if (!fits && !warned_truncation_) {
       warned_truncation_ = true;
-      std::fprintf(stderr, "hf: warning: a request of %zu tokens is longer than max_length %lld; "
-                   "its context is truncated on the left (as the reference does)\n",
-                   toks.size(), static_cast<long long>(L));
+      log::warn("hf: a request of " + std::to_string(toks.size()) +
+                " tokens is longer than max_length " + std::to_string(L) +
+                "; its context is truncated on the left (as the reference does)");
     }
     std::vector<Token> prefix, branch;
     if (share && fits && !ctx.empty()) {
@@ -462,7 +463,7 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     } catch (const OutOfMemory& e) {
       if (end - pos <= 1) throw RuntimeError(std::string("out of memory on a batch of one request: ") + e.what());
       oom_shrink_ /= 2;  // retry the same work with smaller batches
-      std::fprintf(stderr, "hf: out of memory; retrying with half the batch\n");
+      log::warn("hf: out of memory; retrying with half the batch");
       continue;
     }
     for (size_t k = pos; k < end; ++k) {
@@ -618,7 +619,7 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       } catch (const OutOfMemory& e) {
         if (end - pos <= 1) throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
         oom_shrink_ /= 2;
-        std::fprintf(stderr, "hf: out of memory; retrying with half the batch\n");
+        log::warn("hf: out of memory; retrying with half the batch");
         continue;
       }
       tokens_done += prompt_tokens;  // counted once, after the batch succeeded

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/log.hpp"
 
 namespace lmeval::hf {
 
@@ -277,12 +278,10 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   std::string dev = options.device.empty() ? "cpu" : options.device;
   if (dev.rfind("cuda", 0) == 0) {
     if (!torch::cuda::is_available()) {
-      // HFLM does the same silently; a warning tells users why the run is slow. (No spdlog in
-      // torch translation units: a CUDA libtorch bundles its own fmt.)
-      std::fprintf(stderr,
-                   "hf: warning: device %s: CUDA is not available (no GPU, or a libtorch built "
-                   "without CUDA); running on the CPU\n",
-                   dev.c_str());
+      // HFLM does the same silently; a warning tells users why the run is slow.
+      log::warn("hf: device " + dev +
+                ": CUDA is not available (no GPU, or a libtorch built without CUDA); running on "
+                "the CPU");
       dev = "cpu";
     } else if (dev.size() > 5 && dev[4] == ':') {
       // An index past the GPUs present would fail inside libtorch on first use.

@@ -250,8 +250,6 @@ namespace lmeval {
 
 namespace {
 
-using tasks::Json;
-
 TaskFunction map_docs(std::function<Json(const Json&)> f) {
   TaskFunction fn;
   fn.process_docs = [f](std::vector<Json> docs) {

@@ -15,7 +15,7 @@
 #include "lmeval/tasks/functions/ifeval.hpp"
 #include "lmeval/tasks/functions/leaderboard.hpp"
 #include "lmeval/tasks/functions/math/answer_extraction.hpp"
-#include "lmeval/tasks/task.hpp"
+#include "lmeval/tasks/task_context.hpp"
 #include "lmeval/template/template.hpp"
 
 namespace lmeval::tasks {
@@ -371,8 +371,6 @@ int math_exact_match(const Json& doc, std::string_view candidate) {
 namespace lmeval {
 
 namespace {
-
-using tasks::Json;
 
 TaskFunction doc_fn(std::function<Json(const Json&)> f) {
   TaskFunction fn;

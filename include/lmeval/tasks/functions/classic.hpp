@@ -2,15 +2,13 @@
 // wikitext), exposed for tests; registered under the reference's `!function` names.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace lmeval::tasks {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval::tasks {
 
 // Python str.capitalize(): first code point upper-cased, the rest lower-cased.
 std::string py_capitalize(std::string_view s);

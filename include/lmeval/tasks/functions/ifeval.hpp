@@ -2,19 +2,16 @@
 // them (lm_eval/tasks/ifeval/instructions*.py and leaderboard/ifeval/utils.py).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "lmeval/core/json.hpp"
 #include "lmeval/core/py_random.hpp"
 
 namespace lmeval::ifeval {
-
-using Json = nlohmann::ordered_json;
 
 // The reference's utils.process_results(doc, results) for one document: returns, in this key
 // order, prompt_level_strict_acc (bool), inst_level_strict_acc (array of bool),

@@ -2,19 +2,17 @@
 // exposed for tests; registered under the reference's `!function` names.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "lmeval/core/json.hpp"
 
 namespace lmeval {
 class PyRandom;
 }
 
 namespace lmeval::tasks {
-
-using Json = nlohmann::ordered_json;
 
 // gpqa utils.preprocess (None -> " ") and _process_doc (shuffles the four answers with `rng`).
 std::string gpqa_preprocess(const Json& text);

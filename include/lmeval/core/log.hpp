@@ -1,0 +1,24 @@
+// The one logger of lm-eval: spdlog's default logger, writing to stderr, with levels.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace lmeval::log {
+
+// Points spdlog's default logger at stderr (logs and progress go to stderr; results to stdout).
+// Called once by main; library code logs through spdlog::info/warn/... or the functions below.
+void init();
+
+// Sets the level from a --verbosity name as the reference spells them (DEBUG, INFO, WARNING,
+// ERROR, CRITICAL; any case). Unknown names turn logging off, as spdlog's from_str does.
+void set_level(const std::string& name);
+
+// Plain-string entry points for translation units that must not include spdlog (the torch ones:
+// a CUDA libtorch bundles its own fmt); callers format the message themselves.
+void debug(std::string_view message);
+void info(std::string_view message);
+void warn(std::string_view message);
+void error(std::string_view message);
+
+}  // namespace lmeval::log
