@@ -1,15 +1,21 @@
 // The one logger (core/log.hpp) over spdlog's default logger.
 #include "lmeval/core/log.hpp"
 
-#include <spdlog/sinks/stderr_color_sinks.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <memory>
 
 namespace lmeval::log {
 
 void init() {
-  auto logger = spdlog::stderr_color_mt("lm-eval");
+  static bool done = false;
+  if (done) return;
+  done = true;
+  // Unnamed, as spdlog's own default logger: the lines keep its format, only the stream changes.
+  auto logger =
+      std::make_shared<spdlog::logger>("", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   logger->set_level(spdlog::default_logger()->level());
   spdlog::set_default_logger(logger);
 }
