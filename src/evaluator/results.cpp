@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "lmeval/config/run_options.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/metrics/leaderboard.hpp"
@@ -86,21 +87,7 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
 
 // The results' `config` block: the run's settings and the model's facts.
 Json config_block(const EvalConfig& cfg, LM& lm) {
-  Json config = Json::object();
-  config["model"] = cfg.model;
-  config["model_args"] = cfg.model_args;
-  Json info = lm.model_info();
-  for (auto it = info.begin(); it != info.end(); ++it) config[it.key()] = it.value();
-  config["batch_size"] = cfg.batch_size;
-  config["batch_sizes"] = lm.batch_sizes();
-  config["device"] = cfg.device;
-  config["use_cache"] = cfg.use_cache ? Json(*cfg.use_cache) : Json();
-  config["limit"] = cfg.limit ? Json(*cfg.limit) : Json();
-  config["bootstrap_iters"] = cfg.bootstrap_iters;
-  config["gen_kwargs"] = cfg.gen_kwargs;
-  const char* seed_names[] = {"random_seed", "numpy_seed", "torch_seed", "fewshot_seed"};
-  for (int i = 0; i < 4; ++i) config[seed_names[i]] = cfg.seed[i] ? Json(*cfg.seed[i]) : Json();
-  return config;
+  return results_config(cfg, lm.model_info(), lm.batch_sizes());
 }
 
 std::optional<std::string> read_git_head(const std::filesystem::path& git_dir) {

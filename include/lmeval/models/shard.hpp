@@ -7,17 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "lmeval/config/shard_spec.hpp"
 #include "lmeval/models/lm.hpp"
 
 namespace lmeval {
 
-struct ShardSpec {
-  int index = 0;  // 1..count
-  int count = 0;
-};
-
-// "I/N" with 1 <= I <= N; UserError (field --shard) otherwise.
-ShardSpec parse_shard_spec(const std::string& text);
 
 // Which part (0-based) each request of one call belongs to: contiguous runs of requests, cut
 // where the running total of `weights` crosses k/N of the whole (a request goes to the part that
