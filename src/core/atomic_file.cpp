@@ -45,8 +45,11 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
   create_output_folder(target_.parent_path());
   std::error_code ec;
   if (fs::is_directory(target_, ec)) fail(EISDIR);
-  tmp_ = folder_of(target_) / ("." + target_.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" +
-                               std::to_string(counter++));
+  // Built by appending: `"." + string` trips GCC 12's false -Wrestrict warning in some unity batches.
+  std::string name(".");
+  name += target_.filename().string();
+  name += ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  tmp_ = folder_of(target_) / name;
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd_ < 0) fail(errno);
 }

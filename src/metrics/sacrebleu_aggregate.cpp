@@ -4,11 +4,10 @@
 #include <cstdint>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/json.hpp"
 #include "lmeval/metrics/sacrebleu.hpp"
 
 namespace lmeval {
-
-using Json = nlohmann::ordered_json;
 
 namespace {
 

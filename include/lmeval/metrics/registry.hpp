@@ -3,17 +3,15 @@
 // Adding a metric is one register_metric entry; evaluator/scoring only dispatches to it.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace lmeval {
+#include "lmeval/core/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace lmeval {
 
 namespace metrics {
 
