@@ -27,7 +27,12 @@ std::string text_table(const std::vector<std::string>& headers, const std::vecto
   }
   auto right = [&](std::size_t c) { return c < right_aligned.size() && right_aligned[c]; };
   std::string out = "|";
-  for (std::size_t c = 0; c < headers.size(); ++c) out += " " + pad(headers[c], w[c], false) + " |";
+  // Appended piece by piece: `" " + string` trips GCC 12's false -Wrestrict warning.
+  for (std::size_t c = 0; c < headers.size(); ++c) {
+    out += ' ';
+    out += pad(headers[c], w[c], false);
+    out += " |";
+  }
   out += "\n|";
   for (std::size_t c = 0; c < headers.size(); ++c) out += right(c) ? std::string(w[c] + 1, '-') + ":|" : std::string(w[c] + 2, '-') + "|";
   out += "\n";
