@@ -36,10 +36,39 @@ CORPORA = [
 ]
 
 
+def stress_corpora():
+    """TER's shift search on hard cases: few distinct words (many matching runs, ties broken by the
+    shifted word lists), long segments (the 1,000-candidate limit), very unequal lengths (a wider
+    beam). Seeded, so the file is reproducible."""
+    import random
+    rng = random.Random(20261125)
+    out = []
+    for n_words, vocab, n_segs in [(8, 3, 6), (25, 4, 4), (60, 6, 2), (120, 5, 1), (40, 30, 3)]:
+        words = [f"w{k}" for k in range(vocab)]
+        hyps, refs = [], []
+        for _ in range(n_segs):
+            ref = [rng.choice(words) for _ in range(n_words)]
+            hyp = list(ref)
+            for _ in range(max(1, n_words // 4)):  # moves, swaps and edits of runs
+                a = rng.randrange(len(hyp))
+                b = min(len(hyp), a + rng.randint(1, 6))
+                run = hyp[a:b]
+                del hyp[a:b]
+                hyp[rng.randrange(len(hyp) + 1):0] = run
+                if rng.random() < 0.3:
+                    hyp[rng.randrange(len(hyp))] = rng.choice(words + ["Other"])
+            hyps.append(" ".join(hyp))
+            refs.append(" ".join(ref))
+        out.append({"hyps": hyps, "refs": [refs]})
+    out.append({"hyps": ["a b", "one two three"], "refs": [[" ".join(["a", "b", "c"] * 40), "three two one"]]})
+    out.append({"hyps": [" ".join(["x", "y"] * 60)], "refs": [["y x"]]})
+    return out
+
+
 def main():
     import sacrebleu
     out = []
-    for c in CORPORA:
+    for c in CORPORA + stress_corpora():
         hyps, refs = c["hyps"], c["refs"]
         out.append({
             "hyps": hyps, "refs": refs,

@@ -162,6 +162,8 @@ std::vector<Aggregation> builtin_aggregations() {
       over_items("chrf++",
                  [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf++", items); },
                  S::Bootstrap),
+      over_items("ter", [](const std::vector<Json>& items) { return sacrebleu_aggregate("ter", items); },
+                 S::Bootstrap),
       // predict_only: the reference's bypass aggregation returns 999 without reading the items.
       over_items("bypass", [](const std::vector<Json>&) { return 999.0; }, S::None),
   };

@@ -153,11 +153,11 @@ std::vector<Metric> builtin_metrics() {
     em.kwargs = std::vector<std::string>{"regexes_to_ignore", "ignore_case", "ignore_punctuation",
                                          "ignore_numbers"};
   }
-  // bleu_fn / chrf_fn / chrfpp_fn pass [gold, result] through to the corpus aggregation.
-  for (const char* name : {"bleu", "chrf", "chrf++"})
-    add(name, name, true, "generate_until").generate_until = [](const GenerationScores& s, const Json&) {
-      return Json::array({s.gold, s.result});
-    };
+  // bleu_fn / chrf_fn / chrfpp_fn / ter_fn pass [gold, result] through to the corpus aggregation;
+  // ter is the one where lower is better.
+  for (const char* name : {"bleu", "chrf", "chrf++", "ter"})
+    add(name, name, std::string(name) != "ter", "generate_until").generate_until =
+        [](const GenerationScores& s, const Json&) { return Json::array({s.gold, s.result}); };
   add("brier_score", "brier_score", false, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
     return Json::array({s.gold, choice_probabilities(s.lls)});
   };

@@ -1,4 +1,4 @@
-// BLEU, chrF and chrF++ against sacrebleu itself (goldens: scripts/gen_sacrebleu_goldens.py).
+// BLEU, chrF, chrF++ and TER against sacrebleu itself (goldens: scripts/gen_sacrebleu_goldens.py).
 #include "lmeval/metrics/sacrebleu.hpp"
 
 #include <gtest/gtest.h>
@@ -38,6 +38,7 @@ TEST(Metrics_Sacrebleu, CorpusBleuChrfChrfppMatchSacrebleu) {
     expect_close(lmeval::sacrebleu_corpus_bleu(hyps, refs), c["bleu"].get<double>());
     expect_close(lmeval::sacrebleu_corpus_chrf(hyps, refs, 0), c["chrf"].get<double>());
     expect_close(lmeval::sacrebleu_corpus_chrf(hyps, refs, 2), c["chrfpp"].get<double>());
+    expect_close(lmeval::sacrebleu_corpus_ter(hyps, refs), c["ter"].get<double>());
   }
 }
 
@@ -58,11 +59,14 @@ TEST(Metrics_Sacrebleu, AggregationsOverDocumentItems) {
     expect_close(lmeval::aggregate("bleu", items), c["bleu"].get<double>());
     expect_close(lmeval::aggregate("chrf", items), c["chrf"].get<double>());
     expect_close(lmeval::aggregate("chrf++", items), c["chrfpp"].get<double>());
+    expect_close(lmeval::aggregate("ter", items), c["ter"].get<double>());
   }
-  for (const char* name : {"bleu", "chrf", "chrf++"}) {
+  for (const char* name : {"bleu", "chrf", "chrf++", "ter"}) {
     const auto* m = lmeval::metrics::find(name);
     ASSERT_NE(m, nullptr) << name;
     EXPECT_EQ(m->aggregation, name);
+    // lm_eval/api/metrics.py registers ter with higher_is_better=False, the others True.
+    EXPECT_EQ(m->higher_is_better, std::string(name) != "ter") << name;
     EXPECT_TRUE(m->generate_until);
     EXPECT_TRUE(lmeval::has_bootstrap_stderr(name));
   }

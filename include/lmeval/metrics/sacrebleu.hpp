@@ -1,5 +1,5 @@
-// Corpus-level BLEU and chrF/chrF++ exactly as sacrebleu computes them with its defaults (the
-// reference's bleu, chrf and chrf++ aggregations in lm_eval/api/metrics.py).
+// Corpus-level BLEU, chrF/chrF++ and TER exactly as sacrebleu computes them with its defaults (the
+// reference's bleu, chrf, chrf++ and ter aggregations in lm_eval/api/metrics.py).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,7 +21,12 @@ double sacrebleu_corpus_chrf(const std::vector<std::string>& hyps,
                              const std::vector<std::vector<std::string>>& ref_streams,
                              int word_order = 0);
 
-// The reference's bleu / chrf / chrf++ aggregations (`name`) over per-document [gold, result]
+// sacrebleu.corpus_ter(hyps, refs).score: Tercom tokenizer lowercasing, punctuation kept, no
+// normalisation; edits (shifts included) over the average reference length, times 100.
+double sacrebleu_corpus_ter(const std::vector<std::string>& hyps,
+                            const std::vector<std::vector<std::string>>& ref_streams);
+
+// The reference's bleu / chrf / chrf++ / ter aggregations (`name`) over per-document [gold, result]
 // items, laid out for sacrebleu as lm_eval/api/metrics.py _sacreformat does.
 double sacrebleu_aggregate(const std::string& name, const std::vector<nlohmann::ordered_json>& items);
 
