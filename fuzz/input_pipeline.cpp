@@ -1,4 +1,5 @@
-// The task-input pipeline fuzzed by input_pipeline_fuzz and replayed by tests/fuzz (see the header).
+// The task-input pipeline fuzzed by input_pipeline_fuzz and replayed by tests/fuzz (see the
+// header).
 #include "input_pipeline.hpp"
 
 #include <stdexcept>
@@ -63,7 +64,8 @@ void run_input_pipeline(const uint8_t* data, size_t size) {
     print(y.value);
     collect_templates(y.value, templates);
   });
-  if (parts.size() > 1) user_errors_allowed([&] {
+  if (parts.size() > 1)
+    user_errors_allowed([&] {
       require_utf8(parts[1], "fuzz template");  // templates reach the engine from checked YAML
       templates.emplace_back(parts[1]);
     });

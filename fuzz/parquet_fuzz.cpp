@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::string(reinterpret_cast<const char*>(data), size), "fuzz.parquet");
     for (size_t g = 0; g < f.num_row_groups(); ++g) {
       auto rows = f.read_row_group(g);
-      for (const auto& r : rows) (void)r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      for (const auto& r : rows)
+        (void)r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     }
   } catch (const lmeval::UserError&) {
   }

@@ -37,16 +37,20 @@ std::string echo_answer(size_t n) {
     top += ",{\"a\":-1.25,\"b\":-0.5}";
     toks += ",\"a\"";
   }
-  return "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\"x\","
-         "\"logprobs\":{\"tokens\":" + toks + "],\"token_logprobs\":" + lp + "],\"top_logprobs\":" + top +
-         "]},\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":" + std::to_string(n) + "}}";
+  return "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"model\":\"m\",\"choices\":[{"
+         "\"index\":0,\"text\":\"x\","
+         "\"logprobs\":{\"tokens\":" +
+         toks + "],\"token_logprobs\":" + lp + "],\"top_logprobs\":" + top +
+         "]},\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":" + std::to_string(n) +
+         "}}";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_api TOKENIZER_DIR [latency_ms] [seconds_per_level] [levels]\n");
+    std::fprintf(stderr,
+                 "usage: bench_api TOKENIZER_DIR [latency_ms] [seconds_per_level] [levels]\n");
     return 2;
   }
   const std::string tok_dir = argv[1];
@@ -82,15 +86,18 @@ int main(int argc, char** argv) {
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 
   auto tokenizer = load_tokenizer(tok_dir);
-  std::printf("| num_concurrent | requests | seconds | requests/s | ideal | of ideal | client CPU s | %% of a core per 100 req/s |\n");
+  std::printf(
+      "| num_concurrent | requests | seconds | requests/s | ideal | of ideal | client CPU s | %% "
+      "of a core per 100 req/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int c : levels) {
     const double ideal = c * 1000.0 / latency_ms;
     const size_t n = std::max<size_t>(20, static_cast<size_t>(ideal * seconds));
     std::vector<LoglikelihoodRequest> reqs;
     for (size_t i = 0; i < n; ++i)
-      reqs.push_back({"Once upon a time there was a little girl number " + std::to_string(i) + ". She",
-                      " went to the park to play with her friends."});
+      reqs.push_back(
+          {"Once upon a time there was a little girl number " + std::to_string(i) + ". She",
+           " went to the park to play with her friends."});
     api::ApiArgs args;
     args.model = "m";
     args.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1/completions";
@@ -100,11 +107,12 @@ int main(int argc, char** argv) {
     const double cpu0 = thread_cpu_s();
     const auto t0 = std::chrono::steady_clock::now();
     auto res = lm.loglikelihood(reqs);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = thread_cpu_s() - cpu0;
     const double rps = n / wall;
-    std::printf("| %d | %zu | %.3f | %.1f | %.0f | %.1f%% | %.3f | %.2f%% |\n", c, n, wall, rps, ideal,
-                100.0 * rps / ideal, cpu, 100.0 * (cpu / wall) / (rps / 100.0));
+    std::printf("| %d | %zu | %.3f | %.1f | %.0f | %.1f%% | %.3f | %.2f%% |\n", c, n, wall, rps,
+                ideal, 100.0 * rps / ideal, cpu, 100.0 * (cpu / wall) / (rps / 100.0));
     std::fflush(stdout);
     if (res.size() != n) return 1;
   }

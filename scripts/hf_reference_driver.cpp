@@ -19,12 +19,14 @@ int main() {
     for (const auto& r : req.value("loglikelihood", Json::array()))
       ll.push_back({r[0].get<std::string>(), r[1].get<std::string>()});
     out["loglikelihood"] = Json::array();
-    for (const auto& r : lm.loglikelihood(ll)) out["loglikelihood"].push_back({r.loglikelihood, r.is_greedy});
+    for (const auto& r : lm.loglikelihood(ll))
+      out["loglikelihood"].push_back({r.loglikelihood, r.is_greedy});
     std::vector<std::string> texts;
     for (const auto& t : req.value("rolling", Json::array())) texts.push_back(t.get<std::string>());
     out["rolling"] = lm.loglikelihood_rolling(texts);
     std::vector<GenerationRequest> gen;
-    for (const auto& r : req.value("generate", Json::array())) gen.push_back({r[0].get<std::string>(), r[1]});
+    for (const auto& r : req.value("generate", Json::array()))
+      gen.push_back({r[0].get<std::string>(), r[1]});
     out["generate"] = lm.generate_until(gen);
     std::cout << out.dump() << "\n";
   } catch (const std::exception& e) {

@@ -1,11 +1,11 @@
 // Paired comparison of two runs: choose the test from the metric's values (McNemar's exact test for
-// 0/1 scores, the paired t-test otherwise, a cluster-robust z-test when the task has a cluster_key),
-// the interval from the task's size, and roll tasks up into their groups by size.
+// 0/1 scores, the paired t-test otherwise, a cluster-robust z-test when the task has a
+// cluster_key), the interval from the task's size, and roll tasks up into their groups by size.
 #include "lmeval/analysis/comparison.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 
@@ -33,20 +33,23 @@ bool all_binary(const std::vector<double>& x) {
 std::string aggregation_of(const Json& config, const std::string& metric) {
   if (config.is_object() && config.contains("metric_list") && config["metric_list"].is_array())
     for (const auto& m : config["metric_list"])
-      if (m.is_object() && m.value("metric", std::string()) == metric && m.contains("aggregation") && m["aggregation"].is_string())
+      if (m.is_object() && m.value("metric", std::string()) == metric &&
+          m.contains("aggregation") && m["aggregation"].is_string())
         return m["aggregation"].get<std::string>();
   return "mean";
 }
 
 bool higher_is_better(const Json& results, const std::string& task, const std::string& metric) {
   if (results.contains("higher_is_better") && results["higher_is_better"].contains(task) &&
-      results["higher_is_better"][task].contains(metric) && results["higher_is_better"][task][metric].is_boolean())
+      results["higher_is_better"][task].contains(metric) &&
+      results["higher_is_better"][task][metric].is_boolean())
     return results["higher_is_better"][task][metric].get<bool>();
   return true;
 }
 
-MetricComparison compare_metric(const std::string& task, const std::string& key, const TaskSamples& ta,
-                                const TaskSamples& tb, const CompareOptions& opt) {
+MetricComparison compare_metric(const std::string& task, const std::string& key,
+                                const TaskSamples& ta, const TaskSamples& tb,
+                                const CompareOptions& opt) {
   MetricComparison m;
   m.task = task;
   std::size_t comma = key.find(',');
@@ -95,10 +98,13 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
     } else {
       m.test = "clustered_t";
       m.interval = "cluster_t";
-      m.notes.push_back(fmt::format("{} clusters (< {}): the cluster-robust z is too liberal with few clusters, so the "
-                                    "test and its interval use t with {} df", c.clusters, stats::kFewClusters, c.clusters - 1));
+      m.notes.push_back(fmt::format(
+          "{} clusters (< {}): the cluster-robust z is too liberal with few clusters, so the "
+          "test and its interval use t with {} df",
+          c.clusters, stats::kFewClusters, c.clusters - 1));
     }
-    if (c.clusters < 2) m.undefined["se"] = "fewer than 2 clusters: the cluster-robust SE needs two";
+    if (c.clusters < 2)
+      m.undefined["se"] = "fewer than 2 clusters: the cluster-robust SE needs two";
   } else if (binary) {
     // McNemar's exact test and the exact interval it inverts (conditional on the discordant items).
     const stats::McNemarDifference e = stats::mcnemar_difference(m.only_a, m.only_b, m.n);
@@ -109,7 +115,8 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
     m.ci_high = e.ci_high;
     if (m.n < opt.small_below)
       m.notes.push_back(small + ": McNemar's exact test and the Clopper-Pearson interval of its " +
-                        std::to_string(e.discordant) + " discordant items, which that test inverts; no normal approximation");
+                        std::to_string(e.discordant) +
+                        " discordant items, which that test inverts; no normal approximation");
   } else {
     m.test = "paired_t";
     m.interval = "t";
@@ -118,26 +125,34 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
     m.ci_low = t.ci_low;
     m.ci_high = t.ci_high;
     if (m.n < opt.small_below)
-      m.notes.push_back(small + ": paired t-test and its t interval (" + std::to_string(m.n - 1) +
-                        " df); exact if the per-item differences are normal, approximate otherwise");
+      m.notes.push_back(
+          small + ": paired t-test and its t interval (" + std::to_string(m.n - 1) +
+          " df); exact if the per-item differences are normal, approximate otherwise");
   }
   // Undefined statistics, each with its reason (never printed as 0).
-  if (m.n < 2) m.undefined["se"] = "one item: no spread to estimate the standard error from";
+  if (m.n < 2)
+    m.undefined["se"] = "one item: no spread to estimate the standard error from";
   else if (m.se == 0)
-    m.undefined["se"] = binary && m.only_a + m.only_b == 0 ? "the runs agree on every item: the standard error is 0"
-                                                           : "every item's difference is the same: the standard error is 0";
+    m.undefined["se"] = binary && m.only_a + m.only_b == 0
+                            ? "the runs agree on every item: the standard error is 0"
+                            : "every item's difference is the same: the standard error is 0";
   if (std::isnan(m.ci_low)) {
     if (m.test == "mcnemar_exact" && m.only_a + m.only_b == 0)
-      m.undefined["ci95"] = "no discordant items: the exact interval has nothing to estimate the difference's spread from";
+      m.undefined["ci95"] =
+          "no discordant items: the exact interval has nothing to estimate the difference's spread "
+          "from";
     else
       m.undefined["ci95"] = m.undefined.count("se") ? m.undefined["se"] : "undefined";
   }
-  if (std::isnan(m.p)) m.undefined["p_value"] = m.undefined.count("se") ? m.undefined["se"] : "undefined";
+  if (std::isnan(m.p))
+    m.undefined["p_value"] = m.undefined.count("se") ? m.undefined["se"] : "undefined";
   // Few-shot seeds: the score is the mean over the seeds, and its total SE counts the seeds too.
   m.se_total = m.se_items = m.se_seeds = std::nan("");
   m.seeds = ta.fewshot_seeds.size();
-  m.score_basis = m.seeds >= 2 ? fmt::format("mean of {} few-shot seeds", m.seeds) : "one few-shot seed";
-  if (m.seeds >= 2 && ta.fewshot_seeds == tb.fewshot_seeds && ta.seed_scores.count(key) && tb.seed_scores.count(key)) {
+  m.score_basis =
+      m.seeds >= 2 ? fmt::format("mean of {} few-shot seeds", m.seeds) : "one few-shot seed";
+  if (m.seeds >= 2 && ta.fewshot_seeds == tb.fewshot_seeds && ta.seed_scores.count(key) &&
+      tb.seed_scores.count(key)) {
     const auto& xa = ta.seed_scores.at(key);
     const auto& xb = tb.seed_scores.at(key);
     std::vector<std::vector<double>> d(m.seeds);
@@ -145,7 +160,8 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
       auto it = tb.index.find(ta.items[i].key);
       if (it == tb.index.end()) continue;
       bool complete = true;
-      for (std::size_t k = 0; k < m.seeds; ++k) complete = complete && !std::isnan(xa[k][i]) && !std::isnan(xb[k][it->second]);
+      for (std::size_t k = 0; k < m.seeds; ++k)
+        complete = complete && !std::isnan(xa[k][i]) && !std::isnan(xb[k][it->second]);
       if (!complete) continue;
       for (std::size_t k = 0; k < m.seeds; ++k) d[k].push_back(xb[k][it->second] - xa[k][i]);
     }
@@ -153,18 +169,23 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
     m.se_total = st.total;
     m.se_items = st.items;
     m.se_seeds = st.seeds;
-    m.notes.push_back(fmt::format("scores are means over {} few-shot seeds; total SE of the difference over items and seeds {} "
-                                  "(items alone {}, seeds {}); the test holds the seeds fixed, the MDE uses the larger SE",
-                                  m.seeds, format::fixed(st.total), format::fixed(st.items), format::fixed(st.seeds)));
+    m.notes.push_back(fmt::format(
+        "scores are means over {} few-shot seeds; total SE of the difference over items and seeds "
+        "{} "
+        "(items alone {}, seeds {}); the test holds the seeds fixed, the MDE uses the larger SE",
+        m.seeds, format::fixed(st.total), format::fixed(st.items), format::fixed(st.seeds)));
   }
-  // MDE and power from the conservative SE: the larger of the paired, the clustered and the total one.
+  // MDE and power from the conservative SE: the larger of the paired, the clustered and the total
+  // one.
   m.se_mde = stats::conservative_stderr(stats::conservative_stderr(t.se, se_clustered), m.se_total);
   if (m.se_mde > 0) {
     m.mde = stats::minimum_detectable_difference(m.se_mde);
   } else {
     m.mde = std::nan("");
-    m.undefined["mde80"] = m.undefined.count("se") ? m.undefined["se"] + ", so no detectable size can be derived from it"
-                                                   : "the standard error is undefined";
+    m.undefined["mde80"] =
+        m.undefined.count("se")
+            ? m.undefined["se"] + ", so no detectable size can be derived from it"
+            : "the standard error is undefined";
   }
   m.p_adjusted = std::nan("");
   m.significant = !std::isnan(m.p) && m.p < 0.05;
@@ -172,13 +193,16 @@ MetricComparison compare_metric(const std::string& task, const std::string& key,
 }
 
 // Leaf tasks under a group, following nested groups in group_subtasks.
-void leaf_tasks(const Json& group_subtasks, const std::string& group, std::vector<std::string>& out, int depth = 0) {
+void leaf_tasks(const Json& group_subtasks, const std::string& group, std::vector<std::string>& out,
+                int depth = 0) {
   if (depth > 32 || !group_subtasks.contains(group)) return;
   for (const auto& s : group_subtasks[group]) {
     if (!s.is_string()) continue;
     const std::string name = s.get<std::string>();
-    if (group_subtasks.contains(name)) leaf_tasks(group_subtasks, name, out, depth + 1);
-    else out.push_back(name);
+    if (group_subtasks.contains(name))
+      leaf_tasks(group_subtasks, name, out, depth + 1);
+    else
+      out.push_back(name);
   }
 }
 
@@ -196,7 +220,8 @@ Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& opt) {
   for (const auto& t : b.tasks())
     if (std::find(tasks.begin(), tasks.end(), t) == tasks.end()) c.only_b.push_back(t);
   if (opt.correction != "none" && opt.correction != "holm" && opt.correction != "bh")
-    throw UserError("unknown correction '" + opt.correction + "'", {"", 0, 0, "--correction"}, "none, holm or bh");
+    throw UserError("unknown correction '" + opt.correction + "'", {"", 0, 0, "--correction"},
+                    "none, holm or bh");
   c.correction = opt.correction;
   require_same_prompts(a, b, tasks, opt.common_items);
   if (opt.common_items) c.dropped = dropped_documents(a, b, tasks);
@@ -210,7 +235,8 @@ Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& opt) {
       const std::string metric = key.substr(0, key.find(','));
       const std::string agg = aggregation_of(config, metric);
       if (agg != "mean") {
-        c.skipped.push_back(task + " " + key + ": aggregated by '" + agg + "', not a mean of per-item scores");
+        c.skipped.push_back(task + " " + key + ": aggregated by '" + agg +
+                            "', not a mean of per-item scores");
         continue;
       }
       MetricComparison m = compare_metric(task, key, ta, tb, opt);
@@ -225,18 +251,22 @@ Comparison compare_runs(const Run& a, const Run& b, const CompareOptions& opt) {
       c.metrics.push_back(std::move(m));
     }
   }
-  // Many rows at once: adjust their p-values as a family, and give the verdict on the adjusted ones.
+  // Many rows at once: adjust their p-values as a family, and give the verdict on the adjusted
+  // ones.
   if (c.correction != "none") {
     std::vector<double> ps;
     for (const auto& m : c.metrics) ps.push_back(m.p);
-    const std::vector<double> adj = c.correction == "holm" ? stats::holm_adjusted(ps) : stats::bh_adjusted(ps);
+    const std::vector<double> adj =
+        c.correction == "holm" ? stats::holm_adjusted(ps) : stats::bh_adjusted(ps);
     for (std::size_t i = 0; i < c.metrics.size(); ++i) {
       c.metrics[i].p_adjusted = adj[i];
       c.metrics[i].significant = !std::isnan(adj[i]) && adj[i] < 0.05;
     }
   }
-  // Groups: size-weighted mean of their leaf tasks' differences, independent tasks' variances added.
-  const Json& gs = a.results.contains("group_subtasks") ? a.results["group_subtasks"] : Json::object();
+  // Groups: size-weighted mean of their leaf tasks' differences, independent tasks' variances
+  // added.
+  const Json& gs =
+      a.results.contains("group_subtasks") ? a.results["group_subtasks"] : Json::object();
   for (auto it = gs.begin(); it != gs.end(); ++it) {
     std::vector<std::string> leaves;
     leaf_tasks(gs, it.key(), leaves);
@@ -284,11 +314,16 @@ using format::p_value;
 using format::signed_fixed;
 
 // Undefined numbers read "undefined" (their reason is in the notes), never 0.
-std::string or_undefined(const std::string& cell, double v) { return std::isnan(v) ? "undefined" : cell; }
-std::string interval_cell(double lo, double hi) {
-  return std::isnan(lo) || std::isnan(hi) ? "undefined" : "[" + signed_fixed(lo) + ", " + signed_fixed(hi) + "]";
+std::string or_undefined(const std::string& cell, double v) {
+  return std::isnan(v) ? "undefined" : cell;
 }
-std::string correction_name(const std::string& c) { return c == "holm" ? "Holm" : "Benjamini-Hochberg"; }
+std::string interval_cell(double lo, double hi) {
+  return std::isnan(lo) || std::isnan(hi) ? "undefined"
+                                          : "[" + signed_fixed(lo) + ", " + signed_fixed(hi) + "]";
+}
+std::string correction_name(const std::string& c) {
+  return c == "holm" ? "Holm" : "Benjamini-Hochberg";
+}
 
 }  // namespace
 
@@ -308,10 +343,14 @@ Json to_json(const Comparison& c) {
     r["score_b"] = format::number(m.score_b);
     r["diff"] = format::number(m.diff);
     if (m.random_baseline)
-      r["normalized"] = {{"random_baseline", *m.random_baseline}, {"score_a", format::number(m.norm_a)},
-                         {"score_b", format::number(m.norm_b)}, {"diff", format::number(m.norm_diff)}};
+      r["normalized"] = {{"random_baseline", *m.random_baseline},
+                         {"score_a", format::number(m.norm_a)},
+                         {"score_b", format::number(m.norm_b)},
+                         {"diff", format::number(m.norm_diff)}};
     r["se"] = format::number(m.se);
-    r["ci95"] = std::isnan(m.ci_low) || std::isnan(m.ci_high) ? Json() : Json{format::number(m.ci_low), format::number(m.ci_high)};
+    r["ci95"] = std::isnan(m.ci_low) || std::isnan(m.ci_high)
+                    ? Json()
+                    : Json{format::number(m.ci_low), format::number(m.ci_high)};
     r["interval"] = m.interval;
     r["p_value"] = format::number(m.p);
     if (c.correction != "none") r["p_adjusted"] = format::number(m.p_adjusted);
@@ -322,7 +361,9 @@ Json to_json(const Comparison& c) {
     r["correlation"] = format::number(m.correlation);
     r["score_basis"] = m.score_basis;
     if (m.seeds >= 2)
-      r["seeds"] = {{"count", m.seeds}, {"se_total", format::number(m.se_total)}, {"se_items", format::number(m.se_items)},
+      r["seeds"] = {{"count", m.seeds},
+                    {"se_total", format::number(m.se_total)},
+                    {"se_items", format::number(m.se_items)},
                     {"se_seeds", format::number(m.se_seeds)}};
     r["se_for_mde"] = format::number(m.se_mde);
     r["mde80"] = format::number(m.mde);
@@ -338,11 +379,18 @@ Json to_json(const Comparison& c) {
   j["tasks"] = rows;
   Json groups = Json::array();
   for (const auto& g : c.groups)
-    groups.push_back({{"group", g.group}, {"metric", g.metric}, {"filter", g.filter}, {"n", g.n}, {"diff", format::number(g.diff)},
-                      {"se", format::number(g.se)},
-                      {"ci95", std::isnan(g.ci_low) ? Json() : Json{format::number(g.ci_low), format::number(g.ci_high)}},
-                      {"p_value", format::number(g.p)},
-                      {"significant", g.significant}, {"tasks", g.tasks}});
+    groups.push_back(
+        {{"group", g.group},
+         {"metric", g.metric},
+         {"filter", g.filter},
+         {"n", g.n},
+         {"diff", format::number(g.diff)},
+         {"se", format::number(g.se)},
+         {"ci95", std::isnan(g.ci_low) ? Json()
+                                       : Json{format::number(g.ci_low), format::number(g.ci_high)}},
+         {"p_value", format::number(g.p)},
+         {"significant", g.significant},
+         {"tasks", g.tasks}});
   j["groups"] = groups;
   j["only_in_a"] = c.only_a;
   j["only_in_b"] = c.only_b;
@@ -354,30 +402,40 @@ Json to_json(const Comparison& c) {
 }
 
 std::string render_text(const Comparison& c) {
-  std::string out = fmt::format("A: {} ({})\nB: {} ({})\ndifference = B - A\n\n", c.label_a, c.source_a, c.label_b, c.source_b);
+  std::string out = fmt::format("A: {} ({})\nB: {} ({})\ndifference = B - A\n\n", c.label_a,
+                                c.source_a, c.label_b, c.source_b);
   // Raw scores first, each column named; the leaderboard-normalised ones after, where any task has
   // a random baseline.
-  const bool normalized = std::any_of(c.metrics.begin(), c.metrics.end(), [](const auto& m) { return m.random_baseline.has_value(); });
+  const bool normalized = std::any_of(c.metrics.begin(), c.metrics.end(),
+                                      [](const auto& m) { return m.random_baseline.has_value(); });
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : c.metrics) {
-    rows.push_back({m.task, m.metric, m.filter, std::to_string(m.n), fixed(m.score_a), fixed(m.score_b), signed_fixed(m.diff),
-                    or_undefined(fixed(m.se), m.se), interval_cell(m.ci_low, m.ci_high), or_undefined(p_value(m.p), m.p), m.test,
+    rows.push_back({m.task, m.metric, m.filter, std::to_string(m.n), fixed(m.score_a),
+                    fixed(m.score_b), signed_fixed(m.diff), or_undefined(fixed(m.se), m.se),
+                    interval_cell(m.ci_low, m.ci_high), or_undefined(p_value(m.p), m.p), m.test,
                     or_undefined(fixed(m.mde), m.mde)});
-    if (c.correction != "none") rows.back().insert(rows.back().begin() + 10, or_undefined(p_value(m.p_adjusted), m.p_adjusted));
+    if (c.correction != "none")
+      rows.back().insert(rows.back().begin() + 10,
+                         or_undefined(p_value(m.p_adjusted), m.p_adjusted));
     if (normalized) {
       const bool has = m.random_baseline.has_value();
-      rows.back().insert(rows.back().end(), {has ? fixed(m.norm_a, 2) : "", has ? fixed(m.norm_b, 2) : "", has ? signed_fixed(m.norm_diff, 2) : ""});
+      rows.back().insert(rows.back().end(),
+                         {has ? fixed(m.norm_a, 2) : "", has ? fixed(m.norm_b, 2) : "",
+                          has ? signed_fixed(m.norm_diff, 2) : ""});
     }
   }
   for (const auto& g : c.groups) {
-    rows.push_back({g.group + " (group)", g.metric, g.filter, std::to_string(g.n), "", "", signed_fixed(g.diff),
-                    or_undefined(fixed(g.se), g.se), interval_cell(g.ci_low, g.ci_high), or_undefined(p_value(g.p), g.p),
+    rows.push_back({g.group + " (group)", g.metric, g.filter, std::to_string(g.n), "", "",
+                    signed_fixed(g.diff), or_undefined(fixed(g.se), g.se),
+                    interval_cell(g.ci_low, g.ci_high), or_undefined(p_value(g.p), g.p),
                     "size-weighted", ""});
     if (c.correction != "none") rows.back().insert(rows.back().begin() + 10, "");
     if (normalized) rows.back().insert(rows.back().end(), {"", "", ""});
   }
-  std::vector<std::string> headers = {"Task", "Metric", "Filter", "n", "A (raw)", "B (raw)", "B-A (raw)", "SE", "95% CI", "p", "Test", "MDE80"};
-  std::vector<bool> right = {false, false, false, true, true, true, true, true, false, true, false, true};
+  std::vector<std::string> headers = {"Task",      "Metric", "Filter", "n", "A (raw)", "B (raw)",
+                                      "B-A (raw)", "SE",     "95% CI", "p", "Test",    "MDE80"};
+  std::vector<bool> right = {false, false, false, true, true,  true,
+                             true,  true,  false, true, false, true};
   if (c.correction != "none") {
     headers.insert(headers.begin() + 10, "p (" + c.correction + ")");
     right.insert(right.begin() + 10, true);
@@ -389,36 +447,56 @@ std::string render_text(const Comparison& c) {
   out += text_table(headers, rows, right);
   out += "\n";
   for (const auto& m : c.metrics) {
-    std::string verdict = m.significant ? "distinguishable from noise at 95%" : "not distinguishable from noise at 95%";
+    std::string verdict = m.significant ? "distinguishable from noise at 95%"
+                                        : "not distinguishable from noise at 95%";
     const double p_used = c.correction != "none" ? m.p_adjusted : m.p;
-    if (std::isnan(p_used)) verdict = "undefined (" + (m.undefined.count("p_value") ? m.undefined.at("p_value") : std::string("no p-value")) + ")";
+    if (std::isnan(p_used))
+      verdict =
+          "undefined (" +
+          (m.undefined.count("p_value") ? m.undefined.at("p_value") : std::string("no p-value")) +
+          ")";
     std::string p_text = "p = " + or_undefined(p_value(m.p), m.p);
-    if (c.correction != "none") p_text += ", " + c.correction + "-adjusted p = " + or_undefined(p_value(m.p_adjusted), m.p_adjusted);
-    out += fmt::format("{} {},{}: B - A = {} (95% CI {}, {}): {}\n", m.task, m.metric, m.filter, signed_fixed(m.diff),
-                       interval_cell(m.ci_low, m.ci_high), p_text, verdict);
+    if (c.correction != "none")
+      p_text += ", " + c.correction +
+                "-adjusted p = " + or_undefined(p_value(m.p_adjusted), m.p_adjusted);
+    out += fmt::format("{} {},{}: B - A = {} (95% CI {}, {}): {}\n", m.task, m.metric, m.filter,
+                       signed_fixed(m.diff), interval_cell(m.ci_low, m.ci_high), p_text, verdict);
   }
   for (const auto& g : c.groups)
-    out += fmt::format("{} (group) {},{}: B - A = {} (95% CI {}, p = {}): {}\n", g.group, g.metric, g.filter,
-                       signed_fixed(g.diff), interval_cell(g.ci_low, g.ci_high), or_undefined(p_value(g.p), g.p),
+    out += fmt::format("{} (group) {},{}: B - A = {} (95% CI {}, p = {}): {}\n", g.group, g.metric,
+                       g.filter, signed_fixed(g.diff), interval_cell(g.ci_low, g.ci_high),
+                       or_undefined(p_value(g.p), g.p),
                        std::isnan(g.p) ? "undefined (zero standard error)"
-                       : g.significant ? "distinguishable from noise at 95%" : "not distinguishable from noise at 95%");
+                       : g.significant ? "distinguishable from noise at 95%"
+                                       : "not distinguishable from noise at 95%");
   std::vector<std::string> notes;
   for (const auto& m : c.metrics) {
     const std::string row = m.task + " " + m.metric + "," + m.filter + ": ";
     if (std::isnan(m.mde))
       notes.push_back(row + "per-item correlation " + fixed(m.correlation) + "; MDE80 undefined: " +
-                      (m.undefined.count("mde80") ? m.undefined.at("mde80") : std::string("no standard error")));
+                      (m.undefined.count("mde80") ? m.undefined.at("mde80")
+                                                  : std::string("no standard error")));
     else
-      notes.push_back(fmt::format("{}per-item correlation {}; a true difference of {} would be detected with 80% "
-                                  "power at the 5% level{}", row, fixed(m.correlation), fixed(m.mde),
-                                  m.clusters ? " (from the larger of the paired and the clustered SE, " + fixed(m.se_mde) + ")" : ""));
+      notes.push_back(fmt::format(
+          "{}per-item correlation {}; a true difference of {} would be detected with 80% "
+          "power at the 5% level{}",
+          row, fixed(m.correlation), fixed(m.mde),
+          m.clusters
+              ? " (from the larger of the paired and the clustered SE, " + fixed(m.se_mde) + ")"
+              : ""));
     for (const auto& [k, why] : m.undefined)
-      if (k != "mde80") notes.push_back(row + (k == "ci95" ? "95% CI" : k == "p_value" ? "p" : "SE") + " undefined: " + why);
+      if (k != "mde80")
+        notes.push_back(row +
+                        (k == "ci95"      ? "95% CI"
+                         : k == "p_value" ? "p"
+                                          : "SE") +
+                        " undefined: " + why);
     for (const auto& n : m.notes) notes.push_back(row + n);
   }
   if (c.correction != "none")
-    notes.push_back("p (" + c.correction + "): " + correction_name(c.correction) + "-adjusted over the " +
-                    std::to_string(c.metrics.size()) + " task rows of this comparison; the verdicts use it, the intervals "
+    notes.push_back("p (" + c.correction + "): " + correction_name(c.correction) +
+                    "-adjusted over the " + std::to_string(c.metrics.size()) +
+                    " task rows of this comparison; the verdicts use it, the intervals "
                     "are the unadjusted 95% ones");
   for (const auto& d : c.dropped) notes.push_back("--common_items: " + d);
   if (normalized) {
@@ -426,9 +504,13 @@ std::string render_text(const Comparison& c) {
     for (const auto& m : c.metrics)
       if (m.random_baseline && baselines.find(m.task + " ") == std::string::npos)
         baselines += (baselines.empty() ? "" : ", ") + m.task + " " + fixed(*m.random_baseline);
-    notes.push_back("(raw): the scores themselves, on which SE, CI, p and MDE80 are computed; (normalised): the Open "
-                    "LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0, a 0-100 "
-                    "scale not comparable with raw scores; random baselines: " + baselines);
+    notes.push_back(
+        "(raw): the scores themselves, on which SE, CI, p and MDE80 are computed; (normalised): "
+        "the Open "
+        "LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0, a "
+        "0-100 "
+        "scale not comparable with raw scores; random baselines: " +
+        baselines);
   }
   for (const auto& s : c.setting_differences) notes.push_back("the runs differ in " + s);
   for (const auto& t : c.only_a) notes.push_back("task " + t + " only in A; not compared");

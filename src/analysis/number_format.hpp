@@ -2,8 +2,8 @@
 // "undefined" (never 0) for a number that cannot be computed.
 #pragma once
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <string>
 
 #include "lmeval/analysis/run.hpp"
@@ -19,7 +19,9 @@ inline std::string signed_fixed(double v, int digits = 4) {
 }
 // p-values: four decimals, scientific below 1e-4 so small ones do not read as zero.
 inline std::string p_value(double p) {
-  return !std::isfinite(p) ? "undefined" : p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+  return !std::isfinite(p) ? "undefined"
+         : p < 1e-4        ? fmt::format("{:.1e}", p)
+                           : fmt::format("{:.4f}", p);
 }
 
 }  // namespace lmeval::analysis::format

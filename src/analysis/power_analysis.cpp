@@ -2,8 +2,8 @@
 // (stats::items_needed), sd_d the per-item sd of the paired difference.
 #include "lmeval/analysis/power_analysis.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "analysis/number_format.hpp"
 #include "analysis/text_table.hpp"
@@ -21,17 +21,22 @@ void finish(PowerRow& r, const PowerOptions& o) {
   const double need = stats::items_needed(o.difference, r.sd_difference, o.alpha, o.power);
   if (std::isnan(need)) {
     r.items_needed = std::nan("");
-    if (r.undefined.empty()) r.undefined = "the per-item spread of the difference is 0: every item would differ alike";
+    if (r.undefined.empty())
+      r.undefined = "the per-item spread of the difference is 0: every item would differ alike";
   } else {
     r.items_needed = std::ceil(need * r.design_effect - 1e-9);
   }
-  r.power_now = r.n > 0 && r.sd_difference > 0
-                    ? stats::power_of_test(o.difference, r.sd_difference * std::sqrt(r.design_effect / static_cast<double>(r.n)), o.alpha)
-                    : std::nan("");
+  r.power_now =
+      r.n > 0 && r.sd_difference > 0
+          ? stats::power_of_test(
+                o.difference,
+                r.sd_difference * std::sqrt(r.design_effect / static_cast<double>(r.n)), o.alpha)
+          : std::nan("");
 }
 
 // Clustered design effect of per-item values x: (max(plain, clustered SE)/plain SE)².
-double design_effect(const std::vector<double>& x, const std::vector<std::string>& cluster, std::size_t& clusters) {
+double design_effect(const std::vector<double>& x, const std::vector<std::string>& cluster,
+                     std::size_t& clusters) {
   const auto c = stats::clustered_stderr(x, cluster);
   clusters = c.n_clusters;
   const double plain = std::sqrt(stats::sample_variance(x) / static_cast<double>(x.size()));
@@ -44,18 +49,24 @@ double design_effect(const std::vector<double>& x, const std::vector<std::string
 
 PowerAnalysis power_analysis(const std::vector<Run>& runs, const PowerOptions& o) {
   if (!(std::fabs(o.difference) > 0))
-    throw UserError("the target difference must be a non-zero number", {"", 0, 0, "--difference"}, "e.g. 0.02 (two points of accuracy)");
-  if (!(o.power > 0 && o.power < 1)) throw UserError("power must lie in (0, 1)", {"", 0, 0, "--power"}, "e.g. 0.8");
-  if (!(o.alpha > 0 && o.alpha < 1)) throw UserError("alpha must lie in (0, 1)", {"", 0, 0, "--alpha"}, "e.g. 0.05");
+    throw UserError("the target difference must be a non-zero number", {"", 0, 0, "--difference"},
+                    "e.g. 0.02 (two points of accuracy)");
+  if (!(o.power > 0 && o.power < 1))
+    throw UserError("power must lie in (0, 1)", {"", 0, 0, "--power"}, "e.g. 0.8");
+  if (!(o.alpha > 0 && o.alpha < 1))
+    throw UserError("alpha must lie in (0, 1)", {"", 0, 0, "--alpha"}, "e.g. 0.05");
   if (!(o.correlation > -1 && o.correlation < 1))
-    throw UserError("the correlation must lie in (-1, 1)", {"", 0, 0, "--correlation"}, "e.g. 0.5 for two checkpoints of one model");
-  if (runs.size() > 2) throw UserError("power takes at most two runs", {"", 0, 0, "RUN..."}, "zero, one or two runs");
+    throw UserError("the correlation must lie in (-1, 1)", {"", 0, 0, "--correlation"},
+                    "e.g. 0.5 for two checkpoints of one model");
+  if (runs.size() > 2)
+    throw UserError("power takes at most two runs", {"", 0, 0, "RUN..."}, "zero, one or two runs");
   PowerAnalysis p;
   p.options = o;
   const double spread_factor = std::sqrt(2 * (1 - o.correlation));
   if (runs.empty()) {
     if (o.accuracy.has_value() == o.sd.has_value())
-      throw UserError("without a run, give exactly one of --accuracy and --sd", {"", 0, 0, "--accuracy"},
+      throw UserError("without a run, give exactly one of --accuracy and --sd",
+                      {"", 0, 0, "--accuracy"},
                       "a guessed accuracy (0 < p < 1) or per-item standard deviation");
     if (o.accuracy && !(*o.accuracy > 0 && *o.accuracy < 1))
       throw UserError("the accuracy must lie in (0, 1)", {"", 0, 0, "--accuracy"}, "e.g. 0.6");
@@ -108,7 +119,9 @@ PowerAnalysis power_analysis(const std::vector<Run>& runs, const PowerOptions& o
       }
       if (!ta.cluster_key.empty()) r.design_effect = design_effect(spread_of, cl, r.clusters);
       if (r.sd_item == 0 && !tb)
-        r.undefined = "every item scored the same in this run: no spread to plan from (give a guess with --accuracy)";
+        r.undefined =
+            "every item scored the same in this run: no spread to plan from (give a guess with "
+            "--accuracy)";
       finish(r, o);
       p.rows.push_back(r);
     }
@@ -117,13 +130,21 @@ PowerAnalysis power_analysis(const std::vector<Run>& runs, const PowerOptions& o
 }
 
 Json to_json(const PowerAnalysis& p) {
-  Json j = {{"difference", p.options.difference}, {"power", p.options.power}, {"alpha", p.options.alpha}, {"runs", p.sources}};
+  Json j = {{"difference", p.options.difference},
+            {"power", p.options.power},
+            {"alpha", p.options.alpha},
+            {"runs", p.sources}};
   Json rows = Json::array();
   for (const auto& r : p.rows) {
-    Json row = {{"task", r.task.empty() ? Json() : Json(r.task)}, {"metric", r.key.empty() ? Json() : Json(r.key)},
-                {"n", r.n}, {"sd_item", format::number(r.sd_item)}, {"sd_difference", format::number(r.sd_difference)},
-                {"correlation", format::number(r.correlation)}, {"design_effect", format::number(r.design_effect)},
-                {"items_needed", format::number(r.items_needed)}, {"power_at_n", format::number(r.power_now)}};
+    Json row = {{"task", r.task.empty() ? Json() : Json(r.task)},
+                {"metric", r.key.empty() ? Json() : Json(r.key)},
+                {"n", r.n},
+                {"sd_item", format::number(r.sd_item)},
+                {"sd_difference", format::number(r.sd_difference)},
+                {"correlation", format::number(r.correlation)},
+                {"design_effect", format::number(r.design_effect)},
+                {"items_needed", format::number(r.items_needed)},
+                {"power_at_n", format::number(r.power_now)}};
     if (r.clusters) row["clusters"] = r.clusters;
     if (!r.undefined.empty()) row["undefined"] = r.undefined;
     rows.push_back(row);
@@ -134,24 +155,34 @@ Json to_json(const PowerAnalysis& p) {
 
 std::string render_text(const PowerAnalysis& p) {
   const auto& o = p.options;
-  std::string out = fmt::format("Items needed to detect a true difference of {} with {:.0f}% power at the {}% level (two-sided)\n\n",
-                                format::signed_fixed(o.difference), o.power * 100, o.alpha * 100);
+  std::string out = fmt::format(
+      "Items needed to detect a true difference of {} with {:.0f}% power at the {}% level "
+      "(two-sided)\n\n",
+      format::signed_fixed(o.difference), o.power * 100, o.alpha * 100);
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : p.rows)
-    rows.push_back({r.task.empty() ? "(guess)" : r.task, r.key, r.n ? std::to_string(r.n) : "", format::fixed(r.sd_item),
-                    format::fixed(r.sd_difference), format::fixed(r.correlation, 3), format::fixed(r.design_effect, 3),
-                    std::isnan(r.items_needed) ? "undefined" : fmt::format("{:.0f}", r.items_needed),
-                    r.n ? format::fixed(r.power_now, 3) : ""});
-  out += text_table({"Task", "Metric", "n", "SD (item)", "SD (difference)", "Correlation", "Design effect", "Items needed", "Power at n"},
+    rows.push_back(
+        {r.task.empty() ? "(guess)" : r.task, r.key, r.n ? std::to_string(r.n) : "",
+         format::fixed(r.sd_item), format::fixed(r.sd_difference), format::fixed(r.correlation, 3),
+         format::fixed(r.design_effect, 3),
+         std::isnan(r.items_needed) ? "undefined" : fmt::format("{:.0f}", r.items_needed),
+         r.n ? format::fixed(r.power_now, 3) : ""});
+  out += text_table({"Task", "Metric", "n", "SD (item)", "SD (difference)", "Correlation",
+                     "Design effect", "Items needed", "Power at n"},
                     rows, {false, false, true, true, true, true, true, true, true});
   out += "\nNotes:\n";
   out += "- items needed = design effect x (k x SD(difference) / difference)^2, k = " +
          format::fixed(stats::minimum_detectable_difference(1.0, o.alpha, o.power)) +
-         " (both rejection tails, statsmodels NormalIndPower with ratio=0); SD(difference) = SD(item) x sqrt(2(1 - correlation)) "
+         " (both rejection tails, statsmodels NormalIndPower with ratio=0); SD(difference) = "
+         "SD(item) x sqrt(2(1 - correlation)) "
          "unless two runs give the paired differences themselves\n";
-  out += "- design effect: (max(plain, clustered SE) / plain SE)^2 for tasks with a cluster_key, else 1\n";
+  out +=
+      "- design effect: (max(plain, clustered SE) / plain SE)^2 for tasks with a cluster_key, else "
+      "1\n";
   for (const auto& r : p.rows)
-    if (!r.undefined.empty()) out += "- " + (r.task.empty() ? std::string("guess") : r.task + " " + r.key) + ": items needed undefined: " + r.undefined + "\n";
+    if (!r.undefined.empty())
+      out += "- " + (r.task.empty() ? std::string("guess") : r.task + " " + r.key) +
+             ": items needed undefined: " + r.undefined + "\n";
   return out;
 }
 

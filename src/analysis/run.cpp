@@ -21,7 +21,8 @@ namespace {
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw UserError("cannot read " + file.string(), {file.string(), 0, 0, ""}, "a readable file");
+  if (!in)
+    throw UserError("cannot read " + file.string(), {file.string(), 0, 0, ""}, "a readable file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -60,11 +61,13 @@ fs::path newest_results_in(const fs::path& dir) {
 fs::path locate_results(const std::string& path) {
   fs::path p(path);
   if (!fs::exists(p))
-    throw UserError("no such file or folder: " + path, {path, 0, 0, ""},
-                    "an output folder of `lm-eval run --log_samples` or a results_<date>.json file");
+    throw UserError(
+        "no such file or folder: " + path, {path, 0, 0, ""},
+        "an output folder of `lm-eval run --log_samples` or a results_<date>.json file");
   if (fs::is_regular_file(p)) {
     if (!is_results_name(p.filename().string()))
-      throw UserError("not a results file: " + path, {path, 0, 0, ""}, "a results_<date>.json file");
+      throw UserError("not a results file: " + path, {path, 0, 0, ""},
+                      "a results_<date>.json file");
     return p;
   }
   if (fs::path r = newest_results_in(p); !r.empty()) return r;
@@ -79,8 +82,8 @@ fs::path locate_results(const std::string& path) {
     std::sort(candidates.begin(), candidates.end());
     std::string list;
     for (const auto& c : candidates) list += "\n  " + c.parent_path().string();
-    throw UserError(path + " holds runs of several models; name one folder:" + list, {path, 0, 0, ""},
-                    "one model's output folder");
+    throw UserError(path + " holds runs of several models; name one folder:" + list,
+                    {path, 0, 0, ""}, "one model's output folder");
   }
   return candidates.front();
 }
@@ -98,15 +101,17 @@ double as_score(const Json& v) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-// A document's cluster as the run computed it (evaluator/scoring.cpp's cluster_of): the field's text, or
-// the key rendered as a task template over the document.
+// A document's cluster as the run computed it (evaluator/scoring.cpp's cluster_of): the field's
+// text, or the key rendered as a task template over the document.
 std::string cluster_value(const Json& doc, const std::string& key, const fs::path& file, int line) {
   if (key.empty()) return {};
-  if (doc.is_object() && doc.contains(key)) return doc[key].is_string() ? doc[key].get<std::string>() : py::str(doc[key]);
+  if (doc.is_object() && doc.contains(key))
+    return doc[key].is_string() ? doc[key].get<std::string>() : py::str(doc[key]);
   try {
     return tmpl::render(key, doc, tmpl::task_options(), "cluster_key");
   } catch (const std::exception& e) {
-    throw UserError(std::string("cannot compute the document's cluster: ") + e.what(), {file.string(), line, 0, "cluster_key"},
+    throw UserError(std::string("cannot compute the document's cluster: ") + e.what(),
+                    {file.string(), line, 0, "cluster_key"},
                     "a document field or a template over the logged document");
   }
 }
@@ -152,17 +157,20 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       j = Json::parse(line);
     } catch (const Json::parse_error& e) {
       throw UserError(std::string("corrupt samples line: ") + e.what(),
-                      {file.string(), line_no, static_cast<int>(e.byte), ""}, "one JSON object per line");
+                      {file.string(), line_no, static_cast<int>(e.byte), ""},
+                      "one JSON object per line");
     }
     auto need = [&](const char* field, bool ok) {
       if (!ok)
         throw UserError(std::string("sample line lacks a valid '") + field + "'",
-                        {file.string(), line_no, 0, field}, "a samples line written by lm-eval run --log_samples");
+                        {file.string(), line_no, 0, field},
+                        "a samples line written by lm-eval run --log_samples");
     };
     need("doc_id", j.is_object() && j.contains("doc_id") && j["doc_id"].is_number_integer());
     need("doc_hash", j.contains("doc_hash") && j["doc_hash"].is_string());
     need("metrics", j.contains("metrics") && j["metrics"].is_array());
-    const std::string filter = j.contains("filter") && j["filter"].is_string() ? j["filter"].get<std::string>() : "none";
+    const std::string filter =
+        j.contains("filter") && j["filter"].is_string() ? j["filter"].get<std::string>() : "none";
     auto key = std::make_pair(j["doc_hash"].get<std::string>(), j["doc_id"].get<long long>());
     auto [it, fresh] = slot_of.emplace(key, items.size());
     if (fresh) {
@@ -188,7 +196,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     if (j.contains("prompt_hash") && j["prompt_hash"].is_string()) {
       std::string ph = j["prompt_hash"].get<std::string>();
       if (item.prompt_hash.empty()) item.prompt_hash = ph;
-      if (std::find(item.prompt_hashes.begin(), item.prompt_hashes.end(), ph) == item.prompt_hashes.end())
+      if (std::find(item.prompt_hashes.begin(), item.prompt_hashes.end(), ph) ==
+          item.prompt_hashes.end())
         item.prompt_hashes.push_back(ph);
     }
     for (const auto& m : j["metrics"]) {
@@ -198,7 +207,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       double v = as_score(j[name]);
       if (std::isnan(v)) continue;  // corpus-level metrics log tuples, not per-item scores
       const std::string sk = name + "," + filter;
-      if (std::find(ts.score_keys.begin(), ts.score_keys.end(), sk) == ts.score_keys.end()) ts.score_keys.push_back(sk);
+      if (std::find(ts.score_keys.begin(), ts.score_keys.end(), sk) == ts.score_keys.end())
+        ts.score_keys.push_back(sk);
       acc[it->second][sk].sum += v;
       acc[it->second][sk].count += 1;
       if (seed_pos) {
@@ -218,7 +228,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
   // doc_id order; duplicated documents get "#k" keys in that order.
   std::vector<std::size_t> order(items.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a].doc_id < items[b].doc_id; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return items[a].doc_id < items[b].doc_id; });
   std::map<std::string, int> copies;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& sk : ts.score_keys) {
@@ -253,11 +264,13 @@ std::map<std::string, std::string> model_args_of(const Run& run) {
   if (!cfg.is_object() || !cfg.contains("model_args")) return out;
   const Json& ma = cfg["model_args"];
   if (ma.is_object()) {
-    for (auto it = ma.begin(); it != ma.end(); ++it) out[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    for (auto it = ma.begin(); it != ma.end(); ++it)
+      out[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
   } else if (ma.is_string()) {
     std::stringstream in(ma.get<std::string>());
     for (std::string kv; std::getline(in, kv, ',');)
-      if (auto eq = kv.find('='); eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+      if (auto eq = kv.find('='); eq != std::string::npos)
+        out[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return out;
 }
@@ -271,14 +284,16 @@ Json read_json_file(const fs::path& file) {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
-    throw UserError(std::string("corrupt JSON: ") + e.what(), {file.string(), line, col, ""}, "a valid JSON document");
+    throw UserError(std::string("corrupt JSON: ") + e.what(), {file.string(), line, col, ""},
+                    "a valid JSON document");
   }
 }
 
 std::vector<std::string> Run::tasks() const {
   std::vector<std::string> out;
   if (results.contains("configs") && results["configs"].is_object())
-    for (auto it = results["configs"].begin(); it != results["configs"].end(); ++it) out.push_back(it.key());
+    for (auto it = results["configs"].begin(); it != results["configs"].end(); ++it)
+      out.push_back(it.key());
   return out;
 }
 
@@ -294,7 +309,8 @@ Run load_run(const std::string& path) {
                       "a results file written by lm-eval run");
   // The model name, or for a local model folder its last component (hub ids "org/name" stay whole).
   run.label = run.results.contains("model_name") && run.results["model_name"].is_string()
-                  ? run.results["model_name"].get<std::string>() : std::string();
+                  ? run.results["model_name"].get<std::string>()
+                  : std::string();
   if (!run.label.empty() && (run.label[0] == '/' || run.label[0] == '.')) {
     fs::path p(run.label);
     run.label = (p.has_filename() ? p : p.parent_path()).filename().string();
@@ -302,7 +318,8 @@ Run load_run(const std::string& path) {
   // Without a model name: the model type and its pretrained argument, before the folder's name.
   if (run.label.empty()) {
     const Json& cfg = run.results.contains("config") ? run.results["config"] : Json();
-    if (cfg.is_object() && cfg.contains("model") && cfg["model"].is_string()) run.label = cfg["model"].get<std::string>();
+    if (cfg.is_object() && cfg.contains("model") && cfg["model"].is_string())
+      run.label = cfg["model"].get<std::string>();
     if (auto args = model_args_of(run); args.count("pretrained")) {
       fs::path p(args["pretrained"]);
       run.label = (p.has_filename() ? p : p.parent_path()).filename().string();
@@ -313,8 +330,9 @@ Run load_run(const std::string& path) {
   for (const std::string& task : run.tasks()) {
     fs::path sf = run.results_file.parent_path() / ("samples_" + task + "_" + date + ".jsonl");
     if (!fs::exists(sf))
-      throw UserError("no samples file for task '" + task + "' of " + rf + " (looked for " + sf.string() + ")",
-                      {sf.string(), 0, 0, ""}, "per-item scores: rerun `lm-eval run` with --log_samples");
+      throw UserError(
+          "no samples file for task '" + task + "' of " + rf + " (looked for " + sf.string() + ")",
+          {sf.string(), 0, 0, ""}, "per-item scores: rerun `lm-eval run` with --log_samples");
     run.samples[task] = read_samples(sf, cluster_key_of(run.results, task));
   }
   return run;
@@ -344,7 +362,8 @@ void label_runs(std::vector<Run>& runs) {
     for (std::size_t m = 0; m < members.size(); ++m) {
       std::string extra;
       for (const auto& k : differing)
-        extra += (extra.empty() ? "" : ", ") + k + "=" + (args[m].count(k) ? args[m].at(k) : "(unset)");
+        extra +=
+            (extra.empty() ? "" : ", ") + k + "=" + (args[m].count(k) ? args[m].at(k) : "(unset)");
       runs[members[m]].label += " (" + extra + ")";
     }
   }
@@ -355,22 +374,34 @@ void label_runs(std::vector<Run>& runs) {
   }
 }
 
-std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task, const std::string& key) {
+std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task,
+                                                const std::string& key) {
   const Json& r = run.results;
-  if (!r.contains("leaderboard_normalized") || !r["leaderboard_normalized"].is_object()) return std::nullopt;
-  const Json& tasks = r["leaderboard_normalized"].contains("tasks") ? r["leaderboard_normalized"]["tasks"] : Json();
-  auto num = [](const Json& e, const char* k) { return e.is_object() && e.contains(k) && e[k].is_number(); };
-  if (tasks.is_object() && tasks.contains(task) && tasks[task].is_object() && tasks[task].contains(key)) {
+  if (!r.contains("leaderboard_normalized") || !r["leaderboard_normalized"].is_object())
+    return std::nullopt;
+  const Json& tasks =
+      r["leaderboard_normalized"].contains("tasks") ? r["leaderboard_normalized"]["tasks"] : Json();
+  auto num = [](const Json& e, const char* k) {
+    return e.is_object() && e.contains(k) && e[k].is_number();
+  };
+  if (tasks.is_object() && tasks.contains(task) && tasks[task].is_object() &&
+      tasks[task].contains(key)) {
     const Json& e = tasks[task][key];
     if (num(e, "raw") && num(e, "random_baseline") && num(e, "normalized"))
-      return NormalizedScore{e["raw"].get<double>(), e["normalized"].get<double>(), e["random_baseline"].get<double>(), ""};
+      return NormalizedScore{e["raw"].get<double>(), e["normalized"].get<double>(),
+                             e["random_baseline"].get<double>(), ""};
   }
-  const Json& lb = r["leaderboard_normalized"].contains("leaderboard") ? r["leaderboard_normalized"]["leaderboard"] : Json();
-  if (lb.is_object() && lb.contains(task) && lb[task].is_object() && lb[task].value("metric", std::string()) == key &&
-      num(lb[task], "normalized") && lb[task].contains("rule") && lb[task]["rule"].is_string()) {
-    const Json& res = r.contains("results") && r["results"].contains(task) ? r["results"][task] : Json();
-    return NormalizedScore{num(res, key.c_str()) ? res[key].get<double>() : std::nan(""), lb[task]["normalized"].get<double>(),
-                           std::nullopt, lb[task]["rule"].get<std::string>()};
+  const Json& lb = r["leaderboard_normalized"].contains("leaderboard")
+                       ? r["leaderboard_normalized"]["leaderboard"]
+                       : Json();
+  if (lb.is_object() && lb.contains(task) && lb[task].is_object() &&
+      lb[task].value("metric", std::string()) == key && num(lb[task], "normalized") &&
+      lb[task].contains("rule") && lb[task]["rule"].is_string()) {
+    const Json& res =
+        r.contains("results") && r["results"].contains(task) ? r["results"][task] : Json();
+    return NormalizedScore{num(res, key.c_str()) ? res[key].get<double>() : std::nan(""),
+                           lb[task]["normalized"].get<double>(), std::nullopt,
+                           lb[task]["rule"].get<std::string>()};
   }
   return std::nullopt;
 }

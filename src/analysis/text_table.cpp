@@ -17,7 +17,8 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 }
 }  // namespace
 
-std::string text_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+std::string text_table(const std::vector<std::string>& headers,
+                       const std::vector<std::vector<std::string>>& rows,
                        const std::vector<bool>& right_aligned) {
   std::vector<std::size_t> w(headers.size(), 3);
   for (std::size_t c = 0; c < headers.size(); ++c) {
@@ -34,7 +35,8 @@ std::string text_table(const std::vector<std::string>& headers, const std::vecto
     out += " |";
   }
   out += "\n|";
-  for (std::size_t c = 0; c < headers.size(); ++c) out += right(c) ? std::string(w[c] + 1, '-') + ":|" : std::string(w[c] + 2, '-') + "|";
+  for (std::size_t c = 0; c < headers.size(); ++c)
+    out += right(c) ? std::string(w[c] + 1, '-') + ":|" : std::string(w[c] + 2, '-') + "|";
   out += "\n";
   for (const auto& r : rows) {
     out += "|";

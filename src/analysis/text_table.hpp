@@ -8,7 +8,8 @@
 namespace lmeval::analysis {
 
 // right_aligned[c]: column c is right-aligned (numbers); columns beyond its size are left-aligned.
-std::string text_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+std::string text_table(const std::vector<std::string>& headers,
+                       const std::vector<std::vector<std::string>>& rows,
                        const std::vector<bool>& right_aligned);
 
 }  // namespace lmeval::analysis

@@ -18,8 +18,9 @@ struct AnalyzeFlags : RunSetFlags {
 
 int analyze_main(const AnalyzeFlags& f) {
   if (f.runs.size() < 2)
-    throw UserError("analyze needs two or more runs of the same tasks; got " + std::to_string(f.runs.size()),
-                    {"", 0, 0, "RUN..."}, "at least two output folders or results files (e.g. one per model)");
+    throw UserError(
+        "analyze needs two or more runs of the same tasks; got " + std::to_string(f.runs.size()),
+        {"", 0, 0, "RUN..."}, "at least two output folders or results files (e.g. one per model)");
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   analysis::AnalyzeOptions opt;
   opt.seed = f.seed;
@@ -37,11 +38,14 @@ int analyze_main(const AnalyzeFlags& f) {
 }  // namespace
 
 void add_analyze_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("analyze", "Item analysis and bootstrap rank stability over two or more runs");
+  auto* cmd = app.add_subcommand(
+      "analyze", "Item analysis and bootstrap rank stability over two or more runs");
   auto f = std::make_shared<AnalyzeFlags>();
   add_run_set_options(cmd, *f, "Seed of the bootstrap resamples");
-  cmd->add_option("-o,--output", f->output, "Also write the full analysis (every item) as JSON to this file");
-  cmd->add_option("--metric", f->metric, "Metric (or metric,filter) to analyse; default each task's first");
+  cmd->add_option("-o,--output", f->output,
+                  "Also write the full analysis (every item) as JSON to this file");
+  cmd->add_option("--metric", f->metric,
+                  "Metric (or metric,filter) to analyse; default each task's first");
   cmd->callback([&action, f] { action = [f] { return analyze_main(*f); }; });
 }
 

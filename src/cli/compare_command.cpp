@@ -21,7 +21,8 @@ struct CompareFlags : RunSetFlags {
 
 int compare_main(const CompareFlags& f) {
   if (f.runs.size() < 2)
-    throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()), {"", 0, 0, "RUN..."},
+    throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()),
+                    {"", 0, 0, "RUN..."},
                     "output folders or results files of `lm-eval run --log_samples`");
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   if (f.series) {
@@ -53,19 +54,24 @@ int compare_main(const CompareFlags& f) {
 }  // namespace
 
 void add_compare_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("compare", "Paired differences between runs of the same prompts (each against the first)");
+  auto* cmd = app.add_subcommand(
+      "compare", "Paired differences between runs of the same prompts (each against the first)");
   auto f = std::make_shared<CompareFlags>();
   add_run_set_options(cmd, *f, "");
   cmd->add_option("-o,--output", f->output, "Also write the comparison as JSON to this file");
   cmd->add_option("--correction", f->correction,
-                  "Adjust the p-values of all rows of a comparison for multiple testing: holm (family-wise error) or bh "
-                  "(Benjamini-Hochberg false discovery rate); the verdicts then use the adjusted p (default none)")
+                  "Adjust the p-values of all rows of a comparison for multiple testing: holm "
+                  "(family-wise error) or bh "
+                  "(Benjamini-Hochberg false discovery rate); the verdicts then use the adjusted p "
+                  "(default none)")
       ->check(CLI::IsMember({"none", "holm", "bh"}));
   cmd->add_flag("--common_items", f->common_items,
-                "Compare on the documents both runs answered (paired), saying how many were left out; runs of "
+                "Compare on the documents both runs answered (paired), saying how many were left "
+                "out; runs of "
                 "different tasks, configs or prompts are still refused");
   cmd->add_flag("--series", f->series,
-                "The runs are checkpoints of one training run, in order: per task and metric, monotonicity (Kendall's "
+                "The runs are checkpoints of one training run, in order: per task and metric, "
+                "monotonicity (Kendall's "
                 "tau) and signal-to-noise over the series instead of pairwise differences");
   cmd->callback([&action, f] { action = [f] { return compare_main(*f); }; });
 }

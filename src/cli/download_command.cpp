@@ -1,5 +1,5 @@
-// `lm-eval download`: fetch the Hub datasets of --tasks and the model files of --model_args into the
-// Hugging Face cache, so that a later run works offline (HF_HUB_OFFLINE=1).
+// `lm-eval download`: fetch the Hub datasets of --tasks and the model files of --model_args into
+// the Hugging Face cache, so that a later run works offline (HF_HUB_OFFLINE=1).
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -48,7 +48,8 @@ int download_main(const DownloadFlags& f) {
     throw UserError("nothing to download", {}, "--tasks and/or --model_args pretrained=<repo>");
   auto client = std::make_shared<hub::HubClient>(hub::HubConfig::from_env(/*datasets=*/true));
   if (client->config().offline)
-    throw UserError("`lm-eval download` needs the Hub, but HF_HUB_OFFLINE / HF_DATASETS_OFFLINE is set");
+    throw UserError(
+        "`lm-eval download` needs the Hub, but HF_HUB_OFFLINE / HF_DATASETS_OFFLINE is set");
   std::cout << "cache: " << client->config().cache_dir.string() << "\n";
   int fetched = 0;
   if (!f.tasks.empty()) {
@@ -65,7 +66,8 @@ int download_main(const DownloadFlags& f) {
         continue;
       }
       std::vector<std::string> splits;
-      for (TaskField k : {TaskField::test_split, TaskField::validation_split, TaskField::training_split})
+      for (TaskField k :
+           {TaskField::test_split, TaskField::validation_split, TaskField::training_split})
         if (t.get(k).is_string()) splits.push_back(t.str(k));
       FewshotConfig fs = resolved_fewshot_config(t);
       if (fs.split.is_string()) splits.push_back(fs.split.get<std::string>());
@@ -76,8 +78,8 @@ int download_main(const DownloadFlags& f) {
         if (!done.insert(key + "|" + s).second) continue;
         auto files = hub.fetch(ref, {s});
         fetched += static_cast<int>(files.size());
-        std::cout << t.name() << ": " << ref.path << (ref.name ? " / " + *ref.name : "") << " [" << s
-                  << "] " << files.size() << " file(s)\n";
+        std::cout << t.name() << ": " << ref.path << (ref.name ? " / " + *ref.name : "") << " ["
+                  << s << "] " << files.size() << " file(s)\n";
       }
     }
   }
@@ -101,7 +103,8 @@ int download_main(const DownloadFlags& f) {
 
 void add_download_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
-      "download", "Fetch the Hub datasets of --tasks and the model of --model_args into the HF cache");
+      "download",
+      "Fetch the Hub datasets of --tasks and the model of --model_args into the HF cache");
   auto f = std::make_shared<DownloadFlags>();
   cmd->add_option("--tasks,-t", f->tasks, "Tasks or groups (comma-separated)")->expected(1, -1);
   cmd->add_option("--model_args,-a", f->model_args, "k=v,k=v (pretrained=org/name, revision=...)");

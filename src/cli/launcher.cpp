@@ -35,14 +35,15 @@ int env_int(const char* name, int min) {
     used = 0;
   }
   if (used != v.size() || n < min)
-    throw UserError("environment variable " + std::string(name) + "='" + v + "' is not an integer >= " +
-                        std::to_string(min),
+    throw UserError("environment variable " + std::string(name) + "='" + v +
+                        "' is not an integer >= " + std::to_string(min),
                     {"", 0, 0, name}, "the value torchrun or Slurm sets");
   return n;
 }
 
 // One launcher's three variables; nullopt unless the world size is set.
-std::optional<Launch> read(const char* rank, const char* world, const char* local, std::string run_id) {
+std::optional<Launch> read(const char* rank, const char* world, const char* local,
+                           std::string run_id) {
   if (!env(world)) return std::nullopt;
   Launch l;
   l.world = env_int(world, 1);
@@ -52,8 +53,8 @@ std::optional<Launch> read(const char* rank, const char* world, const char* loca
                     "both, as torchrun or srun set them");
   l.rank = env_int(rank, 0);
   if (l.rank >= l.world)
-    throw UserError(std::string(rank) + "=" + std::to_string(l.rank) + " is not below " + world + "=" +
-                        std::to_string(l.world),
+    throw UserError(std::string(rank) + "=" + std::to_string(l.rank) + " is not below " + world +
+                        "=" + std::to_string(l.world),
                     {"", 0, 0, rank}, "0 <= rank < world size");
   l.local_rank = env(local) ? env_int(local, 0) : 0;
   l.source = std::string(rank) + "/" + world + "/" + local;
@@ -65,7 +66,8 @@ std::optional<Launch> read(const char* rank, const char* world, const char* loca
 }  // namespace
 
 std::optional<Launch> launch_from_env() {
-  if (auto l = read("RANK", "WORLD_SIZE", "LOCAL_RANK", env("TORCHELASTIC_RUN_ID").value_or(""))) return l;
+  if (auto l = read("RANK", "WORLD_SIZE", "LOCAL_RANK", env("TORCHELASTIC_RUN_ID").value_or("")))
+    return l;
   std::string slurm_id;
   if (auto job = env("SLURM_JOB_ID")) slurm_id = *job + "." + env("SLURM_STEP_ID").value_or("");
   return read("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", slurm_id);
@@ -128,17 +130,20 @@ std::vector<fs::path> wait_for_parts(const EvalConfig& cfg, const Launch& launch
       if (!ready[i]) missing += (missing.empty() ? "" : ", ") + std::to_string(i + 1);
     }
     if (missing.empty()) return paths;
-    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited >= timeout_s) {
       std::string all_parts = paths[0].string();
       const auto at = all_parts.rfind("shard_1of");
       if (at != std::string::npos) all_parts.replace(at, 9, "shard_*of");
-      throw RuntimeError("rank 0 of " + std::to_string(launch.world) + " (" + launch.source + ") waited " +
-                         std::to_string(static_cast<long long>(waited)) + " s for part(s) " + missing + " in " +
-                         paths[0].parent_path().string() +
-                         (launch.run_id.empty() ? "" : " of run " + launch.run_id) +
-                         ": a process failed or is still running. Raise LMEVAL_LAUNCH_TIMEOUT (seconds), or "
-                         "merge them once written: lm-eval merge " + all_parts + " --output_path " + *cfg.output_path);
+      throw RuntimeError(
+          "rank 0 of " + std::to_string(launch.world) + " (" + launch.source + ") waited " +
+          std::to_string(static_cast<long long>(waited)) + " s for part(s) " + missing + " in " +
+          paths[0].parent_path().string() +
+          (launch.run_id.empty() ? "" : " of run " + launch.run_id) +
+          ": a process failed or is still running. Raise LMEVAL_LAUNCH_TIMEOUT (seconds), or "
+          "merge them once written: lm-eval merge " +
+          all_parts + " --output_path " + *cfg.output_path);
     }
     std::this_thread::sleep_for(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(1000));

@@ -16,7 +16,8 @@ struct Launch {
   int world = 1;       // processes in all
   int local_rank = 0;  // on this machine: the GPU index
   std::string source;  // the variables read, for messages
-  std::string run_id;  // one launch's id (TORCHELASTIC_RUN_ID, SLURM_JOB_ID.SLURM_STEP_ID); may be empty
+  std::string
+      run_id;  // one launch's id (TORCHELASTIC_RUN_ID, SLURM_JOB_ID.SLURM_STEP_ID); may be empty
 };
 
 // torchrun's RANK/WORLD_SIZE/LOCAL_RANK, else Slurm's SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID;

@@ -30,24 +30,27 @@ std::string location(const TaskIndex& index, const std::filesystem::path& p) {
   for (const auto& root : index.roots()) {
     std::string prefix = root.generic_string();
     if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-    if (prefix.size() > 1 && path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0)
-      return (root.filename().string().empty() ? root.parent_path().filename() : root.filename()).string() + "/" +
-             path.substr(prefix.size());
+    if (prefix.size() > 1 && path.size() > prefix.size() &&
+        path.compare(0, prefix.size(), prefix) == 0)
+      return (root.filename().string().empty() ? root.parent_path().filename() : root.filename())
+                 .string() +
+             "/" + path.substr(prefix.size());
   }
   for (const auto& root : index.roots()) {
     std::error_code ec;
     auto rel = std::filesystem::relative(p, root, ec);
     if (!ec && !rel.empty() && rel.native().rfind("..", 0) != 0)
-      return (root.filename().string().empty() ? root.parent_path().filename() : root.filename()).string() + "/" +
-             rel.generic_string();
+      return (root.filename().string().empty() ? root.parent_path().filename() : root.filename())
+                 .string() +
+             "/" + rel.generic_string();
   }
   return p.string();
 }
 
 int ls_main(const LsFlags& f) {
   register_builtins();
-  static const std::vector<std::string> kinds = {"tasks", "groups", "subtasks", "tags",
-                                                 "models", "metrics", "filters", "functions"};
+  static const std::vector<std::string> kinds = {"tasks",  "groups",  "subtasks", "tags",
+                                                 "models", "metrics", "filters",  "functions"};
   if (std::find(kinds.begin(), kinds.end(), f.what) == kinds.end())
     throw UserError("unknown listing '" + f.what + "'", {"", 0, 0, "ls"},
                     "one of tasks, groups, subtasks, tags, models, metrics, filters, functions");
@@ -67,8 +70,10 @@ int ls_main(const LsFlags& f) {
     std::sort(reg.begin(), reg.end(),
               [](const metrics::Metric* a, const metrics::Metric* b) { return a->name < b->name; });
     for (const auto* m : reg)
-      rows.push_back({m->name, m->aggregation, m->higher_is_better ? "true" : "false", m->output_types});
-    out += markdown_table({"Metric", "Aggregation", "Higher is better", "Output types"}, rows) + "\n\n";
+      rows.push_back(
+          {m->name, m->aggregation, m->higher_is_better ? "true" : "false", m->output_types});
+    out += markdown_table({"Metric", "Aggregation", "Higher is better", "Output types"}, rows) +
+           "\n\n";
   } else if (f.what == "functions") {
     // The `!function` targets built in: a YAML in folder F may name F's functions and the
     // folder-less ones.
@@ -76,9 +81,13 @@ int ls_main(const LsFlags& f) {
     std::vector<std::vector<Json>> rows;
     for (const auto& key : FunctionRegistry::instance().names()) {
       auto colon = key.find(':');
-      const auto* fn = FunctionRegistry::instance().find(key.substr(0, colon), key.substr(colon + 1));
-      std::string kind = !fn ? "" : fn->process_docs ? "process_docs" : fn->process_results ? "process_results"
-                                    : fn->aggregation ? "aggregation" : "doc_to_* / gen_prefix";
+      const auto* fn =
+          FunctionRegistry::instance().find(key.substr(0, colon), key.substr(colon + 1));
+      std::string kind = !fn                   ? ""
+                         : fn->process_docs    ? "process_docs"
+                         : fn->process_results ? "process_results"
+                         : fn->aggregation     ? "aggregation"
+                                               : "doc_to_* / gen_prefix";
       rows.push_back({colon == 0 ? "(any)" : key.substr(0, colon), key.substr(colon + 1), kind});
     }
     out += markdown_table({"Task folder", "Function", "Kind"}, rows) + "\n\n";
@@ -120,9 +129,11 @@ int ls_main(const LsFlags& f) {
 }  // namespace
 
 void add_ls_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("ls", "List tasks, groups, subtasks, tags, models, metrics, filters or functions");
+  auto* cmd = app.add_subcommand(
+      "ls", "List tasks, groups, subtasks, tags, models, metrics, filters or functions");
   auto f = std::make_shared<LsFlags>();
-  cmd->add_option("what", f->what, "tasks | groups | subtasks | tags | models | metrics | filters | functions");
+  cmd->add_option("what", f->what,
+                  "tasks | groups | subtasks | tags | models | metrics | filters | functions");
   cmd->add_option("--include_path", f->include_path, "Extra folder of task YAMLs");
   cmd->callback([&action, f, cmd] {
     if (f->what.empty()) {

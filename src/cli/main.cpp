@@ -8,10 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/run_options.hpp"
 #include "lmeval/core/error.hpp"
-#include "lmeval/core/stop_signal.hpp"
 #include "lmeval/core/input_checks.hpp"
-#include "lmeval/core/secrets.hpp"
 #include "lmeval/core/log.hpp"
+#include "lmeval/core/secrets.hpp"
+#include "lmeval/core/stop_signal.hpp"
 
 namespace {
 
@@ -52,8 +52,10 @@ int main(int argc, char** argv) {
   // Arguments end up in JSON files and messages, which hold UTF-8 only.
   for (size_t i = 1; i < args.size(); ++i) {
     if (auto bad = first_invalid_utf8(args[i]))
-      return report("error: ", "argument " + std::to_string(i) + " has byte offset " + std::to_string(*bad) +
-                                   " that is not valid UTF-8 (expected UTF-8 text)", 2);
+      return report("error: ",
+                    "argument " + std::to_string(i) + " has byte offset " + std::to_string(*bad) +
+                        " that is not valid UTF-8 (expected UTF-8 text)",
+                    2);
   }
   if (args.size() > 2 && !is_subcommand(args[1].c_str()) && args[1] != "--help" &&
       args[1] != "-h" && args[1] != "--version") {
@@ -61,7 +63,8 @@ int main(int argc, char** argv) {
   }
 
   cli::set_raw_args(args);
-  if (args.size() == 2 && args[1] == "run") args.push_back("--help");  // reference: bare `run` prints help
+  if (args.size() == 2 && args[1] == "run")
+    args.push_back("--help");  // reference: bare `run` prints help
   CLI::App app{"lm-eval: evaluate language models on standard benchmarks", "lm-eval"};
   app.set_version_flag("--version", std::string(LMEVAL_VERSION));
   app.require_subcommand(0, 1);

@@ -45,10 +45,13 @@ std::vector<std::string> part_files(const std::vector<std::string>& args) {
     for (const auto& e : fs::directory_iterator(a, ec))
       if (std::regex_match(e.path().filename().string(), kPartName) && e.is_regular_file(ec))
         found.push_back(e.path().string());
-    if (ec) throw UserError("cannot list folder " + a + ": " + ec.message(), {a, 0, 0, ""}, "a folder of parts");
+    if (ec)
+      throw UserError("cannot list folder " + a + ": " + ec.message(), {a, 0, 0, ""},
+                      "a folder of parts");
     if (found.empty())
-      throw UserError("folder " + a + " holds no shard_<I>of<N>.json file", {a, 0, 0, ""},
-                      "the folder given to lm-eval run --shard I/N --output_path, or the part files");
+      throw UserError(
+          "folder " + a + " holds no shard_<I>of<N>.json file", {a, 0, 0, ""},
+          "the folder given to lm-eval run --shard I/N --output_path, or the part files");
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
@@ -81,7 +84,8 @@ int merge_parts(const std::vector<std::string>& names, const std::string& output
     cfg = eval_config_from_json(parts[first].at("config"));
   } catch (const Json::exception& e) {
     throw UserError(std::string("the recorded configuration cannot be read: ") + e.what(),
-                    {names[first], 0, 0, "config"}, "the config object lm-eval run --shard records");
+                    {names[first], 0, 0, "config"},
+                    "the config object lm-eval run --shard records");
   }
   cfg.shard_index = cfg.shard_count = 0;
   cfg.output_path = output_path;
@@ -97,12 +101,18 @@ int merge_main(const MergeFlags& f) { return merge_parts(part_files(f.parts), f.
 }  // namespace
 
 void add_merge_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("merge", "Combine the partial files of `run --shard I/N` into one run's results");
+  auto* cmd = app.add_subcommand(
+      "merge", "Combine the partial files of `run --shard I/N` into one run's results");
   auto flags = std::make_shared<MergeFlags>();
-  cmd->add_option("parts", flags->parts, "shard_<I>of<N>.json files, one per part (any order), or folders holding them")->required();
-  cmd->add_option("--output_path,-o", flags->output_path, "Directory (or .json file) for results and samples")
+  cmd->add_option("parts", flags->parts,
+                  "shard_<I>of<N>.json files, one per part (any order), or folders holding them")
       ->required();
-  cmd->add_flag("--show_normalized", flags->show_normalized, "Accepted for compatibility: normalised scores are shown whenever a task has a random baseline");
+  cmd->add_option("--output_path,-o", flags->output_path,
+                  "Directory (or .json file) for results and samples")
+      ->required();
+  cmd->add_flag("--show_normalized", flags->show_normalized,
+                "Accepted for compatibility: normalised scores are shown whenever a task has a "
+                "random baseline");
   cmd->callback([&action, flags] { action = [flags] { return merge_main(*flags); }; });
 }
 

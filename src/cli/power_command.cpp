@@ -33,16 +33,25 @@ int power_main(PowerFlags f) {
 }  // namespace
 
 void add_power_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("power", "Items needed to detect a target difference at a given power (from runs or a guess)");
+  auto* cmd = app.add_subcommand(
+      "power",
+      "Items needed to detect a target difference at a given power (from runs or a guess)");
   auto f = std::make_shared<PowerFlags>();
-  cmd->add_option("runs", f->runs, "Zero, one or two output folders or results files of `lm-eval run --log_samples`");
-  cmd->add_option("--difference", f->opt.difference, "The true difference to detect, in score units (e.g. 0.02)")->required();
+  cmd->add_option(
+      "runs", f->runs,
+      "Zero, one or two output folders or results files of `lm-eval run --log_samples`");
+  cmd->add_option("--difference", f->opt.difference,
+                  "The true difference to detect, in score units (e.g. 0.02)")
+      ->required();
   cmd->add_option("--power", f->opt.power, "Power (default 0.8)");
   cmd->add_option("--alpha", f->opt.alpha, "Two-sided significance level (default 0.05)");
   cmd->add_option("--correlation", f->opt.correlation,
-                  "Assumed per-item correlation of the two runs compared, with one run or a guess (default 0: independent)");
-  cmd->add_option("--accuracy", f->accuracy, "Without a run: a guessed accuracy (per-item SD sqrt(p(1-p)))");
-  cmd->add_option("--sd", f->sd, "Without a run: a guessed per-item standard deviation of the score");
+                  "Assumed per-item correlation of the two runs compared, with one run or a guess "
+                  "(default 0: independent)");
+  cmd->add_option("--accuracy", f->accuracy,
+                  "Without a run: a guessed accuracy (per-item SD sqrt(p(1-p)))");
+  cmd->add_option("--sd", f->sd,
+                  "Without a run: a guessed per-item standard deviation of the score");
   cmd->add_option("-o,--output", f->output, "Also write the analysis as JSON to this file");
   cmd->callback([&action, f] { action = [f] { return power_main(*f); }; });
 }

@@ -17,7 +17,8 @@ int report_main(const RunSetFlags& f) {
   analysis::AnalyzeOptions aopt;
   aopt.seed = f.seed;
   aopt.resamples = f.resamples;
-  const std::string html = analysis::render_html_report(analysis::prepare_report(std::move(runs), copt, aopt));
+  const std::string html =
+      analysis::render_html_report(analysis::prepare_report(std::move(runs), copt, aopt));
   write_text_file(f.output, html);
   std::cerr << "report written to " << f.output << "\n";
   return 0;

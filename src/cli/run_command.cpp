@@ -2,8 +2,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <optional>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/launcher.hpp"
@@ -24,8 +24,8 @@ namespace {
 std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
   std::string line = std::string(e.what()) + ": no results written; ";
   if (cfg.use_cache)
-    return line + "the answers so far are in " + *cfg.use_cache + "_rank0.db: run the same command (same --use_cache " +
-           *cfg.use_cache + ") to resume";
+    return line + "the answers so far are in " + *cfg.use_cache +
+           "_rank0.db: run the same command (same --use_cache " + *cfg.use_cache + ") to resume";
   return line + "add --use_cache PATH to a run to make it resumable";
 }
 
@@ -34,11 +34,15 @@ int run_main(RunFlags& f) {
   EvalConfig cfg = build_eval_config(f);
   if (cfg.verbosity) log::set_level(*cfg.verbosity);
   if (cfg.limit && *cfg.limit != 0)
-    spdlog::warn("--limit SHOULD ONLY BE USED FOR TESTING. REAL METRICS SHOULD NOT BE COMPUTED USING LIMIT.");
+    spdlog::warn(
+        "--limit SHOULD ONLY BE USED FOR TESTING. REAL METRICS SHOULD NOT BE COMPUTED USING "
+        "LIMIT.");
   cfg.finalize();
   // Accepted for compatibility but not implemented yet: say so rather than silently ignore.
   if (!cfg.cache_requests.empty())
-    spdlog::info("--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to cache");
+    spdlog::info(
+        "--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to "
+        "cache");
   // Started by torchrun or srun: this process's shard (an explicit --shard wins).
   std::optional<Launch> launch;
   if (cfg.shard_count == 0) launch = launch_from_env();
@@ -65,13 +69,14 @@ int run_main(RunFlags& f) {
     if (launch && !launch->run_id.empty()) out.partial["launch"] = launch->run_id;
     auto path = write_partial(cfg, out.partial);
     if (launch && launch->rank == 0) {
-      spdlog::info("shard 1/{} written to {}; waiting for the other parts to merge them", cfg.shard_count,
-                   path.string());
+      spdlog::info("shard 1/{} written to {}; waiting for the other parts to merge them",
+                   cfg.shard_count, path.string());
       std::vector<std::string> parts;
       for (const auto& p : wait_for_parts(cfg, *launch)) parts.push_back(p.string());
       return merge_parts(parts, *cfg.output_path);
     }
-    std::cout << "shard " << cfg.shard_index << "/" << cfg.shard_count << " written to " << path.string()
+    std::cout << "shard " << cfg.shard_index << "/" << cfg.shard_count << " written to "
+              << path.string()
               << "; combine all parts with `lm-eval merge PARTS... --output_path DIR`\n";
     return 0;
   }
@@ -85,7 +90,8 @@ int run_main(RunFlags& f) {
 }  // namespace
 
 void add_run_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("run", "Evaluate a model on tasks (the reference's `lm-eval run`)");
+  auto* cmd =
+      app.add_subcommand("run", "Evaluate a model on tasks (the reference's `lm-eval run`)");
   auto flags = std::make_shared<RunFlags>();
   add_run_flags(cmd, *flags);
   cmd->callback([&action, flags] { action = [flags] { return run_main(*flags); }; });

@@ -41,7 +41,8 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   Json model_args = cfg.model_args;
   std::string limit = cfg.limit ? py::float_repr(*cfg.limit) : "None";
   std::string nf = cfg.num_fewshot ? std::to_string(*cfg.num_fewshot) : "None";
-  std::string bs = cfg.batch_size.is_string() ? cfg.batch_size.get<std::string>() : cfg.batch_size.dump();
+  std::string bs =
+      cfg.batch_size.is_string() ? cfg.batch_size.get<std::string>() : cfg.batch_size.dump();
   std::string line = cfg.model + " (" + py_dict_repr(model_args) + "), gen_kwargs: (" +
                      py_dict_repr(cfg.gen_kwargs) + "), limit: " + limit + ", num_fewshot: " + nf +
                      ", batch_size: " + bs;
@@ -56,7 +57,8 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   }
   std::cout << line << "\n";
   std::cout << make_table(out.results, "results", cfg.show_ci) << "\n";
-  if (out.results.contains("groups")) std::cout << make_table(out.results, "groups", cfg.show_ci) << "\n";
+  if (out.results.contains("groups"))
+    std::cout << make_table(out.results, "groups", cfg.show_ci) << "\n";
   std::cout << normalized_scores_note(out.results);
   if (cfg.show_ci) std::cout << statistics_notes(out.results);
   if (out.results.contains("fewshot_seed_variance")) {
@@ -65,9 +67,11 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
       if (!seeds.empty()) seeds += ',';
       seeds += std::to_string(s);
     }
-    // Say which score the tables above are: the first seed's, not the seed mean compare and report use.
-    std::cout << "The tables above are few-shot seed " << cfg.fewshot_seeds.front()
-              << " only; `lm-eval compare` and `lm-eval report` use the mean over the seeds (below).\n";
+    // Say which score the tables above are: the first seed's, not the seed mean compare and report
+    // use.
+    std::cout
+        << "The tables above are few-shot seed " << cfg.fewshot_seeds.front()
+        << " only; `lm-eval compare` and `lm-eval report` use the mean over the seeds (below).\n";
     std::cout << "Across few-shot seeds " << seeds << " (std: sample standard deviation, ddof=1):\n"
               << make_seed_variance_table(out.results) << "\n";
   }
@@ -79,8 +83,10 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
 std::filesystem::path partial_path(const EvalConfig& cfg, int index) {
   namespace fs = std::filesystem;
   fs::path op(*cfg.output_path);
-  std::string name = "shard_" + std::to_string(index) + "of" + std::to_string(cfg.shard_count) + ".json";
-  return op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name) : op / name;
+  std::string name =
+      "shard_" + std::to_string(index) + "of" + std::to_string(cfg.shard_count) + ".json";
+  return op.extension() == ".json" ? op.parent_path() / (op.stem().string() + "_" + name)
+                                   : op / name;
 }
 
 std::filesystem::path write_partial(const EvalConfig& cfg, const Json& partial) {

@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -90,8 +90,10 @@ int run_tokenize(const TokenizeOptions& o) {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (o.jsonl && lines[i].empty()) continue;
       std::string text = tok->decode(parse_ids(lines[i], i + 1, o.jsonl), o.skip_special_tokens);
-      if (o.jsonl || o.json) out << dump(text) << '\n';
-      else out << text << '\n';
+      if (o.jsonl || o.json)
+        out << dump(text) << '\n';
+      else
+        out << text << '\n';
     }
     return 0;
   }

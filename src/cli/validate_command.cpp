@@ -26,7 +26,8 @@ int validate_main(RunFlags& f) {
               << report.docs_rendered << " rendered on their first document)\n";
     return 0;
   }
-  std::cerr << report.problems.size() << " problem" << (report.problems.size() == 1 ? "" : "s") << " found:\n";
+  std::cerr << report.problems.size() << " problem" << (report.problems.size() == 1 ? "" : "s")
+            << " found:\n";
   std::vector<std::string> secrets;
   for (const auto& a : raw_args())
     for (auto& v : secret_values_in(a)) secrets.push_back(v);

@@ -38,7 +38,8 @@ Json dumpable(const Json& v) {
 
 void add_yaml_dump_command(CLI::App& app, Action& action) {
   auto files = std::make_shared<std::vector<std::string>>();
-  auto* cmd = app.add_subcommand("yaml-dump", "print YAML files as lm-eval reads them (JSON lines)");
+  auto* cmd =
+      app.add_subcommand("yaml-dump", "print YAML files as lm-eval reads them (JSON lines)");
   cmd->group("");  // hidden: a tool for the fidelity scripts
   cmd->add_option("files", *files, "YAML files")->required();
   cmd->callback([files, &action] {

@@ -38,8 +38,14 @@ bool python_float(const std::string& raw, double& out) {
     if (body[0] == '-') sign = -1;
     body = body.substr(1);
   }
-  if (body == "inf" || body == "infinity") { out = sign * INFINITY; return true; }
-  if (body == "nan") { out = NAN; return true; }
+  if (body == "inf" || body == "infinity") {
+    out = sign * INFINITY;
+    return true;
+  }
+  if (body == "nan") {
+    out = NAN;
+    return true;
+  }
   // Underscores only between digits.
   std::string cleaned;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -58,7 +64,8 @@ bool python_float(const std::string& raw, double& out) {
   while (i < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[i]))) ++i, ++digits;
   if (i < cleaned.size() && cleaned[i] == '.') {
     ++i;
-    while (i < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[i]))) ++i, ++digits;
+    while (i < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[i])))
+      ++i, ++digits;
   }
   if (digits == 0) return false;
   if (i < cleaned.size() && (cleaned[i] == 'e' || cleaned[i] == 'E')) {
@@ -100,7 +107,8 @@ Json cli_key_val_to_dict(const std::string& s, const std::string& flag) {
   size_t start = 0;
   while (true) {
     size_t comma = s.find(',', start);
-    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto eq = item.find('=');
     if (eq == std::string::npos)
       throw UserError("'" + mask_secrets(item) + "' is not of the form key=value", {"", 0, 0, flag},
@@ -126,7 +134,8 @@ Json merge_dict_flag(const std::vector<std::vector<std::string>>& occurrences,
       is_json = true;
     } catch (const std::exception&) {
       if (values[0].find('{') != std::string::npos)
-        throw UserError("Invalid JSON: " + mask_secrets(values[0]) + ". Hint: Use double quotes for JSON strings.",
+        throw UserError("Invalid JSON: " + mask_secrets(values[0]) +
+                            ". Hint: Use double quotes for JSON strings.",
                         {"", 0, 0, flag}, "a JSON object or key=value pairs");
     }
     if (is_json && parsed.is_object()) {
@@ -173,7 +182,8 @@ Json simple_parse_args_string(const std::string& s) {
   size_t start = 0;
   while (start <= t.size()) {
     size_t comma = t.find(',', start);
-    std::string item = t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!item.empty()) {
       auto eq = item.find('=');
       std::string key = item.substr(0, eq);

@@ -104,12 +104,14 @@ std::vector<int64_t> parse_fewshot_seeds(const Json& value, const SourceLocation
       }
     }
     if (!n)
-      throw UserError("fewshot seed " + (v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump()) +
+      throw UserError("fewshot seed " +
+                          (v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump()) +
                           " is not an integer",
                       where, "integers separated by ',' (e.g. 1234,1,2,3,4)");
     // A repeated seed would be a second, identical evaluation counted as independent.
     if (std::find(out.begin(), out.end(), *n) != out.end())
-      throw UserError("fewshot seed " + std::to_string(*n) + " is given twice", where, "distinct seeds");
+      throw UserError("fewshot seed " + std::to_string(*n) + " is given twice", where,
+                      "distinct seeds");
     out.push_back(*n);
   }
   if (out.empty()) throw UserError("no fewshot seeds given", where, "at least one integer seed");
@@ -128,8 +130,9 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
     try {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
         std::string hint = did_you_mean(key, keys);
-        throw UserError("unknown key '" + key + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-                        where, "one of the EvaluatorConfig fields (see `lm-eval run --help`)");
+        throw UserError(
+            "unknown key '" + key + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+            where, "one of the EvaluatorConfig fields (see `lm-eval run --help`)");
       }
       find_run_option(key)->from_yaml(cfg, v, where);
     } catch (UserError& e) {

@@ -54,7 +54,8 @@ void check_setting_ranges(const EvalConfig& cfg) {
   if (cfg.num_fewshot) check_int_range(*cfg.num_fewshot, "--num_fewshot", 0, kMaxInt);
   if (cfg.max_batch_size) check_int_range(*cfg.max_batch_size, "--max_batch_size", 1, kMaxInt);
   check_int_range(cfg.bootstrap_iters, "--bootstrap_iters", 0, kMaxInt);
-  if (cfg.batch_size.is_string()) check_batch_size(cfg.batch_size.get<std::string>(), "--batch_size");
+  if (cfg.batch_size.is_string())
+    check_batch_size(cfg.batch_size.get<std::string>(), "--batch_size");
   else if (cfg.batch_size.is_number_integer())
     check_int_range(cfg.batch_size.get<int64_t>(), "--batch_size", 1, kMaxBatchSize);
   if (cfg.verbosity) check_verbosity(*cfg.verbosity);

@@ -196,8 +196,7 @@ class Composer {
   void register_anchor(const std::string& anchor, const std::shared_ptr<Node>& node, Mark mark) {
     if (anchor.empty()) return;
     // _yaml.pyx _compose_node refuses a second anchor of the same name.
-    if (anchors_.count(anchor))
-      s_.fail("", {}, "found duplicate anchor '" + anchor + "'", mark);
+    if (anchors_.count(anchor)) s_.fail("", {}, "found duplicate anchor '" + anchor + "'", mark);
     anchors_[anchor] = node;
   }
 
@@ -243,8 +242,9 @@ class Composer {
       auto n = std::make_shared<Node>();
       n->kind = kind;
       n->start = start;
-      n->tag = !tag.empty() && tag != "!" ? tag
-               : std::string(kTagPrefix) + (kind == Node::Kind::Sequence ? "seq" : "map");
+      n->tag = !tag.empty() && tag != "!"
+                   ? tag
+                   : std::string(kTagPrefix) + (kind == Node::Kind::Sequence ? "seq" : "map");
       register_anchor(anchor, n, start);
       if (++depth_ > kMaxDepth)
         s_.fail("", {}, "nesting deeper than " + std::to_string(kMaxDepth) + " levels", t.start);
@@ -282,7 +282,8 @@ class Composer {
       register_anchor(anchor, n, start);
       return n;
     }
-    if (t.type == TokenType::FlowSequenceStart) return flow_sequence(collection(Node::Kind::Sequence));
+    if (t.type == TokenType::FlowSequenceStart)
+      return flow_sequence(collection(Node::Kind::Sequence));
     if (t.type == TokenType::FlowMappingStart) return flow_mapping(collection(Node::Kind::Mapping));
     if (block && t.type == TokenType::BlockSequenceStart)
       return block_sequence(collection(Node::Kind::Sequence));
@@ -379,7 +380,8 @@ class Composer {
           Mark vm = s_.next().end;
           TokenType v = s_.peek().type;
           value = v == TokenType::FlowEntry || v == TokenType::FlowSequenceEnd
-                      ? empty_scalar(vm, "") : parse_node(false, false);
+                      ? empty_scalar(vm, "")
+                      : parse_node(false, false);
         } else {
           value = empty_scalar(s_.peek().start, "");
         }
@@ -411,14 +413,16 @@ class Composer {
         TokenType k = s_.peek().type;
         std::shared_ptr<Node> key =
             k == TokenType::Value || k == TokenType::FlowEntry || k == TokenType::FlowMappingEnd
-                ? empty_scalar(s_.peek().start, "") : parse_node(false, false);
+                ? empty_scalar(s_.peek().start, "")
+                : parse_node(false, false);
         (void)m;
         std::shared_ptr<Node> value;
         if (s_.peek().type == TokenType::Value) {
           Mark vm = s_.next().end;
           TokenType v = s_.peek().type;
           value = v == TokenType::FlowEntry || v == TokenType::FlowMappingEnd
-                      ? empty_scalar(vm, "") : parse_node(false, false);
+                      ? empty_scalar(vm, "")
+                      : parse_node(false, false);
         } else {
           value = empty_scalar(s_.peek().start, "");
         }
@@ -447,9 +451,9 @@ std::string resolve_plain(const std::string& v) {
   if (v.empty()) return p + "null";
   char c = v[0];
   if (std::string_view("yYnNtTfFoO").find(c) != std::string_view::npos) {
-    static const char* kBools[] = {"yes", "Yes", "YES", "no",    "No",    "NO",
+    static const char* kBools[] = {"yes",  "Yes",  "YES",  "no",    "No",    "NO",
                                    "true", "True", "TRUE", "false", "False", "FALSE",
-                                   "on",  "On",  "ON",  "off",   "Off",   "OFF"};
+                                   "on",   "On",   "ON",   "off",   "Off",   "OFF"};
     for (const char* b : kBools)
       if (v == b) return p + "bool";
   }

@@ -19,7 +19,7 @@ struct Node {
   std::string tag;    // resolved: "tag:yaml.org,2002:str", "!function", ...
   std::string value;  // scalars
   ScalarStyle style = ScalarStyle::Plain;
-  std::vector<std::shared_ptr<Node>> items;                                      // sequences
+  std::vector<std::shared_ptr<Node>> items;                                    // sequences
   std::vector<std::pair<std::shared_ptr<Node>, std::shared_ptr<Node>>> pairs;  // mappings
   Mark start;
 };

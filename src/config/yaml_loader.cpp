@@ -59,16 +59,19 @@ class Constructor {
     Budget depth_guard(*this, *node);
     path_bytes_ += pointer.size();
     if (path_bytes_ > kMaxPathBytes)
-      fail(*node, "the key paths of the file's values (kept for error locations) pass " +
-                      std::to_string(kMaxPathBytes >> 20) + " MiB: aliases or long keys expand too far",
+      fail(*node,
+           "the key paths of the file's values (kept for error locations) pass " +
+               std::to_string(kMaxPathBytes >> 20) + " MiB: aliases or long keys expand too far",
            "a task file of ordinary size once aliases are expanded");
     const std::string& tag = node->tag;
     const std::string core = tag.rfind(yaml::kTagPrefix, 0) == 0
-                                 ? tag.substr(std::string(yaml::kTagPrefix).size()) : std::string();
+                                 ? tag.substr(std::string(yaml::kTagPrefix).size())
+                                 : std::string();
     if (tag == "!function") {
       const std::string& name = scalar(*node);
       if (name.find('.') == std::string::npos)
-        fail(*node, "`!function " + name + "` has no module part", "!function module.function_name");
+        fail(*node, "`!function " + name + "` has no module part",
+             "!function module.function_name");
       return make_function_ref(name, file_.path, node->start.line + 1);
     }
     if (core == "str") return scalar(*node);
@@ -103,8 +106,9 @@ class Constructor {
     Constructor& c;
     Budget(Constructor& ctor, const Node& n) : c(ctor) {
       if (++c.depth_ > kMaxNestingDepth)
-        c.fail(n, "lists and mappings nested more than " + std::to_string(kMaxNestingDepth) +
-                      " levels deep once aliases are expanded",
+        c.fail(n,
+               "lists and mappings nested more than " + std::to_string(kMaxNestingDepth) +
+                   " levels deep once aliases are expanded",
                "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting");
       if (++c.values_ > kMaxValues)
         c.fail(n, "aliases expand the file to more than " + std::to_string(kMaxValues) + " values",
@@ -116,7 +120,8 @@ class Constructor {
   };
 
   [[noreturn]] void fail(const Node& n, const std::string& what, const std::string& expected = {}) {
-    throw UserError(what, {file_.path.string(), n.start.line + 1, n.start.column + 1, ""}, expected);
+    throw UserError(what, {file_.path.string(), n.start.line + 1, n.start.column + 1, ""},
+                    expected);
   }
 
   const std::string& scalar(const Node& n) {
@@ -148,8 +153,10 @@ class Constructor {
       if (digits.empty()) fail(n, "`" + n.value + "` is not a YAML integer", "an integer");
       __int128 out = 0;
       for (char c : digits) {
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : 99;
         if (d >= base) fail(n, "`" + n.value + "` is not a YAML integer", "an integer");
         out = out * base + d;
         if (out > (static_cast<__int128>(1) << 64))
@@ -158,10 +165,14 @@ class Constructor {
       return out;
     };
     __int128 out = 0;
-    if (v == "0") out = 0;
-    else if (v.rfind("0b", 0) == 0) out = parse(std::string_view(v).substr(2), 2);
-    else if (v.rfind("0x", 0) == 0) out = parse(std::string_view(v).substr(2), 16);
-    else if (!v.empty() && v[0] == '0') out = parse(v, 8);
+    if (v == "0")
+      out = 0;
+    else if (v.rfind("0b", 0) == 0)
+      out = parse(std::string_view(v).substr(2), 2);
+    else if (v.rfind("0x", 0) == 0)
+      out = parse(std::string_view(v).substr(2), 16);
+    else if (!v.empty() && v[0] == '0')
+      out = parse(v, 8);
     else if (v.find(':') != std::string::npos) {
       std::vector<std::string> parts;
       std::stringstream ss(v);
@@ -173,7 +184,8 @@ class Constructor {
         if (out > (static_cast<__int128>(1) << 64) || base > (static_cast<__int128>(1) << 64))
           fail(n, "the integer `" + n.value + "` is larger than 64 bits", "a 64-bit integer");
       }
-    } else out = parse(v, 10);
+    } else
+      out = parse(v, 10);
     out *= sign;
     if (out > INT64_MAX || out < INT64_MIN)
       fail(n, "the integer `" + n.value + "` is larger than 64 bits", "a 64-bit integer");
@@ -280,9 +292,13 @@ class Constructor {
     for (const auto& [key_node, value_node] : node->pairs) {
       Json key = construct(key_node, pointer + "/~key");
       if (!key.is_string())
-        fail(*key_node, "a mapping key that is not a string (PyYAML reads `" + key_node->value +
-                            "` as " + (key.is_null() ? "None" : key.is_boolean() ? "a bool"
-                                       : key.is_number() ? "a number" : "a collection") + ")",
+        fail(*key_node,
+             "a mapping key that is not a string (PyYAML reads `" + key_node->value + "` as " +
+                 (key.is_null()      ? "None"
+                  : key.is_boolean() ? "a bool"
+                  : key.is_number()  ? "a number"
+                                     : "a collection") +
+                 ")",
              "a string key (quote it)");
       std::string k = key.get<std::string>();
       std::string child = pointer + "/" + k;

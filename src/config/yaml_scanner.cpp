@@ -13,7 +13,9 @@ namespace lmeval::yaml {
 
 namespace {
 
-bool is_break(char32_t c) { return c == '\r' || c == '\n' || c == 0x85 || c == 0x2028 || c == 0x2029; }
+bool is_break(char32_t c) {
+  return c == '\r' || c == '\n' || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
 bool is_z(char32_t c) { return c == 0; }
 bool is_breakz(char32_t c) { return is_break(c) || is_z(c); }
 bool is_blank(char32_t c) { return c == ' ' || c == '\t'; }
@@ -23,9 +25,7 @@ bool is_alpha(char32_t c) {
          c == '-';
 }
 bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
-bool is_hex(char32_t c) {
-  return is_digit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
-}
+bool is_hex(char32_t c) { return is_digit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'); }
 int hex_value(char32_t c) {
   if (is_digit(c)) return static_cast<int>(c - '0');
   if (c >= 'A' && c <= 'F') return static_cast<int>(c - 'A' + 10);
@@ -40,8 +40,8 @@ bool is_printable(char32_t c) {
 std::string utf8(const std::u32string& s) { return unicode::encode(s); }
 
 // Names the line too (counted in bytes up to the offset), so an editor finds the byte.
-[[noreturn]] void reader_error(std::string_view in, const std::string& origin, const std::string& problem,
-                               size_t offset) {
+[[noreturn]] void reader_error(std::string_view in, const std::string& origin,
+                               const std::string& problem, size_t offset) {
   int line = 1;
   for (size_t k = 0; k < offset && k < in.size(); ++k)
     if (in[k] == '\n') ++line;
@@ -70,7 +70,8 @@ std::u32string decode_stream(std::string_view in, const std::string& origin) {
       if (c >= 0xD800 && c <= 0xDBFF) {
         if (i + 3 >= in.size()) reader_error(in, origin, "incomplete UTF-16 surrogate pair", i);
         char32_t lo = unit(i + 2);
-        if (lo < 0xDC00 || lo > 0xDFFF) reader_error(in, origin, "expected low surrogate area", i + 2);
+        if (lo < 0xDC00 || lo > 0xDFFF)
+          reader_error(in, origin, "expected low surrogate area", i + 2);
         c = 0x10000 + ((c & 0x3FF) << 10) + (lo & 0x3FF);
         i += 2;
       }
@@ -83,13 +84,17 @@ std::u32string decode_stream(std::string_view in, const std::string& origin) {
   if (in.size() >= 3 && u(0) == 0xEF && u(1) == 0xBB && u(2) == 0xBF) i = 3;
   while (i < in.size()) {
     unsigned char b = u(i);
-    size_t width = (b & 0x80) == 0 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
-                 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    size_t width = (b & 0x80) == 0      ? 1
+                   : (b & 0xE0) == 0xC0 ? 2
+                   : (b & 0xF0) == 0xE0 ? 3
+                   : (b & 0xF8) == 0xF0 ? 4
+                                        : 0;
     if (!width) reader_error(in, origin, "invalid leading UTF-8 octet", i);
     if (i + width > in.size()) reader_error(in, origin, "incomplete UTF-8 octet sequence", i);
     char32_t c = width == 1 ? b : width == 2 ? (b & 0x1F) : width == 3 ? (b & 0x0F) : (b & 0x07);
     for (size_t k = 1; k < width; ++k) {
-      if ((u(i + k) & 0xC0) != 0x80) reader_error(in, origin, "invalid trailing UTF-8 octet", i + k);
+      if ((u(i + k) & 0xC0) != 0x80)
+        reader_error(in, origin, "invalid trailing UTF-8 octet", i + k);
       c = (c << 6) + (u(i + k) & 0x3F);
     }
     if (!(width == 1 || (width == 2 && c >= 0x80) || (width == 3 && c >= 0x800) ||
@@ -267,7 +272,8 @@ void Scanner::fetch_next_token() {
 void Scanner::stale_simple_keys() {
   for (auto& key : simple_keys_) {
     if (key.possible && (key.mark.line < mark_.line || key.mark.index + 1024 < mark_.index)) {
-      if (key.required) error("while scanning a simple key", key.mark, "could not find expected ':'");
+      if (key.required)
+        error("while scanning a simple key", key.mark, "could not find expected ':'");
       key.possible = false;
     }
   }
@@ -440,7 +446,8 @@ Token Scanner::scan_directive() {
   skip();
   std::u32string name;
   while (is_alpha(ch())) read(name);
-  if (name.empty()) error("while scanning a directive", start, "could not find expected directive name");
+  if (name.empty())
+    error("while scanning a directive", start, "could not find expected directive name");
   if (!is_blankz(ch()))
     error("while scanning a directive", start, "found unexpected non-alphabetical character");
   Token t;
@@ -525,7 +532,8 @@ std::string Scanner::scan_tag_handle(bool directive, Mark start) {
 std::string Scanner::scan_tag_uri(bool uri_char, bool directive, const std::string& head,
                                   Mark start) {
   const char* context = directive ? "while parsing a %TAG directive" : "while parsing a tag";
-  // The head is a tag handle scanned before it turned out to be part of the URI: its '!' is dropped.
+  // The head is a tag handle scanned before it turned out to be part of the URI: its '!' is
+  // dropped.
   std::string uri = head.size() > 1 ? head.substr(1) : std::string();
   size_t length = head.size();
   static const std::u32string kUriChars = U";/?:@&=+$.%!~*'()";
@@ -539,10 +547,14 @@ std::string Scanner::scan_tag_uri(bool uri_char, bool directive, const std::stri
       do {
         if (!(ch() == '%' && is_hex(ch(1)) && is_hex(ch(2))))
           error(context, start, "did not find URI escaped octet");
-        unsigned char octet = static_cast<unsigned char>((hex_value(ch(1)) << 4) + hex_value(ch(2)));
+        unsigned char octet =
+            static_cast<unsigned char>((hex_value(ch(1)) << 4) + hex_value(ch(2)));
         if (!width) {
-          width = (octet & 0x80) == 0 ? 1 : (octet & 0xE0) == 0xC0 ? 2 : (octet & 0xF0) == 0xE0 ? 3
-                : (octet & 0xF8) == 0xF0 ? 4 : 0;
+          width = (octet & 0x80) == 0      ? 1
+                  : (octet & 0xE0) == 0xC0 ? 2
+                  : (octet & 0xF0) == 0xE0 ? 3
+                  : (octet & 0xF8) == 0xF0 ? 4
+                                           : 0;
           if (!width) error(context, start, "found an incorrect leading UTF-8 octet");
         } else if ((octet & 0xC0) != 0x80) {
           error(context, start, "found an incorrect trailing UTF-8 octet");
@@ -559,7 +571,8 @@ std::string Scanner::scan_tag_uri(bool uri_char, bool directive, const std::stri
     ++length;
   }
   if (!length) error(context, start, "did not find expected tag URI");
-  if (!unicode::is_valid_utf8(uri)) error(context, start, "found an incorrect UTF-8 sequence in a tag");
+  if (!unicode::is_valid_utf8(uri))
+    error(context, start, "found an incorrect UTF-8 sequence in a tag");
   return uri;
 }
 
@@ -699,27 +712,67 @@ Token Scanner::scan_flow_scalar(bool single) {
       } else if (!single && ch() == '\\') {
         size_t code_length = 0;
         switch (ch(1)) {
-          case '0': text.push_back(0); break;
-          case 'a': text.push_back(0x07); break;
-          case 'b': text.push_back(0x08); break;
+          case '0':
+            text.push_back(0);
+            break;
+          case 'a':
+            text.push_back(0x07);
+            break;
+          case 'b':
+            text.push_back(0x08);
+            break;
           case 't':
-          case '\t': text.push_back(0x09); break;
-          case 'n': text.push_back(0x0A); break;
-          case 'v': text.push_back(0x0B); break;
-          case 'f': text.push_back(0x0C); break;
-          case 'r': text.push_back(0x0D); break;
-          case 'e': text.push_back(0x1B); break;
-          case ' ': text.push_back(0x20); break;
-          case '"': text.push_back('"'); break;
-          case '/': text.push_back('/'); break;
-          case '\\': text.push_back('\\'); break;
-          case 'N': text.push_back(0x85); break;
-          case '_': text.push_back(0xA0); break;
-          case 'L': text.push_back(0x2028); break;
-          case 'P': text.push_back(0x2029); break;
-          case 'x': code_length = 2; break;
-          case 'u': code_length = 4; break;
-          case 'U': code_length = 8; break;
+          case '\t':
+            text.push_back(0x09);
+            break;
+          case 'n':
+            text.push_back(0x0A);
+            break;
+          case 'v':
+            text.push_back(0x0B);
+            break;
+          case 'f':
+            text.push_back(0x0C);
+            break;
+          case 'r':
+            text.push_back(0x0D);
+            break;
+          case 'e':
+            text.push_back(0x1B);
+            break;
+          case ' ':
+            text.push_back(0x20);
+            break;
+          case '"':
+            text.push_back('"');
+            break;
+          case '/':
+            text.push_back('/');
+            break;
+          case '\\':
+            text.push_back('\\');
+            break;
+          case 'N':
+            text.push_back(0x85);
+            break;
+          case '_':
+            text.push_back(0xA0);
+            break;
+          case 'L':
+            text.push_back(0x2028);
+            break;
+          case 'P':
+            text.push_back(0x2029);
+            break;
+          case 'x':
+            code_length = 2;
+            break;
+          case 'u':
+            code_length = 4;
+            break;
+          case 'U':
+            code_length = 8;
+            break;
           default:
             error("while parsing a quoted scalar", t.start, "found unknown escape character");
         }
@@ -746,8 +799,10 @@ Token Scanner::scan_flow_scalar(bool single) {
     if (ch() == (single ? '\'' : '"')) break;
     while (is_blank(ch()) || is_break(ch())) {
       if (is_blank(ch())) {
-        if (!leading_blanks) read(whitespaces);
-        else skip();
+        if (!leading_blanks)
+          read(whitespaces);
+        else
+          skip();
       } else if (!leading_blanks) {
         whitespaces.clear();
         read_line(leading_break);
@@ -759,8 +814,10 @@ Token Scanner::scan_flow_scalar(bool single) {
     // Line folding: one line break becomes a space; each further (empty) line stays a break.
     if (leading_blanks) {
       if (!leading_break.empty() && leading_break[0] == '\n') {
-        if (trailing_breaks.empty()) text.push_back(' ');
-        else text += trailing_breaks;
+        if (trailing_breaks.empty())
+          text.push_back(' ');
+        else
+          text += trailing_breaks;
       } else {
         text += leading_break;
         text += trailing_breaks;
@@ -800,13 +857,16 @@ Token Scanner::scan_plain_scalar() {
           error("while scanning a plain scalar", t.start, "found unexpected ':'");
       }
       if ((ch() == ':' && is_blankz(ch(1))) ||
-          (flow_level_ && (ch() == ',' || ch() == '[' || ch() == ']' || ch() == '{' || ch() == '}')))
+          (flow_level_ &&
+           (ch() == ',' || ch() == '[' || ch() == ']' || ch() == '{' || ch() == '}')))
         break;
       if (leading_blanks || !whitespaces.empty()) {
         if (leading_blanks) {
           if (!leading_break.empty() && leading_break[0] == '\n') {
-            if (trailing_breaks.empty()) text.push_back(' ');
-            else text += trailing_breaks;
+            if (trailing_breaks.empty())
+              text.push_back(' ');
+            else
+              text += trailing_breaks;
           } else {
             text += leading_break;
             text += trailing_breaks;
@@ -828,8 +888,10 @@ Token Scanner::scan_plain_scalar() {
         if (leading_blanks && mark_.column < indent && ch() == '\t')
           error("while scanning a plain scalar", t.start,
                 "found a tab character that violates indentation");
-        if (!leading_blanks) read(whitespaces);
-        else skip();
+        if (!leading_blanks)
+          read(whitespaces);
+        else
+          skip();
       } else if (!leading_blanks) {
         whitespaces.clear();
         read_line(leading_break);

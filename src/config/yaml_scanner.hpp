@@ -1,4 +1,5 @@
-// The YAML tokenizer of libyaml (the parser behind the reference's yaml.CSafeLoader), reimplemented.
+// The YAML tokenizer of libyaml (the parser behind the reference's yaml.CSafeLoader),
+// reimplemented.
 #pragma once
 
 #include <cstddef>
@@ -15,9 +16,27 @@ struct Mark {
 };
 
 enum class TokenType {
-  StreamStart, StreamEnd, VersionDirective, TagDirective, DocumentStart, DocumentEnd,
-  BlockSequenceStart, BlockMappingStart, BlockEnd, FlowSequenceStart, FlowSequenceEnd,
-  FlowMappingStart, FlowMappingEnd, BlockEntry, FlowEntry, Key, Value, Alias, Anchor, Tag, Scalar
+  StreamStart,
+  StreamEnd,
+  VersionDirective,
+  TagDirective,
+  DocumentStart,
+  DocumentEnd,
+  BlockSequenceStart,
+  BlockMappingStart,
+  BlockEnd,
+  FlowSequenceStart,
+  FlowSequenceEnd,
+  FlowMappingStart,
+  FlowMappingEnd,
+  BlockEntry,
+  FlowEntry,
+  Key,
+  Value,
+  Alias,
+  Anchor,
+  Tag,
+  Scalar
 };
 
 enum class ScalarStyle { Plain, SingleQuoted, DoubleQuoted, Literal, Folded };
@@ -54,7 +73,8 @@ class Scanner {
   void skip_line();
   void read(std::u32string& out);
   void read_line(std::u32string& out);
-  [[noreturn]] void error(const std::string& context, Mark context_mark, const std::string& problem);
+  [[noreturn]] void error(const std::string& context, Mark context_mark,
+                          const std::string& problem);
 
   void fetch_more_tokens();
   void fetch_next_token();

@@ -17,12 +17,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // The folder a path's file goes into ("." for a bare file name).
-fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+fs::path folder_of(const fs::path& p) {
+  return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
 
 // The closest existing ancestor of `p` (itself included); empty when none exists.
 fs::path existing_ancestor(fs::path p) {
   std::error_code ec;
-  while (!p.empty() && !fs::exists(fs::symlink_status(p, ec)) && p != p.parent_path()) p = p.parent_path();
+  while (!p.empty() && !fs::exists(fs::symlink_status(p, ec)) && p != p.parent_path())
+    p = p.parent_path();
   return fs::exists(p, ec) ? p : fs::path();
 }
 
@@ -45,7 +48,8 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
   create_output_folder(target_.parent_path());
   std::error_code ec;
   if (fs::is_directory(target_, ec)) fail(EISDIR);
-  // Built by appending: `"." + string` trips GCC 12's false -Wrestrict warning in some unity batches.
+  // Built by appending: `"." + string` trips GCC 12's false -Wrestrict warning in some unity
+  // batches.
   std::string name(".");
   name += target_.filename().string();
   name += ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);

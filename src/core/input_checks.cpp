@@ -19,10 +19,14 @@ std::optional<size_t> first_invalid_utf8(std::string_view s) {
     }
     size_t len;
     char32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-    else return i;  // continuation byte without a lead, 0xC0/0xC1 (overlong), 0xF5..0xFF
+    if (c >= 0xC2 && c <= 0xDF)
+      len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+      len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+      len = 4, cp = c & 0x07;
+    else
+      return i;  // continuation byte without a lead, 0xC0/0xC1 (overlong), 0xF5..0xFF
     if (i + len > n) return i;
     for (size_t k = 1; k < len; ++k) {
       if ((p[i + k] & 0xC0) != 0x80) return i;
@@ -43,15 +47,17 @@ int line_of_offset(std::string_view text, size_t offset) {
   return line;
 }
 
-void require_utf8(std::string_view text, const std::string& file, size_t base_offset, int base_line) {
+void require_utf8(std::string_view text, const std::string& file, size_t base_offset,
+                  int base_line) {
   auto bad = first_invalid_utf8(text);
   if (!bad) return;
   char hex[8];
   std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(text[*bad]));
   int line = base_line + line_of_offset(text, *bad) - 1;
-  throw UserError(std::string("byte ") + hex + " at byte offset " + std::to_string(base_offset + *bad) +
-                      " is not valid UTF-8",
-                  {file, line, 0, ""}, "UTF-8 text; re-encode the file, e.g. iconv -f latin1 -t utf-8");
+  throw UserError(std::string("byte ") + hex + " at byte offset " +
+                      std::to_string(base_offset + *bad) + " is not valid UTF-8",
+                  {file, line, 0, ""},
+                  "UTF-8 text; re-encode the file, e.g. iconv -f latin1 -t utf-8");
 }
 
 std::optional<size_t> json_nesting_exceeds(std::string_view s, int limit) {
@@ -60,11 +66,14 @@ std::optional<size_t> json_nesting_exceeds(std::string_view s, int limit) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > limit) return i;
     } else if ((c == ']' || c == '}') && depth > 0) {
@@ -100,9 +109,9 @@ int64_t check_batch_size(const std::string& text, const std::string& field) {
   bool in_range = whole && first != std::string::npos && digits.size() - first <= 10 &&
                   std::stoll(digits.substr(first)) <= kMaxBatchSize;
   if (!in_range)
-    throw UserError("batch size '" + text + "' is " + (whole ? "out of range" : "not valid"),
-                    {"", 0, 0, field},
-                    "a whole number from 1 to " + std::to_string(kMaxBatchSize) + ", auto or auto:N");
+    throw UserError(
+        "batch size '" + text + "' is " + (whole ? "out of range" : "not valid"), {"", 0, 0, field},
+        "a whole number from 1 to " + std::to_string(kMaxBatchSize) + ", auto or auto:N");
   return std::stoll(digits.substr(first));
 }
 

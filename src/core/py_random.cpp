@@ -39,8 +39,8 @@ void PyRandom::init_by_array(const std::vector<uint32_t>& key) {
     if (j >= n) j = 0;
   }
   for (size_t k = 623; k; --k) {
-    mt_[i] = (mt_[i] ^ ((mt_[i - 1] ^ (mt_[i - 1] >> 30)) * 1566083941u)) -
-             static_cast<uint32_t>(i);
+    mt_[i] =
+        (mt_[i] ^ ((mt_[i - 1] ^ (mt_[i - 1] >> 30)) * 1566083941u)) - static_cast<uint32_t>(i);
     ++i;
     if (i >= 624) {
       mt_[0] = mt_[623];
@@ -101,7 +101,8 @@ std::vector<size_t> PyRandom::sample_indices(size_t n, size_t k) {
   if (k > n) throw std::invalid_argument("Sample larger than population or is negative");
   std::vector<size_t> result(k);
   size_t setsize = 21;
-  if (k > 5) setsize += static_cast<size_t>(std::pow(4.0, std::ceil(std::log(3.0 * k) / std::log(4.0))));
+  if (k > 5)
+    setsize += static_cast<size_t>(std::pow(4.0, std::ceil(std::log(3.0 * k) / std::log(4.0))));
   if (n <= setsize) {
     std::vector<size_t> pool(n);
     for (size_t i = 0; i < n; ++i) pool[i] = i;

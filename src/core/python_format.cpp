@@ -105,12 +105,24 @@ std::string repr(const Json& v) {
 
 static void repr_into(const Json& v, std::string& out, bool) {
   switch (v.type()) {
-    case Json::value_t::null: out += "None"; break;
-    case Json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
-    case Json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); break;
-    case Json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
-    case Json::value_t::number_float: out += float_repr(v.get<double>()); break;
-    case Json::value_t::string: out += str_repr(v.get_ref<const std::string&>()); break;
+    case Json::value_t::null:
+      out += "None";
+      break;
+    case Json::value_t::boolean:
+      out += v.get<bool>() ? "True" : "False";
+      break;
+    case Json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
+      break;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
+      break;
+    case Json::value_t::number_float:
+      out += float_repr(v.get<double>());
+      break;
+    case Json::value_t::string:
+      out += str_repr(v.get_ref<const std::string&>());
+      break;
     case Json::value_t::array: {
       out += '[';
       bool first = true;
@@ -135,7 +147,9 @@ static void repr_into(const Json& v, std::string& out, bool) {
       out += '}';
       break;
     }
-    default: out += "None"; break;
+    default:
+      out += "None";
+      break;
   }
 }
 
@@ -143,14 +157,29 @@ static void json_string(std::string_view s, bool ensure_ascii, std::string& out)
   out += '"';
   unicode::for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
     switch (c) {
-      case U'"': out += "\\\""; return;
-      case U'\\': out += "\\\\"; return;
-      case U'\n': out += "\\n"; return;
-      case U'\r': out += "\\r"; return;
-      case U'\t': out += "\\t"; return;
-      case U'\b': out += "\\b"; return;
-      case U'\f': out += "\\f"; return;
-      default: break;
+      case U'"':
+        out += "\\\"";
+        return;
+      case U'\\':
+        out += "\\\\";
+        return;
+      case U'\n':
+        out += "\\n";
+        return;
+      case U'\r':
+        out += "\\r";
+        return;
+      case U'\t':
+        out += "\\t";
+        return;
+      case U'\b':
+        out += "\\b";
+        return;
+      case U'\f':
+        out += "\\f";
+        return;
+      default:
+        break;
     }
     char b[16];
     if (c < 0x20) {
@@ -178,28 +207,43 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
   if (depth > 2 * kMaxNestingDepth)
     throw UserError("value nested more than " + std::to_string(2 * kMaxNestingDepth) +
                         " levels deep cannot be written as JSON",
-                    {}, "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting in inputs");
+                    {},
+                    "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting in inputs");
   auto newline = [&](int d) {
     out += '\n';
     out.append(static_cast<size_t>(o.indent * d), ' ');
   };
   switch (v.type()) {
-    case Json::value_t::null: out += "null"; return;
-    case Json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
-    case Json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); return;
-    case Json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); return;
+    case Json::value_t::null:
+      out += "null";
+      return;
+    case Json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
+      return;
     case Json::value_t::number_float: {
       double d = v.get<double>();
-      if (std::isnan(d)) out += "NaN";
-      else if (std::isinf(d)) out += d > 0 ? "Infinity" : "-Infinity";
-      else out += float_repr(d);
+      if (std::isnan(d))
+        out += "NaN";
+      else if (std::isinf(d))
+        out += d > 0 ? "Infinity" : "-Infinity";
+      else
+        out += float_repr(d);
       return;
     }
     case Json::value_t::string:
       json_string(v.get_ref<const std::string&>(), o.ensure_ascii, out);
       return;
     case Json::value_t::array: {
-      if (v.empty()) { out += "[]"; return; }
+      if (v.empty()) {
+        out += "[]";
+        return;
+      }
       out += '[';
       bool first = true;
       for (const auto& e : v) {
@@ -213,7 +257,10 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
       return;
     }
     case Json::value_t::object: {
-      if (v.empty()) { out += "{}"; return; }
+      if (v.empty()) {
+        out += "{}";
+        return;
+      }
       out += '{';
       std::vector<std::pair<std::string, const Json*>> items;
       for (auto it = v.begin(); it != v.end(); ++it) items.emplace_back(it.key(), &it.value());
@@ -233,7 +280,9 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
       out += '}';
       return;
     }
-    default: out += "null"; return;
+    default:
+      out += "null";
+      return;
   }
 }
 

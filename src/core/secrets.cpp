@@ -22,8 +22,10 @@ size_t value_end(std::string_view s, size_t i) {
   char c = s[i];
   if (c == '"' || c == '\'') {
     for (size_t k = i + 1; k < s.size(); ++k) {
-      if (s[k] == '\\') ++k;
-      else if (s[k] == c) return k + 1;
+      if (s[k] == '\\')
+        ++k;
+      else if (s[k] == c)
+        return k + 1;
     }
     return s.size();
   }
@@ -33,8 +35,10 @@ size_t value_end(std::string_view s, size_t i) {
     for (size_t k = i; k < s.size(); ++k) {
       char d = s[k];
       if (q) {
-        if (d == '\\') ++k;
-        else if (d == q) q = 0;
+        if (d == '\\')
+          ++k;
+        else if (d == q)
+          q = 0;
       } else if (d == '"' || d == '\'') {
         q = d;
       } else if (d == '{' || d == '[') {
@@ -78,15 +82,19 @@ void for_each_secret_span(std::string_view s, Fn fn) {
     }
     // "--model_args token: unknown key ..." and validate's "model_args.token: ..." name a field
     // (SourceLocation's label), followed by our message, not by the value.
-    auto preceded_by = [&](std::string_view p) { return i >= p.size() && s.substr(i - p.size(), p.size()) == p; };
-    bool label = j < s.size() && s[j] == ':' && j == k && (preceded_by("--model_args ") || preceded_by("model_args."));
+    auto preceded_by = [&](std::string_view p) {
+      return i >= p.size() && s.substr(i - p.size(), p.size()) == p;
+    };
+    bool label = j < s.size() && s[j] == ':' && j == k &&
+                 (preceded_by("--model_args ") || preceded_by("model_args."));
     if (assign && !label && is_secret_key(key)) {
       size_t b = j + 1;
       while (b < s.size() && s[b] == ' ') ++b;
       size_t e = value_end(s, b);
       std::string word;
       for (size_t q = b; q < e; ++q) word += lower(s[q]);
-      if (word == "bearer" && e < s.size() && s[e] == ' ') e = value_end(s, e + 1);  // scheme + token
+      if (word == "bearer" && e < s.size() && s[e] == ' ')
+        e = value_end(s, e + 1);  // scheme + token
       size_t vb = b, ve = e;
       if (vb < ve && (s[vb] == '"' || s[vb] == '\'')) {
         ++vb;
@@ -105,9 +113,9 @@ void for_each_secret_span(std::string_view s, Fn fn) {
 bool is_secret_key(std::string_view key) {
   std::string l;
   for (char c : key) l += lower(c == '-' ? '_' : c);
-  for (const char* k : {"api_key", "apikey", "token", "auth_token", "access_token", "hf_token",
-                        "header", "headers", "authorization", "password", "secret",
-                        "secret_key", "openai_api_key", "x_api_key"})
+  for (const char* k :
+       {"api_key", "apikey", "token", "auth_token", "access_token", "hf_token", "header", "headers",
+        "authorization", "password", "secret", "secret_key", "openai_api_key", "x_api_key"})
     if (l == k) return true;
   return false;
 }
@@ -134,8 +142,8 @@ std::vector<std::string> secret_values_in(std::string_view text) {
 std::string redact(std::string_view text, const std::vector<std::string>& extra) {
   std::string out = mask_secrets(text);
   std::vector<std::string> values = extra;
-  for (const char* var : {"OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "ANTHROPIC_API_KEY",
-                          "TEXTSYNTH_API_KEY", "WANDB_API_KEY"})
+  for (const char* var : {"OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
+                          "ANTHROPIC_API_KEY", "TEXTSYNTH_API_KEY", "WANDB_API_KEY"})
     if (const char* v = std::getenv(var); v && *v) values.emplace_back(v);
   for (const auto& v : values) {
     if (v.size() < 4 || v == "***") continue;

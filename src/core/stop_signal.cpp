@@ -21,14 +21,16 @@ extern "C" void on_stop_signal(int sig) {
     std::raise(sig);
     return;
   }
-  static const char msg[] = "\nlm-eval: stopping after the current batch (send the signal again to stop at once)\n";
+  static const char msg[] =
+      "\nlm-eval: stopping after the current batch (send the signal again to stop at once)\n";
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
   (void)ignored;
 }
 
 }  // namespace
 
-Interrupted::Interrupted(int signal, std::string message) : signal_(signal), message_(std::move(message)) {}
+Interrupted::Interrupted(int signal, std::string message)
+    : signal_(signal), message_(std::move(message)) {}
 
 void install_stop_signal_handlers() {
   struct sigaction sa {};
@@ -46,10 +48,14 @@ void throw_if_stopped() {
 
 std::string signal_name(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "signal " + std::to_string(signal);
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal " + std::to_string(signal);
   }
 }
 

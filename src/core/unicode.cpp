@@ -15,21 +15,45 @@ namespace lmeval::unicode {
 
 static size_t decode_one(std::string_view s, size_t i, char32_t& out) {
   auto b = static_cast<unsigned char>(s[i]);
-  if (b < 0x80) { out = b; return 1; }
+  if (b < 0x80) {
+    out = b;
+    return 1;
+  }
   int n = 0;
   char32_t cp = 0;
   char32_t min = 0;
-  if ((b & 0xe0) == 0xc0) { n = 1; cp = b & 0x1f; min = 0x80; }
-  else if ((b & 0xf0) == 0xe0) { n = 2; cp = b & 0x0f; min = 0x800; }
-  else if ((b & 0xf8) == 0xf0) { n = 3; cp = b & 0x07; min = 0x10000; }
-  else { out = 0xfffd; return 1; }
+  if ((b & 0xe0) == 0xc0) {
+    n = 1;
+    cp = b & 0x1f;
+    min = 0x80;
+  } else if ((b & 0xf0) == 0xe0) {
+    n = 2;
+    cp = b & 0x0f;
+    min = 0x800;
+  } else if ((b & 0xf8) == 0xf0) {
+    n = 3;
+    cp = b & 0x07;
+    min = 0x10000;
+  } else {
+    out = 0xfffd;
+    return 1;
+  }
   for (int k = 1; k <= n; ++k) {
-    if (i + k >= s.size()) { out = 0xfffd; return 1; }
+    if (i + k >= s.size()) {
+      out = 0xfffd;
+      return 1;
+    }
     auto c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xc0) != 0x80) { out = 0xfffd; return 1; }
+    if ((c & 0xc0) != 0x80) {
+      out = 0xfffd;
+      return 1;
+    }
     cp = (cp << 6) | (c & 0x3f);
   }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) { out = 0xfffd; return 1; }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    out = 0xfffd;
+    return 1;
+  }
   out = cp;
   return static_cast<size_t>(n + 1);
 }
@@ -108,9 +132,24 @@ bool is_valid_utf8(std::string_view s) {
 
 bool py_isspace(char32_t c) {
   switch (c) {
-    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x1c: case 0x1d: case 0x1e:
-    case 0x1f: case 0x20: case 0x85: case 0xa0: case 0x1680: case 0x2028: case 0x2029:
-    case 0x202f: case 0x205f: case 0x3000:
+    case 0x09:
+    case 0x0a:
+    case 0x0b:
+    case 0x0c:
+    case 0x0d:
+    case 0x1c:
+    case 0x1d:
+    case 0x1e:
+    case 0x1f:
+    case 0x20:
+    case 0x85:
+    case 0xa0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202f:
+    case 0x205f:
+    case 0x3000:
       return true;
     default:
       return c >= 0x2000 && c <= 0x200a;
@@ -165,10 +204,11 @@ bool py_isdigit(char32_t c) {
   if (c < 0x80) return c >= '0' && c <= '9';
   // Nd plus the superscript/circled digits that Python counts as Numeric_Type=Digit.
   if (c == 0xb2 || c == 0xb3 || c == 0xb9) return true;
-  if ((c >= 0x2070 && c <= 0x2079) || (c >= 0x2080 && c <= 0x2089)) return c != 0x2071 && c != 0x2072 && c != 0x2073;
-  if ((c >= 0x2460 && c <= 0x2468) || (c >= 0x2474 && c <= 0x247c) || (c >= 0x2488 && c <= 0x2490) ||
-      c == 0x24ea || (c >= 0x24f5 && c <= 0x24fd) || c == 0x24ff || (c >= 0x2776 && c <= 0x277e) ||
-      (c >= 0x2780 && c <= 0x2788) || (c >= 0x278a && c <= 0x2792))
+  if ((c >= 0x2070 && c <= 0x2079) || (c >= 0x2080 && c <= 0x2089))
+    return c != 0x2071 && c != 0x2072 && c != 0x2073;
+  if ((c >= 0x2460 && c <= 0x2468) || (c >= 0x2474 && c <= 0x247c) ||
+      (c >= 0x2488 && c <= 0x2490) || c == 0x24ea || (c >= 0x24f5 && c <= 0x24fd) || c == 0x24ff ||
+      (c >= 0x2776 && c <= 0x277e) || (c >= 0x2780 && c <= 0x2788) || (c >= 0x278a && c <= 0x2792))
     return true;
   return matches_class(c, "^\\p{Nd}$");
 }
@@ -228,13 +268,15 @@ using case_data::CodeRange;
 
 const CaseMapping* find_mapping(const CaseMapping* table, size_t n, char32_t c) {
   const CaseMapping* end = table + n;
-  const CaseMapping* it = std::lower_bound(table, end, c, [](const CaseMapping& m, char32_t x) { return m.from < x; });
+  const CaseMapping* it =
+      std::lower_bound(table, end, c, [](const CaseMapping& m, char32_t x) { return m.from < x; });
   return it != end && it->from == c ? it : nullptr;
 }
 
 bool in_ranges(const CodeRange* table, size_t n, char32_t c) {
   const CodeRange* end = table + n;
-  const CodeRange* it = std::upper_bound(table, end, c, [](char32_t x, const CodeRange& r) { return x < r.lo; });
+  const CodeRange* it =
+      std::upper_bound(table, end, c, [](char32_t x, const CodeRange& r) { return x < r.lo; });
   return it != table && (it - 1)->hi >= c;
 }
 

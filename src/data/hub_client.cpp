@@ -1,4 +1,5 @@
-// Hugging Face Hub client over libcurl with a huggingface_hub-compatible cache (blobs/refs/snapshots).
+// Hugging Face Hub client over libcurl with a huggingface_hub-compatible cache
+// (blobs/refs/snapshots).
 #include "lmeval/data/hub_client.hpp"
 
 #include "lmeval/core/atomic_file.hpp"
@@ -6,22 +7,22 @@
 
 #include <curl/curl.h>
 #include <fcntl.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
-#include <atomic>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -61,7 +62,8 @@ std::string url_quote(const std::string& s, bool keep_slash) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (keep_slash && c == '/')) {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -83,9 +85,10 @@ std::string normalize_etag(std::string e) {
 // Blob names come from the server: keep them to a safe alphabet.
 bool safe_blob_name(const std::string& e) {
   if (e.empty() || e.size() > 200) return false;
-  return std::all_of(e.begin(), e.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_' || c == '.';
-  }) && e != "." && e != "..";
+  return std::all_of(
+             e.begin(), e.end(),
+             [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; }) &&
+         e != "." && e != "..";
 }
 
 // Repo paths must stay inside the snapshot.
@@ -144,11 +147,15 @@ HubConfig HubConfig::from_env(bool datasets) {
   while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
   fs::path home = env("HOME").empty() ? fs::path("/tmp") : fs::path(env("HOME"));
   fs::path hf_home = !env("HF_HOME").empty() ? fs::path(env("HF_HOME"))
-                     : !env("XDG_CACHE_HOME").empty() ? fs::path(env("XDG_CACHE_HOME")) / "huggingface"
-                                                      : home / ".cache" / "huggingface";
-  if (!env("HF_HUB_CACHE").empty()) c.cache_dir = env("HF_HUB_CACHE");
-  else if (!env("HUGGINGFACE_HUB_CACHE").empty()) c.cache_dir = env("HUGGINGFACE_HUB_CACHE");
-  else c.cache_dir = hf_home / "hub";
+                     : !env("XDG_CACHE_HOME").empty()
+                         ? fs::path(env("XDG_CACHE_HOME")) / "huggingface"
+                         : home / ".cache" / "huggingface";
+  if (!env("HF_HUB_CACHE").empty())
+    c.cache_dir = env("HF_HUB_CACHE");
+  else if (!env("HUGGINGFACE_HUB_CACHE").empty())
+    c.cache_dir = env("HUGGINGFACE_HUB_CACHE");
+  else
+    c.cache_dir = hf_home / "hub";
   for (const char* var : {"HF_TOKEN", "HF_HUB_TOKEN", "HUGGING_FACE_HUB_TOKEN"}) {
     std::string t = trim(env(var));
     if (!t.empty()) {
@@ -157,7 +164,8 @@ HubConfig HubConfig::from_env(bool datasets) {
     }
   }
   if (!c.token) {
-    fs::path tp = !env("HF_TOKEN_PATH").empty() ? fs::path(env("HF_TOKEN_PATH")) : hf_home / "token";
+    fs::path tp =
+        !env("HF_TOKEN_PATH").empty() ? fs::path(env("HF_TOKEN_PATH")) : hf_home / "token";
     std::string t = trim(read_small_file(tp));
     if (!t.empty()) c.token = t;
   }
@@ -247,15 +255,16 @@ struct Progress {
 int on_progress(void* ud, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
   auto* pr = static_cast<Progress*>(ud);
   // Only large transfers get a bar (config files and small shards would just flicker).
-  if (!pr->enabled || total <= 0 || static_cast<uint64_t>(total) + pr->offset < (10u << 20)) return 0;
+  if (!pr->enabled || total <= 0 || static_cast<uint64_t>(total) + pr->offset < (10u << 20))
+    return 0;
   auto t = std::chrono::steady_clock::now();
   if (now != total && t - pr->last < std::chrono::milliseconds(200)) return 0;
   pr->last = t;
   double frac = static_cast<double>(now + pr->offset) / static_cast<double>(total + pr->offset);
   int width = 30, filled = static_cast<int>(frac * width);
   std::fprintf(stderr, "\r%s [%s%s] %5.1f%% %.1f/%.1f MB", pr->label.c_str(),
-               std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(), frac * 100,
-               (now + pr->offset) / 1e6, (total + pr->offset) / 1e6);
+               std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+               frac * 100, (now + pr->offset) / 1e6, (total + pr->offset) / 1e6);
   pr->drawn = true;
   return 0;
 }
@@ -296,7 +305,8 @@ HubClient::Response HubClient::request(const std::string& method, const std::str
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, nullptr);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, sink);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);  // error pages must not land in the blob
-    if (resume_from > 0) curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(resume_from));
+    if (resume_from > 0)
+      curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(resume_from));
     pr.enabled = config_.progress;
     pr.label = what;
     pr.offset = resume_from;
@@ -321,7 +331,9 @@ namespace {
 bool retryable(long status) { return status == 429 || status >= 500; }
 
 // No name resolution means no network here: retrying only delays the fallback to the cache.
-bool hopeless(CURLcode c) { return c == CURLE_COULDNT_RESOLVE_HOST || c == CURLE_COULDNT_RESOLVE_PROXY; }
+bool hopeless(CURLcode c) {
+  return c == CURLE_COULDNT_RESOLVE_HOST || c == CURLE_COULDNT_RESOLVE_PROXY;
+}
 
 [[noreturn]] void throw_http(const std::string& what, const RepoRef& repo, long status,
                              const std::string& error_code, bool have_token) {
@@ -329,8 +341,9 @@ bool hopeless(CURLcode c) { return c == CURLE_COULDNT_RESOLVE_HOST || c == CURLE
   if (status == 401 || status == 403) {
     throw UserError(who + " needs authentication (gated or private repo, HTTP " +
                         std::to_string(status) + ") while fetching " + what,
-                    {}, have_token ? "a token with access to it (the one given was refused)"
-                                   : "a token in HF_TOKEN or ~/.cache/huggingface/token");
+                    {},
+                    have_token ? "a token with access to it (the one given was refused)"
+                               : "a token in HF_TOKEN or ~/.cache/huggingface/token");
   }
   if (status == 404) {
     if (error_code == "RevisionNotFound")
@@ -383,13 +396,14 @@ HubClient::RepoInfo HubClient::cached_repo_info(const RepoRef& repo) const {
   if (!commit) {
     throw UserError("offline: " + type_word(repo.type) + " '" + repo.id + "' at revision '" +
                         repo.revision + "' is not in the cache " + config_.cache_dir.string(),
-                    {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+                    {},
+                    "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
   }
   info.commit = *commit;
   fs::path snap = snapshot_dir(repo, *commit);
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(snap, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(snap, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (fs::is_regular_file(it->path()))  // follows the blob symlinks
       info.files.push_back(it->path().lexically_relative(snap).generic_string());
   }
@@ -419,7 +433,8 @@ HubClient::RepoInfo HubClient::repo_info(const RepoRef& repo) {
                                "' is not in the cache"));
     }
   }
-  if (r.status != 200) throw_http(what, repo, r.status, r.header("x-error-code"), config_.token.has_value());
+  if (r.status != 200)
+    throw_http(what, repo, r.status, r.header("x-error-code"), config_.token.has_value());
   RepoInfo info;
   nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("sha") || !j["sha"].is_string())
@@ -434,7 +449,8 @@ HubClient::RepoInfo HubClient::repo_info(const RepoRef& repo) {
   return info;
 }
 
-fs::path HubClient::download(const RepoRef& repo, const std::string& commit, const std::string& filename) {
+fs::path HubClient::download(const RepoRef& repo, const std::string& commit,
+                             const std::string& filename) {
   auto p = try_download(repo, commit, filename);
   if (!p) {
     RepoRef at = repo;
@@ -451,9 +467,10 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
   fs::path target = snapshot_dir(repo, commit) / filename;
   if (fs::exists(target)) return target;  // exists() follows the symlink to the blob
   if (config_.offline) {
-    throw UserError("offline: " + type_word(repo.type) + " '" + repo.id + "' at revision " + commit +
-                        " is missing from the cache " + config_.cache_dir.string() + ": " + filename,
-                    {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+    throw UserError(
+        "offline: " + type_word(repo.type) + " '" + repo.id + "' at revision " + commit +
+            " is missing from the cache " + config_.cache_dir.string() + ": " + filename,
+        {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
   }
   const std::string url = resolve_url(repo, commit, filename);
   // HEAD without following redirects: the Hub puts X-Linked-Etag/-Size on the 302 for LFS files.
@@ -466,8 +483,8 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
   }
   // Redirects within the Hub (renamed repos) are followed, as huggingface_hub does; those to
   // another host (the CDN) are not: that response carries the X-Linked-* headers already.
-  for (int hops = 0; !head.transport_failed() && head.status >= 301 && head.status <= 308 && hops < 5;
-       ++hops) {
+  for (int hops = 0;
+       !head.transport_failed() && head.status >= 301 && head.status <= 308 && hops < 5; ++hops) {
     std::string loc = head.header("location");
     if (!loc.empty() && loc.front() == '/') loc = config_.endpoint + loc;
     if (loc.rfind(config_.endpoint + "/", 0) != 0) break;
@@ -481,9 +498,10 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
     at.revision = commit;
     throw_http(filename, at, head.status, head.header("x-error-code"), config_.token.has_value());
   }
-  std::string etag = normalize_etag(!head.header("x-linked-etag").empty() ? head.header("x-linked-etag")
-                                                                          : head.header("etag"));
-  if (!safe_blob_name(etag)) throw RuntimeError("Hub answered without a usable ETag for " + filename);
+  std::string etag = normalize_etag(
+      !head.header("x-linked-etag").empty() ? head.header("x-linked-etag") : head.header("etag"));
+  if (!safe_blob_name(etag))
+    throw RuntimeError("Hub answered without a usable ETag for " + filename);
   int64_t size = -1;
   std::string size_s = !head.header("x-linked-size").empty() ? head.header("x-linked-size")
                                                              : head.header("content-length");
@@ -543,12 +561,14 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
           throw_http(filename, at, g.status, g.header("x-error-code"), config_.token.has_value());
         }
         if (attempt >= config_.max_retries) {
-          throw RuntimeError(scrub("download of " + filename + " from " + type_word(repo.type) + " '" +
-                                   repo.id + "' failed after " + std::to_string(attempt + 1) +
-                                   " attempts" + (g.transport_failed() ? ": " + g.curl_error : "")));
+          throw RuntimeError(scrub("download of " + filename + " from " + type_word(repo.type) +
+                                   " '" + repo.id + "' failed after " +
+                                   std::to_string(attempt + 1) + " attempts" +
+                                   (g.transport_failed() ? ": " + g.curl_error : "")));
         }
-        spdlog::info("retrying {} (attempt {}): {}", filename, attempt + 2,
-                     g.transport_failed() ? scrub(g.curl_error) : "HTTP " + std::to_string(g.status));
+        spdlog::info(
+            "retrying {} (attempt {}): {}", filename, attempt + 2,
+            g.transport_failed() ? scrub(g.curl_error) : "HTTP " + std::to_string(g.status));
         sleep_backoff(config_, attempt, g.header("retry-after"));
       }
       fs::rename(part, blob);
@@ -575,29 +595,43 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
 }
 
 std::vector<std::string> select_model_files(const std::vector<std::string>& files) {
-  static const std::vector<std::string> wanted = {
-      "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-      "special_tokens_map.json", "tokenizer.model", "vocab.json", "merges.txt", "vocab.txt",
-      "added_tokens.json", "spiece.model", "sentencepiece.bpe.model", "chat_template.jinja",
-      "chat_template.json", "preprocessor_config.json"};
+  static const std::vector<std::string> wanted = {"config.json",
+                                                  "generation_config.json",
+                                                  "tokenizer.json",
+                                                  "tokenizer_config.json",
+                                                  "special_tokens_map.json",
+                                                  "tokenizer.model",
+                                                  "vocab.json",
+                                                  "merges.txt",
+                                                  "vocab.txt",
+                                                  "added_tokens.json",
+                                                  "spiece.model",
+                                                  "sentencepiece.bpe.model",
+                                                  "chat_template.jinja",
+                                                  "chat_template.json",
+                                                  "preprocessor_config.json"};
   std::vector<std::string> out;
   bool has_safetensors = false;
   for (const auto& f : files)
-    if (f.find('/') == std::string::npos && f.size() > 12 && f.ends_with(".safetensors")) has_safetensors = true;
+    if (f.find('/') == std::string::npos && f.size() > 12 && f.ends_with(".safetensors"))
+      has_safetensors = true;
   for (const auto& f : files) {
-    if (f.find('/') != std::string::npos) continue;  // top level only (subfolders hold other formats)
+    if (f.find('/') != std::string::npos)
+      continue;  // top level only (subfolders hold other formats)
     bool take = std::find(wanted.begin(), wanted.end(), f) != wanted.end();
     if (has_safetensors) {
       take |= f.ends_with(".safetensors") || f == "model.safetensors.index.json";
     } else {
-      take |= (f.rfind("pytorch_model", 0) == 0 && (f.ends_with(".bin") || f.ends_with(".bin.index.json")));
+      take |= (f.rfind("pytorch_model", 0) == 0 &&
+               (f.ends_with(".bin") || f.ends_with(".bin.index.json")));
     }
     if (take) out.push_back(f);
   }
   return out;
 }
 
-fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path, const std::string& revision) {
+fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
+                           const std::string& revision) {
   if (fs::is_directory(repo_or_path)) return repo_or_path;
   if (repo_or_path.empty() || repo_or_path.front() == '/' || repo_or_path.front() == '.' ||
       std::count(repo_or_path.begin(), repo_or_path.end(), '/') > 1)
@@ -607,7 +641,8 @@ fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path, c
   auto info = client.repo_info(repo);
   auto files = select_model_files(info.files);
   if (std::find(files.begin(), files.end(), "config.json") == files.end())
-    throw UserError("model '" + repo.id + "' has no config.json at revision '" + repo.revision + "'");
+    throw UserError("model '" + repo.id + "' has no config.json at revision '" + repo.revision +
+                    "'");
   std::vector<std::string> missing;
   for (const auto& f : files) {
     if (client.config().offline) {
@@ -632,7 +667,8 @@ fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path, c
     if (j.is_discarded() || !j.contains("weight_map") || !j["weight_map"].is_object()) continue;
     std::vector<std::string> shards;
     for (auto& [k, v] : j["weight_map"].items())
-      if (v.is_string() && std::find(shards.begin(), shards.end(), v.get<std::string>()) == shards.end())
+      if (v.is_string() &&
+          std::find(shards.begin(), shards.end(), v.get<std::string>()) == shards.end())
         shards.push_back(v.get<std::string>());
     std::string list;
     for (const auto& s : shards) {

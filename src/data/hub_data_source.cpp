@@ -1,4 +1,5 @@
-// Hub datasets: README `configs:` / conventional data-file patterns, parquet branch fallback, loading.
+// Hub datasets: README `configs:` / conventional data-file patterns, parquet branch fallback,
+// loading.
 #include "lmeval/data/hub_data_source.hpp"
 
 #include "lmeval/core/error.hpp"
@@ -107,11 +108,12 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& split_keywo
 }  // namespace
 
 bool is_data_file(const std::string& path) {
-  static const std::vector<std::string> exts = {".parquet", ".jsonl", ".json", ".ndjson", ".csv",
-                                                ".tsv", ".txt", ".arrow"};
+  static const std::vector<std::string> exts = {".parquet", ".jsonl", ".json", ".ndjson",
+                                                ".csv",     ".tsv",   ".txt",  ".arrow"};
   std::string p = path;
   std::transform(p.begin(), p.end(), p.begin(), ::tolower);
-  return std::any_of(exts.begin(), exts.end(), [&](const std::string& e) { return p.ends_with(e); });
+  return std::any_of(exts.begin(), exts.end(),
+                     [&](const std::string& e) { return p.ends_with(e); });
 }
 
 namespace {
@@ -125,8 +127,8 @@ bool hidden(const std::string& path) {
   return false;
 }
 
-std::vector<std::string> match_all(const std::vector<std::string>& files, const std::string& pattern,
-                                   bool skip_hidden) {
+std::vector<std::string> match_all(const std::vector<std::string>& files,
+                                   const std::string& pattern, bool skip_hidden) {
   std::vector<std::string> out;
   for (const auto& f : files)
     if ((!skip_hidden || !hidden(f)) && glob_match(pattern, f)) out.push_back(f);
@@ -156,17 +158,20 @@ void keep_main_format(SplitFiles& splits) {
                        return a.second < b.second;
                      })->first;
   for (auto& [s, fs_] : splits)
-    fs_.erase(std::remove_if(fs_.begin(), fs_.end(), [&](auto& f) { return ext_of(f) != best; }), fs_.end());
+    fs_.erase(std::remove_if(fs_.begin(), fs_.end(), [&](auto& f) { return ext_of(f) != best; }),
+              fs_.end());
 }
 
 // The conventional layouts of `datasets` (data_files.py), relative to `base`.
 SplitFiles default_patterns(const std::vector<std::string>& files, const std::string& base) {
   std::vector<std::string> data;
   for (const auto& f : files)
-    if (is_data_ext(f) && !hidden(f) && (base.empty() || f.starts_with(base + "/"))) data.push_back(f);
+    if (is_data_ext(f) && !hidden(f) && (base.empty() || f.starts_with(base + "/")))
+      data.push_back(f);
   SplitFiles out;
   // 1. data/<split>-NNNNN-of-NNNNN*.* (any split name)
-  static const std::regex sharded(R"(^([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)-[0-9]{5}-of-[0-9]{5}[^/]*\.[^/]*$)");
+  static const std::regex sharded(
+      R"(^([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)-[0-9]{5}-of-[0-9]{5}[^/]*\.[^/]*$)");
   std::string prefix = join_path(base, "data/");
   std::map<std::string, std::vector<std::string>> found;
   std::vector<std::string> order;
@@ -213,16 +218,18 @@ SplitFiles default_patterns(const std::vector<std::string>& files, const std::st
 
 std::vector<std::string> as_patterns(const YAML::Node& n) {
   std::vector<std::string> out;
-  if (n.IsScalar()) out.push_back(n.as<std::string>());
+  if (n.IsScalar())
+    out.push_back(n.as<std::string>());
   else if (n.IsSequence())
     for (const auto& e : n)
       if (e.IsScalar()) out.push_back(e.as<std::string>());
   return out;
 }
 
-SplitFiles patterns_to_files(const std::vector<std::string>& files,
-                             const std::vector<std::pair<std::string, std::vector<std::string>>>& pats,
-                             const std::string& base) {
+SplitFiles patterns_to_files(
+    const std::vector<std::string>& files,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& pats,
+    const std::string& base) {
   SplitFiles out;
   for (const auto& [split, ps] : pats) {
     std::set<std::string> hit;
@@ -236,7 +243,8 @@ SplitFiles patterns_to_files(const std::vector<std::string>& files,
 }
 
 // data_files in any of the forms `datasets` accepts, as split -> patterns.
-std::vector<std::pair<std::string, std::vector<std::string>>> data_files_patterns(const YAML::Node& n) {
+std::vector<std::pair<std::string, std::vector<std::string>>> data_files_patterns(
+    const YAML::Node& n) {
   auto scalar = [](const YAML::Node& x, const std::string& dflt) {
     return x && x.IsScalar() ? x.as<std::string>() : dflt;
   };
@@ -286,7 +294,8 @@ bool glob_match(const std::string& pattern, const std::string& path) {
   return match_at(pattern.c_str(), path.c_str());
 }
 
-ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files, const std::string& readme,
+ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files,
+                                  const std::string& readme,
                                   const std::optional<std::string>& config,
                                   const nlohmann::ordered_json& data_files) {
   ResolvedConfig rc;
@@ -316,18 +325,20 @@ ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files, co
       if (!c.IsMap() || !c["config_name"] || !c["config_name"].IsScalar()) continue;
       std::string name = c["config_name"].as<std::string>();
       rc.configs.push_back(name);
-      if (c["default"] && c["default"].IsScalar() && c["default"].as<bool>(false)) default_name = name;
+      if (c["default"] && c["default"].IsScalar() && c["default"].as<bool>(false))
+        default_name = name;
       if (config && *config == name) {
         chosen.reset(c);
         found = true;
       }
     }
     if (!config) {
-      std::string want = !default_name.empty()      ? default_name
-                         : rc.configs.size() == 1   ? rc.configs[0]
-                         : std::find(rc.configs.begin(), rc.configs.end(), "default") != rc.configs.end()
-                             ? "default"
-                             : "";
+      std::string want =
+          !default_name.empty()    ? default_name
+          : rc.configs.size() == 1 ? rc.configs[0]
+          : std::find(rc.configs.begin(), rc.configs.end(), "default") != rc.configs.end()
+              ? "default"
+              : "";
       if (want.empty())
         throw UserError("the dataset has several configs and no dataset_name was given", {},
                         "one of: " + join(rc.configs));
@@ -342,7 +353,8 @@ ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files, co
       // Const access only: a non-const operator[] would insert null keys.
       const YAML::Node ch = chosen;
       rc.config = ch["config_name"].as<std::string>();
-      std::string data_dir = ch["data_dir"] && ch["data_dir"].IsScalar() ? ch["data_dir"].as<std::string>() : "";
+      std::string data_dir =
+          ch["data_dir"] && ch["data_dir"].IsScalar() ? ch["data_dir"].as<std::string>() : "";
       if (ch["data_files"] && !ch["data_files"].IsNull()) {
         auto pats = data_files_patterns(ch["data_files"]);
         for (auto& [sp, ps] : pats) {
@@ -418,17 +430,22 @@ std::vector<Doc> read_data_file(const fs::path& file) {
 }
 
 HubDataSource::HubDataSource(std::shared_ptr<hub::HubClient> client)
-    : client_(client ? std::move(client)
-                     : std::make_shared<hub::HubClient>(hub::HubConfig::from_env(/*datasets=*/true))) {}
+    : client_(client
+                  ? std::move(client)
+                  : std::make_shared<hub::HubClient>(hub::HubConfig::from_env(/*datasets=*/true))) {
+}
 
 std::string HubDataSource::describe() const {
-  return "Hugging Face Hub (" + client_->config().endpoint + (client_->config().offline ? ", offline" : "") +
-         ", cache " + client_->config().cache_dir.string() + ")";
+  return "Hugging Face Hub (" + client_->config().endpoint +
+         (client_->config().offline ? ", offline" : "") + ", cache " +
+         client_->config().cache_dir.string() + ")";
 }
 
 bool HubDataSource::is_hub_id(const DatasetRef& ref) {
-  static const std::vector<std::string> builders = {"json", "csv", "parquet", "text", "arrow", "pandas"};
-  if (ref.path.empty() || std::find(builders.begin(), builders.end(), ref.path) != builders.end()) return false;
+  static const std::vector<std::string> builders = {"json", "csv",   "parquet",
+                                                    "text", "arrow", "pandas"};
+  if (ref.path.empty() || std::find(builders.begin(), builders.end(), ref.path) != builders.end())
+    return false;
   if (ref.path.front() == '/' || ref.path.front() == '.') return false;
   if (std::count(ref.path.begin(), ref.path.end(), '/') > 1) return false;
   if (!ref.base_dir.empty() && fs::exists(ref.base_dir / ref.path)) return false;
@@ -443,7 +460,8 @@ HubDataSource::Resolved HubDataSource::resolve(const DatasetRef& ref) {
       revision = ref.kwargs["revision"].get<std::string>();
     if (ref.kwargs.contains("data_files")) data_files = ref.kwargs["data_files"];
   }
-  std::string key = ref.path + "\n" + revision + "\n" + ref.name.value_or("\x01") + "\n" + data_files.dump();
+  std::string key =
+      ref.path + "\n" + revision + "\n" + ref.name.value_or("\x01") + "\n" + data_files.dump();
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
 
   Resolved r;
@@ -452,8 +470,9 @@ HubDataSource::Resolved HubDataSource::resolve(const DatasetRef& ref) {
   r.commit = info.commit;
   std::string readme;
   if (std::find(info.files.begin(), info.files.end(), "README.md") != info.files.end()) {
-    auto p = client_->config().offline ? std::optional<fs::path>(client_->snapshot_dir(r.repo, r.commit) / "README.md")
-                                       : client_->try_download(r.repo, r.commit, "README.md");
+    auto p = client_->config().offline
+                 ? std::optional<fs::path>(client_->snapshot_dir(r.repo, r.commit) / "README.md")
+                 : client_->try_download(r.repo, r.commit, "README.md");
     if (p && fs::exists(*p)) readme = hub_read_text(*p);
   }
   bool any_data = std::any_of(info.files.begin(), info.files.end(),
@@ -481,9 +500,12 @@ HubDataSource::Resolved HubDataSource::resolve(const DatasetRef& ref) {
       if (slash == std::string::npos) continue;
       std::string split = rest.substr(0, slash);
       if (split.starts_with("partial-")) split = split.substr(8);
-      auto it = std::find_if(by_dir.begin(), by_dir.end(), [&](auto& p) { return p.first == split; });
-      if (it == by_dir.end()) by_dir.emplace_back(split, std::vector<std::string>{f});
-      else it->second.push_back(f);
+      auto it =
+          std::find_if(by_dir.begin(), by_dir.end(), [&](auto& p) { return p.first == split; });
+      if (it == by_dir.end())
+        by_dir.emplace_back(split, std::vector<std::string>{f});
+      else
+        it->second.push_back(f);
     }
     if (!by_dir.empty()) {
       for (auto& [s, v] : by_dir) std::sort(v.begin(), v.end());
@@ -505,28 +527,35 @@ UserError HubDataSource::no_files(const Resolved& r, const std::vector<std::stri
             (pats.empty() ? std::string() : " (" + pats + ")");
   }
   if (client_->config().offline)
-    return UserError("offline: dataset '" + r.repo.id + "' config '" + r.config.config + "' at revision '" +
-                         r.repo.revision + "' (" + r.commit + ") is missing from the cache " +
-                         client_->config().cache_dir.string() + ": " + what,
-                     {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
-  return UserError("dataset '" + r.repo.id + "' config '" + r.config.config + "': no data files match " + what);
+    return UserError(
+        "offline: dataset '" + r.repo.id + "' config '" + r.config.config + "' at revision '" +
+            r.repo.revision + "' (" + r.commit + ") is missing from the cache " +
+            client_->config().cache_dir.string() + ": " + what,
+        {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+  return UserError("dataset '" + r.repo.id + "' config '" + r.config.config +
+                   "': no data files match " + what);
 }
 
-std::vector<fs::path> HubDataSource::local_files(const Resolved& r, const std::vector<std::string>& files) {
+std::vector<fs::path> HubDataSource::local_files(const Resolved& r,
+                                                 const std::vector<std::string>& files) {
   std::vector<fs::path> out;
   if (client_->config().offline) {
     std::vector<std::string> missing;
     for (const auto& f : files) {
       fs::path p = client_->snapshot_dir(r.repo, r.commit) / f;
-      if (fs::exists(p)) out.push_back(p);
-      else missing.push_back(f);
+      if (fs::exists(p))
+        out.push_back(p);
+      else
+        missing.push_back(f);
     }
     if (!missing.empty()) {
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      throw UserError("offline: dataset '" + r.repo.id + "' at revision '" + r.repo.revision + "' (" + r.commit +
-                          ") is missing from the cache " + client_->config().cache_dir.string() + ": " + list,
-                      {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+      throw UserError("offline: dataset '" + r.repo.id + "' at revision '" + r.repo.revision +
+                          "' (" + r.commit + ") is missing from the cache " +
+                          client_->config().cache_dir.string() + ": " + list,
+                      {},
+                      "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
     }
     return out;
   }
@@ -534,7 +563,8 @@ std::vector<fs::path> HubDataSource::local_files(const Resolved& r, const std::v
   return out;
 }
 
-std::optional<std::vector<Doc>> HubDataSource::load_split(const DatasetRef& ref, const std::string& split) {
+std::optional<std::vector<Doc>> HubDataSource::load_split(const DatasetRef& ref,
+                                                          const std::string& split) {
   if (!is_hub_id(ref)) return std::nullopt;
   Resolved r = resolve(ref);
   auto it = std::find_if(r.config.splits.begin(), r.config.splits.end(),
@@ -544,13 +574,17 @@ std::optional<std::vector<Doc>> HubDataSource::load_split(const DatasetRef& ref,
   std::vector<Doc> rows;
   for (const auto& p : local_files(r, it->second)) {
     auto part = read_data_file(p);
-    if (rows.empty()) rows = std::move(part);
-    else rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    if (rows.empty())
+      rows = std::move(part);
+    else
+      rows.insert(rows.end(), std::make_move_iterator(part.begin()),
+                  std::make_move_iterator(part.end()));
   }
   return rows;
 }
 
-std::vector<fs::path> HubDataSource::fetch(const DatasetRef& ref, const std::vector<std::string>& splits) {
+std::vector<fs::path> HubDataSource::fetch(const DatasetRef& ref,
+                                           const std::vector<std::string>& splits) {
   Resolved r = resolve(ref);
   std::vector<std::string> files;
   for (const auto& [s, v] : r.config.splits) {
@@ -563,11 +597,13 @@ std::vector<fs::path> HubDataSource::fetch(const DatasetRef& ref, const std::vec
       empty.push_back(s);
   if (!empty.empty()) throw no_files(r, empty);
   for (const auto& s : splits) {
-    if (std::none_of(r.config.splits.begin(), r.config.splits.end(), [&](auto& p) { return p.first == s; })) {
+    if (std::none_of(r.config.splits.begin(), r.config.splits.end(),
+                     [&](auto& p) { return p.first == s; })) {
       std::string have;
       for (const auto& [n, v] : r.config.splits) have += (have.empty() ? "" : ", ") + n;
-      throw UserError("dataset '" + ref.path + "' config '" + r.config.config + "' has no split '" + s + "'",
-                      {}, "one of: " + have);
+      throw UserError(
+          "dataset '" + ref.path + "' config '" + r.config.config + "' has no split '" + s + "'",
+          {}, "one of: " + have);
     }
   }
   return local_files(r, files);

@@ -19,19 +19,23 @@ namespace {
 std::string read_text(const fs::path& file) {
   std::error_code ec;
   if (fs::is_directory(file, ec))
-    throw UserError("is a folder, not a data file", {file.string(), 0, 0, ""},
-                    "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
+    throw UserError(
+        "is a folder, not a data file", {file.string(), 0, 0, ""},
+        "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
+  if (in.bad())
+    throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
   std::string text = ss.str();
   require_utf8(text, file.string());
   return text;
 }
 
-std::vector<Doc> read_jsonl(const fs::path& file) { return parse_jsonl(read_text(file), file.string()); }
+std::vector<Doc> read_jsonl(const fs::path& file) {
+  return parse_jsonl(read_text(file), file.string());
+}
 
 }  // namespace
 
@@ -51,11 +55,13 @@ std::vector<Doc> parse_jsonl(std::string_view text, const std::string& origin) {
     try {
       Doc d = Doc::parse(l);
       if (!d.is_object())
-        throw UserError("row is not a JSON object", {file.string(), line, 0, ""}, "one JSON object per line");
+        throw UserError("row is not a JSON object", {file.string(), line, 0, ""},
+                        "one JSON object per line");
       rows.push_back(std::move(d));
     } catch (const nlohmann::json::parse_error& e) {
       throw UserError("malformed JSON: " + json_error_text(e.what()),
-                      {file.string(), line, static_cast<int>(e.byte), ""}, "one JSON object per line");
+                      {file.string(), line, static_cast<int>(e.byte), ""},
+                      "one JSON object per line");
     }
   }
   return rows;
@@ -71,9 +77,10 @@ std::vector<Doc> read_json(const fs::path& file) {
     d = Doc::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    throw UserError("malformed JSON at byte offset " + std::to_string(at) + ": " + json_error_text(e.what()),
-                    {file.string(), line_of_offset(text, at), 0, ""},
-                    "a JSON array of objects or an object with a \"data\" list");
+    throw UserError(
+        "malformed JSON at byte offset " + std::to_string(at) + ": " + json_error_text(e.what()),
+        {file.string(), line_of_offset(text, at), 0, ""},
+        "a JSON array of objects or an object with a \"data\" list");
   }
   if (d.is_object() && d.contains("data") && d["data"].is_array()) d = d["data"];
   if (!d.is_array())
@@ -83,8 +90,8 @@ std::vector<Doc> read_json(const fs::path& file) {
   size_t i = 0;
   for (auto& r : d) {
     if (!r.is_object())
-      throw UserError("row " + std::to_string(i) + " is not a JSON object", {file.string(), 0, 0, "[" + std::to_string(i) + "]"},
-                      "objects");
+      throw UserError("row " + std::to_string(i) + " is not a JSON object",
+                      {file.string(), 0, 0, "[" + std::to_string(i) + "]"}, "objects");
     rows.push_back(std::move(r));
     ++i;
   }
@@ -137,7 +144,8 @@ std::vector<std::vector<std::string>> parse_delimited(const std::string& text, c
       any = true;
     }
   }
-  if (quoted) throw UserError("unterminated quoted field", {file.string(), line, 0, ""}, "a closing \"");
+  if (quoted)
+    throw UserError("unterminated quoted field", {file.string(), line, 0, ""}, "a closing \"");
   if (any || !field.empty() || !row.empty()) {
     row.push_back(std::move(field));
     rows.push_back(std::move(row));
@@ -191,9 +199,12 @@ std::vector<Doc> read_delimited(const fs::path& file, char sep) {
     Doc d = Doc::object();
     for (size_t c = 0; c < ncol; ++c) {
       const std::string& cell = table[r][c];
-      if (kind[c] == 0) d[header[c]] = std::stoll(cell);
-      else if (kind[c] == 1) d[header[c]] = std::strtod(cell.c_str(), nullptr);
-      else d[header[c]] = cell;
+      if (kind[c] == 0)
+        d[header[c]] = std::stoll(cell);
+      else if (kind[c] == 1)
+        d[header[c]] = std::strtod(cell.c_str(), nullptr);
+      else
+        d[header[c]] = cell;
     }
     rows.push_back(std::move(d));
   }
@@ -217,8 +228,9 @@ std::vector<Doc> read_rows(const fs::path& file) {
   if (!fs::exists(file))
     throw UserError("data file not found", {file.string(), 0, 0, ""}, "an existing file");
   if (fs::is_directory(file))
-    throw UserError("is a folder, not a data file", {file.string(), 0, 0, ""},
-                    "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
+    throw UserError(
+        "is a folder, not a data file", {file.string(), 0, 0, ""},
+        "a .jsonl, .json, .parquet, .csv or .tsv file; name the file inside the folder");
   std::string ext = lower_ext(file);
   if (ext == ".jsonl" || ext == ".ndjson") return read_jsonl(file);
   if (ext == ".json") {
@@ -294,7 +306,8 @@ std::optional<std::vector<Doc>> LocalDataSource::load_split(const DatasetRef& re
     std::vector<Doc> rows;
     for (const auto& p : paths) {
       auto part = read_rows(p);
-      rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+      rows.insert(rows.end(), std::make_move_iterator(part.begin()),
+                  std::make_move_iterator(part.end()));
     }
     return rows;
   }
@@ -308,7 +321,8 @@ std::optional<std::vector<Doc>> LocalDataSource::load_split(const DatasetRef& re
   }
   if (fs::is_directory(local) && !has_dataset(ref)) {
     for (const auto& ext : {".jsonl", ".json", ".csv", ".tsv"}) {
-      for (fs::path cand : {local / ref.name.value_or("default") / (split + ext), local / (split + ext)})
+      for (fs::path cand :
+           {local / ref.name.value_or("default") / (split + ext), local / (split + ext)})
         if (fs::exists(cand)) return read_rows(cand);
     }
     return std::nullopt;

@@ -85,8 +85,8 @@ void decompress(int32_t codec, const uint8_t* in, size_t in_size, uint8_t* out, 
       if (snappy_uncompressed_length(reinterpret_cast<const char*>(in), in_size, &len) != SNAPPY_OK)
         corrupt("snappy decompression failed (bad header)");
       if (len != out_size) corrupt("snappy output size differs from the page header");
-      if (snappy_uncompress(reinterpret_cast<const char*>(in), in_size, reinterpret_cast<char*>(out),
-                            &len) != SNAPPY_OK)
+      if (snappy_uncompress(reinterpret_cast<const char*>(in), in_size,
+                            reinterpret_cast<char*>(out), &len) != SNAPPY_OK)
         corrupt("snappy decompression failed");
       return;
     }
@@ -115,17 +115,22 @@ void decompress(int32_t codec, const uint8_t* in, size_t in_size, uint8_t* out, 
     }
     case kZstd: {
       size_t r = ZSTD_decompress(out, out_size, in, in_size);
-      if (ZSTD_isError(r)) corrupt(std::string("zstd decompression failed: ") + ZSTD_getErrorName(r));
+      if (ZSTD_isError(r))
+        corrupt(std::string("zstd decompression failed: ") + ZSTD_getErrorName(r));
       if (r != out_size) corrupt("zstd output size differs from the page header");
       return;
     }
     case kLz4Raw:
       lz4_block_decompress(in, in_size, out, out_size);
       return;
-    case kLzo: corrupt("unsupported compression codec LZO");
-    case kBrotli: corrupt("unsupported compression codec BROTLI");
-    case kLz4: corrupt("unsupported compression codec LZ4 (Hadoop framing; LZ4_RAW is supported)");
-    default: corrupt("unknown compression codec " + std::to_string(codec));
+    case kLzo:
+      corrupt("unsupported compression codec LZO");
+    case kBrotli:
+      corrupt("unsupported compression codec BROTLI");
+    case kLz4:
+      corrupt("unsupported compression codec LZ4 (Hadoop framing; LZ4_RAW is supported)");
+    default:
+      corrupt("unknown compression codec " + std::to_string(codec));
   }
 }
 
@@ -187,7 +192,8 @@ size_t decode_bit_packed_msb(const uint8_t* p, size_t n, int width, size_t count
   return bytes;
 }
 
-size_t decode_delta_binary(const uint8_t* p, size_t n, size_t max_count, std::vector<int64_t>& out) {
+size_t decode_delta_binary(const uint8_t* p, size_t n, size_t max_count,
+                           std::vector<int64_t>& out) {
   const uint8_t* s = p;
   const uint8_t* end = p + n;
   uint64_t block_size = read_uvarint(p, end);
@@ -207,7 +213,8 @@ size_t decode_delta_binary(const uint8_t* p, size_t n, size_t max_count, std::ve
   uint64_t left = total - 1;
   while (left > 0) {
     uint64_t zmin = read_uvarint(p, end);
-    uint64_t min_delta = static_cast<uint64_t>(static_cast<int64_t>(zmin >> 1) ^ -static_cast<int64_t>(zmin & 1));
+    uint64_t min_delta =
+        static_cast<uint64_t>(static_cast<int64_t>(zmin >> 1) ^ -static_cast<int64_t>(zmin & 1));
     if (static_cast<uint64_t>(end - p) < minis) corrupt("DELTA_BINARY_PACKED block truncated");
     const uint8_t* widths = p;
     p += minis;
@@ -237,11 +244,14 @@ size_t decode_delta_binary(const uint8_t* p, size_t n, size_t max_count, std::ve
 size_t Values::size() const {
   switch (type) {
     case static_cast<int32_t>(Type::kFloat):
-    case static_cast<int32_t>(Type::kDouble): return reals.size();
+    case static_cast<int32_t>(Type::kDouble):
+      return reals.size();
     case static_cast<int32_t>(Type::kByteArray):
     case static_cast<int32_t>(Type::kFixedLenByteArray):
-    case static_cast<int32_t>(Type::kInt96): return bytes.size();
-    default: return ints.size();
+    case static_cast<int32_t>(Type::kInt96):
+      return bytes.size();
+    default:
+      return ints.size();
   }
 }
 
@@ -249,11 +259,16 @@ void Values::append_from(const Values& dict, uint32_t index) {
   if (index >= dict.size()) corrupt("dictionary index " + std::to_string(index) + " out of range");
   switch (type) {
     case static_cast<int32_t>(Type::kFloat):
-    case static_cast<int32_t>(Type::kDouble): reals.push_back(dict.reals[index]); break;
+    case static_cast<int32_t>(Type::kDouble):
+      reals.push_back(dict.reals[index]);
+      break;
     case static_cast<int32_t>(Type::kByteArray):
     case static_cast<int32_t>(Type::kFixedLenByteArray):
-    case static_cast<int32_t>(Type::kInt96): bytes.push_back(dict.bytes[index]); break;
-    default: ints.push_back(dict.ints[index]);
+    case static_cast<int32_t>(Type::kInt96):
+      bytes.push_back(dict.bytes[index]);
+      break;
+    default:
+      ints.push_back(dict.ints[index]);
   }
 }
 
@@ -261,22 +276,50 @@ namespace {
 
 size_t fixed_width(const Values& v) {
   switch (v.type) {
-    case static_cast<int32_t>(Type::kInt32): case static_cast<int32_t>(Type::kFloat): return 4;
-    case static_cast<int32_t>(Type::kInt64): case static_cast<int32_t>(Type::kDouble): return 8;
-    case static_cast<int32_t>(Type::kInt96): return 12;
-    case static_cast<int32_t>(Type::kFixedLenByteArray): return static_cast<size_t>(v.type_length);
-    default: return 0;
+    case static_cast<int32_t>(Type::kInt32):
+    case static_cast<int32_t>(Type::kFloat):
+      return 4;
+    case static_cast<int32_t>(Type::kInt64):
+    case static_cast<int32_t>(Type::kDouble):
+      return 8;
+    case static_cast<int32_t>(Type::kInt96):
+      return 12;
+    case static_cast<int32_t>(Type::kFixedLenByteArray):
+      return static_cast<size_t>(v.type_length);
+    default:
+      return 0;
   }
 }
 
 // Appends one fixed-width little-endian value from `p`.
 inline void push_fixed(Values& out, const uint8_t* p) {
   switch (out.type) {
-    case static_cast<int32_t>(Type::kInt32): { int32_t x; std::memcpy(&x, p, 4); out.ints.push_back(x); break; }
-    case static_cast<int32_t>(Type::kInt64): { int64_t x; std::memcpy(&x, p, 8); out.ints.push_back(x); break; }
-    case static_cast<int32_t>(Type::kFloat): { float x; std::memcpy(&x, p, 4); out.reals.push_back(x); break; }
-    case static_cast<int32_t>(Type::kDouble): { double x; std::memcpy(&x, p, 8); out.reals.push_back(x); break; }
-    default: corrupt("fixed-width value of an unexpected type");
+    case static_cast<int32_t>(Type::kInt32): {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      out.ints.push_back(x);
+      break;
+    }
+    case static_cast<int32_t>(Type::kInt64): {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      out.ints.push_back(x);
+      break;
+    }
+    case static_cast<int32_t>(Type::kFloat): {
+      float x;
+      std::memcpy(&x, p, 4);
+      out.reals.push_back(x);
+      break;
+    }
+    case static_cast<int32_t>(Type::kDouble): {
+      double x;
+      std::memcpy(&x, p, 8);
+      out.reals.push_back(x);
+      break;
+    }
+    default:
+      corrupt("fixed-width value of an unexpected type");
   }
 }
 
@@ -333,7 +376,8 @@ void decode_values(int32_t encoding, const uint8_t* p, size_t n, size_t count, V
       return;
     }
     case kDeltaBinaryPacked: {
-      if (out.type != static_cast<int32_t>(Type::kInt32) && out.type != static_cast<int32_t>(Type::kInt64))
+      if (out.type != static_cast<int32_t>(Type::kInt32) &&
+          out.type != static_cast<int32_t>(Type::kInt64))
         corrupt("DELTA_BINARY_PACKED only for INT32/INT64");
       size_t before = out.ints.size();
       decode_delta_binary(p, n, count, out.ints);
@@ -351,7 +395,8 @@ void decode_values(int32_t encoding, const uint8_t* p, size_t n, size_t count, V
       const uint8_t* q = p + used;
       size_t left = n - used;
       for (int64_t len : lens) {
-        if (len < 0 || static_cast<uint64_t>(len) > left) corrupt("DELTA_LENGTH_BYTE_ARRAY data truncated");
+        if (len < 0 || static_cast<uint64_t>(len) > left)
+          corrupt("DELTA_LENGTH_BYTE_ARRAY data truncated");
         out.bytes.emplace_back(reinterpret_cast<const char*>(q), static_cast<size_t>(len));
         q += len;
         left -= static_cast<size_t>(len);
@@ -404,7 +449,8 @@ void decode_values(int32_t encoding, const uint8_t* p, size_t n, size_t count, V
       if (w == 0 || is_bytes || out.type == static_cast<int32_t>(Type::kBoolean))
         corrupt("BYTE_STREAM_SPLIT on an unsupported type");
       if (count > n / w) corrupt("BYTE_STREAM_SPLIT data truncated");
-      // Streams are `n / w` long (the page's value count), which may exceed `count` only if corrupt.
+      // Streams are `n / w` long (the page's value count), which may exceed `count` only if
+      // corrupt.
       size_t stride = n / w;
       if (out.type == static_cast<int32_t>(Type::kFixedLenByteArray)) {
         auto buf = std::make_unique<std::string>(count * w, '\0');

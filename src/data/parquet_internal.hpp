@@ -18,11 +18,25 @@ class CorruptError : public std::runtime_error {
 };
 
 enum Encoding : int32_t {
-  kPlain = 0, kPlainDictionary = 2, kRle = 3, kBitPacked = 4, kDeltaBinaryPacked = 5,
-  kDeltaLengthByteArray = 6, kDeltaByteArray = 7, kRleDictionary = 8, kByteStreamSplit = 9,
+  kPlain = 0,
+  kPlainDictionary = 2,
+  kRle = 3,
+  kBitPacked = 4,
+  kDeltaBinaryPacked = 5,
+  kDeltaLengthByteArray = 6,
+  kDeltaByteArray = 7,
+  kRleDictionary = 8,
+  kByteStreamSplit = 9,
 };
 enum Codec : int32_t {
-  kUncompressed = 0, kSnappy = 1, kGzip = 2, kLzo = 3, kBrotli = 4, kLz4 = 5, kZstd = 6, kLz4Raw = 7,
+  kUncompressed = 0,
+  kSnappy = 1,
+  kGzip = 2,
+  kLzo = 3,
+  kBrotli = 4,
+  kLz4 = 5,
+  kZstd = 6,
+  kLz4Raw = 7,
 };
 enum PageType : int32_t { kDataPage = 0, kIndexPage = 1, kDictionaryPage = 2, kDataPageV2 = 3 };
 
@@ -64,8 +78,8 @@ struct PageHeader {
   int32_t rep_encoding = kRle;
   int32_t num_nulls = 0;
   int32_t num_rows = 0;
-  int32_t def_length = 0;  // v2
-  int32_t rep_length = 0;  // v2
+  int32_t def_length = 0;     // v2
+  int32_t rep_length = 0;     // v2
   bool is_compressed = true;  // v2
   bool has_data_header = false;
   bool has_dict_header = false;
@@ -81,7 +95,10 @@ void decompress(int32_t codec, const uint8_t* in, size_t in_size, uint8_t* out, 
 // Bit width needed for values 0..max_value.
 inline int bit_width(uint32_t max_value) {
   int w = 0;
-  while (max_value) { ++w; max_value >>= 1; }
+  while (max_value) {
+    ++w;
+    max_value >>= 1;
+  }
   return w;
 }
 
@@ -89,16 +106,17 @@ inline int bit_width(uint32_t max_value) {
 size_t decode_hybrid(const uint8_t* p, size_t n, int width, size_t count, uint32_t* out);
 // Deprecated BIT_PACKED level encoding (MSB first); returns bytes consumed.
 size_t decode_bit_packed_msb(const uint8_t* p, size_t n, int width, size_t count, uint32_t* out);
-// DELTA_BINARY_PACKED: appends the values; returns bytes consumed. `max_count` bounds the header's count.
+// DELTA_BINARY_PACKED: appends the values; returns bytes consumed. `max_count` bounds the header's
+// count.
 size_t decode_delta_binary(const uint8_t* p, size_t n, size_t max_count, std::vector<int64_t>& out);
 
 // Decoded values of one leaf column (only for present, i.e. non-null, entries).
 struct Values {
   int32_t type = -1;
   int32_t type_length = 0;
-  std::vector<int64_t> ints;             // BOOLEAN (0/1), INT32, INT64
-  std::vector<double> reals;             // FLOAT, DOUBLE
-  std::vector<std::string_view> bytes;   // BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96
+  std::vector<int64_t> ints;            // BOOLEAN (0/1), INT32, INT64
+  std::vector<double> reals;            // FLOAT, DOUBLE
+  std::vector<std::string_view> bytes;  // BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96
   size_t size() const;
   void append_from(const Values& dict, uint32_t index);
 };

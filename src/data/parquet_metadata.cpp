@@ -41,21 +41,28 @@ void parse_logical_type(CompactReader& r, SchemaNode& node) {
     node.logical = id;
     if (id == 10) {  // INTEGER
       read_struct(r, [&](int16_t f, CType ft) {
-        if (f == 1) node.int_bit_width = r.read_i32(ft);
-        else if (f == 2) node.int_signed = r.read_bool(ft);
-        else return false;
+        if (f == 1)
+          node.int_bit_width = r.read_i32(ft);
+        else if (f == 2)
+          node.int_signed = r.read_bool(ft);
+        else
+          return false;
         return true;
       });
     } else if (id == 5) {  // DECIMAL
       read_struct(r, [&](int16_t f, CType ft) {
-        if (f == 1) node.scale = r.read_i32(ft);
-        else if (f == 2) node.precision = r.read_i32(ft);
-        else return false;
+        if (f == 1)
+          node.scale = r.read_i32(ft);
+        else if (f == 2)
+          node.precision = r.read_i32(ft);
+        else
+          return false;
         return true;
       });
     } else if (id == 7 || id == 8) {  // TIME, TIMESTAMP
       read_struct(r, [&](int16_t f, CType ft) {
-        if (f == 1) node.ts_adjusted_utc = r.read_bool(ft);
+        if (f == 1)
+          node.ts_adjusted_utc = r.read_bool(ft);
         else if (f == 2) {
           expect_struct(ft);
           read_struct(r, [&](int16_t u, CType ut) {
@@ -64,7 +71,8 @@ void parse_logical_type(CompactReader& r, SchemaNode& node) {
             r.skip(ut);
             return true;
           });
-        } else return false;
+        } else
+          return false;
         return true;
       });
     } else {
@@ -79,16 +87,36 @@ SchemaNode parse_schema_element(CompactReader& r, int32_t& num_children) {
   num_children = 0;
   read_struct(r, [&](int16_t id, CType t) {
     switch (id) {
-      case 1: node.type = r.read_i32(t); break;
-      case 2: node.type_length = r.read_i32(t); break;
-      case 3: node.repetition = r.read_i32(t); break;
-      case 4: node.name = r.read_string(t); break;
-      case 5: num_children = r.read_i32(t); break;
-      case 6: node.converted_type = r.read_i32(t); break;
-      case 7: node.scale = r.read_i32(t); break;
-      case 8: node.precision = r.read_i32(t); break;
-      case 10: expect_struct(t); parse_logical_type(r, node); break;
-      default: return false;
+      case 1:
+        node.type = r.read_i32(t);
+        break;
+      case 2:
+        node.type_length = r.read_i32(t);
+        break;
+      case 3:
+        node.repetition = r.read_i32(t);
+        break;
+      case 4:
+        node.name = r.read_string(t);
+        break;
+      case 5:
+        num_children = r.read_i32(t);
+        break;
+      case 6:
+        node.converted_type = r.read_i32(t);
+        break;
+      case 7:
+        node.scale = r.read_i32(t);
+        break;
+      case 8:
+        node.precision = r.read_i32(t);
+        break;
+      case 10:
+        expect_struct(t);
+        parse_logical_type(r, node);
+        break;
+      default:
+        return false;
     }
     return true;
   });
@@ -100,14 +128,29 @@ ColumnMeta parse_column_meta(CompactReader& r) {
   m.has_meta = true;
   read_struct(r, [&](int16_t id, CType t) {
     switch (id) {
-      case 1: m.type = r.read_i32(t); break;
-      case 3: read_list(r, t, [&](CType et) { m.path.push_back(r.read_string(et)); }); break;
-      case 4: m.codec = r.read_i32(t); break;
-      case 5: m.num_values = r.read_i64(t); break;
-      case 7: m.total_compressed_size = r.read_i64(t); break;
-      case 9: m.data_page_offset = r.read_i64(t); break;
-      case 11: m.dictionary_page_offset = r.read_i64(t); break;
-      default: return false;
+      case 1:
+        m.type = r.read_i32(t);
+        break;
+      case 3:
+        read_list(r, t, [&](CType et) { m.path.push_back(r.read_string(et)); });
+        break;
+      case 4:
+        m.codec = r.read_i32(t);
+        break;
+      case 5:
+        m.num_values = r.read_i64(t);
+        break;
+      case 7:
+        m.total_compressed_size = r.read_i64(t);
+        break;
+      case 9:
+        m.data_page_offset = r.read_i64(t);
+        break;
+      case 11:
+        m.dictionary_page_offset = r.read_i64(t);
+        break;
+      default:
+        return false;
     }
     return true;
   });
@@ -123,9 +166,13 @@ RowGroupMeta parse_row_group(CompactReader& r) {
         ColumnMeta m;
         std::string file_path;
         read_struct(r, [&](int16_t f, CType ft) {
-          if (f == 1) file_path = r.read_string(ft);
-          else if (f == 3) { expect_struct(ft); m = parse_column_meta(r); }
-          else return false;
+          if (f == 1)
+            file_path = r.read_string(ft);
+          else if (f == 3) {
+            expect_struct(ft);
+            m = parse_column_meta(r);
+          } else
+            return false;
           return true;
         });
         m.file_path = file_path;
@@ -160,7 +207,8 @@ void link_schema(std::vector<SchemaNode>& nodes, const std::vector<int32_t>& num
     }
     for (int32_t k = 0; k < kids; ++k) {
       // Checked per child: earlier siblings' subtrees consume elements too.
-      if (next >= nodes.size()) throw CorruptError("schema has fewer elements than num_children say");
+      if (next >= nodes.size())
+        throw CorruptError("schema has fewer elements than num_children say");
       int c = static_cast<int>(next++);
       nodes[c].parent = idx;
       SchemaNode& child = nodes[c];
@@ -198,15 +246,20 @@ FileMeta parse_file_meta(const uint8_t* data, size_t size) {
           num_children.push_back(kids);
         });
         break;
-      case 3: meta.num_rows = r.read_i64(t); break;
+      case 3:
+        meta.num_rows = r.read_i64(t);
+        break;
       case 4:
         read_list(r, t, [&](CType et) {
           expect_struct(et);
           meta.row_groups.push_back(parse_row_group(r));
         });
         break;
-      case 6: meta.created_by = r.read_string(t); break;
-      default: return false;
+      case 6:
+        meta.created_by = r.read_string(t);
+        break;
+      default:
+        return false;
     }
     return true;
   });
@@ -220,19 +273,34 @@ PageHeader parse_page_header(const uint8_t* data, size_t size, size_t& consumed)
   PageHeader h;
   read_struct(r, [&](int16_t id, CType t) {
     switch (id) {
-      case 1: h.type = r.read_i32(t); break;
-      case 2: h.uncompressed_size = r.read_i32(t); break;
-      case 3: h.compressed_size = r.read_i32(t); break;
+      case 1:
+        h.type = r.read_i32(t);
+        break;
+      case 2:
+        h.uncompressed_size = r.read_i32(t);
+        break;
+      case 3:
+        h.compressed_size = r.read_i32(t);
+        break;
       case 5:
         expect_struct(t);
         h.has_data_header = true;
         read_struct(r, [&](int16_t f, CType ft) {
           switch (f) {
-            case 1: h.num_values = r.read_i32(ft); break;
-            case 2: h.encoding = r.read_i32(ft); break;
-            case 3: h.def_encoding = r.read_i32(ft); break;
-            case 4: h.rep_encoding = r.read_i32(ft); break;
-            default: return false;
+            case 1:
+              h.num_values = r.read_i32(ft);
+              break;
+            case 2:
+              h.encoding = r.read_i32(ft);
+              break;
+            case 3:
+              h.def_encoding = r.read_i32(ft);
+              break;
+            case 4:
+              h.rep_encoding = r.read_i32(ft);
+              break;
+            default:
+              return false;
           }
           return true;
         });
@@ -242,9 +310,14 @@ PageHeader parse_page_header(const uint8_t* data, size_t size, size_t& consumed)
         h.has_dict_header = true;
         read_struct(r, [&](int16_t f, CType ft) {
           switch (f) {
-            case 1: h.num_values = r.read_i32(ft); break;
-            case 2: h.encoding = r.read_i32(ft); break;
-            default: return false;
+            case 1:
+              h.num_values = r.read_i32(ft);
+              break;
+            case 2:
+              h.encoding = r.read_i32(ft);
+              break;
+            default:
+              return false;
           }
           return true;
         });
@@ -254,19 +327,35 @@ PageHeader parse_page_header(const uint8_t* data, size_t size, size_t& consumed)
         h.has_v2_header = true;
         read_struct(r, [&](int16_t f, CType ft) {
           switch (f) {
-            case 1: h.num_values = r.read_i32(ft); break;
-            case 2: h.num_nulls = r.read_i32(ft); break;
-            case 3: h.num_rows = r.read_i32(ft); break;
-            case 4: h.encoding = r.read_i32(ft); break;
-            case 5: h.def_length = r.read_i32(ft); break;
-            case 6: h.rep_length = r.read_i32(ft); break;
-            case 7: h.is_compressed = r.read_bool(ft); break;
-            default: return false;
+            case 1:
+              h.num_values = r.read_i32(ft);
+              break;
+            case 2:
+              h.num_nulls = r.read_i32(ft);
+              break;
+            case 3:
+              h.num_rows = r.read_i32(ft);
+              break;
+            case 4:
+              h.encoding = r.read_i32(ft);
+              break;
+            case 5:
+              h.def_length = r.read_i32(ft);
+              break;
+            case 6:
+              h.rep_length = r.read_i32(ft);
+              break;
+            case 7:
+              h.is_compressed = r.read_bool(ft);
+              break;
+            default:
+              return false;
           }
           return true;
         });
         break;
-      default: return false;
+      default:
+        return false;
     }
     return true;
   });

@@ -24,26 +24,42 @@ constexpr size_t kMaxEntriesPerChunk = size_t{1} << 28;
 [[noreturn]] void corrupt(const std::string& msg) { throw CorruptError(msg); }
 
 // Value conversion chosen once per leaf from its physical and logical type.
-enum class Kind { kBool, kInt, kUInt32, kUInt64, kReal, kString, kBinary, kDate, kDecimalInt,
-                  kDecimalBytes, kFloat16, kUuid, kInt96 };
+enum class Kind {
+  kBool,
+  kInt,
+  kUInt32,
+  kUInt64,
+  kReal,
+  kString,
+  kBinary,
+  kDate,
+  kDecimalInt,
+  kDecimalBytes,
+  kFloat16,
+  kUuid,
+  kInt96
+};
 
 Kind kind_of(const SchemaNode& n) {
   const bool is_decimal = n.logical == 5 || n.converted_type == 5;
   switch (static_cast<Type>(n.type)) {
-    case Type::kBoolean: return Kind::kBool;
+    case Type::kBoolean:
+      return Kind::kBool;
     case Type::kInt32:
       if (is_decimal) return Kind::kDecimalInt;
       if (n.logical == 6 || n.converted_type == 6) return Kind::kDate;
-      if ((n.logical == 10 && !n.int_signed) ||
-          (n.converted_type >= 11 && n.converted_type <= 13))
+      if ((n.logical == 10 && !n.int_signed) || (n.converted_type >= 11 && n.converted_type <= 13))
         return Kind::kUInt32;
       return Kind::kInt;
     case Type::kInt64:
       if (is_decimal) return Kind::kDecimalInt;
       if ((n.logical == 10 && !n.int_signed) || n.converted_type == 14) return Kind::kUInt64;
       return Kind::kInt;
-    case Type::kInt96: return Kind::kInt96;
-    case Type::kFloat: case Type::kDouble: return Kind::kReal;
+    case Type::kInt96:
+      return Kind::kInt96;
+    case Type::kFloat:
+    case Type::kDouble:
+      return Kind::kReal;
     case Type::kByteArray:
       if (is_decimal) return Kind::kDecimalBytes;
       if (n.logical == 1 || n.logical == 4 || n.logical == 12 || n.converted_type == 0 ||
@@ -81,9 +97,12 @@ double half_to_double(uint16_t h) {
   int exp = (h >> 10) & 0x1f;
   int mant = h & 0x3ff;
   double v;
-  if (exp == 0) v = std::ldexp(mant, -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = std::ldexp(mant + 1024, exp - 25);
+  if (exp == 0)
+    v = std::ldexp(mant, -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(mant + 1024, exp - 25);
   return (h & 0x8000) ? -v : v;
 }
 
@@ -91,9 +110,9 @@ struct Leaf {
   const SchemaNode* node = nullptr;
   Kind kind = Kind::kBinary;
   size_t entries = 0;
-  std::vector<uint16_t> def, rep;      // per entry; empty when the max level is 0
-  std::vector<uint32_t> value_index;   // per entry when max_def > 0
-  std::vector<uint32_t> row_start;     // rows + 1 entries when max_rep > 0
+  std::vector<uint16_t> def, rep;     // per entry; empty when the max level is 0
+  std::vector<uint32_t> value_index;  // per entry when max_def > 0
+  std::vector<uint32_t> row_start;    // rows + 1 entries when max_rep > 0
   detail::Values values;
   std::vector<std::unique_ptr<std::string>> arena;
 
@@ -103,11 +122,16 @@ struct Leaf {
   Doc value(uint32_t entry) const {
     uint32_t i = value_index.empty() ? entry : value_index[entry];
     switch (kind) {
-      case Kind::kBool: return Doc(values.ints[i] != 0);
-      case Kind::kInt: return Doc(values.ints[i]);
-      case Kind::kUInt32: return Doc(static_cast<uint64_t>(static_cast<uint32_t>(values.ints[i])));
-      case Kind::kUInt64: return Doc(static_cast<uint64_t>(values.ints[i]));
-      case Kind::kReal: return Doc(values.reals[i]);
+      case Kind::kBool:
+        return Doc(values.ints[i] != 0);
+      case Kind::kInt:
+        return Doc(values.ints[i]);
+      case Kind::kUInt32:
+        return Doc(static_cast<uint64_t>(static_cast<uint32_t>(values.ints[i])));
+      case Kind::kUInt64:
+        return Doc(static_cast<uint64_t>(values.ints[i]));
+      case Kind::kReal:
+        return Doc(values.reals[i]);
       case Kind::kString: {
         // pyarrow's to_pylist (datasets) raises UnicodeDecodeError on such a value; here it is
         // refused naming the row group, column and row (every printer needs valid UTF-8).
@@ -120,14 +144,16 @@ struct Leaf {
         }
         return Doc(std::string(b));
       }
-      case Kind::kDate: return Doc(civil_date(values.ints[i]));
+      case Kind::kDate:
+        return Doc(civil_date(values.ints[i]));
       case Kind::kDecimalInt:
         return Doc(static_cast<double>(values.ints[i]) / std::pow(10.0, node->scale));
       case Kind::kDecimalBytes: {
         std::string_view b = values.bytes[i];
         double v = 0;
         for (unsigned char c : b) v = v * 256 + c;
-        if (!b.empty() && (static_cast<unsigned char>(b[0]) & 0x80)) v -= std::ldexp(1.0, 8 * static_cast<int>(b.size()));
+        if (!b.empty() && (static_cast<unsigned char>(b[0]) & 0x80))
+          v -= std::ldexp(1.0, 8 * static_cast<int>(b.size()));
         return Doc(v / std::pow(10.0, node->scale));
       }
       case Kind::kFloat16: {
@@ -201,7 +227,8 @@ size_t decode_levels(int32_t encoding, const uint8_t* p, size_t n, int max, size
                      std::vector<uint32_t>& tmp, bool length_prefixed) {
   tmp.assign(count, 0);
   int w = detail::bit_width(static_cast<uint32_t>(max));
-  if (encoding == detail::kBitPacked) return detail::decode_bit_packed_msb(p, n, w, count, tmp.data());
+  if (encoding == detail::kBitPacked)
+    return detail::decode_bit_packed_msb(p, n, w, count, tmp.data());
   if (encoding != detail::kRle) corrupt("unsupported level encoding " + std::to_string(encoding));
   if (!length_prefixed) {
     detail::decode_hybrid(p, n, w, count, tmp.data());
@@ -238,8 +265,10 @@ void ParquetFile::Impl::read_leaf(size_t rg, size_t leaf_index, Leaf& leaf) cons
   }
   const size_t file_end = data.size();
   int64_t start = cm.data_page_offset;
-  if (cm.dictionary_page_offset > 0 && cm.dictionary_page_offset < start) start = cm.dictionary_page_offset;
-  if (start < 4 || static_cast<uint64_t>(start) >= file_end) corrupt("column chunk offset outside the file");
+  if (cm.dictionary_page_offset > 0 && cm.dictionary_page_offset < start)
+    start = cm.dictionary_page_offset;
+  if (start < 4 || static_cast<uint64_t>(start) >= file_end)
+    corrupt("column chunk offset outside the file");
   if (cm.total_compressed_size < 0 ||
       static_cast<uint64_t>(cm.total_compressed_size) > file_end - static_cast<uint64_t>(start))
     corrupt("column chunk extends beyond the end of the file");
@@ -256,8 +285,9 @@ void ParquetFile::Impl::read_leaf(size_t rg, size_t leaf_index, Leaf& leaf) cons
   size_t page_no = 0;
 
   while (leaf.entries < want) {
-    if (pos >= end) corrupt("column chunk ended after " + std::to_string(leaf.entries) + " of " +
-                            std::to_string(want) + " values");
+    if (pos >= end)
+      corrupt("column chunk ended after " + std::to_string(leaf.entries) + " of " +
+              std::to_string(want) + " values");
     size_t used = 0;
     detail::PageHeader h;
     try {
@@ -296,7 +326,8 @@ void ParquetFile::Impl::read_leaf(size_t rg, size_t leaf_index, Leaf& leaf) cons
       if (h.encoding != detail::kPlain && h.encoding != detail::kPlainDictionary)
         corrupt(page_name + ": dictionary encoding " + std::to_string(h.encoding) + " unsupported");
       const uint8_t* p = whole();
-      detail::decode_values(detail::kPlain, p, usize, static_cast<size_t>(h.num_values), dict, leaf.arena);
+      detail::decode_values(detail::kPlain, p, usize, static_cast<size_t>(h.num_values), dict,
+                            leaf.arena);
       have_dict = true;
       continue;
     }
@@ -305,7 +336,8 @@ void ParquetFile::Impl::read_leaf(size_t rg, size_t leaf_index, Leaf& leaf) cons
       corrupt(page_name + ": unknown page type " + std::to_string(h.type));
 
     const bool v2 = h.type == detail::kDataPageV2;
-    if (v2 ? !h.has_v2_header : !h.has_data_header) corrupt(page_name + ": data page without its header");
+    if (v2 ? !h.has_v2_header : !h.has_data_header)
+      corrupt(page_name + ": data page without its header");
     if (h.num_values < 0 || leaf.entries + static_cast<uint64_t>(h.num_values) > want)
       corrupt(page_name + ": more values than the column chunk declares");
     const size_t count = static_cast<size_t>(h.num_values);
@@ -426,7 +458,8 @@ class Assembler {
     }
     const bool is_list = node.logical == 3 || node.converted_type == 3;
     const bool is_map = node.logical == 2 || node.converted_type == 1 || node.converted_type == 2;
-    if ((is_list || is_map) && node.children.size() == 1 && nodes_[node.children[0]].repetition == 2) {
+    if ((is_list || is_map) && node.children.size() == 1 &&
+        nodes_[node.children[0]].repetition == 2) {
       int rn = node.children[0];
       const SchemaNode& rep = nodes_[rn];
       bool unwrap = is_list && rep.children.size() == 1 && rep.name != "array" &&
@@ -521,7 +554,8 @@ std::vector<Doc> ParquetFile::Impl::read_row_group(size_t rg, const ReadOptions&
         const Leaf& l = leaves[k];
         size_t leaf_rows = l.node->max_rep > 0 ? l.row_start.size() - 1 : l.entries;
         if (leaf_rows != rows)
-          corrupt("has " + std::to_string(leaf_rows) + " rows, the row group " + std::to_string(rows));
+          corrupt("has " + std::to_string(leaf_rows) + " rows, the row group " +
+                  std::to_string(rows));
       } catch (const CorruptError& e) {
         fail(e.what(), where);
       } catch (const thrift::ThriftError& e) {
@@ -542,8 +576,10 @@ std::vector<Doc> ParquetFile::Impl::read_row_group(size_t rg, const ReadOptions&
       const SchemaNode& tn = meta.schema[t];
       for (int k = tn.first_leaf; k < tn.last_leaf; ++k) {
         const Leaf& l = leaves[k];
-        if (l.node->max_rep > 0) ranges[k] = Range{l.row_start[i], l.row_start[i + 1]};
-        else ranges[k] = Range{static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)};
+        if (l.node->max_rep > 0)
+          ranges[k] = Range{l.row_start[i], l.row_start[i + 1]};
+        else
+          ranges[k] = Range{static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)};
       }
       try {
         row[tn.name] = as.node_value(t, ranges.data() + tn.first_leaf);
@@ -570,7 +606,8 @@ ParquetFile ParquetFile::open(const std::filesystem::path& path) {
   in.seekg(0, std::ios::beg);
   std::string data(size > 0 ? static_cast<size_t>(size) : 0, '\0');
   if (size > 0) in.read(data.data(), size);
-  if (!in || size < 0) throw UserError("cannot read parquet file", SourceLocation{path.string(), 0, 0, ""});
+  if (!in || size < 0)
+    throw UserError("cannot read parquet file", SourceLocation{path.string(), 0, 0, ""});
   return from_buffer(std::move(data), path.string());
 }
 
@@ -624,8 +661,10 @@ std::vector<Doc> ParquetFile::read_all(const ReadOptions& options) const {
   std::vector<Doc> out;
   for (size_t i = 0; i < impl_->meta.row_groups.size(); ++i) {
     std::vector<Doc> part = impl_->read_row_group(i, options);
-    if (out.empty()) out = std::move(part);
-    else std::move(part.begin(), part.end(), std::back_inserter(out));
+    if (out.empty())
+      out = std::move(part);
+    else
+      std::move(part.begin(), part.end(), std::back_inserter(out));
   }
   return out;
 }

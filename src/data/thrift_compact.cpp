@@ -9,22 +9,37 @@ namespace {
 constexpr int kMaxDepth = 64;
 const char* type_name(CType t) {
   switch (t) {
-    case CType::kStop: return "stop";
-    case CType::kBoolTrue: case CType::kBoolFalse: return "bool";
-    case CType::kByte: return "byte";
-    case CType::kI16: return "i16";
-    case CType::kI32: return "i32";
-    case CType::kI64: return "i64";
-    case CType::kDouble: return "double";
-    case CType::kBinary: return "binary";
-    case CType::kList: return "list";
-    case CType::kSet: return "set";
-    case CType::kMap: return "map";
-    case CType::kStruct: return "struct";
+    case CType::kStop:
+      return "stop";
+    case CType::kBoolTrue:
+    case CType::kBoolFalse:
+      return "bool";
+    case CType::kByte:
+      return "byte";
+    case CType::kI16:
+      return "i16";
+    case CType::kI32:
+      return "i32";
+    case CType::kI64:
+      return "i64";
+    case CType::kDouble:
+      return "double";
+    case CType::kBinary:
+      return "binary";
+    case CType::kList:
+      return "list";
+    case CType::kSet:
+      return "set";
+    case CType::kMap:
+      return "map";
+    case CType::kStruct:
+      return "struct";
   }
   return "unknown";
 }
-bool is_int(CType t) { return t == CType::kByte || t == CType::kI16 || t == CType::kI32 || t == CType::kI64; }
+bool is_int(CType t) {
+  return t == CType::kByte || t == CType::kI16 || t == CType::kI32 || t == CType::kI64;
+}
 }  // namespace
 
 uint64_t CompactReader::read_varint() {
@@ -141,11 +156,19 @@ void CompactReader::skip_depth(CType type, int depth) {
   switch (type) {
     case CType::kBoolTrue:
     case CType::kBoolFalse:
-      if (pending_bool_) pending_bool_ = false;
-      else read_byte();
+      if (pending_bool_)
+        pending_bool_ = false;
+      else
+        read_byte();
       return;
-    case CType::kByte: read_byte(); return;
-    case CType::kI16: case CType::kI32: case CType::kI64: read_varint(); return;
+    case CType::kByte:
+      read_byte();
+      return;
+    case CType::kI16:
+    case CType::kI32:
+    case CType::kI64:
+      read_varint();
+      return;
     case CType::kDouble:
       if (remaining() < 8) throw ThriftError("unexpected end of thrift data");
       p_ += 8;
@@ -156,7 +179,8 @@ void CompactReader::skip_depth(CType type, int depth) {
       p_ += n;
       return;
     }
-    case CType::kList: case CType::kSet: {
+    case CType::kList:
+    case CType::kSet: {
       CType et;
       uint32_t n = read_list_header(type, et);
       for (uint32_t i = 0; i < n; ++i) {
@@ -189,7 +213,8 @@ void CompactReader::skip_depth(CType type, int depth) {
       end_struct();
       return;
     }
-    case CType::kStop: break;
+    case CType::kStop:
+      break;
   }
   throw ThriftError("cannot skip thrift type " + std::string(type_name(type)));
 }

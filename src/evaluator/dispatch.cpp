@@ -97,13 +97,15 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
       std::vector<LoglikelihoodRequest> reqs;
       for (const auto& s : slots)
         for (int k = 0; k < s.first->repeats; ++k)
-          reqs.push_back({s.first->arguments[0].get<std::string>(), s.first->arguments[1].get<std::string>()});
+          reqs.push_back(
+              {s.first->arguments[0].get<std::string>(), s.first->arguments[1].get<std::string>()});
       auto res = lm.loglikelihood(reqs);
       hand_out([&res](size_t j) { return Json::array({res[j].loglikelihood, res[j].is_greedy}); });
     } else if (type == "loglikelihood_rolling") {
       std::vector<std::string> reqs;
       for (const auto& s : slots)
-        for (int k = 0; k < s.first->repeats; ++k) reqs.push_back(s.first->arguments[0].get<std::string>());
+        for (int k = 0; k < s.first->repeats; ++k)
+          reqs.push_back(s.first->arguments[0].get<std::string>());
       auto res = lm.loglikelihood_rolling(reqs);
       hand_out([&res](size_t j) { return Json(res[j]); });
     } else {
@@ -115,8 +117,9 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
       hand_out([&res](size_t j) { return Json(res[j]); });
     }
     progress.finish();
-    perf[type] = {{"requests", slots.size()},
-                  {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+    perf[type] = {
+        {"requests", slots.size()},
+        {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
     if (several) {
       size_t asked = 0;
       for (const auto& s : slots) asked += s.takers.size();

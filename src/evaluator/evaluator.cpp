@@ -52,13 +52,16 @@ namespace {
 class LocalThenHub : public DataSource {
  public:
   explicit LocalThenHub(fs::path dir) : local_(std::move(dir)) {}
-  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref, const std::string& split) override {
-    if (local_.has_dataset(ref) || !HubDataSource::is_hub_id(ref)) return local_.load_split(ref, split);
+  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref,
+                                             const std::string& split) override {
+    if (local_.has_dataset(ref) || !HubDataSource::is_hub_id(ref))
+      return local_.load_split(ref, split);
     if (!hub_) hub_ = std::make_unique<HubDataSource>();
     return hub_->load_split(ref, split);
   }
   std::string describe() const override {
-    return local_.describe() + ", then the Hugging Face Hub (cache: HF_HUB_CACHE; HF_HUB_OFFLINE honoured)";
+    return local_.describe() +
+           ", then the Hugging Face Hub (cache: HF_HUB_CACHE; HF_HUB_OFFLINE honoured)";
   }
 
  private:
@@ -70,15 +73,18 @@ class LocalThenHub : public DataSource {
 
 std::shared_ptr<DataSource> make_data_source(const EvalConfig& cfg) {
   fs::path dir;
-  if (cfg.data_dir) dir = *cfg.data_dir;
-  else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env) dir = env;
+  if (cfg.data_dir)
+    dir = *cfg.data_dir;
+  else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env)
+    dir = env;
   return std::make_shared<LocalThenHub>(dir);
 }
 
 EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
   register_builtins();
   auto t_start = std::chrono::steady_clock::now();
-  double date = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  double date =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EvalOutput out;
 
   RunPlan plan = plan_run(cfg);

@@ -65,7 +65,9 @@ void SeedPassRandom::begin_building() const {
   task_context().global_random = std::make_shared<PyRandom>(*after_planning_);
 }
 
-std::shared_ptr<PyRandom> SeedPassRandom::state_after_building() { return task_context().global_random; }
+std::shared_ptr<PyRandom> SeedPassRandom::state_after_building() {
+  return task_context().global_random;
+}
 
 void SeedPassRandom::begin_scoring(const std::shared_ptr<PyRandom>& after_building) {
   task_context().global_random = after_building;

@@ -70,8 +70,10 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
             vals.push_back(le[key].get<double>());
             sizes.push_back(static_cast<double>(by_name[leaf]->scores->sample_len));
             const Json& se = le[metric + "_stderr," + f];
-            if (se.is_number()) ses.push_back(se.get<double>());
-            else all_se = false;
+            if (se.is_number())
+              ses.push_back(se.get<double>());
+            else
+              all_se = false;
           }
           if (vals.empty()) continue;
           double num = 0, den = 0, total = 0;
@@ -82,8 +84,9 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
             total += sizes[i];
           }
           e[metric + "," + f] = num / den;
-          e[metric + "_stderr," + f] =
-              all_se && ses.size() == vals.size() ? Json(pooled_sample_stderr(ses, sizes)) : Json("N/A");
+          e[metric + "_stderr," + f] = all_se && ses.size() == vals.size()
+                                           ? Json(pooled_sample_stderr(ses, sizes))
+                                           : Json("N/A");
           sample_count[metric + "," + f] = static_cast<int64_t>(total);
           // A size-weighted mean of per-item means is the mean over all items: its stderr can be
           // clustered by subtask (e.g. MMLU's subjects).
@@ -96,7 +99,8 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
             auto it = lr.scores->items.find({metric, f});
             if (it == lr.scores->items.end()) continue;
             for (const auto& m : lr.plan->metrics)
-              if (m.name == metric && (m.aggregation_fn || (!m.aggregation.empty() && m.aggregation != "mean")))
+              if (m.name == metric &&
+                  (m.aggregation_fn || (!m.aggregation.empty() && m.aggregation != "mean")))
                 poolable = false;
             for (const auto& v : it->second) {
               if (!v.is_number() && !v.is_boolean()) {
@@ -108,9 +112,10 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
             }
           }
           const Json& se_json = e[metric + "_stderr," + f];
-          add_group_statistics(gstats, metric, f, num / den,
-                               se_json.is_number() ? std::optional<double>(se_json.get<double>()) : std::nullopt,
-                               poolable ? &pooled : nullptr, poolable ? &subtask_of : nullptr);
+          add_group_statistics(
+              gstats, metric, f, num / den,
+              se_json.is_number() ? std::optional<double>(se_json.get<double>()) : std::nullopt,
+              poolable ? &pooled : nullptr, poolable ? &subtask_of : nullptr);
         }
       }
       if (!sample_count.empty()) e["sample_count"] = sample_count;
@@ -122,7 +127,6 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
       statistics[g->name] = gstats;
     }
   }
-
 }
 
 }  // namespace lmeval

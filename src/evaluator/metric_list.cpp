@@ -40,13 +40,13 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     where.field = "metric_list[" + std::to_string(i++) + "]";
     MetricSpec s;
     const Json& m = entry["metric"];
-    if (!m.is_string())
-      throw UserError("metric name must be a string", where, "metric: <name>");
+    if (!m.is_string()) throw UserError("metric name must be a string", where, "metric: <name>");
     s.name = m.get<std::string>();
     const metrics::Metric* info = metrics::find(s.name);
     if (!custom_results && !info) {
-      throw UserError("unknown metric '" + s.name + "'", where,
-                      "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
+      throw UserError(
+          "unknown metric '" + s.name + "'", where,
+          "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
     }
     for (auto it = entry.begin(); it != entry.end(); ++it)
       if (it.key() != "metric" && it.key() != "aggregation" && it.key() != "higher_is_better" &&
@@ -76,7 +76,8 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
       const auto& ok = *info->kwargs;
       for (auto it = s.kwargs.begin(); it != s.kwargs.end(); ++it)
         if (std::find(ok.begin(), ok.end(), it.key()) == ok.end())
-          throw UserError("unknown " + s.name + " option '" + it.key() + "'", where, join_names(ok));
+          throw UserError("unknown " + s.name + " option '" + it.key() + "'", where,
+                          join_names(ok));
     }
     out.push_back(std::move(s));
   }
@@ -91,7 +92,8 @@ void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& spec
     if (!c->continuous) continue;
     bool present = false;
     for (const auto& m : specs) present = present || m.name == c->name;
-    if (!present) specs.push_back({c->name, c->aggregation, nullptr, c->higher_is_better, Json::object()});
+    if (!present)
+      specs.push_back({c->name, c->aggregation, nullptr, c->higher_is_better, Json::object()});
   }
 }
 

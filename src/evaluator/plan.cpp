@@ -19,9 +19,11 @@ namespace {
 // --gen_kwargs update a generate_until task's generation_kwargs; --predict_only replaces the
 // metrics with `bypass`.
 TaskConfig with_run_settings(TaskConfig tc, const EvalConfig& cfg) {
-  if (tc.output_type() == "generate_until" && cfg.gen_kwargs.is_object() && !cfg.gen_kwargs.empty()) {
+  if (tc.output_type() == "generate_until" && cfg.gen_kwargs.is_object() &&
+      !cfg.gen_kwargs.empty()) {
     Json g = tc.get(TaskField::generation_kwargs);
-    for (auto it = cfg.gen_kwargs.begin(); it != cfg.gen_kwargs.end(); ++it) g[it.key()] = it.value();
+    for (auto it = cfg.gen_kwargs.begin(); it != cfg.gen_kwargs.end(); ++it)
+      g[it.key()] = it.value();
     tc.set(TaskField::generation_kwargs, std::move(g));
   }
   if (cfg.predict_only) {
@@ -35,8 +37,9 @@ TaskConfig with_run_settings(TaskConfig tc, const EvalConfig& cfg) {
 void apply_num_fewshot(const EvalConfig& cfg, Task& task) {
   if (!cfg.num_fewshot) return;
   if (task.config().num_fewshot() == 0)
-    spdlog::info("num_fewshot has been set to 0 for {} in its config. Manual configuration will be ignored.",
-                 task.name());
+    spdlog::info(
+        "num_fewshot has been set to 0 for {} in its config. Manual configuration will be ignored.",
+        task.name());
   else
     task.set_num_fewshot(*cfg.num_fewshot);
 }
@@ -66,9 +69,11 @@ void select_docs(const EvalConfig& cfg, const Task& task, std::vector<size_t>& p
     const Json& list = cfg.samples[task.name()];
     std::vector<bool> chosen(n, false);
     for (const auto& v : list) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || static_cast<size_t>(v.get<int64_t>()) >= n)
-        throw UserError("Elements of --samples should be in the interval [0," + std::to_string(n - 1) +
-                            "] for task " + task.name() + ", got " + v.dump(),
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+          static_cast<size_t>(v.get<int64_t>()) >= n)
+        throw UserError("Elements of --samples should be in the interval [0," +
+                            std::to_string(n - 1) + "] for task " + task.name() + ", got " +
+                            v.dump(),
                         {"", 0, 0, "--samples"}, "document indices of the evaluation split");
       chosen[static_cast<size_t>(v.get<int64_t>())] = true;
     }
@@ -85,7 +90,8 @@ void select_docs(const EvalConfig& cfg, const Task& task, std::vector<size_t>& p
   size_t count = n;
   if (cfg.limit) {
     double l = *cfg.limit;
-    count = l < 1.0 ? static_cast<size_t>(std::ceil(static_cast<double>(n) * l)) : static_cast<size_t>(l);
+    count = l < 1.0 ? static_cast<size_t>(std::ceil(static_cast<double>(n) * l))
+                    : static_cast<size_t>(l);
     count = std::min(count, n);
   }
   for (size_t i = 0; i < count; ++i) {
@@ -95,16 +101,18 @@ void select_docs(const EvalConfig& cfg, const Task& task, std::vector<size_t>& p
 }
 
 // Loads the selected tasks (the reference's TaskManager.load), with its task_name draws.
-std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg, const TaskSelection& selection) {
+std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
+                                              const TaskSelection& selection) {
   auto data = make_data_source(cfg);
   std::vector<std::unique_ptr<Task>> tasks;
   TaskNameDraws name_draws = task_name_draws(selection);
   for (size_t i = 0; i < selection.tasks.size(); ++i) {
     const TaskConfig& tc = selection.tasks[i];
     if (tc.unsafe_code() && !cfg.confirm_run_unsafe_code)
-      throw UserError("Attempted to run task: " + tc.name() +
-                          " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
-                      tc.where(TaskField::unsafe_code), "--confirm_run_unsafe_code");
+      throw UserError(
+          "Attempted to run task: " + tc.name() +
+              " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
+          tc.where(TaskField::unsafe_code), "--confirm_run_unsafe_code");
     tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
     draw_task_name_reads(*task_context().global_random, name_draws.after_task[i]);
   }
@@ -119,7 +127,8 @@ TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
   p.metrics = metric_specs(task.config(), cfg.predict_only);
   if (cfg.continuous_metrics && !cfg.predict_only) add_continuous_metrics(task.config(), p.metrics);
   for (const auto& m : p.metrics)
-    if (const metrics::Metric* def = metrics::find(m.name)) p.unconditional_requests |= def->needs_unconditional;
+    if (const metrics::Metric* def = metrics::find(m.name))
+      p.unconditional_requests |= def->needs_unconditional;
   p.filters = filters_of(task.config());
   p.eval_docs_reads_per_pass = eval_docs_reads_per_pass(cfg, task.name());
   replay_eval_docs_reads_before_requests(cfg, task, p.eval_docs_reads_per_pass);
@@ -128,9 +137,10 @@ TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
   select_docs(cfg, task, p.doc_positions, p.doc_ids);
   if (p.doc_positions.empty())
     throw UserError("task.build_requests() did not find any docs! (task " + task.name() +
-                        ": --limit/--samples selected none of its " + std::to_string(task.eval_docs().size()) +
-                        " documents)",
-                    {"", 0, 0, cfg.samples.is_object() ? "--samples" : "--limit"}, "at least one document");
+                        ": --limit/--samples selected none of its " +
+                        std::to_string(task.eval_docs().size()) + " documents)",
+                    {"", 0, 0, cfg.samples.is_object() ? "--samples" : "--limit"},
+                    "at least one document");
   return p;
 }
 

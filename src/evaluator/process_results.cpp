@@ -33,8 +33,8 @@ std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>()
 // The registry's metrics in its order (the reference's result-dict key order) that the task's list
 // names, each given the document's scores when it scores this output type.
 template <typename Scores, typename Member>
-void emit_in_registry_order(const std::vector<MetricSpec>& specs, Member member, const Scores& scores,
-                            Json& out, bool continuous_only = false) {
+void emit_in_registry_order(const std::vector<MetricSpec>& specs, Member member,
+                            const Scores& scores, Json& out, bool continuous_only = false) {
   for (const metrics::Metric* m : metrics::all()) {
     const auto& fn = m->*member;
     if (!fn || (continuous_only && !m->continuous) || !has_metric(specs, m->name)) continue;
@@ -53,27 +53,30 @@ Json process_results_by_function(const TaskConfig& cfg, const std::vector<Metric
                                  const Doc& doc, const std::vector<Json>& results) {
   const auto& fn = resolve_function_ref(cfg.get(TaskField::process_results));
   if (!fn.process_results)
-    throw UserError("function is not a process_results function", cfg.where(TaskField::process_results),
-                    "process_results(doc, results)");
+    throw UserError("function is not a process_results function",
+                    cfg.where(TaskField::process_results), "process_results(doc, results)");
   Json out = fn.process_results(doc, results);
   bool wants_continuous = false;
   for (const auto& spec : specs)
-    if (const metrics::Metric* m = metrics::find(spec.name); m && m->continuous) wants_continuous = true;
+    if (const metrics::Metric* m = metrics::find(spec.name); m && m->continuous)
+      wants_continuous = true;
   if (fn.gold_choices && wants_continuous) {
     metrics::ChoiceScores s;
     for (const auto& r : results) s.lls.push_back(ll_of(r));
     s.is_gold.assign(s.lls.size(), false);
     for (size_t g : fn.gold_choices(doc))
       if (g < s.is_gold.size()) s.is_gold[g] = true;
-    emit_in_registry_order(specs, &metrics::Metric::multiple_choice, s, out, /*continuous_only=*/true);
+    emit_in_registry_order(specs, &metrics::Metric::multiple_choice, s, out,
+                           /*continuous_only=*/true);
   }
   return out;
 }
 
 // The reference's multiple_choice branch: the choices' log-likelihoods (split from the
 // unconditional ones for acc_mutual_info), the three argmaxes, and the gold index or indices.
-metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                                    const std::vector<Json>& results, std::string* notice) {
+metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSpec>& specs,
+                                    const Doc& doc, const std::vector<Json>& results,
+                                    std::string* notice) {
   metrics::ChoiceScores s;
   auto choices = *task.doc_to_choice(doc);
   size_t n = choices.size();
@@ -121,20 +124,23 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
   }
   bool gold_negative = false;
   for (const auto& g : s.multiple_gold ? s.gold : Json::array({s.gold_single}))
-    if (g.is_number_integer() && g.get<int64_t>() < 0 && g.get<int64_t>() != -100) gold_negative = true;
+    if (g.is_number_integer() && g.get<int64_t>() < 0 && g.get<int64_t>() != -100)
+      gold_negative = true;
   if (gold_missing && notice)
     *notice = "target " + gold.dump() + " names none of the " + std::to_string(n) +
               " choices (neither an index below " + std::to_string(n) +
               " nor a choice's text); scored as wrong, as the reference does";
   else if (gold_negative && notice)
-    *notice = "target " + gold.dump() + " is a negative index into the " + std::to_string(n) +
-              " choices: acc and acc_norm score it as wrong, and exact_match reads the choice counted "
-              "from the end, as the reference does (check doc_to_target)";
+    *notice =
+        "target " + gold.dump() + " is a negative index into the " + std::to_string(n) +
+        " choices: acc and acc_norm score it as wrong, and exact_match reads the choice counted "
+        "from the end, as the reference does (check doc_to_target)";
   // The golds for the continuous metrics: the valid distinct gold indices.
   s.is_gold.assign(std::min(s.lls.size(), n), false);
   Json gl = s.multiple_gold ? s.gold : Json::array({s.gold_single});
   for (const auto& g : gl)
-    if (g.is_number_integer() && g.get<int64_t>() >= 0 && static_cast<size_t>(g.get<int64_t>()) < s.is_gold.size())
+    if (g.is_number_integer() && g.get<int64_t>() >= 0 &&
+        static_cast<size_t>(g.get<int64_t>()) < s.is_gold.size())
       s.is_gold[static_cast<size_t>(g.get<int64_t>())] = true;
   return s;
 }
@@ -153,8 +159,9 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
     auto choices = *task.doc_to_choice(doc);
     int64_t i = s.gold.is_number_integer() ? s.gold.get<int64_t>() : -1;
     if (i < 0 || i >= static_cast<int64_t>(choices.size()))
-      throw UserError("task " + task.name() + ": target " + s.gold.dump() + " is not a valid choice index",
-                      cfg.where(TaskField::doc_to_target), "an index into doc_to_choice");
+      throw UserError(
+          "task " + task.name() + ": target " + s.gold.dump() + " is not a valid choice index",
+          cfg.where(TaskField::doc_to_target), "an index into doc_to_choice");
     s.gold = choices[static_cast<size_t>(i)];
   } else if (s.multiple_target) {
     // gold stays a list
@@ -168,7 +175,8 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
       for (const metrics::Metric* g : metrics::all())
         if (g->generate_until) available += g->name + ", ";
       throw UserError("metric '" + spec.name + "' is not available for generate_until tasks",
-                      cfg.where(TaskField::metric_list), available + "or a process_results function");
+                      cfg.where(TaskField::metric_list),
+                      available + "or a process_results function");
     }
     out[spec.name] = m->generate_until(s, spec.kwargs);
   }
@@ -180,7 +188,8 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
 Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
                      const std::vector<Json>& results, std::string* notice) {
   const TaskConfig& cfg = task.config();
-  if (is_function_ref(cfg.get(TaskField::process_results))) return process_results_by_function(cfg, specs, doc, results);
+  if (is_function_ref(cfg.get(TaskField::process_results)))
+    return process_results_by_function(cfg, specs, doc, results);
   Json out = Json::object();
   std::string ot = cfg.output_type();
   if (has_metric(specs, "bypass")) {
@@ -197,7 +206,8 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& specs, con
   if (ot == "loglikelihood_rolling") {
     std::string text = text_of(task.doc_to_target(doc));
     // len(re.split(r"\s+", text)): empty fields at the ends count.
-    metrics::RollingScores s{ll_of(results.at(0)), static_cast<int64_t>(pyre::split("\\s+", text).size()),
+    metrics::RollingScores s{ll_of(results.at(0)),
+                             static_cast<int64_t>(pyre::split("\\s+", text).size()),
                              static_cast<int64_t>(text.size())};
     emit_in_registry_order(specs, &metrics::Metric::loglikelihood_rolling, s, out);
     return out;

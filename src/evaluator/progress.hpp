@@ -31,9 +31,11 @@ class Progress {
     std::string bar(static_cast<size_t>(filled), '#');
     bar.resize(static_cast<size_t>(width), '.');
     std::string toks;
-    if (tokens >= 0 && secs > 0) toks = ", " + std::to_string(static_cast<long long>(static_cast<double>(tokens) / secs)) + " tok/s";
-    std::fprintf(stderr, "\r%s [%s] %zu/%zu (%.1f req/s%s, %.0fs elapsed, ETA %.0fs)  ", label_.c_str(),
-                 bar.c_str(), done, total, rate, toks.c_str(), secs, eta);
+    if (tokens >= 0 && secs > 0)
+      toks = ", " + std::to_string(static_cast<long long>(static_cast<double>(tokens) / secs)) +
+             " tok/s";
+    std::fprintf(stderr, "\r%s [%s] %zu/%zu (%.1f req/s%s, %.0fs elapsed, ETA %.0fs)  ",
+                 label_.c_str(), bar.c_str(), done, total, rate, toks.c_str(), secs, eta);
     shown_ = true;
   }
   void finish() {

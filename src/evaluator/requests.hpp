@@ -31,7 +31,8 @@ struct SeedPass {
 
 // The reference's build_all_requests for every task, once per --fewshot_seeds seed. `write_out`
 // receives --write_out's text for the first document of each task (first pass only).
-std::vector<SeedPass> build_seed_passes(const RunPlan& plan, const EvalConfig& cfg, const PromptOptions& prompt,
+std::vector<SeedPass> build_seed_passes(const RunPlan& plan, const EvalConfig& cfg,
+                                        const PromptOptions& prompt,
                                         std::vector<std::string>& write_out);
 
 }  // namespace lmeval

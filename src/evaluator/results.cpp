@@ -23,8 +23,9 @@ namespace {
 std::vector<const TaskOutcome*> sorted_by_name(const std::vector<TaskOutcome>& tasks) {
   std::vector<const TaskOutcome*> sorted;
   for (const auto& r : tasks) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const TaskOutcome* a, const TaskOutcome* b) { return a->task().name() < b->task().name(); });
+  std::sort(sorted.begin(), sorted.end(), [](const TaskOutcome* a, const TaskOutcome* b) {
+    return a->task().name() < b->task().name();
+  });
   return sorted;
 }
 
@@ -36,7 +37,8 @@ Json to_object(const std::map<std::string, Json>& m) {
 
 // configs (sorted by task), versions, n-shot, higher_is_better (sorted), n-samples; groups take
 // their members' n-shot and higher_is_better where these agree.
-void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<GroupNode>& groups, Json& out) {
+void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<GroupNode>& groups,
+                     Json& out) {
   Json configs = Json::object();
   for (const auto* r : sorted_by_name(tasks))
     configs[r->task().name()] = task_config_to_results(r->task().config(), r->task().num_fewshot());
@@ -59,8 +61,10 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
       if (!hib.count(c)) continue;
       any = true;
       for (auto it = hib[c].begin(); it != hib[c].end(); ++it) {
-        if (merged.contains(it.key()) && merged[it.key()] != it.value()) merged[it.key()] = nullptr;
-        else if (!merged.contains(it.key())) merged[it.key()] = it.value();
+        if (merged.contains(it.key()) && merged[it.key()] != it.value())
+          merged[it.key()] = nullptr;
+        else if (!merged.contains(it.key()))
+          merged[it.key()] = it.value();
       }
     }
     if (any) hib[g.name] = merged;
@@ -77,7 +81,8 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
   }
   Json nsamples = Json::object();
   for (const auto& r : tasks)
-    nsamples[r.task().name()] = {{"original", r.task().eval_docs().size()}, {"effective", r.scores->sample_len}};
+    nsamples[r.task().name()] = {{"original", r.task().eval_docs().size()},
+                                 {"effective", r.scores->sample_len}};
   out["configs"] = configs;
   out["versions"] = to_object(versions);
   out["n-shot"] = to_object(nshot);
@@ -104,7 +109,8 @@ std::optional<std::string> read_git_head(const std::filesystem::path& git_dir) {
   return line.substr(0, 7);
 }
 
-// git hashes, date, versions and the tokenizer's special tokens (EvaluationTracker's general config).
+// git hashes, date, versions and the tokenizer's special tokens (EvaluationTracker's general
+// config).
 void add_environment(const ResultsContext& ctx, Json& out) {
   auto git = read_git_head(std::filesystem::current_path() / ".git");
   out["git_hash"] = git ? Json(*git) : Json();
@@ -204,13 +210,15 @@ Json build_results(const std::vector<TaskOutcome>& tasks, const std::vector<Grou
   out["model_name"] = ctx.model_name;
   out["model_name_sanitized"] = sanitize_model_name(ctx.model_name);
   out["system_instruction"] = cfg.system_instruction ? Json(*cfg.system_instruction) : Json();
-  out["system_instruction_sha"] = cfg.system_instruction ? Json(sha256_hex(*cfg.system_instruction)) : Json();
+  out["system_instruction_sha"] =
+      cfg.system_instruction ? Json(sha256_hex(*cfg.system_instruction)) : Json();
   out["fewshot_as_multiturn"] = cfg.fewshot_as_multiturn ? Json(*cfg.fewshot_as_multiturn) : Json();
   std::optional<std::string> tmpl = run_chat_template(cfg, *ctx.lm);
   out["chat_template"] = tmpl ? Json(*tmpl) : Json();
   // EvaluationTracker: hash_string(chat_template) if chat_template else None ("" for API models).
   out["chat_template_sha"] = tmpl && !tmpl->empty() ? Json(sha256_hex(*tmpl)) : Json();
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
+  double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
   out["total_evaluation_time_seconds"] = py::float_repr(total);
   // lm-eval's additions, after the reference's keys.
   std::map<std::string, double> baselines;
@@ -230,13 +238,15 @@ std::vector<TaskSamples> collect_samples(const std::vector<TaskOutcome>& tasks) 
 }
 
 void add_seed_results(EvalOutput& out, const std::vector<SeedPass>& passes,
-                      const std::vector<std::vector<TaskOutcome>>& outcomes, const std::vector<GroupNode>& groups,
-                      const ResultsContext& rc, bool log_samples) {
+                      const std::vector<std::vector<TaskOutcome>>& outcomes,
+                      const std::vector<GroupNode>& groups, const ResultsContext& rc,
+                      bool log_samples) {
   std::vector<int64_t> seeds;
   std::vector<Json> sections;
   Json by_seed = Json::object();
   for (size_t i = 0; i < passes.size(); ++i) {
-    Json section = i == 0 ? out.results["results"] : build_results(outcomes[i], groups, rc)["results"];
+    Json section =
+        i == 0 ? out.results["results"] : build_results(outcomes[i], groups, rc)["results"];
     seeds.push_back(passes[i].seed);
     by_seed[std::to_string(passes[i].seed)] = section;
     sections.push_back(std::move(section));
@@ -273,6 +283,5 @@ std::string sanitize_model_name(const std::string& name) {
   }
   return out;
 }
-
 
 }  // namespace lmeval

@@ -35,7 +35,8 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
 
 // The outcomes of one seed pass, aggregated.
 std::vector<TaskOutcome> task_outcomes(const RunPlan& plan, const SeedPass& pass,
-                                       const std::vector<TaskScores>& scores, int64_t bootstrap_iters);
+                                       const std::vector<TaskScores>& scores,
+                                       int64_t bootstrap_iters);
 
 struct ResultsContext {
   const EvalConfig* cfg = nullptr;
@@ -63,8 +64,9 @@ std::vector<TaskSamples> collect_samples(const std::vector<TaskOutcome>& tasks);
 // seeds, and the seed on every sample record (all seeds' records in one file per task, in seed
 // order) come beside it. `outcomes[i]` are pass i's.
 void add_seed_results(EvalOutput& out, const std::vector<SeedPass>& passes,
-                      const std::vector<std::vector<TaskOutcome>>& outcomes, const std::vector<GroupNode>& groups,
-                      const ResultsContext& rc, bool log_samples);
+                      const std::vector<std::vector<TaskOutcome>>& outcomes,
+                      const std::vector<GroupNode>& groups, const ResultsContext& rc,
+                      bool log_samples);
 
 // sanitize_model_name of the reference.
 std::string sanitize_model_name(const std::string& name);

@@ -19,11 +19,13 @@ namespace fs = std::filesystem;
 // Where the tokenizer's files are on this machine: a local folder as given, else, for a Hub id,
 // the snapshot of `revision` in the Hugging Face cache (where the backends fetched them; only read
 // here, never downloaded). `commit` is set for a snapshot.
-std::optional<fs::path> tokenizer_dir(const std::string& source, const std::string& revision, std::string& commit) {
+std::optional<fs::path> tokenizer_dir(const std::string& source, const std::string& revision,
+                                      std::string& commit) {
   std::error_code ec;
   if (source.empty()) return std::nullopt;
   if (fs::is_directory(source, ec)) return fs::path(source);
-  if (source.front() == '/' || source.front() == '.' || std::count(source.begin(), source.end(), '/') > 1)
+  if (source.front() == '/' || source.front() == '.' ||
+      std::count(source.begin(), source.end(), '/') > 1)
     return std::nullopt;
   hub::HubClient client(hub::HubConfig::from_env());
   hub::RepoRef repo{hub::RepoType::kModel, source, revision.empty() ? "main" : revision};
@@ -36,8 +38,9 @@ std::optional<fs::path> tokenizer_dir(const std::string& source, const std::stri
 // The tokenizer's files in `dir`, hashed together (name and bytes of each, in name order); null
 // when none is there (no local copy, or a model without a tokenizer).
 Json tokenizer_files_sha256(const std::optional<fs::path>& dir) {
-  static const char* names[] = {"added_tokens.json", "merges.txt", "special_tokens_map.json", "tokenizer.json",
-                                "tokenizer.model", "tokenizer_config.json", "vocab.json"};
+  static const char* names[] = {"added_tokens.json", "merges.txt",      "special_tokens_map.json",
+                                "tokenizer.json",    "tokenizer.model", "tokenizer_config.json",
+                                "vocab.json"};
   if (!dir) return Json();
   Sha256 h;
   bool any = false;
@@ -63,7 +66,8 @@ std::string model_arg(const Json& args, const std::string& key) {
 
 }  // namespace
 
-Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_file, const EvalConfig& cfg) {
+Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_file,
+                  const EvalConfig& cfg) {
   Json m = Json::object();
   m["lm_eval_version"] = results_file.value("lm_eval_version", Json());
   // Tokenizer: its files (local folders), the special tokens the backend reported, and the BOS
@@ -89,8 +93,9 @@ Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_
   Json tasks = Json::object();
   std::vector<const TaskOutcome*> sorted;
   for (const auto& r : outcomes) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const TaskOutcome* a, const TaskOutcome* b) { return a->task().name() < b->task().name(); });
+  std::sort(sorted.begin(), sorted.end(), [](const TaskOutcome* a, const TaskOutcome* b) {
+    return a->task().name() < b->task().name();
+  });
   for (const auto* r : sorted) {
     const std::string& name = r->task().name();
     Json t = Json::object();

@@ -12,6 +12,7 @@ namespace lmeval {
 
 // `results_file` is the results built so far (its configs, versions, n-shot, chat template and
 // tokenizer keys are read, never recomputed).
-Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_file, const EvalConfig& cfg);
+Json run_manifest(const std::vector<TaskOutcome>& outcomes, const Json& results_file,
+                  const EvalConfig& cfg);
 
 }  // namespace lmeval

@@ -26,10 +26,12 @@ std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
   mo.seed = cfg.seed[2];
   Json args = cfg.model_args;
   if (args.is_object())
-    for (auto it = cfg.model_secrets.begin(); it != cfg.model_secrets.end(); ++it) args[it.key()] = it.value();
+    for (auto it = cfg.model_secrets.begin(); it != cfg.model_secrets.end(); ++it)
+      args[it.key()] = it.value();
   std::unique_ptr<LM> model = entry->factory(args, mo);
   if (cfg.use_cache)
-    model = make_caching_lm(std::move(model), *cfg.use_cache, cache_identity(cfg.model, cfg.model_args));
+    model = make_caching_lm(std::move(model), *cfg.use_cache,
+                            cache_identity(cfg.model, cfg.model_args));
   return model;
 }
 
@@ -44,7 +46,8 @@ RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given) {
   RunModel rm;
   rm.model = given ? std::move(given) : model_from_registry(cfg);
   if (cfg.shard_count > 0) {
-    auto recorder = std::make_unique<ShardRecorder>(std::move(rm.model), ShardSpec{cfg.shard_index, cfg.shard_count});
+    auto recorder = std::make_unique<ShardRecorder>(std::move(rm.model),
+                                                    ShardSpec{cfg.shard_index, cfg.shard_count});
     rm.shard = recorder.get();
     rm.model = std::move(recorder);
   }
@@ -63,7 +66,8 @@ RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given) {
 
 std::optional<std::string> run_chat_template(const EvalConfig& cfg, LM& lm) {
   if (!wants_chat(cfg)) return std::nullopt;
-  return lm.chat_template(cfg.apply_chat_template.is_string() ? cfg.apply_chat_template.get<std::string>() : "");
+  return lm.chat_template(
+      cfg.apply_chat_template.is_string() ? cfg.apply_chat_template.get<std::string>() : "");
 }
 
 }  // namespace lmeval

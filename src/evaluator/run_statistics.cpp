@@ -18,9 +18,12 @@ bool binary(const std::vector<Json>& items, double& successes) {
   successes = 0;
   for (const auto& v : items) {
     double x;
-    if (v.is_boolean()) x = v.get<bool>() ? 1 : 0;
-    else if (v.is_number()) x = v.get<double>();
-    else return false;
+    if (v.is_boolean())
+      x = v.get<bool>() ? 1 : 0;
+    else if (v.is_number())
+      x = v.get<double>();
+    else
+      return false;
     if (x != 0 && x != 1) return false;
     successes += x;
   }
@@ -30,9 +33,12 @@ bool binary(const std::vector<Json>& items, double& successes) {
 bool numeric(const std::vector<Json>& items, std::vector<double>& xs) {
   xs.clear();
   for (const auto& v : items) {
-    if (v.is_boolean()) xs.push_back(v.get<bool>() ? 1 : 0);
-    else if (v.is_number()) xs.push_back(v.get<double>());
-    else return false;
+    if (v.is_boolean())
+      xs.push_back(v.get<bool>() ? 1 : 0);
+    else if (v.is_number())
+      xs.push_back(v.get<double>());
+    else
+      return false;
   }
   return true;
 }
@@ -40,24 +46,29 @@ bool numeric(const std::vector<Json>& items, std::vector<double>& xs) {
 Json interval_json(const stats::Interval& ci) { return Json::array({ci.low, ci.high}); }
 
 // The MDE of a comparison between two independent runs of this size: sqrt(2) times the stderr.
-double mde80(double stderr) { return stats::minimum_detectable_difference(std::sqrt(2.0) * stderr, 0.05, 0.8); }
+double mde80(double stderr) {
+  return stats::minimum_detectable_difference(std::sqrt(2.0) * stderr, 0.05, 0.8);
+}
 
 // "<metric>_mde80": null with "<metric>_mde80_undefined" saying why when the SE is 0 or missing
 // (an MDE of 0 would claim any difference is detectable).
-void add_mde(Json& out, const std::string& metric, const std::string& suffix, std::optional<double> se) {
+void add_mde(Json& out, const std::string& metric, const std::string& suffix,
+             std::optional<double> se) {
   if (se && *se > 0) {
     out[metric + "_mde80" + suffix] = mde80(*se);
     return;
   }
   out[metric + "_mde80" + suffix] = Json();
-  out[metric + "_mde80_undefined" + suffix] = !se || std::isnan(*se)
-      ? "no standard error" : "zero standard error: every item scored the same, so the run gives no spread to size a difference from";
+  out[metric + "_mde80_undefined" + suffix] =
+      !se || std::isnan(*se) ? "no standard error"
+                             : "zero standard error: every item scored the same, so the run gives "
+                               "no spread to size a difference from";
 }
 
 }  // namespace
 
-void add_metric_statistics(Json& out, const MetricSeries& s, const std::vector<std::string>* clusters,
-                           int64_t iters) {
+void add_metric_statistics(Json& out, const MetricSeries& s,
+                           const std::vector<std::string>* clusters, int64_t iters) {
   const std::string suffix = "," + s.filter;
   const auto& items = *s.items;
   const size_t n = items.size();
@@ -68,7 +79,8 @@ void add_metric_statistics(Json& out, const MetricSeries& s, const std::vector<s
   const bool is_mean = s.aggregation == "mean";
   if (n >= 1 && is_mean && binary(items, successes)) {
     const double nn = static_cast<double>(n);
-    ci = n < kSmallSample ? stats::clopper_pearson_interval(successes, nn) : stats::wilson_interval(successes, nn);
+    ci = n < kSmallSample ? stats::clopper_pearson_interval(successes, nn)
+                          : stats::wilson_interval(successes, nn);
     method = n < kSmallSample ? "clopper_pearson" : "wilson";
   } else if (n >= 2 && is_mean && numeric(items, xs)) {
     if (n < kSmallSample && iters > 0) {
@@ -92,10 +104,12 @@ void add_metric_statistics(Json& out, const MetricSeries& s, const std::vector<s
     if (clustered->stderr > 0) {
       const bool few = clustered->n_clusters < stats::kFewClusters;
       ci = stats::t_interval(s.value, clustered->stderr,
-                             few ? static_cast<double>(clustered->n_clusters - 1) : std::numeric_limits<double>::infinity());
+                             few ? static_cast<double>(clustered->n_clusters - 1)
+                                 : std::numeric_limits<double>::infinity());
       method = few ? "clustered_t" : "clustered_normal";
     }
-    if (!std::isnan(clustered->stderr)) se_for_mde = stats::conservative_stderr(s.stderr.value_or(std::nan("")), clustered->stderr);
+    if (!std::isnan(clustered->stderr))
+      se_for_mde = stats::conservative_stderr(s.stderr.value_or(std::nan("")), clustered->stderr);
   }
   // A t interval with a zero SE would be [x, x]: undefined, with the reason beside it.
   if (ci && method == "t" && s.stderr && *s.stderr == 0) ci.reset();
@@ -104,14 +118,16 @@ void add_metric_statistics(Json& out, const MetricSeries& s, const std::vector<s
   if (!ci && n >= 2 && s.stderr && *s.stderr == 0)
     out[s.metric + "_ci95_undefined" + suffix] = "zero standard error: every item scored the same";
   if (clustered) {
-    out[s.metric + "_stderr_clustered" + suffix] = std::isnan(clustered->stderr) ? Json("N/A") : Json(clustered->stderr);
+    out[s.metric + "_stderr_clustered" + suffix] =
+        std::isnan(clustered->stderr) ? Json("N/A") : Json(clustered->stderr);
     out[s.metric + "_n_clusters" + suffix] = clustered->n_clusters;
   }
   add_mde(out, s.metric, suffix, se_for_mde);
 }
 
-void add_group_statistics(Json& out, const std::string& metric, const std::string& filter, double value,
-                          std::optional<double> stderr, const std::vector<double>* items,
+void add_group_statistics(Json& out, const std::string& metric, const std::string& filter,
+                          double value, std::optional<double> stderr,
+                          const std::vector<double>* items,
                           const std::vector<std::string>* subtask_of_item) {
   const std::string suffix = "," + filter;
   if (stderr) {
@@ -125,9 +141,11 @@ void add_group_statistics(Json& out, const std::string& metric, const std::strin
   std::optional<double> se_for_mde = stderr;
   if (items && subtask_of_item && items->size() == subtask_of_item->size() && !items->empty()) {
     auto c = stats::clustered_stderr(*items, *subtask_of_item);
-    out[metric + "_stderr_clustered" + suffix] = std::isnan(c.stderr) ? Json("N/A") : Json(c.stderr);
+    out[metric + "_stderr_clustered" + suffix] =
+        std::isnan(c.stderr) ? Json("N/A") : Json(c.stderr);
     out[metric + "_n_clusters" + suffix] = c.n_clusters;
-    if (!std::isnan(c.stderr)) se_for_mde = stats::conservative_stderr(stderr.value_or(std::nan("")), c.stderr);
+    if (!std::isnan(c.stderr))
+      se_for_mde = stats::conservative_stderr(stderr.value_or(std::nan("")), c.stderr);
   }
   add_mde(out, metric, suffix, se_for_mde);
 }

@@ -27,13 +27,14 @@ inline constexpr size_t kSmallSample = 100;
 // Adds "<metric>_ci95,<filter>", "<metric>_ci95_method,<filter>", "<metric>_mde80,<filter>"
 // and, with `clusters` (one id per item), "<metric>_stderr_clustered,<filter>" and
 // "<metric>_n_clusters,<filter>" to `out`. `iters` bootstrap iterations for small non-0/1 means.
-void add_metric_statistics(Json& out, const MetricSeries& series, const std::vector<std::string>* clusters,
-                           int64_t iters);
+void add_metric_statistics(Json& out, const MetricSeries& series,
+                           const std::vector<std::string>* clusters, int64_t iters);
 
 // A group's entries from its aggregated value and pooled stderr (normal interval, MDE) and, for
 // a size-weighted mean, the stderr clustered by subtask from its leaves' per-item values.
-void add_group_statistics(Json& out, const std::string& metric, const std::string& filter, double value,
-                          std::optional<double> stderr, const std::vector<double>* items,
+void add_group_statistics(Json& out, const std::string& metric, const std::string& filter,
+                          double value, std::optional<double> stderr,
+                          const std::vector<double>* items,
                           const std::vector<std::string>* subtask_of_item);
 
 }  // namespace lmeval

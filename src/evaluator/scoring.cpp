@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "global_random_replay.hpp"
-#include "repeat_scores.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/sha256.hpp"
+#include "repeat_scores.hpp"
 #include "task_scores.hpp"
 
 namespace lmeval {
@@ -39,13 +39,15 @@ void apply_filters(const TaskPlan& plan, TaskRequests& requests) {
   }
   for (const auto& f : plan.filters) {
     auto filtered = f.apply(resps, docs);
-    for (size_t i = 0; i < requests.instances.size(); ++i) requests.instances[i].filtered_resps[f.name()] = filtered[i];
+    for (size_t i = 0; i < requests.instances.size(); ++i)
+      requests.instances[i].filtered_resps[f.name()] = filtered[i];
   }
 }
 
 // The sample record of one document under one filter (the reference's evaluate(), log_samples).
 Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& request_doc,
-                   const std::vector<const Instance*>& ins, const std::string& filter, const Json& metrics) {
+                   const std::vector<const Instance*>& ins, const std::string& filter,
+                   const Json& metrics) {
   Json target = task.doc_to_target(doc);
   Json s = Json::object();
   s["doc_id"] = doc_id;
@@ -54,7 +56,8 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
   Json args = Json::object();
   for (size_t i = 0; i < ins.size(); ++i) {
     Json a = Json::object();
-    for (size_t j = 0; j < ins[i]->arguments.size(); ++j) a["arg_" + std::to_string(j)] = ins[i]->arguments[j];
+    for (size_t j = 0; j < ins[i]->arguments.size(); ++j)
+      a["arg_" + std::to_string(j)] = ins[i]->arguments[j];
     args["gen_args_" + std::to_string(i)] = a;
   }
   s["arguments"] = args;
@@ -79,7 +82,8 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
 // Expected accuracy of uniform random guessing, for the normalised scores.
 std::optional<double> random_baseline(const TaskPlan& plan) {
   const Task& task = *plan.task;
-  if (task.config().output_type() != "multiple_choice" || plan.doc_positions.empty()) return std::nullopt;
+  if (task.config().output_type() != "multiple_choice" || plan.doc_positions.empty())
+    return std::nullopt;
   double sum = 0;
   for (size_t pos : plan.doc_positions) {
     auto c = task.doc_to_choice(task.eval_docs()[pos]);
@@ -96,11 +100,13 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
   std::map<size_t, std::vector<const Instance*>> by_doc;
   for (const auto& in : requests.instances) by_doc[in.doc_pos].push_back(&in);
   for (auto& [k, v] : by_doc)
-    std::stable_sort(v.begin(), v.end(), [](const Instance* a, const Instance* b) { return a->idx < b->idx; });
+    std::stable_sort(v.begin(), v.end(),
+                     [](const Instance* a, const Instance* b) { return a->idx < b->idx; });
   for (const auto& f : plan.filters) {
     replay_eval_docs_reads_for_filter(task, plan.eval_docs_reads_per_pass);
     // repeats > 1: every sampled answer scored alone, for the samples (empty otherwise).
-    const auto by_repeat = log_samples ? filter_each_repeat(plan, requests, f) : std::vector<std::vector<Json>>{};
+    const auto by_repeat =
+        log_samples ? filter_each_repeat(plan, requests, f) : std::vector<std::vector<Json>>{};
     for (size_t d = 0; d < plan.doc_positions.size(); ++d) {
       size_t pos = plan.doc_positions[d];
       const Doc& doc = task.eval_docs()[pos];
@@ -113,8 +119,9 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
       try {
         metrics = process_results(task, plan.metrics, doc, results, &notice);
       } catch (UserError& e) {
-        throw UserError("task " + task.name() + ", doc " + std::to_string(plan.doc_ids[d]) + ": " + e.message(),
-                        e.where(), e.expected());
+        throw UserError(
+            "task " + task.name() + ", doc " + std::to_string(plan.doc_ids[d]) + ": " + e.message(),
+            e.where(), e.expected());
       }
       if (!notice.empty() && &f == &plan.filters.front())  // once per document, not per filter
         spdlog::warn("task {}, doc_id {}: {}", task.name(), plan.doc_ids[d], notice);
@@ -128,9 +135,11 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
         found->second.push_back(it.value());
       }
       if (log_samples) {
-        scores.samples.push_back(sample_record(task, plan.doc_ids[d], doc, request_doc, ins, f.name(), metrics));
+        scores.samples.push_back(
+            sample_record(task, plan.doc_ids[d], doc, request_doc, ins, f.name(), metrics));
         if (!by_repeat.empty())
-          if (Json r = score_each_repeat(task, plan.metrics, doc, ins, requests, by_repeat); !r.empty())
+          if (Json r = score_each_repeat(task, plan.metrics, doc, ins, requests, by_repeat);
+              !r.empty())
             scores.samples.back()["repeat_scores"] = std::move(r);
       }
     }
@@ -138,7 +147,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
   scores.random_baseline = random_baseline(plan);
   scores.sample_len = scores.keys.empty() ? 0 : scores.items[scores.keys.back()].size();
   if (std::optional<std::string> cluster_key = task.config().cluster_key())
-    for (size_t pos : plan.doc_positions) scores.clusters.push_back(cluster_of(task, *cluster_key, task.eval_docs()[pos]));
+    for (size_t pos : plan.doc_positions)
+      scores.clusters.push_back(cluster_of(task, *cluster_key, task.eval_docs()[pos]));
   return scores;
 }
 

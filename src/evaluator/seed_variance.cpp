@@ -42,7 +42,8 @@ Json summary(const std::vector<double>& v) {
 
 }  // namespace
 
-Json fewshot_seed_variance(const std::vector<int64_t>& seeds, const std::vector<Json>& results_by_seed) {
+Json fewshot_seed_variance(const std::vector<int64_t>& seeds,
+                           const std::vector<Json>& results_by_seed) {
   Json out = Json::object();
   if (results_by_seed.empty()) return out;
   const Json& first = results_by_seed[0];

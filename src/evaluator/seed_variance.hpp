@@ -12,6 +12,7 @@ namespace lmeval {
 // the first seed's section (tasks and groups, in its order) and each "<metric>,<filter>" whose
 // value is a number in every seed: {"mean", "std" (sample standard deviation, ddof=1; null for
 // one seed), "min", "max", "values" (in seed order)}, beside "seeds".
-Json fewshot_seed_variance(const std::vector<int64_t>& seeds, const std::vector<Json>& results_by_seed);
+Json fewshot_seed_variance(const std::vector<int64_t>& seeds,
+                           const std::vector<Json>& results_by_seed);
 
 }  // namespace lmeval

@@ -27,12 +27,13 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
         agg = m.aggregation;
         agg_fn = m.aggregation_fn;
       }
-    double value = agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
+    double value =
+        agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
     entry[key.first + "," + key.second] = value;
     const std::string agg_name = agg.empty() ? "mean" : agg;
     // evaluator_utils.py: at most 100 bootstrap draws for the corpus translation metrics (by name).
-    const bool corpus_mt = key.first == "bleu" || key.first == "chrf" || key.first == "chrf++" ||
-                           key.first == "ter";
+    const bool corpus_mt =
+        key.first == "bleu" || key.first == "chrf" || key.first == "chrf++" || key.first == "ter";
     const int64_t iters = corpus_mt ? std::min<int64_t>(task_iters, 100) : task_iters;
     std::optional<double> se;
     std::vector<double> boot;
@@ -44,17 +45,21 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
       se = stderr_for(agg_name, items, iters);
     }
     entry[key.first + "_stderr," + key.second] = se ? Json(*se) : Json("N/A");
-    MetricSeries series{key.first, key.second, agg_fn ? std::string("custom") : agg_name, &items, value, se, &boot};
-    add_metric_statistics(statistics, series, scores.clusters.empty() ? nullptr : &scores.clusters, iters);
+    MetricSeries series{
+        key.first, key.second, agg_fn ? std::string("custom") : agg_name, &items, value, se, &boot};
+    add_metric_statistics(statistics, series, scores.clusters.empty() ? nullptr : &scores.clusters,
+                          iters);
   }
   return {entry, statistics};
 }
 
 std::vector<TaskOutcome> task_outcomes(const RunPlan& plan, const SeedPass& pass,
-                                       const std::vector<TaskScores>& scores, int64_t bootstrap_iters) {
+                                       const std::vector<TaskScores>& scores,
+                                       int64_t bootstrap_iters) {
   std::vector<TaskOutcome> out;
   for (size_t i = 0; i < plan.tasks.size(); ++i)
-    out.push_back({&plan.tasks[i], &pass.tasks[i], &scores[i], aggregate_task(plan.tasks[i], scores[i], bootstrap_iters)});
+    out.push_back({&plan.tasks[i], &pass.tasks[i], &scores[i],
+                   aggregate_task(plan.tasks[i], scores[i], bootstrap_iters)});
   return out;
 }
 

@@ -1,9 +1,9 @@
 // Validation of a run configuration without a model.
 #include "lmeval/evaluator/validator.hpp"
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/config/flag_checks.hpp"
@@ -29,8 +29,9 @@ bool looks_like_template(const std::string& s) {
 }
 
 void check_templates(const TaskConfig& tc, std::vector<UserError>& problems) {
-  for (TaskField field : {TaskField::doc_to_text, TaskField::doc_to_target, TaskField::doc_to_choice,
-                          TaskField::description, TaskField::gen_prefix, TaskField::doc_to_decontamination_query}) {
+  for (TaskField field :
+       {TaskField::doc_to_text, TaskField::doc_to_target, TaskField::doc_to_choice,
+        TaskField::description, TaskField::gen_prefix, TaskField::doc_to_decontamination_query}) {
     const Json& v = tc.get(field);
     if (!v.is_string() || !looks_like_template(v.get<std::string>())) continue;
     try {
@@ -48,21 +49,24 @@ void check_templates(const TaskConfig& tc, std::vector<UserError>& problems) {
 void require_documents(const Task& task) {
   if (!task.eval_docs().empty()) return;
   const TaskConfig& tc = task.config();
-  TaskField field = tc.str(TaskField::test_split).empty() ? TaskField::validation_split : TaskField::test_split;
+  TaskField field =
+      tc.str(TaskField::test_split).empty() ? TaskField::validation_split : TaskField::test_split;
   std::string split = tc.str(field);
   DatasetRef ref = dataset_ref(tc);
   std::string files;
   if (ref.kwargs.is_object() && ref.kwargs.contains("data_files")) {
     const Json& df = ref.kwargs["data_files"];
     const Json& mine = df.is_object() && df.contains(split) ? df[split] : df;
-    if (mine.is_string()) files = mine.get<std::string>();
+    if (mine.is_string())
+      files = mine.get<std::string>();
     else if (mine.is_array())
       for (const auto& f : mine)
         if (f.is_string()) files += (files.empty() ? "" : ", ") + f.get<std::string>();
   }
   bool processed = tc.has(TaskField::process_docs);
-  throw UserError("task " + task.name() + " has no documents to evaluate: split '" + split + "' of dataset " +
-                      ref.path + (files.empty() ? "" : " (data file " + files + ")") + " is empty" +
+  throw UserError("task " + task.name() + " has no documents to evaluate: split '" + split +
+                      "' of dataset " + ref.path +
+                      (files.empty() ? "" : " (data file " + files + ")") + " is empty" +
                       (processed ? " after process_docs" : ""),
                   tc.where(field), "at least one row in the evaluation split");
 }
@@ -80,7 +84,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   if (!model) {
     std::string list;
     for (const auto& n : ModelRegistry::instance().names()) list += (list.empty() ? "" : ", ") + n;
-    problems.emplace_back("unknown model '" + cfg.model + "'", SourceLocation{"", 0, 0, "model"}, "one of: " + list);
+    problems.emplace_back("unknown model '" + cfg.model + "'", SourceLocation{"", 0, 0, "model"},
+                          "one of: " + list);
   } else if (cfg.model_args.is_object()) {
     for (auto it = cfg.model_args.begin(); it != cfg.model_args.end(); ++it) {
       const auto& known = model->known_args;
@@ -89,7 +94,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
         for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
         problems.emplace_back("unknown model_args key '" + it.key() + "' for model " + cfg.model +
                                   (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
-                              SourceLocation{"", 0, 0, "model_args." + it.key()}, "one of: " + list);
+                              SourceLocation{"", 0, 0, "model_args." + it.key()},
+                              "one of: " + list);
       }
     }
   }
@@ -106,8 +112,7 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
                           SourceLocation{"", 0, 0, "output_path"}, "an output directory");
   // Task files that could not even be indexed.
   TaskIndex index = TaskIndex::build(task_roots(cfg));
-  for (const auto& [path, msg] : index.skipped())
-    problems.emplace_back(msg, SourceLocation{}, "");
+  for (const auto& [path, msg] : index.skipped()) problems.emplace_back(msg, SourceLocation{}, "");
   TaskSelection sel = select_tasks(index, cfg.tasks, cfg.metadata, &problems);
   auto data = make_data_source(cfg);
   for (const auto& tc : sel.tasks) {
@@ -139,8 +144,10 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       task = Task::load(tc, *data);
     } catch (UserError& e) {
       std::string msg = e.message();
-      if (msg.find("not found in") != std::string::npos || msg.find("is not in the cache") != std::string::npos) {
-        report.notes.push_back("task " + tc.name() + ": data not available locally, rendering skipped (" + msg + ")");
+      if (msg.find("not found in") != std::string::npos ||
+          msg.find("is not in the cache") != std::string::npos) {
+        report.notes.push_back("task " + tc.name() +
+                               ": data not available locally, rendering skipped (" + msg + ")");
       } else {
         problems.push_back(e);
       }
@@ -148,7 +155,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     } catch (const RuntimeError& e) {
       // Data neither local nor reachable (offline machine): a fact about this machine, not a
       // problem of the configuration being validated.
-      report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" + e.what() + ")");
+      report.notes.push_back("task " + tc.name() +
+                             ": data not available here, rendering skipped (" + e.what() + ")");
       continue;
     }
     try {
@@ -157,7 +165,8 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       if (tc.num_fewshot() == 0) nf = 0;
       if (!task->fewshot_available()) {
         if (nf > 0)
-          report.notes.push_back("task " + tc.name() + ": few-shot source absent locally; rendered at 0 shots");
+          report.notes.push_back("task " + tc.name() +
+                                 ": few-shot source absent locally; rendered at 0 shots");
         nf = 0;
       }
       task->set_num_fewshot(nf);

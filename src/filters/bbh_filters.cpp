@@ -123,7 +123,6 @@ class BbhMultiChoice : public ExtendedRegex {
     }
     return resps;
   }
-
 };
 
 // word2number 1.1's w2n.word_to_num over the words the bbh regex extracted (integers only:

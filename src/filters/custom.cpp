@@ -32,7 +32,8 @@ void register_custom_filters(FilterRegistry& r) {
     if (fn.is_object() && fn.contains("!function") && fn["!function"].is_string()) {
       name = fn["!function"].get<std::string>();
       if (fn.contains("python_module"))  // no C++ port of this exact module source (issue 15)
-        args.fail("filter_fn", "`!function " + name + "` needs Python: lm-eval has no C++ port of " +
+        args.fail("filter_fn", "`!function " + name +
+                                   "` needs Python: lm-eval has no C++ port of " +
                                    fn["python_module"].get<std::string>() +
                                    ", and running Python task code is not supported yet");
       if (fn.contains("dir") && fn["dir"].is_string()) family = fn["dir"].get<std::string>();

@@ -168,7 +168,8 @@ class MultiChoiceRegex : public Filter {
  private:
   // The reference's find_match turns a non-str response into "".
   static std::string_view text_of(const Json& resp) {
-    return resp.is_string() ? std::string_view(resp.get_ref<const std::string&>()) : std::string_view();
+    return resp.is_string() ? std::string_view(resp.get_ref<const std::string&>())
+                            : std::string_view();
   }
 
   // filter_ignores: non-strings pass through untouched unless an operation needs a str.
@@ -185,7 +186,8 @@ class MultiChoiceRegex : public Filter {
   }
 
   Json find(const PyRegex& re, std::string_view text, const OrderedMap& convert) const {
-    return find_match(re, text, group_select_, "multi_choice_regex", convert, EmptyGroups::kEmptyString);
+    return find_match(re, text, group_select_, "multi_choice_regex", convert,
+                      EmptyGroups::kEmptyString);
   }
 
   std::shared_ptr<const PyRegex> re_;
@@ -223,9 +225,9 @@ void register_extraction_filters(FilterRegistry& r) {
                  "regexes_to_ignore"});
     std::string pattern = args.string("regex_pattern", kDefaultPattern);
     FilterIgnores ignores(args);
-    return std::make_unique<MultiChoiceRegex>(compile_kwarg(args, "regex_pattern", pattern),
-                                              args.integer("group_select", 0),
-                                              args.value("fallback", "[invalid]"), std::move(ignores));
+    return std::make_unique<MultiChoiceRegex>(
+        compile_kwarg(args, "regex_pattern", pattern), args.integer("group_select", 0),
+        args.value("fallback", "[invalid]"), std::move(ignores));
   });
 }
 

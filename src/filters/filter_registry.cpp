@@ -226,7 +226,8 @@ std::unique_ptr<Filter> FilterRegistry::create_from_ref(const Json& ref, const J
     at.field = (at.field.empty() ? std::string() : at.field + ".") + "function";
     if (ref.contains("file")) at.file = ref["file"].get<std::string>();
     if (ref.contains("line") && ref["line"].is_number_integer()) at.line = ref["line"].get<int>();
-    throw UserError("filter class `!function " + name + "` needs Python: lm-eval has no C++ port of " +
+    throw UserError("filter class `!function " + name +
+                        "` needs Python: lm-eval has no C++ port of " +
                         ref["python_module"].get<std::string>() +
                         ", and running Python task code is not supported yet",
                     at);

@@ -14,11 +14,13 @@ std::shared_ptr<const PyRegex> compile_kwarg(const Kwargs& args, const std::stri
   }
 }
 
-std::shared_ptr<const PyRegex> compile_runtime(const std::string& filter, const std::string& pattern) {
+std::shared_ptr<const PyRegex> compile_runtime(const std::string& filter,
+                                               const std::string& pattern) {
   try {
     return PyRegex::compile(pattern);
   } catch (const UserError& e) {
-    throw RuntimeError("filter '" + filter + "': " + e.message() + " (the reference raises re.error)");
+    throw RuntimeError("filter '" + filter + "': " + e.message() +
+                       " (the reference raises re.error)");
   }
 }
 
@@ -31,7 +33,8 @@ std::optional<Json> select_match(const PyRegex& re, std::string_view text, long 
   if (i < 0 || i >= n)
     throw RuntimeError("filter '" + filter + "': group_select " + std::to_string(group_select) +
                        " is out of range for the " + std::to_string(n) + " match(es) of '" +
-                       re.pattern() + "' (the reference raises IndexError: list index out of range)");
+                       re.pattern() +
+                       "' (the reference raises IndexError: list index out of range)");
   const PyMatch& m = matches[static_cast<size_t>(i)];
   if (re.groups() == 0) return Json(std::string(m.group_or_empty(0)));
   if (re.groups() == 1) return Json(std::string(m.group_or_empty(1)));
@@ -54,7 +57,8 @@ FilterIgnores::FilterIgnores(const Kwargs& args)
       ignore_punctuation_(args.boolean("ignore_punctuation", false)) {
   if (!args.has("regexes_to_ignore") || args.get("regexes_to_ignore").is_null()) return;
   const Json& list = args.get("regexes_to_ignore");
-  if (!list.is_array()) args.fail("regexes_to_ignore", "regexes_to_ignore must be a list of regexes");
+  if (!list.is_array())
+    args.fail("regexes_to_ignore", "regexes_to_ignore must be a list of regexes");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string key = "regexes_to_ignore[" + std::to_string(i) + "]";
     if (!list[i].is_string()) args.fail(key, "a regex to ignore must be a string");

@@ -19,7 +19,8 @@ namespace lmeval::filters {
 std::shared_ptr<const PyRegex> compile_kwarg(const Kwargs& args, const std::string& key,
                                              const std::string& pattern);
 // A regex the filter builds from data (choices, word lists): the reference raises re.error.
-std::shared_ptr<const PyRegex> compile_runtime(const std::string& filter, const std::string& pattern);
+std::shared_ptr<const PyRegex> compile_runtime(const std::string& filter,
+                                               const std::string& pattern);
 
 // re.findall(text)[group_select] with Python indexing, built only for the selected match: a
 // string (no or one group) or an array (a tuple of groups); nullopt when nothing matched.

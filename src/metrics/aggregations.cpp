@@ -22,14 +22,19 @@ double number_of(const Json& v) {
 namespace {
 
 // Binary confusion counts with positive label 1 (sklearn defaults).
-void confusion_counts(const std::vector<Json>& items, double& tp, double& tn, double& fp, double& fn) {
+void confusion_counts(const std::vector<Json>& items, double& tp, double& tn, double& fp,
+                      double& fn) {
   tp = tn = fp = fn = 0;
   for (const auto& it : items) {
     double g = number_of(it[0]), p = number_of(it[1]);
-    if (g == 1 && p == 1) tp++;
-    else if (g != 1 && p != 1) tn++;
-    else if (g != 1 && p == 1) fp++;
-    else fn++;
+    if (g == 1 && p == 1)
+      tp++;
+    else if (g != 1 && p != 1)
+      tn++;
+    else if (g != 1 && p == 1)
+      fp++;
+    else
+      fn++;
   }
 }
 
@@ -137,35 +142,43 @@ std::vector<Aggregation> builtin_aggregations() {
       numeric("mean", py_mean, S::MeanClosedForm),
       numeric("median", median_of, S::Bootstrap),
       numeric("nanmean", nanmean_of, S::Bootstrap),
-      numeric("perplexity", [](const std::vector<double>& xs) { return std::exp(-py_mean(xs)); },
-              S::Bootstrap),
-      over_items("weighted_perplexity",
-                 [](const std::vector<Json>& items) {
-                   auto [ll, n] = summed_pairs(items);
-                   return std::exp(-(ll / n));
-                 },
-                 S::None),
-      over_items("bits_per_byte",
-                 [](const std::vector<Json>& items) {
-                   auto [ll, n] = summed_pairs(items);
-                   return -(ll / n) / std::log(2.0);
-                 },
-                 S::None),
+      numeric(
+          "perplexity", [](const std::vector<double>& xs) { return std::exp(-py_mean(xs)); },
+          S::Bootstrap),
+      over_items(
+          "weighted_perplexity",
+          [](const std::vector<Json>& items) {
+            auto [ll, n] = summed_pairs(items);
+            return std::exp(-(ll / n));
+          },
+          S::None),
+      over_items(
+          "bits_per_byte",
+          [](const std::vector<Json>& items) {
+            auto [ll, n] = summed_pairs(items);
+            return -(ll / n) / std::log(2.0);
+          },
+          S::None),
       over_items("f1", f1_of, S::Bootstrap),
       over_items("matthews_corrcoef", matthews_corrcoef_of, S::Bootstrap),
       over_items("brier_score", brier_score_of, S::None),
       // the corpus translation metrics, as sacrebleu computes them (sacrebleu_*.cpp)
-      over_items("bleu", [](const std::vector<Json>& items) { return sacrebleu_aggregate("bleu", items); },
-                 S::Bootstrap),
-      over_items("chrf", [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf", items); },
-                 S::Bootstrap),
-      over_items("chrf++",
-                 [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf++", items); },
-                 S::Bootstrap),
-      over_items("ter", [](const std::vector<Json>& items) { return sacrebleu_aggregate("ter", items); },
-                 S::Bootstrap),
+      over_items(
+          "bleu", [](const std::vector<Json>& items) { return sacrebleu_aggregate("bleu", items); },
+          S::Bootstrap),
+      over_items(
+          "chrf", [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf", items); },
+          S::Bootstrap),
+      over_items(
+          "chrf++",
+          [](const std::vector<Json>& items) { return sacrebleu_aggregate("chrf++", items); },
+          S::Bootstrap),
+      over_items(
+          "ter", [](const std::vector<Json>& items) { return sacrebleu_aggregate("ter", items); },
+          S::Bootstrap),
       // predict_only: the reference's bypass aggregation returns 999 without reading the items.
-      over_items("bypass", [](const std::vector<Json>&) { return 999.0; }, S::None),
+      over_items(
+          "bypass", [](const std::vector<Json>&) { return 999.0; }, S::None),
   };
 }
 

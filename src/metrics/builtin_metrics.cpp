@@ -24,7 +24,8 @@ std::string text_or_str(const Json& v) { return v.is_string() ? v.get<std::strin
 ExactMatchOptions exact_match_options(const Json& kw) {
   ExactMatchOptions o;
   if (kw.contains("regexes_to_ignore") && kw["regexes_to_ignore"].is_array())
-    for (const auto& r : kw["regexes_to_ignore"]) o.regexes_to_ignore.push_back(r.get<std::string>());
+    for (const auto& r : kw["regexes_to_ignore"])
+      o.regexes_to_ignore.push_back(r.get<std::string>());
   o.ignore_case = kw.value("ignore_case", false);
   o.ignore_punctuation = kw.value("ignore_punctuation", false);
   o.ignore_numbers = kw.value("ignore_numbers", false);
@@ -81,7 +82,8 @@ Json choice_probabilities(const std::vector<double>& lls) {
 
 // lm-eval's own --continuous_metrics over the choices' raw log-likelihoods (those acc compares):
 // p_correct is the golds' share of the softmax; logprob_gold_margin the best gold minus the best
-// wrong choice. No gold: 0 for both (the document counts as missed); no wrong choice: a margin of 0.
+// wrong choice. No gold: 0 for both (the document counts as missed); no wrong choice: a margin of
+// 0.
 struct GoldMass {
   bool any_gold = false;
   double sum = 0, gold_mass = 0, best_gold = -INFINITY, best_wrong = -INFINITY;
@@ -106,7 +108,8 @@ GoldMass gold_mass(const ChoiceScores& s) {
 
 Json acc_mutual_info(const ChoiceScores& s) {
   std::vector<double> mi;
-  for (size_t i = 0; i < s.lls.size() && i < s.lls_uncond.size(); ++i) mi.push_back(s.lls[i] - s.lls_uncond[i]);
+  for (size_t i = 0; i < s.lls.size() && i < s.lls_uncond.size(); ++i)
+    mi.push_back(s.lls[i] - s.lls_uncond[i]);
   return !mi.empty() && static_cast<int64_t>(np_argmax(mi)) == s.gold_single ? 1.0 : 0.0;
 }
 
@@ -118,7 +121,8 @@ Json acc_mutual_info(const ChoiceScores& s) {
 // {word_perplexity, byte_perplexity, bits_per_byte}.
 std::vector<Metric> builtin_metrics() {
   std::vector<Metric> r;
-  auto add = [&r](std::string name, std::string aggregation, bool higher, std::string output_types) -> Metric& {
+  auto add = [&r](std::string name, std::string aggregation, bool higher,
+                  std::string output_types) -> Metric& {
     Metric m;
     m.name = std::move(name);
     m.aggregation = std::move(aggregation);
@@ -132,14 +136,17 @@ std::vector<Metric> builtin_metrics() {
   {
     Metric& acc = add("acc", "mean", true, "multiple_choice, loglikelihood");
     acc.loglikelihood = [](const LoglikelihoodScores& s) { return Json(s.greedy ? 1 : 0); };
-    acc.multiple_choice = [](const ChoiceScores& s) { return Json(s.is_correct(s.pred) ? 1.0 : 0.0); };
+    acc.multiple_choice = [](const ChoiceScores& s) {
+      return Json(s.is_correct(s.pred) ? 1.0 : 0.0);
+    };
   }
   add("f1", "f1", true, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
     return Json::array({s.gold, s.pred});
   };
-  add("mcc", "matthews_corrcoef", true, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
-    return Json::array({s.gold, s.pred});
-  };
+  add("mcc", "matthews_corrcoef", true, "multiple_choice").multiple_choice =
+      [](const ChoiceScores& s) {
+        return Json::array({s.gold, s.pred});
+      };
   add("acc_norm", "mean", true, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
     return Json(s.is_correct(s.pred_norm) ? 1.0 : 0.0);
   };
@@ -157,10 +164,13 @@ std::vector<Metric> builtin_metrics() {
   // ter is the one where lower is better.
   for (const char* name : {"bleu", "chrf", "chrf++", "ter"})
     add(name, name, std::string(name) != "ter", "generate_until").generate_until =
-        [](const GenerationScores& s, const Json&) { return Json::array({s.gold, s.result}); };
-  add("brier_score", "brier_score", false, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
-    return Json::array({s.gold, choice_probabilities(s.lls)});
-  };
+        [](const GenerationScores& s, const Json&) {
+          return Json::array({s.gold, s.result});
+        };
+  add("brier_score", "brier_score", false, "multiple_choice").multiple_choice =
+      [](const ChoiceScores& s) {
+        return Json::array({s.gold, choice_probabilities(s.lls)});
+      };
   add("likelihood", "mean", true, "multiple_choice").multiple_choice = [](const ChoiceScores& s) {
     return Json::array({s.gold, s.lls});
   };
@@ -185,12 +195,18 @@ std::vector<Metric> builtin_metrics() {
     mi.multiple_choice = acc_mutual_info;
     mi.needs_unconditional = true;
   }
-  add("word_perplexity", "weighted_perplexity", false, "loglikelihood_rolling").loglikelihood_rolling =
-      [](const RollingScores& s) { return Json::array({s.ll, s.words}); };
-  add("byte_perplexity", "weighted_perplexity", false, "loglikelihood_rolling").loglikelihood_rolling =
-      [](const RollingScores& s) { return Json::array({s.ll, s.bytes}); };
+  add("word_perplexity", "weighted_perplexity", false, "loglikelihood_rolling")
+      .loglikelihood_rolling = [](const RollingScores& s) {
+    return Json::array({s.ll, s.words});
+  };
+  add("byte_perplexity", "weighted_perplexity", false, "loglikelihood_rolling")
+      .loglikelihood_rolling = [](const RollingScores& s) {
+    return Json::array({s.ll, s.bytes});
+  };
   add("bits_per_byte", "bits_per_byte", false, "loglikelihood_rolling").loglikelihood_rolling =
-      [](const RollingScores& s) { return Json::array({s.ll, s.bytes}); };
+      [](const RollingScores& s) {
+        return Json::array({s.ll, s.bytes});
+      };
   // Scored by task functions (process_results), named here for their aggregation and direction.
   add("acc_all", "mean", true, "multiple_choice");
   add("bypass", "bypass", true, "any (predict_only)");

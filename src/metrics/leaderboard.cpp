@@ -40,14 +40,17 @@ Json leaderboard_normalized(const Json& rf, const std::map<std::string, double>&
       const std::string& key = kt.key();
       if ((key.rfind("acc,", 0) == 0 || key.rfind("acc_norm,", 0) == 0) && kt.value().is_number()) {
         double raw = kt.value().get<double>();
-        entry[key] = {{"raw", raw}, {"random_baseline", lower}, {"normalized", leaderboard_normalize(raw, lower)}};
+        entry[key] = {{"raw", raw},
+                      {"random_baseline", lower},
+                      {"normalized", leaderboard_normalize(raw, lower)}};
       }
     }
     if (!entry.empty()) tasks[task] = entry;
   }
   Json lb = Json::object();
   auto metric = [&](const std::string& task, const std::string& key) -> std::optional<double> {
-    if (!results.contains(task) || !results[task].contains(key) || !results[task][key].is_number()) return std::nullopt;
+    if (!results.contains(task) || !results[task].contains(key) || !results[task][key].is_number())
+      return std::nullopt;
     return results[task][key].get<double>();
   };
   // BBH and MuSR: unweighted mean of the normalised subtask acc_norm.
@@ -74,16 +77,26 @@ Json leaderboard_normalized(const Json& rf, const std::map<std::string, double>&
                 {"inputs", inputs}};
   }
   if (auto g = metric("leaderboard_gpqa", "acc_norm,none"))
-    lb["leaderboard_gpqa"] = {{"normalized", leaderboard_normalize(*g, 0.25)}, {"metric", "acc_norm,none"}, {"raw", *g}, {"random_baseline", 0.25}};
+    lb["leaderboard_gpqa"] = {{"normalized", leaderboard_normalize(*g, 0.25)},
+                              {"metric", "acc_norm,none"},
+                              {"raw", *g},
+                              {"random_baseline", 0.25}};
   if (auto m = metric("leaderboard_mmlu_pro", "acc,none"))
-    lb["leaderboard_mmlu_pro"] = {{"normalized", leaderboard_normalize(*m, 0.1)}, {"metric", "acc,none"}, {"raw", *m}, {"random_baseline", 0.1}};
+    lb["leaderboard_mmlu_pro"] = {{"normalized", leaderboard_normalize(*m, 0.1)},
+                                  {"metric", "acc,none"},
+                                  {"raw", *m},
+                                  {"random_baseline", 0.1}};
   if (auto m = metric("leaderboard_math_hard", "exact_match,none"))
-    lb["leaderboard_math_hard"] = {{"normalized", *m * 100.0}, {"metric", "exact_match,none"}, {"raw", *m}, {"random_baseline", 0.0}};
+    lb["leaderboard_math_hard"] = {{"normalized", *m * 100.0},
+                                   {"metric", "exact_match,none"},
+                                   {"raw", *m},
+                                   {"random_baseline", 0.0}};
   auto inst = metric("leaderboard_ifeval", "inst_level_strict_acc,none");
   auto prompt = metric("leaderboard_ifeval", "prompt_level_strict_acc,none");
   if (inst && prompt)
-    lb["leaderboard_ifeval"] = {{"normalized", (*inst * 100.0 + *prompt * 100.0) / 2.0},
-                                {"rule", "mean of inst_level_strict_acc and prompt_level_strict_acc, x100"}};
+    lb["leaderboard_ifeval"] = {
+        {"normalized", (*inst * 100.0 + *prompt * 100.0) / 2.0},
+        {"rule", "mean of inst_level_strict_acc and prompt_level_strict_acc, x100"}};
   Json out = Json::object();
   out["tasks"] = tasks;
   if (!lb.empty()) out["leaderboard"] = lb;

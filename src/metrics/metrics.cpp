@@ -1,4 +1,5 @@
-// Metric arithmetic: exact_match, means, aggregation by name, closed-form and bootstrap standard errors.
+// Metric arithmetic: exact_match, means, aggregation by name, closed-form and bootstrap standard
+// errors.
 #include "lmeval/metrics/metrics.hpp"
 
 #include <algorithm>
@@ -24,7 +25,8 @@ double exact_match(std::string pred, std::string ref, const ExactMatchOptions& o
     ref = unicode::py_lower(ref);
   }
   auto drop = [](std::string& s, const std::string& chars) {
-    s.erase(std::remove_if(s.begin(), s.end(), [&](char c) { return chars.find(c) != std::string::npos; }),
+    s.erase(std::remove_if(s.begin(), s.end(),
+                           [&](char c) { return chars.find(c) != std::string::npos; }),
             s.end());
   };
   if (o.ignore_punctuation) {
@@ -76,7 +78,8 @@ std::vector<double> numbers_of(const std::vector<Json>& items) {
 
 const metrics::Aggregation& registered_aggregation(const std::string& name) {
   const metrics::Aggregation* a = metrics::find_aggregation(name);
-  if (!a) throw UserError("unknown aggregation '" + name + "'", {}, "one of the registered aggregations");
+  if (!a)
+    throw UserError("unknown aggregation '" + name + "'", {}, "one of the registered aggregations");
   return *a;
 }
 
@@ -96,7 +99,8 @@ bool has_bootstrap_stderr(const std::string& agg) {
   return a && a->stderr_method == metrics::StderrMethod::Bootstrap;
 }
 
-std::vector<double> bootstrap_statistics(const std::string& agg, const std::vector<Json>& items, int64_t iters) {
+std::vector<double> bootstrap_statistics(const std::string& agg, const std::vector<Json>& items,
+                                         int64_t iters) {
   int64_t chunk = std::min<int64_t>(1000, iters);
   std::vector<double> res;
   res.reserve(static_cast<size_t>(iters));
@@ -129,9 +133,12 @@ std::optional<double> stderr_for(const std::string& agg, const std::vector<Json>
   const metrics::Aggregation* a = metrics::find_aggregation(agg);
   if (!a) return std::nullopt;
   switch (a->stderr_method) {
-    case metrics::StderrMethod::MeanClosedForm: return mean_stderr(numbers_of(items));
-    case metrics::StderrMethod::Bootstrap: return bootstrap_stderr(agg, items, iters);
-    case metrics::StderrMethod::None: break;
+    case metrics::StderrMethod::MeanClosedForm:
+      return mean_stderr(numbers_of(items));
+    case metrics::StderrMethod::Bootstrap:
+      return bootstrap_stderr(agg, items, iters);
+    case metrics::StderrMethod::None:
+      break;
   }
   return std::nullopt;
 }

@@ -63,13 +63,16 @@ std::vector<const Aggregation*> all_aggregations() {
 
 std::vector<std::string> default_metric_names(const std::string& output_type) {
   if (output_type == "loglikelihood") return {"perplexity", "acc"};
-  if (output_type == "loglikelihood_rolling") return {"word_perplexity", "byte_perplexity", "bits_per_byte"};
+  if (output_type == "loglikelihood_rolling")
+    return {"word_perplexity", "byte_perplexity", "bits_per_byte"};
   if (output_type == "multiple_choice") return {"acc", "acc_norm"};
   return {"exact_match"};
 }
 
 void register_metric(Metric metric) { put(store().metrics, std::move(metric)); }
 
-void register_aggregation(Aggregation aggregation) { put(store().aggregations, std::move(aggregation)); }
+void register_aggregation(Aggregation aggregation) {
+  put(store().aggregations, std::move(aggregation));
+}
 
 }  // namespace lmeval::metrics

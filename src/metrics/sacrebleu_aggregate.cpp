@@ -18,7 +18,8 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> sacre
     const std::string& name, const std::vector<Json>& items) {
   auto text = [&](const Json& v) -> std::string {
     if (!v.is_string())
-      throw UserError(name + ": " + v.dump() + " is not a string", {}, "string targets and predictions");
+      throw UserError(name + ": " + v.dump() + " is not a string", {},
+                      "string targets and predictions");
     return v.get<std::string>();
   };
   std::vector<std::string> hyps;
@@ -46,7 +47,6 @@ std::pair<std::vector<std::string>, std::vector<std::vector<std::string>>> sacre
   }
   return {hyps, refs};
 }
-
 
 }  // namespace
 

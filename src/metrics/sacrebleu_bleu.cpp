@@ -110,7 +110,8 @@ double sacrebleu_corpus_bleu(const std::vector<std::string>& hyps,
   long sys_len = stats[0], ref_len = stats[1];
   double bp = 1.0;
   if (sys_len < ref_len)
-    bp = sys_len > 0 ? std::exp(1 - static_cast<double>(ref_len) / static_cast<double>(sys_len)) : 0.0;
+    bp = sys_len > 0 ? std::exp(1 - static_cast<double>(ref_len) / static_cast<double>(sys_len))
+                     : 0.0;
   bool any_correct = false;
   for (int n = 0; n < kMaxOrder; ++n) any_correct = any_correct || stats[2 + n] != 0;
   if (!any_correct) return 0.0;

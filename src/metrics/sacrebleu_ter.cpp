@@ -43,7 +43,8 @@ struct Vocabulary {
 
 struct Cell {
   int64_t cost;
-  char op;  // ' ' match, 's' substitution, 'd' hypothesis word dropped, 'i' reference word added, 'x' unset
+  char op;  // ' ' match, 's' substitution, 'd' hypothesis word dropped, 'i' reference word added,
+            // 'x' unset
 };
 
 // BeamEditDistance._edit_distance without its row cache (the cache only saves work: every call of
@@ -54,8 +55,8 @@ std::pair<int64_t, std::string> beam_edit_distance(const Words& h, const Words& 
   std::vector<std::vector<Cell>> dist(nh + 1, std::vector<Cell>(nr + 1, Cell{kInf, 'x'}));
   for (size_t j = 0; j <= nr; ++j) dist[0][j] = {static_cast<int64_t>(j), 'i'};
   const double ratio = nh ? static_cast<double>(nr) / static_cast<double>(nh) : 1.0;
-  const int64_t beam = kBeamWidth < ratio / 2 ? static_cast<int64_t>(std::ceil(ratio / 2 + kBeamWidth))
-                                              : kBeamWidth;
+  const int64_t beam =
+      kBeamWidth < ratio / 2 ? static_cast<int64_t>(std::ceil(ratio / 2 + kBeamWidth)) : kBeamWidth;
   for (size_t i = 1; i <= nh; ++i) {
     const auto diag = static_cast<int64_t>(std::floor(static_cast<double>(i) * ratio));
     const int64_t min_j = std::max<int64_t>(0, diag - beam);
@@ -219,7 +220,8 @@ ShiftResult best_shift(const Words& h, const Words& r, int& checked, const Vocab
 }
 
 // lib_ter.translation_edit_rate: (edits, reference length).
-std::pair<int64_t, size_t> translation_edit_rate(const Words& h, const Words& r, const Vocabulary& vocab) {
+std::pair<int64_t, size_t> translation_edit_rate(const Words& h, const Words& r,
+                                                 const Vocabulary& vocab) {
   if (r.empty()) return {static_cast<int64_t>(h.size()), 0};
   int64_t shifts = 0;
   Words input = h;
@@ -263,9 +265,12 @@ double sacrebleu_corpus_ter(const std::vector<std::string>& hyps,
     ref_length += static_cast<double>(lengths) / static_cast<double>(ref_streams.size());
   }
   double score;
-  if (ref_length > 0) score = static_cast<double>(total_edits) / ref_length;
-  else if (total_edits > 0) score = 1.0;
-  else score = 0.0;
+  if (ref_length > 0)
+    score = static_cast<double>(total_edits) / ref_length;
+  else if (total_edits > 0)
+    score = 1.0;
+  else
+    score = 0.0;
   return 100 * score;
 }
 

@@ -36,13 +36,19 @@ class CachingLM : public LM {
   CachingLM(std::unique_ptr<LM> inner, std::filesystem::path file, const Json& identity)
       : inner_(std::move(inner)), store_(std::move(file)), identity_(py::json_dumps(identity)) {}
 
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& reqs) override {
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& reqs) override {
     std::vector<std::string> keys;
-    for (const auto& r : reqs) keys.push_back(key("loglikelihood", Json::array({r.context, r.continuation})));
+    for (const auto& r : reqs)
+      keys.push_back(key("loglikelihood", Json::array({r.context, r.continuation})));
     return run<LoglikelihoodResult, LoglikelihoodRequest>(
         "loglikelihood", reqs, keys, [&](const auto& todo) { return inner_->loglikelihood(todo); },
-        [](const LoglikelihoodResult& r) { return Json::array({number(r.loglikelihood), r.is_greedy}); },
-        [](const Json& v) { return LoglikelihoodResult{number(v.at(0)), v.at(1).get<bool>()}; },
+        [](const LoglikelihoodResult& r) {
+          return Json::array({number(r.loglikelihood), r.is_greedy});
+        },
+        [](const Json& v) {
+          return LoglikelihoodResult{number(v.at(0)), v.at(1).get<bool>()};
+        },
         [](const LoglikelihoodRequest&) { return true; });
   }
 
@@ -50,17 +56,21 @@ class CachingLM : public LM {
     std::vector<std::string> keys;
     for (const auto& t : texts) keys.push_back(key("loglikelihood_rolling", Json::array({t})));
     return run<double, std::string>(
-        "loglikelihood_rolling", texts, keys, [&](const auto& todo) { return inner_->loglikelihood_rolling(todo); },
+        "loglikelihood_rolling", texts, keys,
+        [&](const auto& todo) { return inner_->loglikelihood_rolling(todo); },
         [](double v) { return number(v); }, [](const Json& v) { return number(v); },
         [](const std::string&) { return true; });
   }
 
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& reqs) override {
     std::vector<std::string> keys;
-    for (const auto& r : reqs) keys.push_back(key("generate_until", Json::array({r.context, r.gen_kwargs})));
+    for (const auto& r : reqs)
+      keys.push_back(key("generate_until", Json::array({r.context, r.gen_kwargs})));
     return run<std::string, GenerationRequest>(
-        "generate_until", reqs, keys, [&](const auto& todo) { return inner_->generate_until(todo); },
-        [](const std::string& v) { return Json(v); }, [](const Json& v) { return v.get<std::string>(); },
+        "generate_until", reqs, keys,
+        [&](const auto& todo) { return inner_->generate_until(todo); },
+        [](const std::string& v) { return Json(v); },
+        [](const Json& v) { return v.get<std::string>(); },
         [](const GenerationRequest& r) {
           return !(r.gen_kwargs.is_object() && r.gen_kwargs.value("do_sample", false));
         });
@@ -70,12 +80,16 @@ class CachingLM : public LM {
   std::optional<TokenizerInfo> tokenizer_info() const override { return inner_->tokenizer_info(); }
   std::vector<int> batch_sizes() const override { return inner_->batch_sizes(); }
   Json performance_stats() const override { return inner_->performance_stats(); }
-  std::optional<std::string> chat_template(const std::string& name) const override { return inner_->chat_template(name); }
+  std::optional<std::string> chat_template(const std::string& name) const override {
+    return inner_->chat_template(name);
+  }
   std::string apply_chat_template(const std::vector<ChatMessage>& m, bool g) const override {
     return inner_->apply_chat_template(m, g);
   }
   Json chat_template_variables() const override { return inner_->chat_template_variables(); }
-  std::optional<size_t> token_count(const std::string& text) const override { return inner_->token_count(text); }
+  std::optional<size_t> token_count(const std::string& text) const override {
+    return inner_->token_count(text);
+  }
 
  private:
   // sha256 of json.dumps([identity, method, *arguments]).
@@ -86,8 +100,9 @@ class CachingLM : public LM {
   }
 
   template <class R, class Q, class Call, class ToJson, class FromJson, class Cacheable>
-  std::vector<R> run(const char* method, const std::vector<Q>& reqs, const std::vector<std::string>& keys,
-                     Call call, ToJson to_json, FromJson from_json, Cacheable cacheable) {
+  std::vector<R> run(const char* method, const std::vector<Q>& reqs,
+                     const std::vector<std::string>& keys, Call call, ToJson to_json,
+                     FromJson from_json, Cacheable cacheable) {
     std::vector<R> out(reqs.size());
     std::vector<size_t> todo;
     for (size_t i = 0; i < reqs.size(); ++i) {
@@ -100,8 +115,9 @@ class CachingLM : public LM {
       try {
         out[i] = from_json(Json::parse(*hit));
       } catch (const std::exception& e) {
-        throw RuntimeError("response cache " + store_.file().string() + ": row " + keys[i] + " of " + method +
-                           " cannot be decoded (" + e.what() + "; expected a file written by lm-eval " +
+        throw RuntimeError("response cache " + store_.file().string() + ": row " + keys[i] +
+                           " of " + method + " cannot be decoded (" + e.what() +
+                           "; expected a file written by lm-eval " +
                            "--use_cache; delete it to start over)");
       }
     }
@@ -119,13 +135,16 @@ class CachingLM : public LM {
         });
       auto fresh = call(chunk);
       if (fresh.size() != chunk.size())
-        throw RuntimeError(std::string("the model returned ") + std::to_string(fresh.size()) + " answers for " +
-                           std::to_string(chunk.size()) + " " + method + " requests");
+        throw RuntimeError(std::string("the model returned ") + std::to_string(fresh.size()) +
+                           " answers for " + std::to_string(chunk.size()) + " " + method +
+                           " requests");
       std::vector<std::pair<std::string, std::string>> rows;
       for (size_t j = start; j < end; ++j) {
         const R& r = fresh[j - start];
         out[todo[j]] = r;
-        if (cacheable(reqs[todo[j]])) rows.emplace_back(keys[todo[j]], to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace));
+        if (cacheable(reqs[todo[j]]))
+          rows.emplace_back(keys[todo[j]],
+                            to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace));
       }
       store_.put(rows);
     }
@@ -144,9 +163,10 @@ class CachingLM : public LM {
 // model_args that change how fast or by what credentials answers come, not the answers: a rerun
 // with more threads or a rotated API key still finds them.
 const std::set<std::string> kSpeedOrAccessOnly = {
-    "batch_size", "max_batch_size", "threads", "parallelize",                          // hf
-    "num_concurrent", "max_retries", "timeout", "verify_certificate", "ca_cert_path",  // API models
-    "api_key", "auth_token", "header"};
+    "batch_size",     "max_batch_size", "threads", "parallelize",  // hf
+    "num_concurrent", "max_retries",    "timeout", "verify_certificate",
+    "ca_cert_path",  // API models
+    "api_key",        "auth_token",     "header"};
 
 Json cache_identity(const std::string& model, const Json& model_args) {
   Json args = Json::object();

@@ -16,10 +16,11 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& hf_model_known_args() {
   static const std::vector<std::string> keys = {
-      "pretrained",    "backend",        "revision",        "subfolder",       "tokenizer",
-      "max_length",    "device",         "dtype",           "softmax_dtype",   "batch_size",
-      "max_batch_size", "add_bos_token", "prefix_token_id", "logits_cache",    "truncation",
-      "trust_remote_code", "use_fast_tokenizer", "think_end_token", "parallelize", "threads"};
+      "pretrained",         "backend",         "revision",       "subfolder",
+      "tokenizer",          "max_length",      "device",         "dtype",
+      "softmax_dtype",      "batch_size",      "max_batch_size", "add_bos_token",
+      "prefix_token_id",    "logits_cache",    "truncation",     "trust_remote_code",
+      "use_fast_tokenizer", "think_end_token", "parallelize",    "threads"};
   return keys;
 }
 
@@ -28,7 +29,8 @@ fs::path hf_plugin_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return fs::current_path();
-  // build/: beside build/lm-eval. Installed (cmake --install): PREFIX/lib/lm-eval beside PREFIX/bin.
+  // build/: beside build/lm-eval. Installed (cmake --install): PREFIX/lib/lm-eval beside
+  // PREFIX/bin.
   const fs::path here = exe.parent_path();
   const fs::path installed = here.parent_path() / "lib" / "lm-eval";
   for (const char* name : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})
@@ -43,16 +45,20 @@ namespace {
 using CreateFn = LM* (*)(const Json&, const ModelOptions&);
 using AbiFn = const char* (*)();
 
-std::string expected_abi() { return std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(kHfPluginAbi); }
+std::string expected_abi() {
+  return std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(kHfPluginAbi);
+}
 
 std::string plugin_file(const std::string& flavour) { return "liblmeval_hf_" + flavour + ".so"; }
 
 // What to run to get the plugin of a flavour.
 std::string how_to_build(const std::string& flavour) {
   if (flavour == "cuda")
-    return "build it with `scripts/setup.sh --cuda` (a Python venv with PyPI's CUDA torch wheel, then "
+    return "build it with `scripts/setup.sh --cuda` (a Python venv with PyPI's CUDA torch wheel, "
+           "then "
            "the plugin against that wheel's libtorch), or run on the CPU with --device cpu";
-  return "build it with `scripts/setup.sh` (Debian's libtorch-dev; it is built next to build/lm-eval), "
+  return "build it with `scripts/setup.sh` (Debian's libtorch-dev; it is built next to "
+         "build/lm-eval), "
          "or point LMEVAL_PLUGIN_DIR at the folder that holds it";
 }
 
@@ -63,7 +69,8 @@ CreateFn open_plugin(const std::string& flavour) {
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = opened.find(flavour); it != opened.end()) return it->second;
   const fs::path path = hf_plugin_dir() / plugin_file(flavour);
-  const std::string what = "the " + std::string(flavour == "cuda" ? "CUDA " : "CPU ") + "hf backend " + path.string();
+  const std::string what =
+      "the " + std::string(flavour == "cuda" ? "CUDA " : "CPU ") + "hf backend " + path.string();
   if (!fs::exists(path))
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
@@ -73,13 +80,15 @@ CreateFn open_plugin(const std::string& flavour) {
     const char* err = dlerror();
     throw UserError(what + " could not be loaded (" + std::string(err ? err : "unknown error") +
                         "): re" + how_to_build(flavour),
-                    {"", 0, 0, "--model hf"}, "a plugin built from these sources with its libtorch installed");
+                    {"", 0, 0, "--model hf"},
+                    "a plugin built from these sources with its libtorch installed");
   }
   auto abi = reinterpret_cast<AbiFn>(dlsym(handle, "lmeval_hf_plugin_abi"));
   auto create = reinterpret_cast<CreateFn>(dlsym(handle, "lmeval_hf_plugin_create"));
   if (!abi || !create || abi() != expected_abi())
-    throw UserError(what + " was built from other sources (" + (abi ? std::string(abi()) : "no version") +
-                        ", this lm-eval is " + expected_abi() + "): re" + how_to_build(flavour),
+    throw UserError(what + " was built from other sources (" +
+                        (abi ? std::string(abi()) : "no version") + ", this lm-eval is " +
+                        expected_abi() + "): re" + how_to_build(flavour),
                     {"", 0, 0, "--model hf"}, "a plugin built with this lm-eval");
   opened[flavour] = create;
   return create;
@@ -90,8 +99,10 @@ CreateFn open_plugin(const std::string& flavour) {
 std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& options) {
   // The device as HFLM will see it: --device wins over model_args device.
   std::string device;
-  if (options.device) device = *options.device;
-  else if (model_args.is_object() && model_args.contains("device") && model_args["device"].is_string())
+  if (options.device)
+    device = *options.device;
+  else if (model_args.is_object() && model_args.contains("device") &&
+           model_args["device"].is_string())
     device = model_args["device"].get<std::string>();
   std::string flavour;
   if (device.rfind("cuda", 0) == 0) {
@@ -101,8 +112,10 @@ std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& op
     flavour = fs::exists(hf_plugin_dir() / plugin_file("cuda")) ? "cuda" : "cpu";
   } else {
     // A CUDA libtorch runs on the CPU as well: the CUDA plugin serves when it is the only one.
-    flavour = !fs::exists(hf_plugin_dir() / plugin_file("cpu")) && fs::exists(hf_plugin_dir() / plugin_file("cuda"))
-                  ? "cuda" : "cpu";
+    flavour = !fs::exists(hf_plugin_dir() / plugin_file("cpu")) &&
+                      fs::exists(hf_plugin_dir() / plugin_file("cuda"))
+                  ? "cuda"
+                  : "cpu";
   }
   CreateFn create;
   try {
@@ -111,7 +124,8 @@ std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& op
     if (flavour != "cuda" || device.empty()) throw;
     // Name the device that asked for CUDA and where it was given.
     const std::string from = options.device ? "--device" : "--model_args device";
-    throw UserError("device " + device + " (" + from + ") runs on CUDA: " + e.message(), {"", 0, 0, from}, e.expected());
+    throw UserError("device " + device + " (" + from + ") runs on CUDA: " + e.message(),
+                    {"", 0, 0, from}, e.expected());
   }
   return std::unique_ptr<LM>(create(model_args, options));
 }
@@ -119,9 +133,12 @@ std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& op
 void register_hf_model(ModelRegistry& registry) {
   ModelInfoEntry e;
   e.name = "hf";
-  e.description = "Hugging Face causal LM folder (safetensors) run with libtorch (plugin, loaded on use)";
+  e.description =
+      "Hugging Face causal LM folder (safetensors) run with libtorch (plugin, loaded on use)";
   e.known_args = hf_model_known_args();
-  e.factory = [](const Json& args, const ModelOptions& options) { return load_hf_model(args, options); };
+  e.factory = [](const Json& args, const ModelOptions& options) {
+    return load_hf_model(args, options);
+  };
   registry.add(std::move(e), {"hf-auto", "huggingface"});
 }
 

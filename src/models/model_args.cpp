@@ -22,7 +22,9 @@ std::string as_string(const Json& v) {
   return v.dump();
 }
 
-bool is_none(const Json& v) { return v.is_null() || (v.is_string() && (v == "None" || v == "none")); }
+bool is_none(const Json& v) {
+  return v.is_null() || (v.is_string() && (v == "None" || v == "none"));
+}
 
 int64_t as_int(const Json& v, const std::string& key) {
   if (v.is_number_integer()) return v.get<int64_t>();
@@ -78,10 +80,12 @@ bool as_bool(const Json& v, const std::string& key) {
                   {"", 0, 0, "--model_args " + key}, "True or False");
 }
 
-void check_known(const Json& args, const std::string& model, const std::vector<std::string>& known) {
+void check_known(const Json& args, const std::string& model,
+                 const std::vector<std::string>& known) {
   if (args.is_null()) return;
   if (!args.is_object())
-    throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"}, "key=value,...");
+    throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"},
+                    "key=value,...");
   for (auto it = args.begin(); it != args.end(); ++it) {
     if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
     std::string list;

@@ -24,16 +24,22 @@ inline double number(const Json& v) {
   throw std::invalid_argument("not a number: " + s);
 }
 
-inline Json encode(const LoglikelihoodResult& r) { return Json::array({number(r.loglikelihood), r.is_greedy}); }
+inline Json encode(const LoglikelihoodResult& r) {
+  return Json::array({number(r.loglikelihood), r.is_greedy});
+}
 inline Json encode(double v) { return number(v); }
 inline Json encode(const std::string& s) { return Json(s); }
 
-inline void decode(const Json& v, LoglikelihoodResult& r) { r = {number(v.at(0)), v.at(1).get<bool>()}; }
+inline void decode(const Json& v, LoglikelihoodResult& r) {
+  r = {number(v.at(0)), v.at(1).get<bool>()};
+}
 inline void decode(const Json& v, double& r) { r = number(v); }
 inline void decode(const Json& v, std::string& r) { r = v.get<std::string>(); }
 
 // The arguments a request is identified by, as the reference lists them per request type.
-inline Json arguments(const LoglikelihoodRequest& r) { return Json::array({r.context, r.continuation}); }
+inline Json arguments(const LoglikelihoodRequest& r) {
+  return Json::array({r.context, r.continuation});
+}
 inline Json arguments(const std::string& text) { return Json::array({text}); }
 inline Json arguments(const GenerationRequest& r) { return Json::array({r.context, r.gen_kwargs}); }
 

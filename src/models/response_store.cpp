@@ -26,15 +26,17 @@ std::string checksum(const std::string& key, const std::string& value) {
 
 std::string column_text(sqlite3_stmt* st, int i) {
   const unsigned char* p = sqlite3_column_text(st, i);
-  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st, i)))
+  return p ? std::string(reinterpret_cast<const char*>(p),
+                         static_cast<size_t>(sqlite3_column_bytes(st, i)))
            : std::string();
 }
 
 }  // namespace
 
 ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)) {
-  int rc = sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(file_.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) fail("cannot open");
   // Another process may hold the write lock for one batch; wait rather than fail.
   sqlite3_busy_timeout(db_, 60000);
@@ -44,9 +46,11 @@ ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)
   exec("PRAGMA synchronous=NORMAL");
   {
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK) fail("cannot check");
+    if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
+      fail("cannot check");
     std::string verdict;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) verdict += (verdict.empty() ? "" : "; ") + column_text(st, 0);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      verdict += (verdict.empty() ? "" : "; ") + column_text(st, 0);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) fail("integrity check failed");
     if (verdict != "ok") fail("damaged database (" + verdict.substr(0, 200) + ")");
@@ -63,7 +67,8 @@ ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)
     std::string format;
     if (tables == std::set<std::string>{"lmeval_meta", "responses"}) {
       sqlite3_stmt* st = nullptr;
-      sqlite3_prepare_v2(db_, "SELECT value FROM lmeval_meta WHERE name='format'", -1, &st, nullptr);
+      sqlite3_prepare_v2(db_, "SELECT value FROM lmeval_meta WHERE name='format'", -1, &st,
+                         nullptr);
       if (sqlite3_step(st) == SQLITE_ROW) format = column_text(st, 0);
       sqlite3_finalize(st);
     }
@@ -71,18 +76,23 @@ ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)
       exec("ROLLBACK");
       std::string names;
       for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
-      fail(tables.count("unnamed") ? "a Python lm-eval (SqliteDict) cache, which lm-eval cannot read"
-                                   : "a sqlite database with other tables (" + names + ")",
+      fail(tables.count("unnamed")
+               ? "a Python lm-eval (SqliteDict) cache, which lm-eval cannot read"
+               : "a sqlite database with other tables (" + names + ")",
            false);
     }
   } else {
     exec("CREATE TABLE lmeval_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)");
-    exec("CREATE TABLE responses(key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL)");
+    exec(
+        "CREATE TABLE responses(key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT "
+        "NULL)");
     exec((std::string("INSERT INTO lmeval_meta VALUES('format', '") + kFormat + "')").c_str());
   }
   exec("COMMIT");
-  if (sqlite3_prepare_v2(db_, "SELECT value, checksum FROM responses WHERE key=?1", -1, &get_, nullptr) != SQLITE_OK ||
-      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO responses VALUES(?1, ?2, ?3)", -1, &put_, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db_, "SELECT value, checksum FROM responses WHERE key=?1", -1, &get_,
+                         nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO responses VALUES(?1, ?2, ?3)", -1, &put_,
+                         nullptr) != SQLITE_OK)
     fail("cannot prepare statements");
 }
 
@@ -106,12 +116,15 @@ std::string ResponseStore::unwritable_reason() const {
 }
 
 void ResponseStore::fail(const std::string& what, bool sqlite_detail) const {
-  std::string detail = db_ && sqlite_detail ? std::string(": ") + sqlite3_errmsg(db_) : std::string();
+  std::string detail =
+      db_ && sqlite_detail ? std::string(": ") + sqlite3_errmsg(db_) : std::string();
   // A read-only location is not a damaged cache: deleting the file would not help.
   if (std::string why = unwritable_reason(); !why.empty())
-    throw RuntimeError("response cache " + file_.string() + ": " + what + detail + "; its location is read-only (" +
-                       why + ") (expected a writable file and folder for --use_cache: sqlite keeps its -wal and " +
-                       "-shm files beside the cache)");
+    throw RuntimeError(
+        "response cache " + file_.string() + ": " + what + detail +
+        "; its location is read-only (" + why +
+        ") (expected a writable file and folder for --use_cache: sqlite keeps its -wal and " +
+        "-shm files beside the cache)");
   throw RuntimeError("response cache " + file_.string() + ": " + what + detail +
                      " (expected a file written by lm-eval --use_cache; delete it to start over)");
 }
@@ -133,7 +146,8 @@ std::optional<std::string> ResponseStore::get(const std::string& key) {
   if (rc == SQLITE_DONE) return std::nullopt;
   if (rc != SQLITE_ROW) fail("cannot read key " + key);
   std::string value = column_text(get_, 0);
-  if (column_text(get_, 1) != checksum(key, value)) fail("row " + key + " does not match its checksum", false);
+  if (column_text(get_, 1) != checksum(key, value))
+    fail("row " + key + " does not match its checksum", false);
   sqlite3_reset(get_);
   return value;
 }

@@ -45,7 +45,8 @@ std::string chat_key(const std::vector<ChatMessage>& messages, bool add_generati
   return sha256_hex(j.dump());
 }
 
-ShardRecorder::ShardRecorder(std::unique_ptr<LM> inner, ShardSpec spec) : inner_(std::move(inner)), spec_(spec) {}
+ShardRecorder::ShardRecorder(std::unique_ptr<LM> inner, ShardSpec spec)
+    : inner_(std::move(inner)), spec_(spec) {}
 
 uint64_t ShardRecorder::weight(const std::string& text) const {
   if (auto n = inner_->token_count(text)) return *n;
@@ -57,9 +58,12 @@ std::vector<R> ShardRecorder::run(const char* type, const std::vector<Q>& reques
   std::vector<uint64_t> weights;
   weights.reserve(requests.size());
   for (const auto& q : requests) {
-    if constexpr (std::is_same_v<Q, LoglikelihoodRequest>) weights.push_back(weight(q.context) + weight(q.continuation));
-    else if constexpr (std::is_same_v<Q, GenerationRequest>) weights.push_back(weight(q.context) + max_gen_toks(q));
-    else weights.push_back(weight(q));
+    if constexpr (std::is_same_v<Q, LoglikelihoodRequest>)
+      weights.push_back(weight(q.context) + weight(q.continuation));
+    else if constexpr (std::is_same_v<Q, GenerationRequest>)
+      weights.push_back(weight(q.context) + max_gen_toks(q));
+    else
+      weights.push_back(weight(q));
   }
   std::vector<int> part = assign_parts(weights, spec_.count);
   std::vector<Q> mine;
@@ -76,14 +80,15 @@ std::vector<R> ShardRecorder::run(const char* type, const std::vector<Q>& reques
   std::vector<R> answers = mine.empty() ? std::vector<R>{} : call(mine);
   inner_->set_progress(nullptr);
   if (answers.size() != mine.size())
-    throw RuntimeError(std::string("the model returned ") + std::to_string(answers.size()) + " answers for " +
-                       std::to_string(mine.size()) + " " + type + " requests");
+    throw RuntimeError(std::string("the model returned ") + std::to_string(answers.size()) +
+                       " answers for " + std::to_string(mine.size()) + " " + type + " requests");
   std::vector<R> out(requests.size());
   Json recorded = Json::array();
   for (size_t j = 0; j < mine.size(); ++j) {
     out[where[j]] = answers[j];
-    recorded.push_back(Json::array({where[j], sha256_hex(py::json_dumps(response_json::arguments(mine[j]))),
-                                    response_json::encode(answers[j])}));
+    recorded.push_back(
+        Json::array({where[j], sha256_hex(py::json_dumps(response_json::arguments(mine[j]))),
+                     response_json::encode(answers[j])}));
   }
   calls_.push_back({{"type", type},
                     {"requests", requests.size()},
@@ -94,16 +99,21 @@ std::vector<R> ShardRecorder::run(const char* type, const std::vector<Q>& reques
   return out;
 }
 
-std::vector<LoglikelihoodResult> ShardRecorder::loglikelihood(const std::vector<LoglikelihoodRequest>& requests) {
-  return run<LoglikelihoodResult>("loglikelihood", requests, [&](const auto& q) { return inner_->loglikelihood(q); });
+std::vector<LoglikelihoodResult> ShardRecorder::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
+  return run<LoglikelihoodResult>("loglikelihood", requests,
+                                  [&](const auto& q) { return inner_->loglikelihood(q); });
 }
 
 std::vector<double> ShardRecorder::loglikelihood_rolling(const std::vector<std::string>& texts) {
-  return run<double>("loglikelihood_rolling", texts, [&](const auto& q) { return inner_->loglikelihood_rolling(q); });
+  return run<double>("loglikelihood_rolling", texts,
+                     [&](const auto& q) { return inner_->loglikelihood_rolling(q); });
 }
 
-std::vector<std::string> ShardRecorder::generate_until(const std::vector<GenerationRequest>& requests) {
-  return run<std::string>("generate_until", requests, [&](const auto& q) { return inner_->generate_until(q); });
+std::vector<std::string> ShardRecorder::generate_until(
+    const std::vector<GenerationRequest>& requests) {
+  return run<std::string>("generate_until", requests,
+                          [&](const auto& q) { return inner_->generate_until(q); });
 }
 
 std::string ShardRecorder::apply_chat_template(const std::vector<ChatMessage>& messages,
@@ -129,7 +139,10 @@ Json ShardRecorder::partial() const {
   model["batch_sizes"] = inner_->batch_sizes();
   model["performance"] = inner_->performance_stats();
   model["chat"] = chat_;
-  return {{"lm_eval_partial", 1}, {"shard", {spec_.index, spec_.count}}, {"model", model}, {"calls", calls_}};
+  return {{"lm_eval_partial", 1},
+          {"shard", {spec_.index, spec_.count}},
+          {"model", model},
+          {"calls", calls_}};
 }
 
 }  // namespace lmeval

@@ -14,7 +14,8 @@ Json chat_template_special_tokens(const Tokenizer& tokenizer) {
   return v;
 }
 
-void copy_special_token(const SpecialToken& token, std::optional<std::string>& text, std::optional<int64_t>& id) {
+void copy_special_token(const SpecialToken& token, std::optional<std::string>& text,
+                        std::optional<int64_t>& id) {
   if (!token.text.empty()) text = token.text;
   if (token.id) id = *token.id;
 }

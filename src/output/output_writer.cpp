@@ -1,10 +1,10 @@
 // Results/samples files under --output_path (EvaluationTracker's naming).
 #include "lmeval/output/output_writer.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <fcntl.h>
 #include <unistd.h>
+#include <chrono>
+#include <ctime>
 
 #include <cerrno>
 #include <cstdlib>
@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 std::string date_id_now() {
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
   std::tm tm{};
   localtime_r(&t, &tm);
   char buf[64];
@@ -37,7 +39,9 @@ std::string date_id_now() {
   return s;
 }
 
-void write_text_file(const fs::path& p, const std::string& content) { write_file_atomic(p, content); }
+void write_text_file(const fs::path& p, const std::string& content) {
+  write_file_atomic(p, content);
+}
 
 void check_output_path_writable(const std::string& output_path) {
   fs::path op(output_path);
@@ -51,20 +55,22 @@ void check_output_path_writable(const std::string& output_path) {
     throw UserError("output path " + output_path + " is a file", where,
                     "a folder (or a path ending in .json for the results file)");
   fs::path existing = dir;
-  while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path())
+  while (!fs::exists(existing, ec) && existing.has_parent_path() &&
+         existing != existing.parent_path())
     existing = existing.parent_path();
   if (!fs::exists(existing, ec)) existing = ".";
   if (!fs::is_directory(existing, ec))
-    throw UserError("output path " + output_path + " is under " + existing.string() + ", which is a file", where,
-                    "a folder path (or a path ending in .json) whose parents are folders");
+    throw UserError(
+        "output path " + output_path + " is under " + existing.string() + ", which is a file",
+        where, "a folder path (or a path ending in .json) whose parents are folders");
   // The folder that will receive a new entry: a probe file there is the one test that sees
   // permissions, read-only mounts, ACLs and full inode tables alike.
   fs::path probe = existing / (".lm-eval-write-probe-" + std::to_string(::getpid()));
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     int err = errno;
-    throw UserError("output path " + output_path + " cannot be written: " + existing.string() + ": " +
-                        std::strerror(err),
+    throw UserError("output path " + output_path + " cannot be written: " + existing.string() +
+                        ": " + std::strerror(err),
                     where, "a folder this user can write to");
   }
   ::close(fd);

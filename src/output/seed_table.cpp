@@ -23,16 +23,22 @@ std::string make_seed_variance_table(const Json& results) {
   const Json& section = results.contains("results") ? results["results"] : Json::object();
   // A task's random baseline for a metric (the results' leaderboard_normalized), else null.
   auto baseline = [&](const std::string& task, const std::string& key) -> Json {
-    const Json& ln = results.contains("leaderboard_normalized") ? results["leaderboard_normalized"] : Json();
-    if (!ln.is_object() || !ln.contains("tasks") || !ln["tasks"].contains(task) || !ln["tasks"][task].contains(key)) return Json();
-    const Json& b = ln["tasks"][task][key].contains("random_baseline") ? ln["tasks"][task][key]["random_baseline"] : Json();
+    const Json& ln =
+        results.contains("leaderboard_normalized") ? results["leaderboard_normalized"] : Json();
+    if (!ln.is_object() || !ln.contains("tasks") || !ln["tasks"].contains(task) ||
+        !ln["tasks"][task].contains(key))
+      return Json();
+    const Json& b = ln["tasks"][task][key].contains("random_baseline")
+                        ? ln["tasks"][task][key]["random_baseline"]
+                        : Json();
     return b.is_number() ? b : Json();
   };
   bool normalized = false;
   std::vector<std::vector<Json>> rows;
   for (auto task = spread.begin(); task != spread.end(); ++task) {
     std::string name = task.key();
-    if (section.contains(name) && section[name].contains("alias") && section[name]["alias"].is_string())
+    if (section.contains(name) && section[name].contains("alias") &&
+        section[name]["alias"].is_string())
       name = section[name]["alias"].get<std::string>();
     std::vector<std::string> keys;
     for (auto it = task.value().begin(); it != task.value().end(); ++it)
@@ -49,13 +55,15 @@ std::string make_seed_variance_table(const Json& results) {
       const Json b = baseline(task.key(), key);
       char buf[64] = "";
       if (b.is_number() && s["mean"].is_number())
-        std::snprintf(buf, sizeof buf, "%.2f", leaderboard_normalize(s["mean"].get<double>(), b.get<double>()));
+        std::snprintf(buf, sizeof buf, "%.2f",
+                      leaderboard_normalize(s["mean"].get<double>(), b.get<double>()));
       rows.back().push_back(std::string(buf));
       normalized = normalized || buf[0];
       first = false;
     }
   }
-  std::vector<std::string> headers = {"Tasks", "Filter", "Metric", "Seeds", "Mean", "", "Std", "Min", "Max"};
+  std::vector<std::string> headers = {"Tasks", "Filter", "Metric", "Seeds", "Mean",
+                                      "",      "Std",    "Min",    "Max"};
   if (normalized) {
     headers[4] = "Mean (raw)";
     headers.push_back("Mean normalised (leaderboard)");

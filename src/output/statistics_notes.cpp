@@ -13,8 +13,8 @@ std::string statistics_notes(const Json& results) {
       for (auto k = it.value().begin(); k != it.value().end(); ++k)
         if (k.key().find("_undefined,") != std::string::npos && k.value().is_string()) {
           const std::string name = k.key().substr(0, k.key().find("_undefined,"));
-          undefined += it.key() + " " + name + "," + k.key().substr(k.key().find(',') + 1) + " undefined: " +
-                       k.value().get<std::string>() + ".\n";
+          undefined += it.key() + " " + name + "," + k.key().substr(k.key().find(',') + 1) +
+                       " undefined: " + k.value().get<std::string>() + ".\n";
         }
     const Json& n = it.value().contains("n") ? it.value()["n"] : Json();
     // Tasks only: a group's interval comes from its subtasks' pooled stderr.
@@ -24,17 +24,24 @@ std::string statistics_notes(const Json& results) {
   }
   std::string out =
       "95% CI: Wilson for 0/1 scores, Student t for other means, bootstrap percentiles for other "
-      "aggregates; tasks with a cluster_key: from the clustered SE (t with G-1 df below 30 clusters); "
+      "aggregates; tasks with a cluster_key: from the clustered SE (t with G-1 df below 30 "
+      "clusters); "
       "groups: normal, from the pooled stderr.\n"
-      "Clustered SE: items sharing a cluster_key (or, for a group, a subtask) treated as one draw.\n"
-      "MDE80: the smallest true difference between this run and another independent run of the same "
+      "Clustered SE: items sharing a cluster_key (or, for a group, a subtask) treated as one "
+      "draw.\n"
+      "MDE80: the smallest true difference between this run and another independent run of the "
+      "same "
       "size that a two-sided 5% test finds 80% of the time, from the larger of the plain and the "
-      "clustered SE; smaller differences are not evidence of anything (paired runs on the same items: "
+      "clustered SE; smaller differences are not evidence of anything (paired runs on the same "
+      "items: "
       "see `lm-eval compare`).\n";
   out += undefined;
   if (!small.empty())
-    out += "Fewer than 100 items, where the normal approximation is poor (exact Clopper-Pearson interval "
-           "for 0/1 scores, bootstrap percentiles otherwise): " + small + ".\n";
+    out +=
+        "Fewer than 100 items, where the normal approximation is poor (exact Clopper-Pearson "
+        "interval "
+        "for 0/1 scores, bootstrap percentiles otherwise): " +
+        small + ".\n";
   return out;
 }
 

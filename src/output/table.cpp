@@ -26,7 +26,8 @@ bool parse_number(const std::string& raw, double& out) {
   if (s.empty()) return false;
   std::string l = s;
   for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (l == "nan" || l == "inf" || l == "-inf" || l == "+inf" || l == "infinity" || l == "-infinity") {
+  if (l == "nan" || l == "inf" || l == "-inf" || l == "+inf" || l == "infinity" ||
+      l == "-infinity") {
     out = l == "nan" ? NAN : (l[0] == '-' ? -INFINITY : INFINITY);
     return true;
   }
@@ -43,7 +44,8 @@ Cell detect(const Json& v) {
   }
   if (v.is_number()) {
     c.number = v.get<double>();
-    c.kind = (std::isfinite(c.number) && c.number == std::floor(c.number)) ? Kind::Integer : Kind::Real;
+    c.kind =
+        (std::isfinite(c.number) && c.number == std::floor(c.number)) ? Kind::Integer : Kind::Real;
     return c;
   }
   std::string s = v.is_string() ? v.get<std::string>() : py::str(v);
@@ -64,10 +66,14 @@ Cell detect(const Json& v) {
 
 bool strictly(const Json& v, Kind hint) {
   switch (hint) {
-    case Kind::String: return v.is_string();
-    case Kind::Integer: return v.is_number_integer();
-    case Kind::Real: return v.is_number_float();
-    case Kind::Null: return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty());
+    case Kind::String:
+      return v.is_string();
+    case Kind::Integer:
+      return v.is_number_integer();
+    case Kind::Real:
+      return v.is_number_float();
+    case Kind::Null:
+      return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty());
   }
   return false;
 }
@@ -91,7 +97,9 @@ std::string format_number(double v, int decimals) {
 
 size_t display_width(const std::string& s) {
   // ASCII (nearly every cell): one column per byte.
-  if (std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; })) return s.size();
+  if (std::all_of(s.begin(), s.end(),
+                  [](char ch) { return static_cast<unsigned char>(ch) < 0x80; }))
+    return s.size();
   size_t w = 0;
   unicode::for_each_codepoint(s, [&](char32_t c, std::string_view) {
     // East Asian Wide/Fullwidth ranges.
@@ -157,9 +165,11 @@ std::string markdown_table(const std::vector<std::string>& headers,
       any_nonnull = true;
       if (k == Kind::String) any_string = true;
       if (k == Kind::Real) any_real = true;
-      if (k == Kind::Integer || k == Kind::Real) col_dec[c] = std::max(col_dec[c], decimals_of(cells[r][c].number));
+      if (k == Kind::Integer || k == Kind::Real)
+        col_dec[c] = std::max(col_dec[c], decimals_of(cells[r][c].number));
     }
-    col_kind[c] = (!any_nonnull || any_string) ? Kind::String : (any_real ? Kind::Real : Kind::Integer);
+    col_kind[c] =
+        (!any_nonnull || any_string) ? Kind::String : (any_real ? Kind::Real : Kind::Integer);
   }
   // Render cell texts.
   std::vector<std::vector<std::string>> text(rows.size(), std::vector<std::string>(ncol));
@@ -177,9 +187,13 @@ std::string markdown_table(const std::vector<std::string>& headers,
         t = cell.text;
       } else {
         is_right = true;
-        if (col_kind[c] == Kind::Integer) t = format_number(cell.number, 0);
-        else if (col_kind[c] == Kind::Real) t = format_number(cell.number, col_dec[c]);
-        else t = cell.kind == Kind::Integer ? format_number(cell.number, 0) : format_number(cell.number, col_dec[c]);
+        if (col_kind[c] == Kind::Integer)
+          t = format_number(cell.number, 0);
+        else if (col_kind[c] == Kind::Real)
+          t = format_number(cell.number, col_dec[c]);
+        else
+          t = cell.kind == Kind::Integer ? format_number(cell.number, 0)
+                                         : format_number(cell.number, col_dec[c]);
       }
       text[r][c] = t;
       right[r][c] = is_right;
@@ -193,7 +207,9 @@ std::string markdown_table(const std::vector<std::string>& headers,
   }
   out += "\n|";
   for (size_t c = 0; c < ncol; ++c)
-    out += (col_kind[c] == Kind::String ? std::string(width[c], '-') : std::string(width[c] - 1, '-') + ":") + "|";
+    out += (col_kind[c] == Kind::String ? std::string(width[c], '-')
+                                        : std::string(width[c] - 1, '-') + ":") +
+           "|";
   out += "\n";
   for (size_t r = 0; r < rows.size(); ++r) {
     out += "|";
@@ -213,8 +229,11 @@ constexpr const char* kNormalizedHeader = "Normalised (leaderboard)";
 // key "<metric>,<filter>"): the task's own entry, else a leaderboard rule stated for that group
 // and metric (BBH and MuSR: the unweighted mean of the normalised subtasks). Null where none:
 // always for the reference's own files, which have no leaderboard_normalized.
-const Json* normalized_entry(const Json& result_dict, const std::string& name, const std::string& key) {
-  if (!result_dict.contains("leaderboard_normalized") || !result_dict["leaderboard_normalized"].is_object()) return nullptr;
+const Json* normalized_entry(const Json& result_dict, const std::string& name,
+                             const std::string& key) {
+  if (!result_dict.contains("leaderboard_normalized") ||
+      !result_dict["leaderboard_normalized"].is_object())
+    return nullptr;
   const Json& ln = result_dict["leaderboard_normalized"];
   if (ln.contains("tasks") && ln["tasks"].contains(name) && ln["tasks"][name].contains(key)) {
     const Json& e = ln["tasks"][name][key];
@@ -222,7 +241,9 @@ const Json* normalized_entry(const Json& result_dict, const std::string& name, c
   }
   if (ln.contains("leaderboard") && ln["leaderboard"].contains(name)) {
     const Json& e = ln["leaderboard"][name];
-    if (e.value("metric", std::string()) == key && e.contains("normalized") && e["normalized"].is_number()) return &e;
+    if (e.value("metric", std::string()) == key && e.contains("normalized") &&
+        e["normalized"].is_number())
+      return &e;
   }
   return nullptr;
 }
@@ -240,14 +261,19 @@ bool any_normalized(const Json& result_dict, const std::string& column) {
 std::string normalized_scores_note(const Json& result_dict) {
   if (!any_normalized(result_dict, "results") && !any_normalized(result_dict, "groups")) return "";
   std::string note = std::string(kRawHeader) + ": the score itself. " + kNormalizedHeader +
-                     ": the Open LLM Leaderboard's (raw - random baseline) / (1 - random baseline) x 100, clipped at 0 "
-                     "(baselines in the results' leaderboard_normalized); a 0-100 scale, not comparable with raw scores.\n";
-  // Groups the leaderboard scores by its own rule: their normalised score is not the raw one rescaled.
+                     ": the Open LLM Leaderboard's (raw - random baseline) / (1 - random baseline) "
+                     "x 100, clipped at 0 "
+                     "(baselines in the results' leaderboard_normalized); a 0-100 scale, not "
+                     "comparable with raw scores.\n";
+  // Groups the leaderboard scores by its own rule: their normalised score is not the raw one
+  // rescaled.
   const Json& ln = result_dict["leaderboard_normalized"];
   if (ln.contains("leaderboard") && result_dict.contains("groups"))
     for (auto it = ln["leaderboard"].begin(); it != ln["leaderboard"].end(); ++it)
-      if (result_dict["groups"].contains(it.key()) && it.value().contains("rule") && it.value().contains("metric"))
-        note += it.key() + ": " + it.value()["rule"].get<std::string>() + " (the leaderboard's rule).\n";
+      if (result_dict["groups"].contains(it.key()) && it.value().contains("rule") &&
+          it.value().contains("metric"))
+        note += it.key() + ": " + it.value()["rule"].get<std::string>() +
+                " (the leaderboard's rule).\n";
   return note;
 }
 
@@ -256,17 +282,20 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
   // Raw and leaderboard-normalised side by side, each named, whenever a task here has a random
   // baseline; the reference's files have none, so their table stays the reference's.
   const bool show_normalized = any_normalized(result_dict, column);
-  std::vector<std::string> headers = {column == "results" ? "Tasks" : "Groups", "Version", "Filter",
-                                      "n-shot", "Metric", "", show_normalized ? kRawHeader : "Value", "", "Stderr"};
+  std::vector<std::string> headers = {
+      column == "results" ? "Tasks" : "Groups", "Version", "Filter", "n-shot", "Metric", "",
+      show_normalized ? kRawHeader : "Value",   "",        "Stderr"};
   if (show_normalized) headers.push_back(kNormalizedHeader);
   if (show_ci) {
     headers.push_back("95% CI");
     headers.push_back("Clustered SE");
     headers.push_back("MDE80");
   }
-  const Json& stats = result_dict.contains("statistics") ? result_dict["statistics"] : Json::object();
+  const Json& stats =
+      result_dict.contains("statistics") ? result_dict["statistics"] : Json::object();
   // Hierarchy walk over group_subtasks (_build_hierarchy_info).
-  const Json& gs = result_dict.contains("group_subtasks") ? result_dict["group_subtasks"] : Json::object();
+  const Json& gs =
+      result_dict.contains("group_subtasks") ? result_dict["group_subtasks"] : Json::object();
   std::set<std::string> children;
   for (auto it = gs.begin(); it != gs.end(); ++it)
     for (const auto& c : it.value()) children.insert(c.get<std::string>());
@@ -298,11 +327,15 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
   std::vector<std::vector<Json>> rows;
   for (const auto& [k, depth] : order) {
     const Json& dic = section[k];
-    Json version = result_dict["versions"].contains(k) ? result_dict["versions"][k] : Json("    N/A");
-    Json n = result_dict["n-shot"].contains(k) ? Json(py::str(result_dict["n-shot"][k])) : Json(" ");
+    Json version =
+        result_dict["versions"].contains(k) ? result_dict["versions"][k] : Json("    N/A");
+    Json n =
+        result_dict["n-shot"].contains(k) ? Json(py::str(result_dict["n-shot"][k])) : Json(" ");
     std::string name = dic.contains("alias") ? dic["alias"].get<std::string>() : k;
     if (depth > 0) name = std::string(static_cast<size_t>(depth), ' ') + "- " + name;
-    const Json& hib = result_dict["higher_is_better"].contains(k) ? result_dict["higher_is_better"][k] : Json::object();
+    const Json& hib = result_dict["higher_is_better"].contains(k)
+                          ? result_dict["higher_is_better"][k]
+                          : Json::object();
     std::vector<std::string> keys;
     for (auto it = dic.begin(); it != dic.end(); ++it) {
       const std::string& mf = it.key();
@@ -313,7 +346,8 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
     bool first = true;
     for (const auto& mf : keys) {
       auto comma = mf.find(',');
-      std::string m = mf.substr(0, comma), f = comma == std::string::npos ? "" : mf.substr(comma + 1);
+      std::string m = mf.substr(0, comma),
+                  f = comma == std::string::npos ? "" : mf.substr(comma + 1);
       if (m.size() >= 7 && m.substr(m.size() - 7) == "_stderr") continue;
       Json v = dic[mf];
       std::string arrow;
@@ -341,7 +375,8 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
         row.push_back(ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number()
                           ? Json("[" + format_number(ci[0].get<double>(), 4) + ", " +
                                  format_number(ci[1].get<double>(), 4) + "]")
-                      : st.contains(m + "_ci95_undefined," + f) ? Json("undefined") : Json(""));
+                      : st.contains(m + "_ci95_undefined," + f) ? Json("undefined")
+                                                                : Json(""));
         const Json& cl = st.contains(cl_key) ? st[cl_key] : Json();
         row.push_back(cl.is_number() ? Json(format_number(cl.get<double>(), 4) + " (" +
                                             st[n_key].dump() + " clusters)")
@@ -349,7 +384,8 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
         const Json& mde = st.contains(mde_key) ? st[mde_key] : Json();
         // An MDE the run cannot give (zero SE) reads "undefined", never 0; the notes say why.
         row.push_back(mde.is_number() ? Json(format_number(mde.get<double>(), 4))
-                      : st.contains(m + "_mde80_undefined," + f) ? Json("undefined") : Json(""));
+                      : st.contains(m + "_mde80_undefined," + f) ? Json("undefined")
+                                                                 : Json(""));
       }
       if (!first) {
         row[0] = "";

@@ -54,7 +54,8 @@ FewshotSampler::FewshotSampler(const Task& task, int64_t seed) : task_(task), rn
       if (k < 0 || k >= static_cast<int64_t>(docs.size()))
         throw UserError("fewshot_indices entry " + i.dump() + " is out of range for " +
                             std::to_string(docs.size()) + " few-shot documents",
-                        task.config().where(TaskField::fewshot_config), "indices into the few-shot split");
+                        task.config().where(TaskField::fewshot_config),
+                        "indices into the few-shot split");
       pool_.push_back(&docs[static_cast<size_t>(k)]);
     }
   } else {
@@ -65,12 +66,13 @@ FewshotSampler::FewshotSampler(const Task& task, int64_t seed) : task_(task), rn
 std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
   if (n == 0) return {};
   if (!task_.fewshot_available() || pool_.empty())
-    throw UserError("task " + task_.name() + " asks for " + std::to_string(n) +
-                        " few-shot examples but its few-shot source (" +
-                        (task_.fewshot_source().empty() ? std::string("none") : task_.fewshot_source()) +
-                        ") has no documents here",
-                    task_.config().where(TaskField::num_fewshot),
-                    "--num_fewshot 0, or the few-shot split present in the data");
+    throw UserError(
+        "task " + task_.name() + " asks for " + std::to_string(n) +
+            " few-shot examples but its few-shot source (" +
+            (task_.fewshot_source().empty() ? std::string("none") : task_.fewshot_source()) +
+            ") has no documents here",
+        task_.config().where(TaskField::num_fewshot),
+        "--num_fewshot 0, or the few-shot split present in the data");
   if (kind_ == "first_n") {
     std::vector<const Doc*> out;
     for (const Doc* d : pool_) {
@@ -87,8 +89,9 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
   bool exclude = eval_doc && !(eval_doc->is_object() && eval_doc->empty());
   size_t k = exclude ? n + 1 : n;
   if (k > pool_.size())
-    throw UserError("task " + task_.name() + ": Sample larger than population (" + std::to_string(k) +
-                        " from " + std::to_string(pool_.size()) + " few-shot documents)",
+    throw UserError("task " + task_.name() + ": Sample larger than population (" +
+                        std::to_string(k) + " from " + std::to_string(pool_.size()) +
+                        " few-shot documents)",
                     task_.config().where(TaskField::num_fewshot), "fewer shots");
   auto drawn = rng_.sample(pool_, k);
   if (!exclude) return drawn;
@@ -99,7 +102,8 @@ std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {
   if (out.size() != n)
     throw UserError("Error: number of fewshot samples returned (" + std::to_string(out.size()) +
                         ") not equal to number requested (" + std::to_string(n) + ").",
-                    task_.config().where(TaskField::num_fewshot), "a few-shot pool with distinct documents");
+                    task_.config().where(TaskField::num_fewshot),
+                    "a few-shot pool with distinct documents");
   return out;
 }
 
@@ -123,8 +127,10 @@ std::vector<Message> build_qa_turn(const Task& task, const std::string& q,
   bool has_answer = !a.is_null() && !(a.is_string() && a.get_ref<const std::string&>().empty());
   std::string gp = gen_prefix.value_or("");
   std::string user_delim;
-  if (has_answer && gp.empty()) user_delim = tgt_delim;
-  else if (!gp.empty() && requires_delimiter(q, gp)) user_delim = tgt_delim;
+  if (has_answer && gp.empty())
+    user_delim = tgt_delim;
+  else if (!gp.empty() && requires_delimiter(q, gp))
+    user_delim = tgt_delim;
   std::vector<Message> msgs = {{"user", q, user_delim}};
   if (has_answer) {
     std::string answer;
@@ -181,7 +187,8 @@ std::string finish(const std::vector<Message>& msgs, const PromptOptions& opts,
                    const std::optional<std::string>& gen_prefix) {
   if (opts.apply_chat_template && opts.chat) {
     bool add_generation_prompt = !gen_prefix || gen_prefix->empty();
-    return opts.chat(opts.fewshot_as_multiturn ? msgs : to_single_turn(msgs), add_generation_prompt);
+    return opts.chat(opts.fewshot_as_multiturn ? msgs : to_single_turn(msgs),
+                     add_generation_prompt);
   }
   return plain(msgs);
 }
@@ -194,9 +201,11 @@ std::vector<std::string> fewshot_context(const Task& task, const Doc& doc, int n
   const FewshotConfig& fc = task.fewshot_config();
   std::vector<Message> messages;
   auto gen_prefix = task.resolve_field(doc, cfg.get(TaskField::gen_prefix), "gen_prefix");
-  std::string description = task.resolve_field(doc, cfg.get(TaskField::description), "description").value_or("");
+  std::string description =
+      task.resolve_field(doc, cfg.get(TaskField::description), "description").value_or("");
   std::string few_delim_task = cfg.fewshot_delimiter();
-  std::string system_prompt = maybe_delimit(opts.system_instruction.value_or(""), description, few_delim_task);
+  std::string system_prompt =
+      maybe_delimit(opts.system_instruction.value_or(""), description, few_delim_task);
   if (!system_prompt.empty()) messages.push_back({"system", system_prompt, ""});
 
   if (num_fewshot > 0) {
@@ -235,7 +244,9 @@ std::vector<std::string> fewshot_context(const Task& task, const Doc& doc, int n
   task.doc_to_target(doc);  // evaluated by the reference too: a broken target fails here
   std::string tgt_delim = cfg.target_delimiter();
   if (task.multiple_input()) {
-    if (!c) throw UserError("multiple inputs require choices to be a list", cfg.where(TaskField::doc_to_choice), "a list");
+    if (!c)
+      throw UserError("multiple inputs require choices to be a list",
+                      cfg.where(TaskField::doc_to_choice), "a list");
     std::vector<std::string> out;
     for (const auto& ctx : *c) {
       auto msgs = messages;
@@ -269,9 +280,9 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
       // Bad data in a document (a doc function's or template's UserError) names task and doc.
     } catch (const UserError& e) {
       if (e.message().rfind("task ", 0) == 0) throw;
-      throw UserError("task " + task.name() + ", doc_id " + std::to_string(doc_ids[k]) + ": " +
-                          e.message(),
-                      e.where(), e.expected());
+      throw UserError(
+          "task " + task.name() + ", doc_id " + std::to_string(doc_ids[k]) + ": " + e.message(),
+          e.where(), e.expected());
     }
     auto make = [&](const std::string& type, int idx, Json args) {
       Instance in;
@@ -304,7 +315,8 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
         std::string cont = as_text(task.doc_to_target(doc));
         for (const auto& ctx : ctxs) make("loglikelihood", i++, Json::array({ctx, delim + cont}));
       } else {
-        for (const auto& ch : *choices) make("loglikelihood", i++, Json::array({ctxs[0], delim + ch}));
+        for (const auto& ch : *choices)
+          make("loglikelihood", i++, Json::array({ctxs[0], delim + ch}));
       }
       if (mutual_info)
         for (const auto& ch : *choices) make("loglikelihood", i++, Json::array({"", delim + ch}));

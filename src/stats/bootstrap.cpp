@@ -17,7 +17,8 @@ Resamples draw_resamples(std::size_t n, std::size_t count, std::int64_t seed) {
   return out;
 }
 
-Interval bootstrap_mean_interval(const std::vector<double>& x, const Resamples& resamples, double level) {
+Interval bootstrap_mean_interval(const std::vector<double>& x, const Resamples& resamples,
+                                 double level) {
   std::vector<double> means;
   means.reserve(resamples.size());
   for (const auto& idx : resamples) {
@@ -34,14 +35,16 @@ struct ClusterSums {
   std::vector<std::vector<double>> sums;  // [run][cluster]
   std::vector<double> sizes;              // [cluster]
 };
-ClusterSums cluster_sums(const std::vector<std::vector<double>>& scores, const std::vector<std::size_t>& cluster) {
+ClusterSums cluster_sums(const std::vector<std::vector<double>>& scores,
+                         const std::vector<std::size_t>& cluster) {
   std::size_t g = 0;
   for (std::size_t c : cluster) g = std::max(g, c + 1);
   ClusterSums cs;
   cs.sizes.assign(g, 0.0);
   for (std::size_t c : cluster) cs.sizes[c] += 1;
   for (const auto& run : scores) {
-    if (run.size() != cluster.size()) throw std::invalid_argument("cluster ids and scores of different lengths");
+    if (run.size() != cluster.size())
+      throw std::invalid_argument("cluster ids and scores of different lengths");
     std::vector<double> s(g, 0.0);
     for (std::size_t i = 0; i < run.size(); ++i) s[cluster[i]] += run[i];
     cs.sums.push_back(std::move(s));
@@ -50,7 +53,8 @@ ClusterSums cluster_sums(const std::vector<std::vector<double>>& scores, const s
 }
 
 // Resample means of each run, with units (items or clusters) of the given sums and sizes.
-std::vector<double> resample_means(const std::vector<std::vector<double>>& unit_sums, const std::vector<double>& sizes,
+std::vector<double> resample_means(const std::vector<std::vector<double>>& unit_sums,
+                                   const std::vector<double>& sizes,
                                    const std::vector<std::size_t>& idx) {
   std::vector<double> m(unit_sums.size(), 0.0);
   double size = 0;
@@ -63,8 +67,8 @@ std::vector<double> resample_means(const std::vector<std::vector<double>>& unit_
   return m;
 }
 
-RankStability count_wins(const std::vector<std::vector<double>>& unit_sums, const std::vector<double>& sizes,
-                         const Resamples& resamples) {
+RankStability count_wins(const std::vector<std::vector<double>>& unit_sums,
+                         const std::vector<double>& sizes, const Resamples& resamples) {
   const std::size_t runs = unit_sums.size();
   RankStability rs;
   rs.resamples = resamples.size();
@@ -79,16 +83,19 @@ RankStability count_wins(const std::vector<std::vector<double>>& unit_sums, cons
 }
 }  // namespace
 
-Interval clustered_bootstrap_mean_interval(const std::vector<double>& x, const std::vector<std::size_t>& cluster,
+Interval clustered_bootstrap_mean_interval(const std::vector<double>& x,
+                                           const std::vector<std::size_t>& cluster,
                                            const Resamples& cluster_resamples, double level) {
   const ClusterSums cs = cluster_sums({x}, cluster);
   std::vector<double> means;
   means.reserve(cluster_resamples.size());
-  for (const auto& idx : cluster_resamples) means.push_back(resample_means(cs.sums, cs.sizes, idx)[0]);
+  for (const auto& idx : cluster_resamples)
+    means.push_back(resample_means(cs.sums, cs.sizes, idx)[0]);
   return percentile_interval(std::move(means), level);
 }
 
-RankStability rank_stability(const std::vector<std::vector<double>>& scores, const Resamples& resamples) {
+RankStability rank_stability(const std::vector<std::vector<double>>& scores,
+                             const Resamples& resamples) {
   std::vector<double> sizes(scores.empty() ? 0 : scores[0].size(), 1.0);
   return count_wins(scores, sizes, resamples);
 }

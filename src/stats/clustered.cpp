@@ -6,7 +6,8 @@
 
 namespace lmeval::stats {
 
-ClusteredStderr clustered_stderr(const std::vector<double>& xs, const std::vector<std::string>& clusters) {
+ClusteredStderr clustered_stderr(const std::vector<double>& xs,
+                                 const std::vector<std::string>& clusters) {
   ClusteredStderr out;
   out.stderr = std::numeric_limits<double>::quiet_NaN();
   if (xs.empty() || xs.size() != clusters.size()) return out;

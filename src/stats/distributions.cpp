@@ -25,10 +25,11 @@ constexpr double kPi = 3.14159265358979323846264338328;
 double stirling_error(double x) {
   if (x < 10) return std::lgamma(x) - ((x - 0.5) * std::log(x) - x + kLogSqrt2Pi);
   const double r = 1 / x, r2 = r * r;
-  return r * (1.0 / 12 -
-              r2 * (1.0 / 360 -
-                    r2 * (1.0 / 1260 -
-                          r2 * (1.0 / 1680 - r2 * (1.0 / 1188 - r2 * (691.0 / 360360 - r2 / 156))))));
+  return r *
+         (1.0 / 12 -
+          r2 * (1.0 / 360 -
+                r2 * (1.0 / 1260 -
+                      r2 * (1.0 / 1680 - r2 * (1.0 / 1188 - r2 * (691.0 / 360360 - r2 / 156))))));
 }
 
 // log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b), without the cancellation of the naive sum
@@ -38,11 +39,11 @@ double log_beta(double a, double b) {
   if (b < 10) return std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b);
   const double s = a + b;
   if (a < 10) {
-    return std::lgamma(a) - (b - 0.5) * std::log1p(a / b) - a * std::log(s) + a + stirling_error(b) -
-           stirling_error(s);
+    return std::lgamma(a) - (b - 0.5) * std::log1p(a / b) - a * std::log(s) + a +
+           stirling_error(b) - stirling_error(s);
   }
-  return kLogSqrt2Pi - (a - 0.5) * std::log1p(b / a) - (b - 0.5) * std::log1p(a / b) - 0.5 * std::log(s) +
-         stirling_error(a) + stirling_error(b) - stirling_error(s);
+  return kLogSqrt2Pi - (a - 0.5) * std::log1p(b / a) - (b - 0.5) * std::log1p(a / b) -
+         0.5 * std::log(s) + stirling_error(a) + stirling_error(b) - stirling_error(s);
 }
 
 // An argument of I_x(a, b) with its complement and logs, each computed by the caller without
@@ -110,7 +111,9 @@ BetaArg t_tail_arg(double t, double df) {
 }
 
 // log P(T > t) for t >= 0.
-double t_log_tail(double t, double df) { return std::log(0.5) + log_ibeta(t_tail_arg(t, df), df / 2, 0.5); }
+double t_log_tail(double t, double df) {
+  return std::log(0.5) + log_ibeta(t_tail_arg(t, df), df / 2, 0.5);
+}
 // log P(0 < T < t) for t >= 0.
 double t_log_center(double t, double df) {
   return std::log(0.5) + log_ibeta(t_tail_arg(t, df).swapped(), 0.5, df / 2);
@@ -130,7 +133,8 @@ double normal_quantile_lower(double p) {
   // p - 1/2 (exact there), so small quantiles keep their relative accuracy.
   const bool central = p >= 0.25;
   for (int i = 0; i < 10; ++i) {
-    const double r = central ? 0.5 * std::erf(x * kSqrt1_2) - (p - 0.5) : 0.5 * std::erfc(-x * kSqrt1_2) - p;
+    const double r =
+        central ? 0.5 * std::erf(x * kSqrt1_2) - (p - 0.5) : 0.5 * std::erfc(-x * kSqrt1_2) - p;
     const double dx = r / (kInvSqrt2Pi * std::exp(-0.5 * x * x));
     const double step = dx / (1 + 0.5 * x * dx);
     x -= step;
@@ -171,7 +175,10 @@ double t_quantile_lower(double p, double df) {
     const double t = std::exp(s);
     const double log_tail = t_log_tail(t, df);
     const double r = log_tail - log_p;
-    if (r > 0) lo = s; else hi = s;
+    if (r > 0)
+      lo = s;
+    else
+      hi = s;
     const double slope = -std::exp(s + t_log_density(t, df) - log_tail);
     double next = s - r / slope;
     if (!(next >= lo && next <= hi)) next = 0.5 * (lo + hi);

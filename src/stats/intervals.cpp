@@ -21,7 +21,8 @@ Interval wilson_interval(double successes, double n, double confidence) {
 Interval clopper_pearson_interval(double successes, double n, double confidence) {
   const double alpha = 1 - confidence;
   const double low = successes <= 0 ? 0 : beta_quantile(alpha / 2, successes, n - successes + 1);
-  const double high = successes >= n ? 1 : beta_quantile(1 - alpha / 2, successes + 1, n - successes);
+  const double high =
+      successes >= n ? 1 : beta_quantile(1 - alpha / 2, successes + 1, n - successes);
   return {low, high};
 }
 
@@ -44,7 +45,8 @@ double linear_quantile(std::vector<double> xs, double q) {
 
 Interval percentile_interval(std::vector<double> statistics, double confidence) {
   std::sort(statistics.begin(), statistics.end());
-  return {linear_quantile(statistics, 0.5 - confidence / 2), linear_quantile(statistics, 0.5 + confidence / 2)};
+  return {linear_quantile(statistics, 0.5 - confidence / 2),
+          linear_quantile(statistics, 0.5 + confidence / 2)};
 }
 
 }  // namespace lmeval::stats

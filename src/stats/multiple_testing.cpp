@@ -14,7 +14,8 @@ std::vector<std::size_t> defined_by_p(const std::vector<double>& p) {
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < p.size(); ++i)
     if (!std::isnan(p[i])) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
   return idx;
 }
 

@@ -17,7 +17,9 @@ namespace {
 constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
 
 // log C(n, k)
-double log_choose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
+double log_choose(double n, double k) {
+  return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+}
 
 // Two-sided p-value from a statistic: 2·(1 − Φ(|z|)) computed in the tail for precision.
 double normal_two_sided_p(double z) { return 2.0 * normal_cdf(-std::fabs(z)); }
@@ -41,10 +43,13 @@ double mcnemar_exact_p(std::size_t b, std::size_t c) {
   return std::min(1.0, 2.0 * std::exp(top + std::log(sum)));
 }
 
-McNemarDifference mcnemar_difference(std::size_t only_a, std::size_t only_b, std::size_t n, double confidence) {
+McNemarDifference mcnemar_difference(std::size_t only_a, std::size_t only_b, std::size_t n,
+                                     double confidence) {
   McNemarDifference r;
   r.discordant = only_a + only_b;
-  r.diff = n == 0 ? kUndefined : (static_cast<double>(only_b) - static_cast<double>(only_a)) / static_cast<double>(n);
+  r.diff =
+      n == 0 ? kUndefined
+             : (static_cast<double>(only_b) - static_cast<double>(only_a)) / static_cast<double>(n);
   r.p = mcnemar_exact_p(only_a, only_b);
   if (r.discordant == 0 || n == 0) {
     r.ci_low = r.ci_high = kUndefined;
@@ -119,15 +124,18 @@ PairedT paired_t(const std::vector<double>& a, const std::vector<double>& b) {
   return r;
 }
 
-ClusteredDifference clustered_paired_difference(const std::vector<double>& a, const std::vector<double>& b,
+ClusteredDifference clustered_paired_difference(const std::vector<double>& a,
+                                                const std::vector<double>& b,
                                                 const std::vector<std::string>& cluster) {
   const std::vector<double> d = differences(a, b);
-  if (cluster.size() != d.size()) throw std::invalid_argument("cluster ids and scores of different lengths");
+  if (cluster.size() != d.size())
+    throw std::invalid_argument("cluster ids and scores of different lengths");
   ClusteredDifference r;
   r.diff = mean(d);
   const ClusteredStderr cs = clustered_stderr(d, cluster);
   r.clusters = cs.n_clusters;
-  r.df = r.clusters < kFewClusters ? static_cast<double>(r.clusters) - 1 : std::numeric_limits<double>::infinity();
+  r.df = r.clusters < kFewClusters ? static_cast<double>(r.clusters) - 1
+                                   : std::numeric_limits<double>::infinity();
   if (r.clusters < 2) {
     r.se = r.z = r.p = r.ci_low = r.ci_high = kUndefined;
     return r;

@@ -30,7 +30,8 @@ double difference_stderr(double sd, size_t n, double rho) {
 }
 
 double power_of_test(double d, double se, double alpha) {
-  if (!(se > 0) || !(alpha > 0 && alpha < 1) || std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+  if (!(se > 0) || !(alpha > 0 && alpha < 1) || std::isnan(d))
+    return std::numeric_limits<double>::quiet_NaN();
   const double z = normal_quantile(1 - alpha / 2);
   return normal_cdf(d / se - z) + normal_cdf(-d / se - z);
 }

@@ -29,7 +29,8 @@ bool is_inside(const fs::path& file, const fs::path& root) {
   return ri == r.end();
 }
 
-void bind(Json& v, const fs::path& yaml_path, bool builtin, const std::vector<FunctionSource>& sources) {
+void bind(Json& v, const fs::path& yaml_path, bool builtin,
+          const std::vector<FunctionSource>& sources) {
   if (is_function_ref(v)) {
     fs::path module = module_file(function_ref_name(v), yaml_path);
     std::error_code ec;

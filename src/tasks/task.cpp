@@ -20,9 +20,10 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
   // training split, else validation, else test) whenever a task is built, even at 0 shots.
   std::string eval_split = cfg_.str(TaskField::test_split);
   if (eval_split.empty()) eval_split = cfg_.str(TaskField::validation_split);
-  const std::string role = required || split == eval_split
-                               ? " (the documents it evaluates)"
-                               : " (its few-shot pool, read whenever the task is loaded, also at 0 shots)";
+  const std::string role =
+      required || split == eval_split
+          ? " (the documents it evaluates)"
+          : " (its few-shot pool, read whenever the task is loaded, also at 0 shots)";
   const std::string what = "task " + name_ + " needs split '" + split + "' of dataset " + ref.path +
                            (ref.name ? " (config " + *ref.name + ")" : "") + role;
   try {
@@ -31,24 +32,26 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
     throw UserError(what + ": " + e.message(), e.where(), e.expected());
   } catch (const RuntimeError& e) {
     // Data absent here and the Hub unreachable (offline machine): say which task needs what.
-    throw RuntimeError(cfg_.where(TaskField::dataset_path).to_string() + ": " + what + ", which is not in " +
-                       data.describe() + ": " + e.what() +
+    throw RuntimeError(cfg_.where(TaskField::dataset_path).to_string() + ": " + what +
+                       ", which is not in " + data.describe() + ": " + e.what() +
                        ". Put it under --data_dir as <org>/<name>/<config>/<split>.jsonl.");
   }
   if (found) *found = rows.has_value();
   if (!rows) {
     if (!required) return {};
-    throw UserError("split '" + split + "' of dataset " + ref.path +
-                        (ref.name ? " (config " + *ref.name + ")" : "") + " not found in " + data.describe(),
-                    cfg_.where(split == cfg_.str(TaskField::test_split) ? TaskField::test_split : TaskField::validation_split),
-                    "the dataset under --data_dir/$LMEVAL_DATA_DIR as <org>/<name>/<config>/<split>.jsonl, "
-                    "or a reachable Hub dataset");
+    throw UserError(
+        "split '" + split + "' of dataset " + ref.path +
+            (ref.name ? " (config " + *ref.name + ")" : "") + " not found in " + data.describe(),
+        cfg_.where(split == cfg_.str(TaskField::test_split) ? TaskField::test_split
+                                                            : TaskField::validation_split),
+        "the dataset under --data_dir/$LMEVAL_DATA_DIR as <org>/<name>/<config>/<split>.jsonl, "
+        "or a reachable Hub dataset");
   }
   if (is_function_ref(process_docs)) {
     const auto& fn = resolve_function_ref(process_docs);
     if (!fn.process_docs)
-      throw UserError("function is not a process_docs function", cfg_.where(TaskField::process_docs),
-                      "a process_docs(dataset) function");
+      throw UserError("function is not a process_docs function",
+                      cfg_.where(TaskField::process_docs), "a process_docs(dataset) function");
     if (keep_raw && fn.draws_global_random) {
       raw_eval_rows_ = *rows;
       impure_process_docs_ = &fn;
@@ -82,10 +85,12 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   t->name_ = t->cfg_.name();
   t->fewshot_cfg_ = resolved_fewshot_config(t->cfg_);
   const Json& pd = t->cfg_.get(TaskField::process_docs);
-  std::string test = t->cfg_.str(TaskField::test_split), val = t->cfg_.str(TaskField::validation_split),
+  std::string test = t->cfg_.str(TaskField::test_split),
+              val = t->cfg_.str(TaskField::validation_split),
               train = t->cfg_.str(TaskField::training_split);
   if (t->cfg_.has(TaskField::custom_dataset))
-    throw UserError("custom_dataset functions are not supported", t->cfg_.where(TaskField::custom_dataset),
+    throw UserError("custom_dataset functions are not supported",
+                    t->cfg_.where(TaskField::custom_dataset),
                     "dataset_path with local files or a Hub dataset");
   if (!t->cfg_.has(TaskField::dataset_path))
     throw UserError("task " + t->name_ + " has no dataset_path", t->cfg_.where(TaskField::task),
@@ -103,13 +108,17 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
     const Json& s = t->fewshot_cfg_.samples;
     if (is_function_ref(s)) {
       const auto& fn = resolve_function_ref(s);
-      if (!fn.doc_fn) throw UserError("fewshot_config.samples function must return docs", t->cfg_.where(TaskField::fewshot_config), "a function returning a list of docs");
+      if (!fn.doc_fn)
+        throw UserError("fewshot_config.samples function must return docs",
+                        t->cfg_.where(TaskField::fewshot_config),
+                        "a function returning a list of docs");
       Json docs = fn.doc_fn(Json::object());
       for (auto& d : docs) t->fewshot_docs_.push_back(d);
     } else if (s.is_array()) {
       for (const auto& d : s) t->fewshot_docs_.push_back(d);
     } else {
-      throw UserError("fewshot_config.samples must be a list of documents", t->cfg_.where(TaskField::fewshot_config), "a list of mappings");
+      throw UserError("fewshot_config.samples must be a list of documents",
+                      t->cfg_.where(TaskField::fewshot_config), "a list of mappings");
     }
     t->fewshot_source_ = "fewshot_config.samples";
   } else {
@@ -125,15 +134,15 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   }
   std::string eval_split = !test.empty() ? test : val;
   if (eval_split.empty())
-    throw UserError("Task dataset (path=" + t->cfg_.str(TaskField::dataset_path) + ", name=" +
-                        t->cfg_.str(TaskField::dataset_name, "None") + ") must have valid or test docs!",
+    throw UserError("Task dataset (path=" + t->cfg_.str(TaskField::dataset_path) +
+                        ", name=" + t->cfg_.str(TaskField::dataset_name, "None") +
+                        ") must have valid or test docs!",
                     t->cfg_.where(TaskField::task), "test_split or validation_split");
   t->eval_docs_ = std::make_shared<const std::vector<Doc>>(
       t->load_split(data, eval_split, pd, true, nullptr, /*keep_raw=*/true));
   const std::vector<Doc>& docs = *t->eval_docs_;
   if (!docs.empty() && docs[0].is_object())
-    for (auto it = docs[0].begin(); it != docs[0].end(); ++it)
-      t->features_.push_back(it.key());
+    for (auto it = docs[0].begin(); it != docs[0].end(); ++it) t->features_.push_back(it.key());
   // Multiple input / multiple target are decided on document 0 (spec §3.4).
   if (!docs.empty()) {
     const Doc& d0 = docs[0];
@@ -195,7 +204,8 @@ Json Task::apply_spec(const Doc& doc, const Json& spec, TaskField field_key, boo
   if (is_function_ref(spec)) {
     const auto& fn = resolve_function_ref(spec);
     if (!fn.doc_fn)
-      throw UserError("function cannot be used as " + field, cfg_.where(field_key), "a doc function");
+      throw UserError("function cannot be used as " + field, cfg_.where(field_key),
+                      "a doc function");
     return fn.doc_fn(doc);
   }
   throw UserError("unsupported " + field + " of type " + spec.type_name(), cfg_.where(field_key),
@@ -204,17 +214,21 @@ Json Task::apply_spec(const Doc& doc, const Json& spec, TaskField field_key, boo
 
 Json Task::doc_to_text(const Doc& doc, const Json* spec) const {
   const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_text);
-  if (s.is_null()) throw UserError("task has no doc_to_text", cfg_.where(TaskField::doc_to_text), "doc_to_text");
+  if (s.is_null())
+    throw UserError("task has no doc_to_text", cfg_.where(TaskField::doc_to_text), "doc_to_text");
   return apply_spec(doc, s, TaskField::doc_to_text, false);
 }
 
 Json Task::doc_to_target(const Doc& doc, const Json* spec) const {
   const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_target);
-  if (s.is_null()) throw UserError("task has no doc_to_target", cfg_.where(TaskField::doc_to_target), "doc_to_target");
+  if (s.is_null())
+    throw UserError("task has no doc_to_target", cfg_.where(TaskField::doc_to_target),
+                    "doc_to_target");
   return apply_spec(doc, s, TaskField::doc_to_target, true);
 }
 
-std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc, const Json* spec) const {
+std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc,
+                                                            const Json* spec) const {
   const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_choice);
   if (s.is_null()) return std::nullopt;
   Json list;
@@ -229,21 +243,25 @@ std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc, cons
       } catch (const UserError&) {
         throw UserError("doc_to_choice rendered to '" + rendered.substr(0, 200) +
                             "', which is not a Python list literal",
-                        cfg_.where(TaskField::doc_to_choice), "a template rendering a list, e.g. {{choices.text}}");
+                        cfg_.where(TaskField::doc_to_choice),
+                        "a template rendering a list, e.g. {{choices.text}}");
       }
     }
   } else if (s.is_array()) {
     list = s;
   } else if (is_function_ref(s)) {  // before the dict case: a function ref is an object too
     const auto& fn = resolve_function_ref(s);
-    if (!fn.doc_fn) throw UserError("function cannot be used as doc_to_choice", cfg_.where(TaskField::doc_to_choice), "a doc function");
+    if (!fn.doc_fn)
+      throw UserError("function cannot be used as doc_to_choice",
+                      cfg_.where(TaskField::doc_to_choice), "a doc function");
     list = fn.doc_fn(doc);
   } else if (s.is_object()) {
     list = Json::array();
     for (auto it = s.begin(); it != s.end(); ++it) list.push_back(it.value());
   }
   if (!list.is_array())
-    throw UserError("doc_to_choice did not give a list", cfg_.where(TaskField::doc_to_choice), "a list of strings");
+    throw UserError("doc_to_choice did not give a list", cfg_.where(TaskField::doc_to_choice),
+                    "a list of strings");
   std::vector<std::string> out;
   for (const auto& c : list) out.push_back(c.is_string() ? c.get<std::string>() : py::str(c));
   return out;

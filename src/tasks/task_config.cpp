@@ -14,24 +14,53 @@ namespace {
 
 // TaskField's YAML keys, in its order.
 const std::vector<std::string>& field_names() {
-  static const std::vector<std::string> f = {
-      "task", "task_alias", "tag", "custom_dataset", "dataset_path", "dataset_name",
-      "dataset_kwargs", "training_split", "validation_split", "test_split", "fewshot_split",
-      "process_docs", "doc_to_text", "doc_to_target", "doc_to_image", "doc_to_audio",
-      "unsafe_code", "doc_to_choice", "process_results", "use_prompt", "description",
-      "target_delimiter", "fewshot_delimiter", "fewshot_config", "num_fewshot", "metric_list",
-      "output_type", "generation_kwargs", "repeats", "filter_list", "should_decontaminate",
-      "doc_to_decontamination_query", "gen_prefix", "metadata", "cluster_key"};
+  static const std::vector<std::string> f = {"task",
+                                             "task_alias",
+                                             "tag",
+                                             "custom_dataset",
+                                             "dataset_path",
+                                             "dataset_name",
+                                             "dataset_kwargs",
+                                             "training_split",
+                                             "validation_split",
+                                             "test_split",
+                                             "fewshot_split",
+                                             "process_docs",
+                                             "doc_to_text",
+                                             "doc_to_target",
+                                             "doc_to_image",
+                                             "doc_to_audio",
+                                             "unsafe_code",
+                                             "doc_to_choice",
+                                             "process_results",
+                                             "use_prompt",
+                                             "description",
+                                             "target_delimiter",
+                                             "fewshot_delimiter",
+                                             "fewshot_config",
+                                             "num_fewshot",
+                                             "metric_list",
+                                             "output_type",
+                                             "generation_kwargs",
+                                             "repeats",
+                                             "filter_list",
+                                             "should_decontaminate",
+                                             "doc_to_decontamination_query",
+                                             "gen_prefix",
+                                             "metadata",
+                                             "cluster_key"};
   return f;
 }
 
 }  // namespace
 
-const std::string& field_name(TaskField field) { return field_names().at(static_cast<size_t>(field)); }
+const std::string& field_name(TaskField field) {
+  return field_names().at(static_cast<size_t>(field));
+}
 
 const std::vector<std::string>& task_config_fields() {
-  static const std::vector<std::string> f(field_names().begin(),
-                                          field_names().begin() + static_cast<long>(TaskField::cluster_key));
+  static const std::vector<std::string> f(
+      field_names().begin(), field_names().begin() + static_cast<long>(TaskField::cluster_key));
   return f;
 }
 
@@ -114,8 +143,10 @@ void check_type(const std::string& key, const Json& v, const SourceLocation& whe
     if (!v.is_array()) bad("a list");
   } else if (key == "process_docs" || key == "process_results" || key == "custom_dataset") {
     if (!is_fn(v) && !(key == "process_results" && v.is_string())) bad("!function module.name");
-  } else if (key == "doc_to_text" || key == "doc_to_target" || key == "doc_to_decontamination_query") {
-    if (!v.is_string() && !v.is_number_integer() && !is_fn(v) && !(key == "doc_to_target" && v.is_array()))
+  } else if (key == "doc_to_text" || key == "doc_to_target" ||
+             key == "doc_to_decontamination_query") {
+    if (!v.is_string() && !v.is_number_integer() && !is_fn(v) &&
+        !(key == "doc_to_target" && v.is_array()))
       bad("a field name, a Jinja template, an integer or !function");
   } else if (key == "doc_to_choice") {
     if (!v.is_string() && !v.is_array() && !v.is_object() && !is_fn(v))
@@ -151,10 +182,14 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
     const std::string& key = it.key();
     auto where = yaml.where(key);
     if (where.field.empty()) where.field = key;
-    if (key == "cluster_key") {  // lm-eval's own: a document field or a template (docs/statistics.md)
-      if (it.value().is_string() && !it.value().get<std::string>().empty()) cfg.raw[key] = it.value();
-      else report(UserError("field 'cluster_key' has the wrong type (" + std::string(it.value().type_name()) + ")",
-                            where, "a document field name or a Jinja template (a non-empty string)"));
+    if (key ==
+        "cluster_key") {  // lm-eval's own: a document field or a template (docs/statistics.md)
+      if (it.value().is_string() && !it.value().get<std::string>().empty())
+        cfg.raw[key] = it.value();
+      else
+        report(UserError(
+            "field 'cluster_key' has the wrong type (" + std::string(it.value().type_name()) + ")",
+            where, "a document field name or a Jinja template (a non-empty string)"));
       continue;
     }
     if (std::find(extra.begin(), extra.end(), key) != extra.end()) continue;
@@ -177,13 +212,15 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
   }
   cfg.raw.erase("tag");
   if (!cfg.raw.contains("task") || !cfg.raw["task"].is_string())
-    report(UserError("task YAML has no `task` name", {yaml.path.string(), 1, 1, "task"}, "task: <name>"));
+    report(UserError("task YAML has no `task` name", {yaml.path.string(), 1, 1, "task"},
+                     "task: <name>"));
   std::string ot = cfg.output_type();
   static const std::vector<std::string> kTypes = {"loglikelihood", "multiple_choice",
                                                   "loglikelihood_rolling", "generate_until"};
   if (std::find(kTypes.begin(), kTypes.end(), ot) == kTypes.end())
-    report(UserError("Got invalid output_type '" + ot + "'", yaml.where("output_type"),
-                     "one of loglikelihood, multiple_choice, loglikelihood_rolling, generate_until"));
+    report(
+        UserError("Got invalid output_type '" + ot + "'", yaml.where("output_type"),
+                  "one of loglikelihood, multiple_choice, loglikelihood_rolling, generate_until"));
   // TaskConfig.__post_init__: generation_kwargs defaults (key order matters for output).
   std::string fd = cfg.raw.value("fewshot_delimiter", "\n\n");
   if (cfg.has(TaskField::generation_kwargs)) {
@@ -203,8 +240,9 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
     size_t i = 0;
     for (const auto& m : cfg.raw["metric_list"]) {
       if (!m.is_object() || !m.contains("metric"))
-        report(UserError("'metric' key not provided for an entry in 'metric_list', must be specified!",
-                         yaml.where("metric_list"), "metric_list[" + std::to_string(i) + "].metric"));
+        report(
+            UserError("'metric' key not provided for an entry in 'metric_list', must be specified!",
+                      yaml.where("metric_list"), "metric_list[" + std::to_string(i) + "].metric"));
       ++i;
     }
   }
@@ -228,8 +266,10 @@ FewshotConfig resolved_fewshot_config(const TaskConfig& cfg) {
   out.doc_to_choice = pick("doc_to_choice", TaskField::doc_to_choice);
   out.doc_to_target = pick("doc_to_target", TaskField::doc_to_target);
   out.gen_prefix = pick("gen_prefix", TaskField::gen_prefix);
-  if (Json fd = pick("fewshot_delimiter", TaskField::fewshot_delimiter); !fd.is_null()) out.fewshot_delimiter = fd;
-  if (Json td = pick("target_delimiter", TaskField::target_delimiter); !td.is_null()) out.target_delimiter = td;
+  if (Json fd = pick("fewshot_delimiter", TaskField::fewshot_delimiter); !fd.is_null())
+    out.fewshot_delimiter = fd;
+  if (Json td = pick("target_delimiter", TaskField::target_delimiter); !td.is_null())
+    out.target_delimiter = td;
   return out;
 }
 
@@ -278,15 +318,24 @@ Json task_config_to_results(const TaskConfig& cfg, std::optional<int> num_fewsho
     Json v = cfg.get(f);
     if (f == "num_fewshot" && num_fewshot) v = *num_fewshot;
     if (v.is_null()) {
-      if (f == "unsafe_code") v = false;
-      else if (f == "description") v = "";
-      else if (f == "target_delimiter") v = " ";
-      else if (f == "fewshot_delimiter") v = "\n\n";
-      else if (f == "output_type") v = "generate_until";
-      else if (f == "repeats") v = 1;
-      else if (f == "should_decontaminate") v = false;
-      else if (f == "fewshot_config") v = resolved_fewshot_config(cfg).to_json();
-      else continue;
+      if (f == "unsafe_code")
+        v = false;
+      else if (f == "description")
+        v = "";
+      else if (f == "target_delimiter")
+        v = " ";
+      else if (f == "fewshot_delimiter")
+        v = "\n\n";
+      else if (f == "output_type")
+        v = "generate_until";
+      else if (f == "repeats")
+        v = 1;
+      else if (f == "should_decontaminate")
+        v = false;
+      else if (f == "fewshot_config")
+        v = resolved_fewshot_config(cfg).to_json();
+      else
+        continue;
     } else if (f == "fewshot_config") {
       v = resolved_fewshot_config(cfg).to_json();
     }
@@ -307,35 +356,45 @@ GroupConfig make_group_config(const TaskYaml& yaml, const Json& merged,
     const std::string& k = it.key();
     const Json& v = it.value();
     if (k == "group") {
-      if (!v.is_string()) report(UserError("group name must be a string", yaml.where(k), "a string"));
-      else g.name = v.get<std::string>();
+      if (!v.is_string())
+        report(UserError("group name must be a string", yaml.where(k), "a string"));
+      else
+        g.name = v.get<std::string>();
     } else if (k == "group_alias") {
       if (v.is_string()) g.alias = v.get<std::string>();
     } else if (k == "task") {
-      if (v.is_string()) g.task = Json::array({v});
-      else if (v.is_array()) g.task = v;
-      else report(UserError("group `task` must be a name or a list", yaml.where(k), "a list of task names or mappings"));
+      if (v.is_string())
+        g.task = Json::array({v});
+      else if (v.is_array())
+        g.task = v;
+      else
+        report(UserError("group `task` must be a name or a list", yaml.where(k),
+                         "a list of task names or mappings"));
     } else if (k == "aggregate_metric_list") {
       Json list = v.is_object() ? Json::array({v}) : v;
       if (!list.is_array()) {
-        report(UserError("aggregate_metric_list must be a mapping or a list", yaml.where(k), "a list of {metric, ...}"));
+        report(UserError("aggregate_metric_list must be a mapping or a list", yaml.where(k),
+                         "a list of {metric, ...}"));
         continue;
       }
       for (const auto& e : list) {
         if (!e.is_object() || !e.contains("metric")) {
-          report(UserError("aggregate_metric_list entry without `metric`", yaml.where(k), "{metric: name, weight_by_size: true}"));
+          report(UserError("aggregate_metric_list entry without `metric`", yaml.where(k),
+                           "{metric: name, weight_by_size: true}"));
           continue;
         }
         for (auto jt = e.begin(); jt != e.end(); ++jt) {
-          static const std::vector<std::string> ok = {"metric", "filter_list", "aggregation", "weight_by_size"};
+          static const std::vector<std::string> ok = {"metric", "filter_list", "aggregation",
+                                                      "weight_by_size"};
           if (std::find(ok.begin(), ok.end(), jt.key()) == ok.end())
             report(UserError("unknown aggregate_metric_list key '" + jt.key() + "'", yaml.where(k),
                              "metric, filter_list, aggregation, weight_by_size"));
         }
         std::string agg = e.value("aggregation", "mean");
         if (agg != "mean")
-          report(UserError("Currently, 'mean' is the only pre-defined aggregation. Got '" + agg + "'.",
-                           yaml.where(k), "aggregation: mean"));
+          report(
+              UserError("Currently, 'mean' is the only pre-defined aggregation. Got '" + agg + "'.",
+                        yaml.where(k), "aggregation: mean"));
         Json n = Json::object();
         n["metric"] = e["metric"];
         Json fl = e.contains("filter_list") ? e["filter_list"] : Json();
@@ -358,9 +417,12 @@ DatasetRef dataset_ref(const TaskConfig& cfg) {
   DatasetRef ref;
   ref.path = cfg.str(TaskField::dataset_path);
   const Json& n = cfg.get(TaskField::dataset_name);
-  if (n.is_string()) ref.name = n.get<std::string>();
-  else if (n.is_number()) ref.name = py::str(n);
-  if (cfg.get(TaskField::dataset_kwargs).is_object()) ref.kwargs = cfg.get(TaskField::dataset_kwargs);
+  if (n.is_string())
+    ref.name = n.get<std::string>();
+  else if (n.is_number())
+    ref.name = py::str(n);
+  if (cfg.get(TaskField::dataset_kwargs).is_object())
+    ref.kwargs = cfg.get(TaskField::dataset_kwargs);
   ref.base_dir = cfg.source.path.parent_path();
   return ref;
 }

@@ -130,7 +130,8 @@ FileFacts scan_file(const fs::path& p) {
       if (v.contains("output_type") && v["output_type"].is_string())
         f.output_type = v["output_type"].get<std::string>();
       if (v.contains("tag")) {
-        if (v["tag"].is_string()) f.tags.push_back(v["tag"].get<std::string>());
+        if (v["tag"].is_string())
+          f.tags.push_back(v["tag"].get<std::string>());
         else if (v["tag"].is_array())
           for (const auto& t : v["tag"])
             if (t.is_string()) f.tags.push_back(t.get<std::string>());
@@ -149,7 +150,8 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
     return out;
   }
   if (!fs::is_directory(root)) return out;
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink);
+  for (auto it =
+           fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink);
        it != fs::recursive_directory_iterator(); ++it) {
     const auto& p = it->path();
     std::string fname = p.filename().string();
@@ -160,12 +162,14 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
     if (it->is_regular_file() && p.extension() == ".yaml") out.push_back(p);
   }
   // POSIX paths are their generic form: compare them in place (no string copies).
-  std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) { return a.native() < b.native(); });
+  std::sort(out.begin(), out.end(),
+            [](const fs::path& a, const fs::path& b) { return a.native() < b.native(); });
   return out;
 }
 
 // Each file's facts are an array [path, kind, name, output_type, [tags], error]: reading ~14,000
-// of them as arrays allocates a fraction of what objects (a std::map each) did. Version 1 had objects.
+// of them as arrays allocates a fraction of what objects (a std::map each) did. Version 1 had
+// objects.
 constexpr int kIndexCacheVersion = 2;
 
 fs::path cache_dir() {
@@ -199,16 +203,19 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
     fs::path cache_file;
     bool loaded = false;
     if (use_cache && !cache_dir().empty()) {
-      cache_file = cache_dir() / ("task_index_" + sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
+      cache_file = cache_dir() / ("task_index_" +
+                                  sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
       std::ifstream in(cache_file, std::ios::binary | std::ios::ate);
       if (in) {
         try {
-          // Read whole in one call, then parsed from memory (stream input goes a character at a time).
+          // Read whole in one call, then parsed from memory (stream input goes a character at a
+          // time).
           std::string text(static_cast<size_t>(in.tellg()), '\0');
           in.seekg(0);
           in.read(text.data(), static_cast<std::streamsize>(text.size()));
           nlohmann::json j = nlohmann::json::parse(text);
-          if (j.value("version", 0) == kIndexCacheVersion && j.value("stamp", "") == sha256_hex(stamp)) {
+          if (j.value("version", 0) == kIndexCacheVersion &&
+              j.value("stamp", "") == sha256_hex(stamp)) {
             const auto& files = j["files"];
             facts.reserve(files.size());
             for (auto& e : files) {
@@ -236,7 +243,8 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
         j["stamp"] = sha256_hex(stamp);
         j["files"] = nlohmann::json::array();
         for (const auto& f : facts)
-          j["files"].push_back(nlohmann::json::array({f.path, f.kind, f.name, f.output_type, f.tags, f.error}));
+          j["files"].push_back(
+              nlohmann::json::array({f.path, f.kind, f.name, f.output_type, f.tags, f.error}));
         std::error_code ec;
         fs::create_directories(cache_file.parent_path(), ec);
         fs::path tmp = cache_file;
@@ -278,7 +286,8 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
     }
     for (auto& [k, v] : local) {
       auto it = idx.entries_.find(k);
-      if (it != idx.entries_.end() && it->second.kind == IndexKind::Tag && v.kind == IndexKind::Tag) {
+      if (it != idx.entries_.end() && it->second.kind == IndexKind::Tag &&
+          v.kind == IndexKind::Tag) {
         it->second.tag_tasks.insert(v.tag_tasks.begin(), v.tag_tasks.end());
       } else {
         idx.entries_[k] = std::move(v);

@@ -37,8 +37,10 @@ struct Builder {
 
   Json task_metadata(const Json& yaml_meta, const std::string& config_source) {
     Json m = Json::object();
-    if (yaml_meta.is_object()) m = yaml_meta;
-    else if (!yaml_meta.is_null()) m["_metadata"] = yaml_meta;
+    if (yaml_meta.is_object())
+      m = yaml_meta;
+    else if (!yaml_meta.is_null())
+      m["_metadata"] = yaml_meta;
     for (auto it = run_metadata.begin(); it != run_metadata.end(); ++it) m[it.key()] = it.value();
     m["config_source"] = config_source;
     return m;
@@ -47,7 +49,8 @@ struct Builder {
   // Leaf task from a YAML (or inline mapping) with overrides.
   void add_task(const TaskYaml& yaml, Json merged, const std::string& config_source,
                 const std::string& top, std::vector<std::string>* leaves) {
-    merged["metadata"] = task_metadata(merged.contains("metadata") ? merged["metadata"] : Json(), config_source);
+    merged["metadata"] =
+        task_metadata(merged.contains("metadata") ? merged["metadata"] : Json(), config_source);
     TaskConfig cfg;
     try {
       cfg = make_task_config(yaml, merged, config_source, collect);
@@ -59,8 +62,9 @@ struct Builder {
     auto it = leaf_owner.find(name);
     if (it != leaf_owner.end()) {
       if (it->second != top)
-        report(UserError("Duplicate task '" + name + "': found in both '" + it->second + "' and '" + top + "'",
-                         {"", 0, 0, "--tasks"}, "each task reachable from one requested item"));
+        report(UserError(
+            "Duplicate task '" + name + "': found in both '" + it->second + "' and '" + top + "'",
+            {"", 0, 0, "--tasks"}, "each task reachable from one requested item"));
       return;
     }
     leaf_owner[name] = top;
@@ -100,7 +104,8 @@ struct Builder {
     node.name = gc.name;
     Json meta = gc.metadata;
     node.version = meta.contains("version") ? py::str(meta["version"]) : "N/A";
-    for (auto it = run_metadata.begin(); it != run_metadata.end(); ++it) meta[it.key()] = it.value();
+    for (auto it = run_metadata.begin(); it != run_metadata.end(); ++it)
+      meta[it.key()] = it.value();
     gc.metadata = meta;
     node.config = gc;
     size_t my_index = out.groups.size();
@@ -173,7 +178,8 @@ struct Builder {
           report(UserError("group member mapping needs `task` or `group`", where, "task: <name>"));
         }
       } else {
-        report(UserError("group member must be a name or a mapping", where, "a string or a mapping"));
+        report(
+            UserError("group member must be a name or a mapping", where, "a string or a mapping"));
       }
     }
     out.groups[my_index].children = children;
@@ -237,11 +243,13 @@ std::vector<std::pair<std::string, std::string>> unreadable_task_files(
       bool declares = stem == n;
       // A cheap look for `task: <n>` / `group: <n>` in text YAML could not parse.
       for (const char* key : {"task:", "group:"}) {
-        for (size_t p = text.find(key); !declares && p != std::string::npos; p = text.find(key, p + 1)) {
+        for (size_t p = text.find(key); !declares && p != std::string::npos;
+             p = text.find(key, p + 1)) {
           size_t v = text.find_first_not_of(" \t'\"", p + std::string(key).size());
           if (v != std::string::npos && text.compare(v, n.size(), n) == 0) {
             size_t after = v + n.size();
-            declares = after == text.size() || std::string(" \t\r\n'\"#").find(text[after]) != std::string::npos;
+            declares = after == text.size() ||
+                       std::string(" \t\r\n'\"#").find(text[after]) != std::string::npos;
           }
         }
       }
@@ -309,9 +317,10 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     std::string causes;
     if (!collect)
       for (const auto& [path, msg] : unreadable_task_files(index, missing)) causes += "\n  " + msg;
-    b.report(UserError("Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +
-                           (causes.empty() ? "" : "; these task files could not be read:" + causes),
-                       {"", 0, 0, "--tasks"}, "names listed by `lm-eval ls tasks`, globs, or YAML paths"));
+    b.report(UserError(
+        "Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +
+            (causes.empty() ? "" : "; these task files could not be read:" + causes),
+        {"", 0, 0, "--tasks"}, "names listed by `lm-eval ls tasks`, globs, or YAML paths"));
   }
   for (const auto& n : names) b.add_item(n);
   return b.out;

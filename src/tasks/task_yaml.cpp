@@ -19,8 +19,9 @@ static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
   std::error_code ec;
   fs::path canon = fs::weakly_canonical(path, ec);
   std::string key = (ec ? path : canon).string();
-  if (seen.count(key)) throw UserError("Include cycle at " + path.string(), {path.string(), 0, 0, "include"},
-                                       "includes that do not repeat a file");
+  if (seen.count(key))
+    throw UserError("Include cycle at " + path.string(), {path.string(), 0, 0, "include"},
+                    "includes that do not repeat a file");
   seen.insert(key);
   YamlFile file = load_yaml(path);
   bind_function_sources(file.value, path, builtin_tasks_dir());
@@ -32,15 +33,18 @@ static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
   if (file.value.contains("include")) {
     Json inc = file.value["include"];
     std::vector<std::string> paths;
-    if (inc.is_string()) paths.push_back(inc.get<std::string>());
+    if (inc.is_string())
+      paths.push_back(inc.get<std::string>());
     else if (inc.is_array()) {
       for (const auto& p : inc) {
         if (!p.is_string())
-          throw UserError("include entries must be strings", file.where("/include", "include"), "file paths");
+          throw UserError("include entries must be strings", file.where("/include", "include"),
+                          "file paths");
         paths.push_back(p.get<std::string>());
       }
     } else {
-      throw UserError("include must be a string or a list", file.where("/include", "include"), "file paths");
+      throw UserError("include must be a string or a list", file.where("/include", "include"),
+                      "file paths");
     }
     for (const auto& p : paths) {
       fs::path ip = fs::path(p).is_absolute() ? fs::path(p) : path.parent_path() / p;

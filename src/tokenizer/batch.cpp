@@ -16,7 +16,8 @@ std::vector<std::vector<TokenId>> encode_batch(const Tokenizer& tokenizer,
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<size_t>(threads, texts.size()));
   if (threads <= 1) {
-    for (size_t i = 0; i < texts.size(); ++i) out[i] = tokenizer.encode(texts[i], add_special_tokens);
+    for (size_t i = 0; i < texts.size(); ++i)
+      out[i] = tokenizer.encode(texts[i], add_special_tokens);
     return out;
   }
   std::atomic<size_t> next{0};

@@ -28,8 +28,10 @@ class PathSax : public nlohmann::json_sax<Json> {
   std::string path() const {
     std::string p = "$";
     for (const auto& f : stack_) {
-      if (f.is_array) p += "[" + std::to_string(f.index) + "]";
-      else if (f.has_key) p += "." + f.key;
+      if (f.is_array)
+        p += "[" + std::to_string(f.index) + "]";
+      else if (f.has_key)
+        p += "." + f.key;
     }
     return p;
   }
@@ -184,8 +186,7 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
         c.chat_templates["default"] = ct.get<std::string>();
       } else if (ct.is_array()) {
         for (size_t i = 0; i < ct.size(); ++i) {
-          c.chat_templates[req_string(ct[i], cw[i], "name")] =
-              req_string(ct[i], cw[i], "template");
+          c.chat_templates[req_string(ct[i], cw[i], "name")] = req_string(ct[i], cw[i], "template");
         }
       } else {
         fail(cw, "expected a string or a list of {name, template}");
@@ -196,8 +197,8 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
       if (!m.is_number()) fail(w / "model_max_length", "expected a number");
       // transformers writes VERY_LARGE_INTEGER (1e30) for "no limit": treated as unset.
       double d = m.get<double>();
-      if (d < 1e18) c.model_max_length = m.is_number_integer() ? m.get<int64_t>()
-                                                                : static_cast<int64_t>(d);
+      if (d < 1e18)
+        c.model_max_length = m.is_number_integer() ? m.get<int64_t>() : static_cast<int64_t>(d);
     }
     if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
       Where aw = w / "added_tokens_decoder";
@@ -376,8 +377,8 @@ void HfTokenizer::build(const std::filesystem::path& json_path, TokenizerConfig 
     std::vector<TokenId> probe;
     if (post_processor_) post_processor_->process(probe);
     bool has_bos = bos_.id && !probe.empty() && probe.front() == *bos_.id;
-    bool has_eos = eos_.id && !probe.empty() && probe.back() == *eos_.id &&
-                   (probe.size() > 1 || !has_bos);
+    bool has_eos =
+        eos_.id && !probe.empty() && probe.back() == *eos_.id && (probe.size() > 1 || !has_bos);
     bool want_bos = config_.add_bos_token.value_or(has_bos) && bos_.id;
     bool want_eos = config_.add_eos_token.value_or(has_eos) && eos_.id;
     if (want_bos != has_bos || want_eos != has_eos) {
@@ -516,7 +517,7 @@ namespace lmeval {
 
 std::string clean_up_tokenization(std::string text) {
   static const std::pair<const char*, const char*> kRules[] = {
-      {" .", "."},   {" ?", "?"},     {" !", "!"},     {" ,", ","},     {" ' ", "'"},
+      {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
       {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
   for (const auto& [from, to] : kRules) {
     std::string_view f(from);
@@ -539,13 +540,16 @@ std::string clean_up_tokenization(std::string text) {
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   if (!fs::exists(path)) {
-    throw UserError("tokenizer not found: " + path.string(), SourceLocation{path.string(), 0, 0, {}},
+    throw UserError("tokenizer not found: " + path.string(),
+                    SourceLocation{path.string(), 0, 0, {}},
                     "a tokenizer.json, a tokenizer.model, or a folder holding one");
   }
   fs::path dir = path, json, model;
   if (fs::is_directory(path)) {
-    if (fs::exists(path / "tokenizer.json")) json = path / "tokenizer.json";
-    else if (fs::exists(path / "tokenizer.model")) model = path / "tokenizer.model";
+    if (fs::exists(path / "tokenizer.json"))
+      json = path / "tokenizer.json";
+    else if (fs::exists(path / "tokenizer.model"))
+      model = path / "tokenizer.model";
     else {
       throw UserError("no tokenizer.json or tokenizer.model in " + path.string(),
                       SourceLocation{path.string(), 0, 0, {}});
@@ -557,8 +561,10 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
     char first = 0;
     while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
     }
-    if (path.extension() == ".json" || first == '{') json = path;
-    else model = path;
+    if (path.extension() == ".json" || first == '{')
+      json = path;
+    else
+      model = path;
   }
   tok::TokenizerConfig config = tok::TokenizerConfig::load(dir);
   if (!json.empty()) return std::make_unique<tok::HfTokenizer>(json, std::move(config));

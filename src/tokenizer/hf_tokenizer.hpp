@@ -21,12 +21,13 @@ struct TokenizerConfig {
   std::optional<bool> add_bos_token, add_eos_token;
   std::optional<bool> legacy;
   bool clean_up_tokenization_spaces = false;
-  std::optional<std::string> bos, eos, pad, unk;  // token text; nullopt when unset or null
+  std::optional<std::string> bos, eos, pad, unk;      // token text; nullopt when unset or null
   std::map<std::string, std::string> chat_templates;  // "default" for a plain string
   std::optional<int64_t> model_max_length;
   std::vector<std::pair<TokenId, std::string>> added_tokens;  // added_tokens_decoder
 
-  // Reads `dir`/tokenizer_config.json, special_tokens_map.json and chat_template.jinja when present.
+  // Reads `dir`/tokenizer_config.json, special_tokens_map.json and chat_template.jinja when
+  // present.
   static TokenizerConfig load(const std::filesystem::path& dir);
 };
 

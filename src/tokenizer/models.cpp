@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <memory>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <queue>
 #include <unordered_map>
@@ -59,7 +59,8 @@ struct Vocab {
 };
 
 void read_vocab_object(const Json& j, const Where& w, Vocab& v) {
-  if (!j.is_object()) fail(w, std::string("expected an object of token: id, found ") + j.type_name());
+  if (!j.is_object())
+    fail(w, std::string("expected an object of token: id, found ") + j.type_name());
   v.map.reserve(j.size());
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it.value().is_number_integer()) fail(w / it.key(), "token id must be an integer");
@@ -598,8 +599,10 @@ class WordLevel : public Model {
       out.push_back(*id);
       return;
     }
-    if (!unk_id_) throw RuntimeError("WordLevel: token '" + std::string(s) + "' is unknown and "
-                                     "the unk_token is not in the vocabulary");
+    if (!unk_id_)
+      throw RuntimeError("WordLevel: token '" + std::string(s) +
+                         "' is unknown and "
+                         "the unk_token is not in the vocabulary");
     out.push_back(*unk_id_);
   }
   std::optional<TokenId> token_to_id(std::string_view t) const override { return vocab_.find(t); }
@@ -618,10 +621,14 @@ std::unique_ptr<Model> make_model(const Json& j, const Where& w) {
   std::string type = opt_string(j, w, "type", "");
   if (type.empty()) {
     // Files from old `tokenizers` versions may leave the type out; infer it as HF does.
-    if (j.contains("merges")) type = "BPE";
-    else if (j.contains("vocab") && j["vocab"].is_array()) type = "Unigram";
-    else if (j.contains("max_input_chars_per_word")) type = "WordPiece";
-    else type = "WordLevel";
+    if (j.contains("merges"))
+      type = "BPE";
+    else if (j.contains("vocab") && j["vocab"].is_array())
+      type = "Unigram";
+    else if (j.contains("max_input_chars_per_word"))
+      type = "WordPiece";
+    else
+      type = "WordLevel";
   }
   if (type == "BPE") return std::make_unique<Bpe>(j, w);
   if (type == "Unigram") return std::make_unique<Unigram>(j, w);

@@ -89,6 +89,6 @@ std::unique_ptr<PostProcessor> make_wrap_processor(std::vector<TokenId> prefix,
 
 // GPT-2's byte <-> printable character table.
 const std::string& byte_to_char(unsigned char b);  // UTF-8 of the character for byte b
-int char_to_byte(char32_t c);                       // -1 when c is not in the table
+int char_to_byte(char32_t c);                      // -1 when c is not in the table
 
 }  // namespace lmeval::tok

@@ -237,8 +237,8 @@ class MetaspacePre : public PreTokenizer {
         }
       }
       bool starts = n.text.compare(0, rep_.size(), rep_) == 0;
-      if (!starts && (scheme_ == PrependScheme::kAlways ||
-                      (scheme_ == PrependScheme::kFirst && s.at_start))) {
+      if (!starts &&
+          (scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && s.at_start))) {
         n.text.insert(0, rep_);
       }
       if (!split_) {
@@ -330,13 +330,17 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const Where& w) 
     PrependScheme scheme = PrependScheme::kAlways;
     if (j.contains("prepend_scheme") && !j["prepend_scheme"].is_null()) {
       std::string ps = req_string(j, w, "prepend_scheme");
-      if (ps == "always") scheme = PrependScheme::kAlways;
-      else if (ps == "never") scheme = PrependScheme::kNever;
-      else if (ps == "first") scheme = PrependScheme::kFirst;
-      else fail(w / "prepend_scheme", "unknown prepend_scheme '" + ps + "'", "always, never, first");
+      if (ps == "always")
+        scheme = PrependScheme::kAlways;
+      else if (ps == "never")
+        scheme = PrependScheme::kNever;
+      else if (ps == "first")
+        scheme = PrependScheme::kFirst;
+      else
+        fail(w / "prepend_scheme", "unknown prepend_scheme '" + ps + "'", "always, never, first");
     } else if (j.contains("add_prefix_space")) {
-      scheme = opt_bool(j, w, "add_prefix_space", true) ? PrependScheme::kAlways
-                                                        : PrependScheme::kNever;
+      scheme =
+          opt_bool(j, w, "add_prefix_space", true) ? PrependScheme::kAlways : PrependScheme::kNever;
     }
     return std::make_unique<MetaspacePre>(rc, scheme, opt_bool(j, w, "split", true));
   }
@@ -357,8 +361,8 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const Where& w) 
   }
   if (type == "BertPreTokenizer") {
     std::vector<std::unique_ptr<PreTokenizer>> v;
-    v.push_back(std::make_unique<CharPre>([](char32_t c) { return is_whitespace(c); },
-                                          Behavior::kRemoved));
+    v.push_back(
+        std::make_unique<CharPre>([](char32_t c) { return is_whitespace(c); }, Behavior::kRemoved));
     v.push_back(std::make_unique<CharPre>(is_punct, Behavior::kIsolated));
     return std::make_unique<SequencePre>(std::move(v));
   }

@@ -37,8 +37,8 @@ std::string translate(const std::string& p) {
       } else if (n == 'S' && !in_class) {
         out += "[^" + std::string(kWhiteSpace) + "]";
       } else if (rest.substr(0, 5) == "\\p{L}" || rest.substr(0, 5) == "\\p{N}") {
-        std::string cls = std::string(rest.substr(0, 5)) + (n == 'p' && p[i + 3] == 'L' ? kOnigExtraL
-                                                                                        : kOnigExtraN);
+        std::string cls = std::string(rest.substr(0, 5)) +
+                          (n == 'p' && p[i + 3] == 'L' ? kOnigExtraL : kOnigExtraN);
         out += in_class ? cls : "[" + cls + "]";
         i += 3;
       } else {
@@ -52,8 +52,14 @@ std::string translate(const std::string& p) {
       in_class = true;
       out += c;
       // A ']' right after '[' or '[^' is a literal member.
-      if (i + 1 < p.size() && p[i + 1] == '^') { out += '^'; ++i; }
-      if (i + 1 < p.size() && p[i + 1] == ']') { out += ']'; ++i; }
+      if (i + 1 < p.size() && p[i + 1] == '^') {
+        out += '^';
+        ++i;
+      }
+      if (i + 1 < p.size() && p[i + 1] == ']') {
+        out += ']';
+        ++i;
+      }
       continue;
     }
     if (c == ']' && in_class) in_class = false;
@@ -64,7 +70,9 @@ std::string translate(const std::string& p) {
 
 struct MatchData {
   pcre2_match_data* md = nullptr;
-  ~MatchData() { if (md) pcre2_match_data_free(md); }
+  ~MatchData() {
+    if (md) pcre2_match_data_free(md);
+  }
 };
 
 }  // namespace
@@ -78,8 +86,8 @@ Regex::Regex(const std::string& pattern) : pattern_(pattern) {
   if (!code) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(err, buf, sizeof(buf));
-    throw std::invalid_argument("invalid regex /" + pattern + "/: " +
-                                reinterpret_cast<const char*>(buf) + " at offset " +
+    throw std::invalid_argument("invalid regex /" + pattern +
+                                "/: " + reinterpret_cast<const char*>(buf) + " at offset " +
                                 std::to_string(off));
   }
   pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);

@@ -4,9 +4,9 @@
 // which aborts the process next to libtorch's protobuf 3.21.
 #include <algorithm>
 #include <array>
-#include <functional>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <queue>
 #include <sstream>
 #include <unordered_map>
@@ -21,7 +21,14 @@ namespace {
 
 const char* kSpace = "\xe2\x96\x81";  // U+2581
 
-enum PieceType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+enum PieceType {
+  kNormal = 1,
+  kUnknown = 2,
+  kControl = 3,
+  kUserDefined = 4,
+  kUnused = 5,
+  kByte = 6
+};
 
 struct SpPiece {
   std::string piece;
@@ -72,11 +79,22 @@ class Wire {
   }
   void skip(int wire_type) {
     switch (wire_type) {
-      case 0: varint(); break;
-      case 1: if (end_ - p_ < 8) bad(); p_ += 8; break;
-      case 2: bytes(); break;
-      case 5: if (end_ - p_ < 4) bad(); p_ += 4; break;
-      default: bad();
+      case 0:
+        varint();
+        break;
+      case 1:
+        if (end_ - p_ < 8) bad();
+        p_ += 8;
+        break;
+      case 2:
+        bytes();
+        break;
+      case 5:
+        if (end_ - p_ < 4) bad();
+        p_ += 4;
+        break;
+      default:
+        bad();
     }
   }
   [[noreturn]] void bad() const {
@@ -108,10 +126,14 @@ SpModel parse_model(const std::filesystem::path& path) {
       while (!p.done()) {
         uint64_t t = p.varint();
         int f = static_cast<int>(t >> 3), pt = static_cast<int>(t & 7);
-        if (f == 1 && pt == 2) piece.piece = std::string(p.bytes());
-        else if (f == 2 && pt == 5) piece.score = p.fixed32();
-        else if (f == 3 && pt == 0) piece.type = static_cast<int>(p.varint());
-        else p.skip(pt);
+        if (f == 1 && pt == 2)
+          piece.piece = std::string(p.bytes());
+        else if (f == 2 && pt == 5)
+          piece.score = p.fixed32();
+        else if (f == 3 && pt == 0)
+          piece.type = static_cast<int>(p.varint());
+        else
+          p.skip(pt);
       }
       m.pieces.push_back(std::move(piece));
     } else if (field == 2 && wt == 2) {
@@ -120,15 +142,24 @@ SpModel parse_model(const std::filesystem::path& path) {
       while (!t.done()) {
         uint64_t tg = t.varint();
         int f = static_cast<int>(tg >> 3), tt = static_cast<int>(tg & 7);
-        if (f == 3 && tt == 0) m.model_type = static_cast<int>(t.varint());
-        else if (f == 24 && tt == 0) m.treat_ws_as_suffix = t.varint() != 0;
-        else if (f == 35 && tt == 0) m.byte_fallback = t.varint() != 0;
-        else if (f == 44 && tt == 2) m.unk_surface = std::string(t.bytes());
-        else if (f == 45 && tt == 2) m.unk_piece = std::string(t.bytes());
-        else if (f == 46 && tt == 2) m.bos_piece = std::string(t.bytes());
-        else if (f == 47 && tt == 2) m.eos_piece = std::string(t.bytes());
-        else if (f == 48 && tt == 2) m.pad_piece = std::string(t.bytes());
-        else t.skip(tt);
+        if (f == 3 && tt == 0)
+          m.model_type = static_cast<int>(t.varint());
+        else if (f == 24 && tt == 0)
+          m.treat_ws_as_suffix = t.varint() != 0;
+        else if (f == 35 && tt == 0)
+          m.byte_fallback = t.varint() != 0;
+        else if (f == 44 && tt == 2)
+          m.unk_surface = std::string(t.bytes());
+        else if (f == 45 && tt == 2)
+          m.unk_piece = std::string(t.bytes());
+        else if (f == 46 && tt == 2)
+          m.bos_piece = std::string(t.bytes());
+        else if (f == 47 && tt == 2)
+          m.eos_piece = std::string(t.bytes());
+        else if (f == 48 && tt == 2)
+          m.pad_piece = std::string(t.bytes());
+        else
+          t.skip(tt);
       }
     } else if (field == 3 && wt == 2) {
       std::string_view b = w.bytes();
@@ -136,12 +167,18 @@ SpModel parse_model(const std::filesystem::path& path) {
       while (!n.done()) {
         uint64_t tg = n.varint();
         int f = static_cast<int>(tg >> 3), nt = static_cast<int>(tg & 7);
-        if (f == 1 && nt == 2) m.normalizer_name = std::string(n.bytes());
-        else if (f == 2 && nt == 2) m.charsmap = std::string(n.bytes());
-        else if (f == 3 && nt == 0) m.add_dummy_prefix = n.varint() != 0;
-        else if (f == 4 && nt == 0) m.remove_extra_ws = n.varint() != 0;
-        else if (f == 5 && nt == 0) m.escape_ws = n.varint() != 0;
-        else n.skip(nt);
+        if (f == 1 && nt == 2)
+          m.normalizer_name = std::string(n.bytes());
+        else if (f == 2 && nt == 2)
+          m.charsmap = std::string(n.bytes());
+        else if (f == 3 && nt == 0)
+          m.add_dummy_prefix = n.varint() != 0;
+        else if (f == 4 && nt == 0)
+          m.remove_extra_ws = n.varint() != 0;
+        else if (f == 5 && nt == 0)
+          m.escape_ws = n.varint() != 0;
+        else
+          n.skip(nt);
       }
     } else {
       w.skip(wt);
@@ -174,7 +211,8 @@ class SentencePieceTokenizer : public TokenizerBase {
       const SpPiece& p = m_.pieces[i];
       auto id = static_cast<TokenId>(i);
       all_.emplace(p.piece, id);
-      if (p.type == kNormal || p.type == kUserDefined || p.type == kUnused) pieces_.emplace(p.piece, id);
+      if (p.type == kNormal || p.type == kUserDefined || p.type == kUnused)
+        pieces_.emplace(p.piece, id);
       if (p.type == kUserDefined) user_trie_.add(p.piece, i);
       if (p.type == kUnknown && unk_id_ < 0) unk_id_ = id;
       if (p.type == kByte && p.piece.size() == 6) {
@@ -281,8 +319,10 @@ class SentencePieceTokenizer : public TokenizerBase {
     std::string norm;
     norm.reserve(text.size() + 8);
     for (char c : text) {
-      if (c == ' ') norm += kSpace;
-      else norm += c;
+      if (c == ' ')
+        norm += kSpace;
+      else
+        norm += c;
     }
     bool starts = norm.compare(0, 3, kSpace) == 0;
     if (legacy_ || (at_start && !starts)) norm.insert(0, kSpace);
@@ -329,7 +369,8 @@ class SentencePieceTokenizer : public TokenizerBase {
                                          std::string(norm.data() + b.b, b.len)};
       }
     };
-    for (size_t k = 1; k < syms.size(); ++k) maybe_add(static_cast<int>(k - 1), static_cast<int>(k));
+    for (size_t k = 1; k < syms.size(); ++k)
+      maybe_add(static_cast<int>(k - 1), static_cast<int>(k));
     while (!agenda.empty()) {
       Pair top = agenda.top();
       agenda.pop();

@@ -18,20 +18,41 @@ static size_t valid_seq(std::string_view s, size_t i, size_t& bad) {
   if (b < 0x80) return 1;
   size_t n;
   unsigned char lo = 0x80, hi = 0xbf;
-  if (b >= 0xc2 && b <= 0xdf) { n = 2; }
-  else if (b == 0xe0) { n = 3; lo = 0xa0; }
-  else if (b >= 0xe1 && b <= 0xec) { n = 3; }
-  else if (b == 0xed) { n = 3; hi = 0x9f; }
-  else if (b >= 0xee && b <= 0xef) { n = 3; }
-  else if (b == 0xf0) { n = 4; lo = 0x90; }
-  else if (b >= 0xf1 && b <= 0xf3) { n = 4; }
-  else if (b == 0xf4) { n = 4; hi = 0x8f; }
-  else { bad = 1; return 0; }
+  if (b >= 0xc2 && b <= 0xdf) {
+    n = 2;
+  } else if (b == 0xe0) {
+    n = 3;
+    lo = 0xa0;
+  } else if (b >= 0xe1 && b <= 0xec) {
+    n = 3;
+  } else if (b == 0xed) {
+    n = 3;
+    hi = 0x9f;
+  } else if (b >= 0xee && b <= 0xef) {
+    n = 3;
+  } else if (b == 0xf0) {
+    n = 4;
+    lo = 0x90;
+  } else if (b >= 0xf1 && b <= 0xf3) {
+    n = 4;
+  } else if (b == 0xf4) {
+    n = 4;
+    hi = 0x8f;
+  } else {
+    bad = 1;
+    return 0;
+  }
   for (size_t k = 1; k < n; ++k) {
-    if (i + k >= s.size()) { bad = k; return 0; }
+    if (i + k >= s.size()) {
+      bad = k;
+      return 0;
+    }
     auto c = static_cast<unsigned char>(s[i + k]);
     unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xbf;
-    if (c < l || c > h) { bad = k; return 0; }
+    if (c < l || c > h) {
+      bad = k;
+      return 0;
+    }
   }
   return n;
 }
@@ -39,7 +60,10 @@ static size_t valid_seq(std::string_view s, size_t i, size_t& bad) {
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0, bad = 0;
   while (i < s.size()) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) { ++i; continue; }
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     size_t n = valid_seq(s, i, bad);
     if (n == 0) return false;
     i += n;
@@ -81,8 +105,8 @@ struct LowerEntry {
 template <size_t N>
 bool in_table(const CpRange (&table)[N], char32_t c) {
   const CpRange* end = table + N;
-  const CpRange* it = std::upper_bound(table, end, c,
-                                       [](char32_t v, const CpRange& r) { return v < r.lo; });
+  const CpRange* it =
+      std::upper_bound(table, end, c, [](char32_t v, const CpRange& r) { return v < r.lo; });
   return it != table && c <= (it - 1)->hi;
 }
 
@@ -140,14 +164,22 @@ std::string unicode_normalize(std::string_view s, NormalForm form) {
   UErrorCode err = U_ZERO_ERROR;
   const icu::Normalizer2* n = nullptr;
   switch (form) {
-    case NormalForm::kNFC: n = icu::Normalizer2::getNFCInstance(err); break;
-    case NormalForm::kNFD: n = icu::Normalizer2::getNFDInstance(err); break;
-    case NormalForm::kNFKC: n = icu::Normalizer2::getNFKCInstance(err); break;
-    case NormalForm::kNFKD: n = icu::Normalizer2::getNFKDInstance(err); break;
+    case NormalForm::kNFC:
+      n = icu::Normalizer2::getNFCInstance(err);
+      break;
+    case NormalForm::kNFD:
+      n = icu::Normalizer2::getNFDInstance(err);
+      break;
+    case NormalForm::kNFKC:
+      n = icu::Normalizer2::getNFKCInstance(err);
+      break;
+    case NormalForm::kNFKD:
+      n = icu::Normalizer2::getNFKDInstance(err);
+      break;
   }
   if (U_FAILURE(err)) throw RuntimeError("ICU normalizer unavailable");
-  icu::UnicodeString in = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(),
-                                                                         static_cast<int32_t>(s.size())));
+  icu::UnicodeString in =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
   icu::UnicodeString out = n->normalize(in, err);
   if (U_FAILURE(err)) throw RuntimeError("ICU normalization failed");
   std::string result;

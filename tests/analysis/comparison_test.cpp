@@ -42,7 +42,8 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
     // The paired means are the scores the runs themselves reported.
     EXPECT_NEAR(m["score_a"].get<double>(), ra["results"][task]["acc,none"].get<double>(), 1e-12);
     EXPECT_NEAR(m["score_b"].get<double>(), rb["results"][task]["acc,none"].get<double>(), 1e-12);
-    EXPECT_NEAR(m["diff"].get<double>(), m["score_b"].get<double>() - m["score_a"].get<double>(), 1e-12);
+    EXPECT_NEAR(m["diff"].get<double>(), m["score_b"].get<double>() - m["score_a"].get<double>(),
+                1e-12);
     EXPECT_EQ(m["n"], 150);
     EXPECT_EQ(m["test"], "mcnemar_exact");
     EXPECT_EQ(m["interval"], "exact_conditional");
@@ -62,7 +63,8 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
     EXPECT_DOUBLE_EQ(m["ci95"][1].get<double>(), e.ci_high);
     EXPECT_LE(m["ci95"][0].get<double>(), m["diff"].get<double>());
     EXPECT_GE(m["ci95"][1].get<double>(), m["diff"].get<double>());
-    EXPECT_EQ(m["ci95"][0].get<double>() > 0 || m["ci95"][1].get<double>() < 0, m["p_value"].get<double>() < 0.05);
+    EXPECT_EQ(m["ci95"][0].get<double>() > 0 || m["ci95"][1].get<double>() < 0,
+              m["p_value"].get<double>() < 0.05);
     EXPECT_GT(m["mde80"].get<double>(), 0.0);
     EXPECT_NE(r.out.find(std::string(task) + " acc,none: B - A = "), std::string::npos) << r.out;
   }
@@ -71,7 +73,8 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
   const Json& g = cmp["groups"][0];
   EXPECT_EQ(g["group"], "qa_group");
   EXPECT_EQ(g["n"], 300);
-  const double d1 = row(cmp, "qa_one", g["metric"])["diff"], d2 = row(cmp, "qa_two", g["metric"])["diff"];
+  const double d1 = row(cmp, "qa_one", g["metric"])["diff"],
+               d2 = row(cmp, "qa_two", g["metric"])["diff"];
   EXPECT_NEAR(g["diff"].get<double>(), (150 * d1 + 150 * d2) / 300, 1e-12);
   EXPECT_NE(r.out.find("qa_group (group)"), std::string::npos);
   EXPECT_NE(r.out.find("the runs differ in config.model_args"), std::string::npos) << r.out;
@@ -79,7 +82,8 @@ TEST_F(Compare, ScoresDifferencesAndTestsFromTheRuns) {
 
 namespace {
 // Trimmed cells of the text table's row for `task` and `metric`.
-std::vector<std::string> text_row(const std::string& out, const std::string& task, const std::string& metric) {
+std::vector<std::string> text_row(const std::string& out, const std::string& task,
+                                  const std::string& metric) {
   std::istringstream in(out);
   for (std::string line; std::getline(in, line);) {
     std::vector<std::string> cells;
@@ -115,7 +119,8 @@ TEST_F(Compare, NormalisedScoresBesideTheRawOnes) {
   for (const char* task : {"qa_one", "qa_two"})
     for (const char* metric : {"acc", "acc_norm"}) {
       SCOPED_TRACE(std::string(task) + " " + metric);
-      const double a = lb(mean(item_scores("a", task, metric))), b = lb(mean(item_scores("b", task, metric)));
+      const double a = lb(mean(item_scores("a", task, metric))),
+                   b = lb(mean(item_scores("b", task, metric)));
       unclipped += a > 0 || b > 0;
       const Json& n = row(cmp, task, metric)["normalized"];
       EXPECT_EQ(n["random_baseline"], 0.25);
@@ -129,9 +134,11 @@ TEST_F(Compare, NormalisedScoresBesideTheRawOnes) {
       EXPECT_EQ(cells[14], fmt::format("{:+.2f}", b - a));
     }
   EXPECT_GT(unclipped, 0);  // not every score at or below chance
-  for (const char* h : {"| A (raw) ", "| B (raw) ", "| B-A (raw) ", "| A (normalised) ", "| B (normalised) ", "| B-A (normalised) |"})
+  for (const char* h : {"| A (raw) ", "| B (raw) ", "| B-A (raw) ", "| A (normalised) ",
+                        "| B (normalised) ", "| B-A (normalised) |"})
     EXPECT_NE(r.out.find(h), std::string::npos) << h << "\n" << r.out;
-  EXPECT_NE(r.out.find("random baselines: qa_one 0.2500, qa_two 0.2500"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("random baselines: qa_one 0.2500, qa_two 0.2500"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(Compare, IdenticalRunsAreWithinNoiseAndTheirSpreadIsUndefined) {
@@ -139,11 +146,18 @@ TEST_F(Compare, IdenticalRunsAreWithinNoiseAndTheirSpreadIsUndefined) {
   auto r = lm("compare " + run("a") + " " + run("a_again") + " --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Zero SE: the interval and the MDE are undefined (with the reason), never [+0, +0] or 0.
-  EXPECT_NE(r.out.find("qa_one acc,none: B - A = +0.0000 (95% CI undefined, p = 1.0000): not distinguishable"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("qa_one acc,none: per-item correlation 1.0000; MDE80 undefined: the runs agree on every item: the "
-                       "standard error is 0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("qa_one acc,none: 95% CI undefined: no discordant items"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find(
+          "qa_one acc,none: B - A = +0.0000 (95% CI undefined, p = 1.0000): not distinguishable"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("qa_one acc,none: per-item correlation 1.0000; MDE80 undefined: the runs "
+                       "agree on every item: the "
+                       "standard error is 0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("qa_one acc,none: 95% CI undefined: no discordant items"), std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("0.0000 would be detected"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(": distinguishable"), std::string::npos);
   const Json m = row(Json::parse(read_file(out))["comparisons"][0], "qa_one", "acc");
@@ -158,7 +172,10 @@ TEST_F(Compare, IdenticalRunsAreWithinNoiseAndTheirSpreadIsUndefined) {
 TEST_F(Compare, SmallTasksSayWhichExactMethod) {
   auto r = lm("compare " + run("small_a") + " " + run("small_b"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("40 items (< 100): McNemar's exact test and the Clopper-Pearson interval of its "), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("40 items (< 100): McNemar's exact test and the Clopper-Pearson interval of its "),
+      std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("bootstrap"), std::string::npos) << r.out;
 }
 
@@ -169,8 +186,11 @@ TEST_F(Compare, CommonItemsPairsTheSharedDocuments) {
   const Json cmp = Json::parse(read_file(out))["comparisons"][0];
   std::filesystem::remove(out);
   EXPECT_EQ(row(cmp, "qa_one", "acc")["n"], 40);
-  EXPECT_NE(r.out.find("--common_items: qa_one: compared on the 40 documents both runs answered; left out 110 only in "
-                       "model-a and 0 only in model-b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--common_items: qa_one: compared on the 40 documents both runs answered; "
+                       "left out 110 only in "
+                       "model-a and 0 only in model-b"),
+            std::string::npos)
+      << r.out;
   // The paired scores are those of the 40 shared documents, taken here from the samples files.
   auto sa = item_scores("a", "qa_one"), sb = item_scores("b_limit", "qa_one");
   double ma = 0, mb = 0;
@@ -186,8 +206,8 @@ TEST_F(Compare, CommonItemsPairsTheSharedDocuments) {
   EXPECT_NE(refused.err.find("prompt hashes"), std::string::npos) << refused.err;
 }
 
-// Few-shot seeds: compare's scores are the seed means the runs' fewshot_seed_variance records, every
-// row says so, and the total SE over items and seeds is at least the items-only one.
+// Few-shot seeds: compare's scores are the seed means the runs' fewshot_seed_variance records,
+// every row says so, and the total SE over items and seeds is at least the items-only one.
 TEST_F(Compare, SeedRunsCompareTheSeedMeansAndSaySo) {
   const std::string out = (dir() / ("cmp_seeds_" + std::to_string(getpid()) + ".json")).string();
   auto r = lm("compare " + run("seeds_a") + " " + run("seeds_b") + " --output " + out);
@@ -197,26 +217,34 @@ TEST_F(Compare, SeedRunsCompareTheSeedMeansAndSaySo) {
   const Json ra = Json::parse(read_file(results_file("seeds_a")));
   const Json& m = row(cmp, "qa_one", "acc");
   EXPECT_EQ(m["score_basis"], "mean of 3 few-shot seeds");
-  EXPECT_NEAR(m["score_a"].get<double>(), ra["fewshot_seed_variance"]["qa_one"]["acc,none"]["mean"].get<double>(), 1e-12);
+  EXPECT_NEAR(m["score_a"].get<double>(),
+              ra["fewshot_seed_variance"]["qa_one"]["acc,none"]["mean"].get<double>(), 1e-12);
   EXPECT_EQ(m["seeds"]["count"], 3);
   EXPECT_GE(m["seeds"]["se_total"].get<double>(), m["seeds"]["se_items"].get<double>());
-  EXPECT_NEAR(m["seeds"]["se_items"].get<double>(), m["se"].get<double>(), 1e-12);  // seeds fixed: the paired t's SE
-  EXPECT_NE(r.out.find("qa_one acc,none: scores are means over 3 few-shot seeds; total SE"), std::string::npos) << r.out;
+  EXPECT_NEAR(m["seeds"]["se_items"].get<double>(), m["se"].get<double>(),
+              1e-12);  // seeds fixed: the paired t's SE
+  EXPECT_NE(r.out.find("qa_one acc,none: scores are means over 3 few-shot seeds; total SE"),
+            std::string::npos)
+      << r.out;
   // A plain run says it is one seed.
   auto plain = lm("compare " + run("a") + " " + run("b") + " --output " + out);
-  EXPECT_EQ(row(Json::parse(read_file(out))["comparisons"][0], "qa_one", "acc")["score_basis"], "one few-shot seed");
+  EXPECT_EQ(row(Json::parse(read_file(out))["comparisons"][0], "qa_one", "acc")["score_basis"],
+            "one few-shot seed");
   std::filesystem::remove(out);
 }
 
 // --series: three runs read as checkpoints; the scores are the runs' own, monotonicity is Kendall's
-// tau-b of (order, score) computed here by hand, signal/noise the change over the last run's stderr.
+// tau-b of (order, score) computed here by hand, signal/noise the change over the last run's
+// stderr.
 TEST_F(Compare, SeriesGivesMonotonicityAndSignalToNoise) {
   const std::string out = (dir() / ("cmp_series_" + std::to_string(getpid()) + ".json")).string();
-  auto r = lm("compare " + run("a") + " " + run("b") + " " + run("c") + " --series --output " + out);
+  auto r =
+      lm("compare " + run("a") + " " + run("b") + " " + run("c") + " --series --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json s = Json::parse(read_file(out));
   std::filesystem::remove(out);
-  const Json res[3] = {Json::parse(read_file(results_file("a"))), Json::parse(read_file(results_file("b"))),
+  const Json res[3] = {Json::parse(read_file(results_file("a"))),
+                       Json::parse(read_file(results_file("b"))),
                        Json::parse(read_file(results_file("c")))};
   bool found = false;
   for (const auto& row : s["series"]) {
@@ -227,13 +255,17 @@ TEST_F(Compare, SeriesGivesMonotonicityAndSignalToNoise) {
       y[k] = res[k]["results"]["qa_one"]["acc,none"].get<double>();
       EXPECT_DOUBLE_EQ(row["scores"][k].get<double>(), y[k]);
     }
-    // tau-b over 3 pairs with x strictly increasing: (concordant - discordant) / sqrt(3 * (3 - ties in y)).
+    // tau-b over 3 pairs with x strictly increasing: (concordant - discordant) / sqrt(3 * (3 - ties
+    // in y)).
     double c = 0, d = 0, ties = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = i + 1; j < 3; ++j) {
-        if (y[j] > y[i]) ++c;
-        else if (y[j] < y[i]) ++d;
-        else ++ties;
+        if (y[j] > y[i])
+          ++c;
+        else if (y[j] < y[i])
+          ++d;
+        else
+          ++ties;
       }
     EXPECT_NEAR(row["monotonicity"].get<double>(), (c - d) / std::sqrt(3 * (3 - ties)), 1e-12);
     const double se = res[2]["results"]["qa_one"]["acc_stderr,none"].get<double>();
@@ -252,9 +284,11 @@ TEST_F(Compare, CorrectionAdjustsEveryRowLikeStatsmodels) {
   const Json cmp = Json::parse(read_file(out))["comparisons"][0];
   std::filesystem::remove(out);
   EXPECT_EQ(cmp["correction"], "holm");
-  // Holm by hand over the rows' own p-values: sorted ascending, (m - k)·p, running maximum, capped at 1.
+  // Holm by hand over the rows' own p-values: sorted ascending, (m - k)·p, running maximum, capped
+  // at 1.
   std::vector<std::pair<double, std::size_t>> ps;
-  for (std::size_t i = 0; i < cmp["tasks"].size(); ++i) ps.emplace_back(cmp["tasks"][i]["p_value"].get<double>(), i);
+  for (std::size_t i = 0; i < cmp["tasks"].size(); ++i)
+    ps.emplace_back(cmp["tasks"][i]["p_value"].get<double>(), i);
   std::sort(ps.begin(), ps.end());
   double running = 0;
   for (std::size_t k = 0; k < ps.size(); ++k) {
@@ -273,19 +307,24 @@ TEST_F(Compare, RefusesDifferentFewShot) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("did not ask the same questions"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("qa_one: num_fewshot: 0 vs 1"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("qa_one: prompt hashes: 150 of the common documents have different prompts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("qa_one: prompt hashes: 150 of the common documents have different prompts"),
+            std::string::npos)
+      << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST_F(Compare, RefusesDifferentDocuments) {
   auto r = lm("compare " + run("a") + " " + run("b_limit"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("qa_one: document hashes: 110 documents only in model-a (first: doc_id 40), 0 only in model-b"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("qa_one: document hashes: 110 documents only in model-a (first: doc_id 40), "
+                       "0 only in model-b"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Compare, ClusterKeyTemplateGivesTheClusteredTest) {
-  // qa_clustered declares cluster_key: "{{topic}}" (13 topics); the runs' manifests are compared too.
+  // qa_clustered declares cluster_key: "{{topic}}" (13 topics); the runs' manifests are compared
+  // too.
   const std::string out = (dir() / ("cmpc_" + std::to_string(getpid()) + ".json")).string();
   auto r = lm("compare " + run("clustered_a") + " " + run("clustered_b") + " --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -296,14 +335,17 @@ TEST_F(Compare, ClusterKeyTemplateGivesTheClusteredTest) {
   EXPECT_EQ(m["df"], 12);
   EXPECT_EQ(m["clusters"], 13);
   const Json ra = Json::parse(read_file(results_file("clustered_a")));
-  if (ra.contains("statistics")) EXPECT_EQ(ra["statistics"]["qa_clustered"]["acc_n_clusters,none"], 13);
-  auto an = lm("analyze " + run("clustered_a") + " " + run("clustered_b") + " " + run("clustered_c"));
+  if (ra.contains("statistics"))
+    EXPECT_EQ(ra["statistics"]["qa_clustered"]["acc_n_clusters,none"], 13);
+  auto an =
+      lm("analyze " + run("clustered_a") + " " + run("clustered_b") + " " + run("clustered_c"));
   ASSERT_EQ(an.exit_code, 0) << an.err;
   EXPECT_NE(an.out.find("of 1000 cluster resamples"), std::string::npos) << an.out;
 }
 
 TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
-  // A hand-written run pair whose task declares cluster_key: compare switches to the clustered test.
+  // A hand-written run pair whose task declares cluster_key: compare switches to the clustered
+  // test.
   namespace fs = std::filesystem;
   const fs::path d = fs::temp_directory_path() / ("lmeval_cluster_" + std::to_string(getpid()));
   fs::remove_all(d);
@@ -311,13 +353,21 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
     fs::create_directories(d / who);
     Json res = {{"results", {{"t", {{"acc,none", 0.5}}}}},
                 {"configs", {{"t", {{"task", "t"}, {"cluster_key", "topic"}}}}},
-                {"versions", {{"t", 1}}}, {"n-shot", {{"t", 0}}}, {"model_name", who}};
+                {"versions", {{"t", 1}}},
+                {"n-shot", {{"t", 0}}},
+                {"model_name", who}};
     std::ofstream(d / who / "results_2026-01-01T00-00-00.json") << res.dump();
     std::ofstream s(d / who / "samples_t_2026-01-01T00-00-00.jsonl");
     for (int i = 0; i < 120; ++i) {
       const int v = std::string(who) == "a" ? (i % 3 == 0) : (i % 2 == 0);
-      s << Json{{"doc_id", i}, {"doc", {{"topic", "k" + std::to_string(i / 10)}}}, {"doc_hash", "h" + std::to_string(i)},
-                {"prompt_hash", "p" + std::to_string(i)}, {"filter", "none"}, {"metrics", {"acc"}}, {"acc", v}}.dump()
+      s << Json{{"doc_id", i},
+                {"doc", {{"topic", "k" + std::to_string(i / 10)}}},
+                {"doc_hash", "h" + std::to_string(i)},
+                {"prompt_hash", "p" + std::to_string(i)},
+                {"filter", "none"},
+                {"metrics", {"acc"}},
+                {"acc", v}}
+               .dump()
         << "\n";
     }
   }
@@ -346,10 +396,14 @@ TEST(CompareLibrary, ClusteredTaskUsesClusterRobustTest) {
 
 TEST_F(Compare, ManifestDifferencesExplainScores) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
-  runs[0].results["manifest"] = {{"tokenizer_sha", "t1"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
-  runs[1].results["manifest"] = {{"tokenizer_sha", "t2"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
+  runs[0].results["manifest"] = {
+      {"tokenizer_sha", "t1"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
+  runs[1].results["manifest"] = {
+      {"tokenizer_sha", "t2"}, {"bos", "prepend"}, {"chat_template_sha", nullptr}};
   const auto c = lmeval::analysis::compare_runs(runs[0], runs[1]);
-  EXPECT_NE(std::find(c.setting_differences.begin(), c.setting_differences.end(), "manifest tokenizer_sha: \"t1\" vs \"t2\""),
+  EXPECT_NE(std::find(c.setting_differences.begin(), c.setting_differences.end(),
+                      "manifest tokenizer_sha: \"t1\" vs \"t2\""),
             c.setting_differences.end());
-  for (const auto& s : c.setting_differences) EXPECT_EQ(s.find("manifest bos"), std::string::npos) << s;
+  for (const auto& s : c.setting_differences)
+    EXPECT_EQ(s.find("manifest bos"), std::string::npos) << s;
 }

@@ -1,5 +1,6 @@
-// `lm-eval report`: one self-contained HTML file (no scripts, nothing fetched), rendered by headless
-// Chromium to PNG without console errors. Skips the render where chromium is not installed.
+// `lm-eval report`: one self-contained HTML file (no scripts, nothing fetched), rendered by
+// headless Chromium to PNG without console errors. Skips the render where chromium is not
+// installed.
 #include "lmeval/analysis/html_report.hpp"
 
 #include <algorithm>
@@ -31,7 +32,8 @@ std::string find_chromium() {
 }  // namespace
 
 TEST_F(Report, SelfContainedHtml) {
-  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  auto r =
+      lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string h = read_file(html_);
   EXPECT_TRUE(h.starts_with("<!DOCTYPE html>"));
@@ -43,9 +45,10 @@ TEST_F(Report, SelfContainedHtml) {
   std::string rest = std::regex_replace(h, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
   EXPECT_EQ(rest.find("http://"), std::string::npos);
   EXPECT_EQ(rest.find("https://"), std::string::npos);
-  for (const char* part : {"<h2 id=\"qa_one\">", "<h2 id=\"qa_group\">", "<svg", "Paired differences", "Item analysis",
-                           "holds in (of 1000 item resamples)", "Configuration", "model-a", "model-b", "model-c",
-                           "&quot;salt&quot;: &quot;c&quot;"})
+  for (const char* part :
+       {"<h2 id=\"qa_one\">", "<h2 id=\"qa_group\">", "<svg", "Paired differences", "Item analysis",
+        "holds in (of 1000 item resamples)", "Configuration", "model-a", "model-b", "model-c",
+        "&quot;salt&quot;: &quot;c&quot;"})
     EXPECT_NE(h.find(part), std::string::npos) << part;
 }
 
@@ -59,13 +62,17 @@ TEST_F(Report, RefusedComparisonIsShownNotFatal) {
 
 TEST_F(Report, RendersInHeadlessChromiumWithoutConsoleErrors) {
   const std::string chromium = find_chromium();
-  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium); the HTML checks above still ran";
-  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  if (chromium.empty())
+    GTEST_SKIP()
+        << "chromium is not installed (apt-get install chromium); the HTML checks above still ran";
+  auto r =
+      lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::filesystem::path png = html_.string() + ".png", profile = html_.string() + ".profile";
-  auto c = run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" + profile.string() +
-                       "' --enable-logging=stderr --v=0 --window-size=1100,3000 --screenshot='" + png.string() +
-                       "' 'file://" + html_.string() + "'");
+  auto c = run_command(
+      "'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" +
+      profile.string() + "' --enable-logging=stderr --v=0 --window-size=1100,3000 --screenshot='" +
+      png.string() + "' 'file://" + html_.string() + "'");
   std::filesystem::remove_all(profile);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   ASSERT_TRUE(std::filesystem::exists(png)) << c.err;
@@ -85,10 +92,12 @@ TEST_F(Report, RendersInHeadlessChromiumWithoutConsoleErrors) {
 TEST_F(Report, SummaryPresentAndNothingOverflowsInHeadlessChromium) {
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium)";
-  auto r = lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  auto r =
+      lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string page = read_file(html_);
-  page = std::regex_replace(page, std::regex("<meta http-equiv=\"Content-Security-Policy\"[^>]*>"), "");
+  page = std::regex_replace(page, std::regex("<meta http-equiv=\"Content-Security-Policy\"[^>]*>"),
+                            "");
   const std::string probe = R"(<pre id="probe"></pre><script>
 const out = [];
 const width = document.documentElement.clientWidth;
@@ -104,10 +113,13 @@ out.push(summary ? 'SUMMARY rows ' + summary.rows.length : 'NO SUMMARY');
 document.getElementById('probe').textContent = out.join('\n');
 </script></body>)";
   page.replace(page.rfind("</body>"), 7, probe);
-  const std::filesystem::path probe_html = html_.string() + ".probe.html", profile = html_.string() + ".profile2";
+  const std::filesystem::path probe_html = html_.string() + ".probe.html",
+                              profile = html_.string() + ".profile2";
   { std::ofstream(probe_html) << page; }
-  auto c = run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" + profile.string() +
-                       "' --window-size=1100,3000 --dump-dom 'file://" + probe_html.string() + "' 2>/dev/null");
+  auto c =
+      run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" +
+                  profile.string() + "' --window-size=1100,3000 --dump-dom 'file://" +
+                  probe_html.string() + "' 2>/dev/null");
   std::filesystem::remove_all(profile);
   std::filesystem::remove(probe_html);
   ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -123,7 +135,8 @@ document.getElementById('probe').textContent = out.join('\n');
 
 TEST_F(Report, SummaryMarksTheBestOnlyWhereDistinguishable) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("a_again")});
-  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  const std::string h = lmeval::analysis::render_html_report(
+      lmeval::analysis::prepare_report(std::move(runs), {}, {}));
   // Identical runs: nothing is marked best.
   EXPECT_NE(h.find("<h2 id=\"summary\">Summary</h2>"), std::string::npos);
   EXPECT_EQ(h.find(" best\">"), std::string::npos);
@@ -140,9 +153,11 @@ TEST_F(Report, SummaryMarksTheBestOnlyWhereDistinguishable) {
 TEST_F(Report, SeedRunsShowTheSeedMean) {
   auto runs = lmeval::analysis::load_runs({run("seeds_a"), run("seeds_b")});
   const auto sv = runs[0].results["fewshot_seed_variance"]["qa_one"]["acc,none"];
-  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  const std::string h = lmeval::analysis::render_html_report(
+      lmeval::analysis::prepare_report(std::move(runs), {}, {}));
   char cell[200];
-  std::snprintf(cell, sizeof cell, "<td class=\"num\">%.4f</td><td>mean of 3 few-shot seeds</td>", sv["mean"].get<double>());
+  std::snprintf(cell, sizeof cell, "<td class=\"num\">%.4f</td><td>mean of 3 few-shot seeds</td>",
+                sv["mean"].get<double>());
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
   std::snprintf(cell, sizeof cell, "(raw %.4f, random baseline 0.2500)", sv["mean"].get<double>());
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
@@ -153,13 +168,19 @@ TEST_F(Report, SeedRunsShowTheSeedMean) {
 TEST_F(Report, SeedWhiskersAndNormalisedScores) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
   // The shape `--fewshot_seeds` runs write (docs/statistics.md); values made up for the drawing.
-  runs[0].results["fewshot_seed_variance"] = {
-      {"qa_one", {{"seeds", {1, 2, 3}},
-                  {"acc,none", {{"mean", 0.25}, {"std", 0.02}, {"min", 0.23}, {"max", 0.27}, {"values", {0.23, 0.25, 0.27}}}}}}};
-  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  runs[0].results["fewshot_seed_variance"] = {{"qa_one",
+                                               {{"seeds", {1, 2, 3}},
+                                                {"acc,none",
+                                                 {{"mean", 0.25},
+                                                  {"std", 0.02},
+                                                  {"min", 0.23},
+                                                  {"max", 0.27},
+                                                  {"values", {0.23, 0.25, 0.27}}}}}}};
+  const std::string h = lmeval::analysis::render_html_report(
+      lmeval::analysis::prepare_report(std::move(runs), {}, {}));
   EXPECT_NE(h.find("0.2500 ± 0.0200 (0.2300–0.2700; 3 seeds)"), std::string::npos);
   EXPECT_NE(h.find("stroke=\"#888\""), std::string::npos);  // the whisker
-  EXPECT_NE(h.find("(raw "), std::string::npos);           // leaderboard_normalized beside raw
+  EXPECT_NE(h.find("(raw "), std::string::npos);            // leaderboard_normalized beside raw
 }
 
 // Raw and leaderboard-normalised side by side, each named: per run the normalised score with its
@@ -167,7 +188,8 @@ TEST_F(Report, SeedWhiskersAndNormalisedScores) {
 // question: baseline 0.25, normalised = max(0, (raw - 0.25) / 0.75) * 100, raw from the samples.
 TEST_F(Report, RawAndNormalisedScoresAreNamed) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
-  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  const std::string h = lmeval::analysis::render_html_report(
+      lmeval::analysis::prepare_report(std::move(runs), {}, {}));
   EXPECT_NE(h.find("<th>raw score</th>"), std::string::npos);
   EXPECT_NE(h.find("<th>normalised (leaderboard, 0–100)</th>"), std::string::npos);
   EXPECT_NE(h.find("<th>raw difference</th>"), std::string::npos);
@@ -180,21 +202,31 @@ TEST_F(Report, RawAndNormalisedScoresAreNamed) {
   auto lb = [](double raw) { return std::max(0.0, (raw - 0.25) / 0.75) * 100; };
   const double ra = mean(item_scores("a", "qa_one")), rb = mean(item_scores("b", "qa_one"));
   char cell[160];
-  std::snprintf(cell, sizeof cell, "%.2f <span class=\"note\">(raw %.4f, random baseline 0.2500)</span>", lb(rb), rb);
+  std::snprintf(cell, sizeof cell,
+                "%.2f <span class=\"note\">(raw %.4f, random baseline 0.2500)</span>", lb(rb), rb);
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
-  std::snprintf(cell, sizeof cell, "<td class=\"num\">%+.2f <span class=\"note\">(%.2f → %.2f)</span></td>", lb(rb) - lb(ra), lb(ra), lb(rb));
+  std::snprintf(cell, sizeof cell,
+                "<td class=\"num\">%+.2f <span class=\"note\">(%.2f → %.2f)</span></td>",
+                lb(rb) - lb(ra), lb(ra), lb(rb));
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
 }
 
-// A group the leaderboard scores by its own rule (no single baseline) shows the rule's number and names it.
+// A group the leaderboard scores by its own rule (no single baseline) shows the rule's number and
+// names it.
 TEST_F(Report, LeaderboardRuleForAGroupIsNamed) {
   auto runs = lmeval::analysis::load_runs({run("a"), run("b")});
   ASSERT_TRUE(runs[0].results["results"].contains("qa_group"));
   runs[0].results["leaderboard_normalized"]["leaderboard"]["qa_group"] = {
-      {"normalized", 7.5}, {"metric", "acc,none"}, {"rule", "unweighted mean of normalised subtask acc"}};
+      {"normalized", 7.5},
+      {"metric", "acc,none"},
+      {"rule", "unweighted mean of normalised subtask acc"}};
   const double raw = runs[0].results["results"]["qa_group"]["acc,none"].get<double>();
-  const std::string h = lmeval::analysis::render_html_report(lmeval::analysis::prepare_report(std::move(runs), {}, {}));
+  const std::string h = lmeval::analysis::render_html_report(
+      lmeval::analysis::prepare_report(std::move(runs), {}, {}));
   char cell[200];
-  std::snprintf(cell, sizeof cell, "7.50 <span class=\"note\">(raw %.4f, the leaderboard's rule: unweighted mean of normalised subtask acc)</span>", raw);
+  std::snprintf(cell, sizeof cell,
+                "7.50 <span class=\"note\">(raw %.4f, the leaderboard's rule: unweighted mean of "
+                "normalised subtask acc)</span>",
+                raw);
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
 }

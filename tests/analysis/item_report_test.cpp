@@ -17,7 +17,8 @@ class Analyze : public AnalysisRuns {};
 
 TEST_F(Analyze, ItemStatisticsFromTheSamples) {
   const std::string out = (dir() / ("an_" + std::to_string(getpid()) + ".json")).string();
-  auto r = lm("analyze " + run("a") + " " + run("b") + " " + run("c") + " --seed 11 --output " + out);
+  auto r =
+      lm("analyze " + run("a") + " " + run("b") + " " + run("c") + " --seed 11 --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json an = Json::parse(read_file(out));
   std::filesystem::remove(out);
@@ -26,7 +27,8 @@ TEST_F(Analyze, ItemStatisticsFromTheSamples) {
   EXPECT_EQ(t["task"], "qa_one");
   EXPECT_EQ(t["metric"], "acc,none");
   EXPECT_EQ(t["items"], 150);
-  auto sa = item_scores("a", "qa_one"), sb = item_scores("b", "qa_one"), sc = item_scores("c", "qa_one");
+  auto sa = item_scores("a", "qa_one"), sb = item_scores("b", "qa_one"),
+       sc = item_scores("c", "qa_one");
   // Item order is doc_id order; the samples are written in doc_id order too.
   std::vector<std::string> hashes;
   {
@@ -46,14 +48,18 @@ TEST_F(Analyze, ItemStatisticsFromTheSamples) {
   }
   EXPECT_EQ(t["never_correct_count"], never);
   EXPECT_EQ(t["never_correct"].size(), never);
-  EXPECT_NE(t["never_correct"][0]["text"].get<std::string>().find("qa_one question"), std::string::npos);
+  EXPECT_NE(t["never_correct"][0]["text"].get<std::string>().find("qa_one question"),
+            std::string::npos);
   // Three runs: three pairs, each with 1000 resamples split into wins and ties.
   ASSERT_EQ(t["rank_stability_items"].size(), 3u);
   for (const auto& p : t["rank_stability_items"])
     EXPECT_EQ(p["a_above_b"].get<int>() + p["b_above_a"].get<int>() + p["ties"].get<int>(), 1000);
   EXPECT_NE(r.out.find("Rank stability"), std::string::npos);
-  // Three runs (fewer than kItemAnalysisMinRuns): the list comes with its caveat, not as label-error candidates.
-  EXPECT_NE(r.out.find("Items no run gets right (only 3 runs, fewer than 5: mostly hard items"), std::string::npos) << r.out;
+  // Three runs (fewer than kItemAnalysisMinRuns): the list comes with its caveat, not as
+  // label-error candidates.
+  EXPECT_NE(r.out.find("Items no run gets right (only 3 runs, fewer than 5: mostly hard items"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("(candidates for label errors)"), std::string::npos);
 }
 
@@ -61,7 +67,8 @@ TEST_F(Analyze, ItemStatisticsFromTheSamples) {
 // max(0, (raw - 0.25) / 0.75) * 100 beside its raw mean, both taken here from the samples files.
 TEST_F(Analyze, RawAndNormalisedScoresSideBySide) {
   const std::string out = (dir() / ("an_norm_" + std::to_string(getpid()) + ".json")).string();
-  auto r = lm("analyze " + run("a") + " " + run("b") + " " + run("c") + " --metric acc_norm --output " + out);
+  auto r = lm("analyze " + run("a") + " " + run("b") + " " + run("c") +
+              " --metric acc_norm --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json an = Json::parse(read_file(out));
   std::filesystem::remove(out);
@@ -87,8 +94,11 @@ TEST_F(Analyze, RawAndNormalisedScoresSideBySide) {
     }
   }
   EXPECT_GT(unclipped, 0);
-  EXPECT_NE(r.out.find("| Run     | Score (raw) | Normalised (leaderboard) |"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Normalised (leaderboard): (raw - random baseline 0.2500)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| Run     | Score (raw) | Normalised (leaderboard) |"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Normalised (leaderboard): (raw - random baseline 0.2500)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(Analyze, DeterministicWithSeed) {
@@ -106,11 +116,13 @@ TEST_F(Analyze, LargeTasksSampleItemsForCorrelations) {
   lmeval::analysis::AnalyzeOptions opt;
   opt.correlation_items = 50;
   opt.resamples = 10;
-  const auto a = lmeval::analysis::analyze_runs(lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
+  const auto a = lmeval::analysis::analyze_runs(
+      lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
   ASSERT_FALSE(a.tasks.empty());
   EXPECT_EQ(a.tasks[0].items, 150u);
   EXPECT_EQ(a.tasks[0].inter_item_items, 50u);
   EXPECT_EQ(a.tasks[0].inter_item.pairs + a.tasks[0].inter_item.undefined, 50u * 49 / 2);
-  const auto again = lmeval::analysis::analyze_runs(lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
+  const auto again = lmeval::analysis::analyze_runs(
+      lmeval::analysis::load_runs({run("a"), run("b"), run("c")}), opt);
   EXPECT_EQ(again.tasks[0].inter_item.mean, a.tasks[0].inter_item.mean);  // the same seeded sample
 }

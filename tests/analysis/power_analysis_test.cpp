@@ -25,8 +25,9 @@ double sd_of(const std::vector<double>& x) {
 }  // namespace
 
 TEST(PowerGuess, AccuracyGuessMatchesStatsmodels) {
-  // statsmodels: NormalIndPower().solve_power(effect_size=0.02 / (sqrt(0.6 * 0.4) * sqrt(2)), alpha=0.05,
-  // power=0.8, ratio=0) = 9418.63..., so 9419 items for two independent runs at 60% accuracy.
+  // statsmodels: NormalIndPower().solve_power(effect_size=0.02 / (sqrt(0.6 * 0.4) * sqrt(2)),
+  // alpha=0.05, power=0.8, ratio=0) = 9418.63..., so 9419 items for two independent runs at 60%
+  // accuracy.
   lmeval::analysis::PowerOptions o;
   o.difference = 0.02;
   o.accuracy = 0.6;
@@ -35,13 +36,15 @@ TEST(PowerGuess, AccuracyGuessMatchesStatsmodels) {
   EXPECT_EQ(p.rows[0].items_needed, 9419);
   // Correlated runs (two checkpoints): the spread of the difference shrinks by sqrt(1 - rho).
   o.correlation = 0.5;
-  EXPECT_EQ(lmeval::analysis::power_analysis({}, o).rows[0].items_needed, 4710);  // statsmodels: 4709.32
+  EXPECT_EQ(lmeval::analysis::power_analysis({}, o).rows[0].items_needed,
+            4710);  // statsmodels: 4709.32
 }
 
 TEST(PowerGuess, BadInputIsAUserError) {
   lmeval::analysis::PowerOptions o;
   o.difference = 0.02;
-  EXPECT_THROW(lmeval::analysis::power_analysis({}, o), lmeval::UserError);  // neither --accuracy nor --sd
+  EXPECT_THROW(lmeval::analysis::power_analysis({}, o),
+               lmeval::UserError);  // neither --accuracy nor --sd
   o.accuracy = 1.5;
   EXPECT_THROW(lmeval::analysis::power_analysis({}, o), lmeval::UserError);
   o.accuracy = 0.5;
@@ -62,8 +65,10 @@ TEST_F(Power, FromOneRunAndFromTwo) {
       found = true;
       const double sd = sd_of(xa);
       EXPECT_NEAR(row["sd_item"].get<double>(), sd, 1e-12);
-      EXPECT_EQ(row["items_needed"].get<double>(), std::ceil(lmeval::stats::items_needed(0.05, sd * std::sqrt(2.0))));
-      EXPECT_NEAR(row["power_at_n"].get<double>(), lmeval::stats::power_of_test(0.05, sd * std::sqrt(2.0 / 150)), 1e-12);
+      EXPECT_EQ(row["items_needed"].get<double>(),
+                std::ceil(lmeval::stats::items_needed(0.05, sd * std::sqrt(2.0))));
+      EXPECT_NEAR(row["power_at_n"].get<double>(),
+                  lmeval::stats::power_of_test(0.05, sd * std::sqrt(2.0 / 150)), 1e-12);
     }
   EXPECT_TRUE(found) << j.dump();
   auto r2 = lm("power " + run("a") + " " + run("b") + " --difference 0.05 --output " + out);
@@ -74,6 +79,9 @@ TEST_F(Power, FromOneRunAndFromTwo) {
   for (const auto& [hash, v] : sa) d.push_back(sb.at(hash) - v);
   for (const auto& row : j["rows"])
     if (row["task"] == "qa_one" && row["metric"] == "acc,none")
-      EXPECT_EQ(row["items_needed"].get<double>(), std::ceil(lmeval::stats::items_needed(0.05, sd_of(d))));
-  EXPECT_NE(r2.out.find("Items needed to detect a true difference of +0.0500 with 80% power"), std::string::npos) << r2.out;
+      EXPECT_EQ(row["items_needed"].get<double>(),
+                std::ceil(lmeval::stats::items_needed(0.05, sd_of(d))));
+  EXPECT_NE(r2.out.find("Items needed to detect a true difference of +0.0500 with 80% power"),
+            std::string::npos)
+      << r2.out;
 }

@@ -22,12 +22,15 @@ class AnalysisRuns : public ::testing::Test {
  public:
   static std::filesystem::path dir() {
     static const std::filesystem::path d = [] {
-      // Keyed by both binaries: a rebuilt lm-eval or a changed fixture (this test binary) makes new runs.
+      // Keyed by both binaries: a rebuilt lm-eval or a changed fixture (this test binary) makes new
+      // runs.
       auto stamp = [](const std::filesystem::path& p) {
-        return std::to_string(std::filesystem::last_write_time(p).time_since_epoch().count() & 0xffffffffffffLL);
+        return std::to_string(std::filesystem::last_write_time(p).time_since_epoch().count() &
+                              0xffffffffffffLL);
       };
       return std::filesystem::temp_directory_path() /
-             ("lmeval_analysis_runs_" + stamp(lmeval_binary()) + "_" + stamp(std::filesystem::read_symlink("/proc/self/exe")));
+             ("lmeval_analysis_runs_" + stamp(lmeval_binary()) + "_" +
+              stamp(std::filesystem::read_symlink("/proc/self/exe")));
     }();
     return building_.empty() ? d : building_;
   }
@@ -39,14 +42,16 @@ class AnalysisRuns : public ::testing::Test {
   }
 
   static CommandResult lm(const std::string& args) {
-    return run_command("cd '" + dir().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" + lmeval_binary().string() + "' " + args);
+    return run_command("cd '" + dir().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
+                       lmeval_binary().string() + "' " + args);
   }
 
   // A run of the dummy model with the given salt into runs/<name>; extra flags appended.
   static void make_run(const std::string& name, const std::string& salt, const std::string& tasks,
                        const std::string& extra = "--log_samples") {
-    auto r = lm("run --model dummy --model_args pretrained=model-" + salt + ",salt=" + salt + " --tasks " + tasks +
-                " --include_path tasks --output_path runs/" + name + " " + extra);
+    auto r =
+        lm("run --model dummy --model_args pretrained=model-" + salt + ",salt=" + salt +
+           " --tasks " + tasks + " --include_path tasks --output_path runs/" + name + " " + extra);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
@@ -69,22 +74,26 @@ class AnalysisRuns : public ::testing::Test {
     for (const char* t : {"qa_one", "qa_two", "qa_other", "qa_clustered"}) {
       std::string data;
       for (int i = 0; i < 150; ++i)
-        data += "{\"q\": \"" + std::string(t) + " question " + std::to_string(i) + "?\", \"topic\": \"t" +
-                std::to_string(i % 13) + "\", \"choices\": [\"red\", \"green\", \"blue\", \"yellow\"], \"label\": " +
+        data += "{\"q\": \"" + std::string(t) + " question " + std::to_string(i) +
+                "?\", \"topic\": \"t" + std::to_string(i % 13) +
+                "\", \"choices\": [\"red\", \"green\", \"blue\", \"yellow\"], \"label\": " +
                 std::to_string(i % 4) + "}\n";
       write(std::string("data/") + t + ".jsonl", data);
       write(std::string("tasks/") + t + ".yaml",
-            std::string("task: ") + t + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
+            std::string("task: ") + t +
+                "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
                 (dir() / "data" / (std::string(t) + ".jsonl")).string() +
                 "\noutput_type: multiple_choice\ntest_split: test\nfewshot_split: test\n"
                 "doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_choice: choices\ndoc_to_target: label\n"
                 "metric_list:\n  - metric: acc\n    aggregation: mean\n    higher_is_better: true\n"
-                "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: true\nmetadata:\n  version: 1.0\n" +
+                "  - metric: acc_norm\n    aggregation: mean\n    higher_is_better: "
+                "true\nmetadata:\n  version: 1.0\n" +
                 (std::string(t) == "qa_clustered" ? "cluster_key: \"{{topic}}\"\n" : ""));
     }
-    write("tasks/qa_group.yaml",
-          "group: qa_group\ntask:\n  - qa_one\n  - qa_two\naggregate_metric_list:\n  - metric: acc\n"
-          "    weight_by_size: true\nmetadata:\n  version: 1.0\n");
+    write(
+        "tasks/qa_group.yaml",
+        "group: qa_group\ntask:\n  - qa_one\n  - qa_two\naggregate_metric_list:\n  - metric: acc\n"
+        "    weight_by_size: true\nmetadata:\n  version: 1.0\n");
     make_run("a", "a", "qa_group");
     make_run("b", "b", "qa_group");
     make_run("c", "c", "qa_group");

@@ -21,7 +21,9 @@ TEST_F(BadInput, MissingSamplesFiles) {
 TEST_F(BadInput, RunsOfDifferentTasks) {
   auto r = lm("compare " + run("a") + " " + run("other"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("the runs share no task: model-a has qa_one, qa_two; model-b has qa_other"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the runs share no task: model-a has qa_one, qa_two; model-b has qa_other"),
+            std::string::npos)
+      << r.err;
   auto r2 = lm("analyze " + run("a") + " " + run("other"));
   EXPECT_EQ(r2.exit_code, 2);
   EXPECT_NE(r2.err.find("share no task"), std::string::npos) << r2.err;
@@ -29,7 +31,8 @@ TEST_F(BadInput, RunsOfDifferentTasks) {
 
 TEST_F(BadInput, CorruptResultsFile) {
   const auto good = results_file("a");
-  const std::filesystem::path bad = dir() / ("corrupt_" + std::to_string(getpid())) / "results_2026-01-01T00-00-00.json";
+  const std::filesystem::path bad =
+      dir() / ("corrupt_" + std::to_string(getpid())) / "results_2026-01-01T00-00-00.json";
   std::filesystem::create_directories(bad.parent_path());
   std::string text = lmeval::testing::read_file(good);
   std::ofstream(bad) << text.substr(0, text.size() / 2);
@@ -56,7 +59,9 @@ TEST_F(BadInput, CorruptSamplesLine) {
 TEST_F(BadInput, SingleRunGivenToAnalyze) {
   auto r = lm("analyze " + run("a"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("analyze needs two or more runs of the same tasks; got 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("analyze needs two or more runs of the same tasks; got 1"),
+            std::string::npos)
+      << r.err;
   auto c = lm("compare " + run("a"));
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("compare needs two or more runs; got 1"), std::string::npos) << c.err;

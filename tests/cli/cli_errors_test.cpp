@@ -2,9 +2,9 @@
 // or 1 (runtime); never a crash. Also the entry points that must succeed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "support/test_support.hpp"
 
@@ -16,12 +16,14 @@ namespace {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_cli_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "tasks");
-    write("data/test.jsonl", "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
-                             "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
+    write("data/test.jsonl",
+          "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
+          "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
   }
   void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& rel, const std::string& text) {
@@ -33,8 +35,9 @@ class CliTest : public ::testing::Test {
             const std::string& text = "Q: {{q}}\\nA:") {
     write("tasks/" + name + ".yaml",
           "task: " + name + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
-              (dir_ / "data/test.jsonl").string() + "\noutput_type: multiple_choice\ntest_split: test\n" +
-              "doc_to_text: \"" + text + "\"\ndoc_to_choice: choices\ndoc_to_target: label\n" + extra);
+              (dir_ / "data/test.jsonl").string() +
+              "\noutput_type: multiple_choice\ntest_split: test\n" + "doc_to_text: \"" + text +
+              "\"\ndoc_to_choice: choices\ndoc_to_target: label\n" + extra);
   }
   lmeval::testing::CommandResult lm(const std::string& args) {
     return run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
@@ -59,8 +62,10 @@ TEST_F(CliTest, LegacyFormRunsAsRun) {
   auto r = lm("--model dummy --tasks t1 --include_path tasks");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("|t1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("dummy ({}), gen_kwargs: ({}), limit: None, num_fewshot: None, batch_size: 1"),
-            std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("dummy ({}), gen_kwargs: ({}), limit: None, num_fewshot: None, batch_size: 1"),
+      std::string::npos)
+      << r.out;
 }
 
 TEST_F(CliTest, UnknownFlagIsUsageError) {
@@ -110,15 +115,18 @@ TEST_F(CliTest, TemplateSyntaxErrorNamesTaskAndField) {
 }
 
 TEST_F(CliTest, MissingDataFileNamesThePath) {
-  write("tasks/t1.yaml", "task: t1\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: nothere.jsonl\n"
-                         "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\ndoc_to_choice: choices\ndoc_to_target: label\n");
+  write("tasks/t1.yaml",
+        "task: t1\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: nothere.jsonl\n"
+        "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\ndoc_to_choice: "
+        "choices\ndoc_to_target: label\n");
   auto r = lm("run --model dummy --tasks t1 --include_path tasks");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nothere.jsonl"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, MalformedDataRowNamesFileAndLine) {
-  write("data/test.jsonl", "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n{\"q\": broken}\n");
+  write("data/test.jsonl",
+        "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n{\"q\": broken}\n");
   task("t1");
   auto r = lm("run --model dummy --tasks t1 --include_path tasks");
   EXPECT_EQ(r.exit_code, 2);
@@ -189,8 +197,8 @@ TEST_F(CliTest, ValidateReportsAllProblemsAtOnce) {
   write("eval.yaml", "model: dummy\ntaks: x\nmodel_args: pretrainedd=m\n");
   auto r = lm("validate --config eval.yaml --tasks good,t1,t2,missing_task --include_path tasks");
   EXPECT_EQ(r.exit_code, 2);
-  for (const char* want : {"eval.yaml:2", "did you mean 'tasks'", "pretrainedd", "unknown metric 'accuracy'",
-                           "t2.yaml", "Tasks not found: missing_task"})
+  for (const char* want : {"eval.yaml:2", "did you mean 'tasks'", "pretrainedd",
+                           "unknown metric 'accuracy'", "t2.yaml", "Tasks not found: missing_task"})
     EXPECT_NE(r.err.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.err;
   auto ok = lm("validate --model dummy --tasks good --include_path tasks");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
@@ -216,14 +224,18 @@ TEST_F(CliTest, AbsentDatasetNamesTaskDatasetAndSplit) {
     const char* task;
     const char* expect;
   };
-  for (const Case& c : {Case{"leaderboard_math_algebra_hard", "split 'test' of dataset DigitalLearningGmbH/MATH-lighteval (config algebra)"},
-                        Case{"leaderboard_musr_team_allocation", "split 'team_allocation' of dataset TAUR-Lab/MuSR"},
-                        Case{"sciq", "split 'train' of dataset allenai/sciq"}}) {
+  for (const Case& c :
+       {Case{"leaderboard_math_algebra_hard",
+             "split 'test' of dataset DigitalLearningGmbH/MATH-lighteval (config algebra)"},
+        Case{"leaderboard_musr_team_allocation",
+             "split 'team_allocation' of dataset TAUR-Lab/MuSR"},
+        Case{"sciq", "split 'train' of dataset allenai/sciq"}}) {
     SCOPED_TRACE(c.task);
-    auto r = run_command("cd '" + dir_.string() + "' && HF_HUB_OFFLINE=1 HF_HUB_CACHE='" +
-                         (dir_ / "empty_data").string() + "' LMEVAL_NO_INDEX_CACHE=1 '" +
-                         lmeval::testing::lmeval_binary().string() + "' run --model dummy --tasks " +
-                         c.task + " --limit 2 --data_dir empty_data 2>&1 </dev/null; echo rc=$?");
+    auto r =
+        run_command("cd '" + dir_.string() + "' && HF_HUB_OFFLINE=1 HF_HUB_CACHE='" +
+                    (dir_ / "empty_data").string() + "' LMEVAL_NO_INDEX_CACHE=1 '" +
+                    lmeval::testing::lmeval_binary().string() + "' run --model dummy --tasks " +
+                    c.task + " --limit 2 --data_dir empty_data 2>&1 </dev/null; echo rc=$?");
     std::string all = r.out + r.err;
     EXPECT_NE(all.find(std::string("task ") + c.task + " needs "), std::string::npos) << all;
     EXPECT_NE(all.find(c.expect), std::string::npos) << all;
@@ -239,7 +251,8 @@ TEST_F(CliTest, ValidateNotesAbsentData) {
   auto r = run_command("cd '" + dir_.string() + "' && HF_HUB_OFFLINE=1 HF_HUB_CACHE='" +
                        (dir_ / "empty_data").string() + "' LMEVAL_NO_INDEX_CACHE=1 '" +
                        lmeval::testing::lmeval_binary().string() +
-                       "' validate --model dummy --tasks leaderboard_math_algebra_hard,leaderboard_musr --data_dir empty_data");
+                       "' validate --model dummy --tasks "
+                       "leaderboard_math_algebra_hard,leaderboard_musr --data_dir empty_data");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("data not available"), std::string::npos) << r.out << r.err;
 }

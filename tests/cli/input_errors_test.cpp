@@ -3,11 +3,11 @@
 // "internal error", a json exception text, a signal, or a leaked credential.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <unistd.h>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "support/test_support.hpp"
 
@@ -19,12 +19,14 @@ namespace {
 class InputErrors : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_in_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_in_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "tasks");
-    write("data/test.jsonl", "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
-                             "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
+    write("data/test.jsonl",
+          "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
+          "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
   }
   void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& rel, const std::string& text) {
@@ -37,17 +39,21 @@ class InputErrors : public ::testing::Test {
     write("tasks/" + name + ".yaml",
           "task: " + name + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
               (dir_ / data).string() + "\noutput_type: multiple_choice\ntest_split: test\n" +
-              "doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_choice: choices\ndoc_to_target: " + target + "\n" + extra);
+              "doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_choice: choices\ndoc_to_target: " + target +
+              "\n" + extra);
   }
   lmeval::testing::CommandResult lm(const std::string& args, const std::string& env = "") {
     return run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 " + env + " '" +
                        lmeval::testing::lmeval_binary().string() + "' " + args + " </dev/null");
   }
   // Exit 2 with every `want` in stderr and none of the signs of an unhandled failure.
-  void expect_user_error(const lmeval::testing::CommandResult& r, std::initializer_list<const char*> want) {
+  void expect_user_error(const lmeval::testing::CommandResult& r,
+                         std::initializer_list<const char*> want) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    for (const char* w : want) EXPECT_NE(r.err.find(w), std::string::npos) << "missing '" << w << "' in:\n" << r.err;
-    for (const char* bad : {"internal error", "json.exception", "stoll", "libtorch error", "not implemented for"})
+    for (const char* w : want)
+      EXPECT_NE(r.err.find(w), std::string::npos) << "missing '" << w << "' in:\n" << r.err;
+    for (const char* bad :
+         {"internal error", "json.exception", "stoll", "libtorch error", "not implemented for"})
       EXPECT_EQ(r.err.find(bad), std::string::npos) << "'" << bad << "' in:\n" << r.err;
   }
   std::string run_t1(const std::string& extra = "") {
@@ -69,8 +75,9 @@ TEST_F(InputErrors, NonUtf8TaskYamlNamesFileLineOffset) {
 }
 
 TEST_F(InputErrors, NonUtf8JsonlAndCsvNameFileLineOffset) {
-  write("data/test.jsonl", "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
-                           "{\"q\": \"b\xff\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
+  write("data/test.jsonl",
+        "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
+        "{\"q\": \"b\xff\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
   task("t1");
   expect_user_error(lm(run_t1()), {"test.jsonl:2", "byte offset 54", "expected UTF-8"});
   write("data/test.csv", "q,a,b,label\nfine,1,2,0\nbad\xc3(,1,2,1\n");
@@ -90,14 +97,16 @@ TEST_F(InputErrors, NonUtf8ArgumentIsRefused) {
 
 TEST_F(InputErrors, DeeplyNestedJsonRowIsRefusedNotACrash) {
   // 60,000 nested arrays crashed the samples writer (stack overflow) with --log_samples.
-  write("data/test.jsonl", "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n{\"q\": \"b\", \"deep\": " +
-                               std::string(60000, '[') + std::string(60000, ']') +
-                               ", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
+  write("data/test.jsonl",
+        "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n{\"q\": \"b\", \"deep\": " +
+            std::string(60000, '[') + std::string(60000, ']') +
+            ", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
   task("t1");
   auto r = lm(run_t1("--log_samples --output_path out"));
   expect_user_error(r, {"test.jsonl:2", "nested more than 512", "byte offset"});
   // 512 levels are accepted.
-  write("data/test.jsonl", "{\"q\": \"b\", \"deep\": " + std::string(511, '[') + std::string(511, ']') +
+  write("data/test.jsonl", "{\"q\": \"b\", \"deep\": " + std::string(511, '[') +
+                               std::string(511, ']') +
                                ", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
   auto ok = lm(run_t1("--log_samples --output_path out"));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
@@ -112,11 +121,12 @@ TEST_F(InputErrors, DeeplyNestedYamlIsRefused) {
 }
 
 TEST_F(InputErrors, DeeplyNestedTemplateIsRefused) {
-  write("tasks/t1.yaml", "task: t1\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
-                             (dir_ / "data/test.jsonl").string() +
-                             "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: \"{{ " +
-                             std::string(2000, '(') + "q" + std::string(2000, ')') +
-                             " }}\"\ndoc_to_choice: choices\ndoc_to_target: label\n");
+  write("tasks/t1.yaml",
+        "task: t1\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
+            (dir_ / "data/test.jsonl").string() +
+            "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: \"{{ " +
+            std::string(2000, '(') + "q" + std::string(2000, ')') +
+            " }}\"\ndoc_to_choice: choices\ndoc_to_target: label\n");
   expect_user_error(lm(run_t1()), {"t1", "doc_to_text", "nesting too deep"});
 }
 
@@ -124,9 +134,11 @@ TEST_F(InputErrors, AliasesExpandingTooFarAreRefused) {
   // A chain of aliases nests deeper than the YAML reader's syntactic limit once expanded.
   std::string chain = "metadata:\n  a0: &a0 [x]\n";
   for (int i = 1; i < 600; ++i)
-    chain += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + "]\n";
+    chain += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
+             std::to_string(i - 1) + "]\n";
   task("t1", chain);
-  expect_user_error(lm(run_t1()), {"t1.yaml:12", "nested more than 512 levels deep once aliases are expanded"});
+  expect_user_error(lm(run_t1()),
+                    {"t1.yaml:12", "nested more than 512 levels deep once aliases are expanded"});
   // "Billion laughs": nine lines that expand to 10^10 values.
   std::string laughs = "metadata:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
   for (int i = 1; i < 10; ++i) {
@@ -135,7 +147,8 @@ TEST_F(InputErrors, AliasesExpandingTooFarAreRefused) {
     laughs += "]\n";
   }
   task("t1", laughs);
-  expect_user_error(lm(run_t1()), {"t1.yaml:", "aliases expand the file to more than 1000000 values"});
+  expect_user_error(lm(run_t1()),
+                    {"t1.yaml:", "aliases expand the file to more than 1000000 values"});
 }
 
 // JSON given in flags and read from result, part and model files: limited like JSON rows, named
@@ -151,61 +164,78 @@ TEST_F(InputErrors, DeeplyNestedJsonInFlagsAndFilesIsRefused) {
   }
   write("parts/shard_1of2.json", deep);
   write("parts/shard_2of2.json", deep);
-  expect_user_error(lm("merge parts --output_path merged"), {"shard_1of2.json:1", "nested more than 512"});
+  expect_user_error(lm("merge parts --output_path merged"),
+                    {"shard_1of2.json:1", "nested more than 512"});
   write("r1/results_2024-01-01T00-00-00.json", deep);
   write("r2/results_2024-01-01T00-00-00.json", deep);
-  expect_user_error(lm("compare r1 r2"), {"results_2024-01-01T00-00-00.json:1", "nested more than 512"});
-  fs::copy(lmeval::testing::source_dir() / "models/stories260K", dir_ / "model", fs::copy_options::recursive);
+  expect_user_error(lm("compare r1 r2"),
+                    {"results_2024-01-01T00-00-00.json:1", "nested more than 512"});
+  fs::copy(lmeval::testing::source_dir() / "models/stories260K", dir_ / "model",
+           fs::copy_options::recursive);
   write("model/config.json", deep);
-  expect_user_error(lm("run --model hf --device cpu --tasks t1 --include_path tasks --model_args pretrained=model"),
+  expect_user_error(lm("run --model hf --device cpu --tasks t1 --include_path tasks --model_args "
+                       "pretrained=model"),
                     {"config.json:1", "nested more than 512"});
 }
 
 TEST_F(InputErrors, NonUtf8ParquetStringNamesColumnAndRow) {
   // Made by scripts/gen_non_utf8_parquet.py (pyarrow refuses to read it: UnicodeDecodeError).
-  fs::path bad = lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
-  write("tasks/t1.yaml", "task: t1\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: " + bad.string() +
-                             "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: q\n"
-                             "doc_to_choice: choices\ndoc_to_target: label\n");
-  expect_user_error(lm(run_t1()), {"string_not_utf8.parquet", "column 'q', row 1", "byte 0xFF", "expected UTF-8"});
+  fs::path bad =
+      lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
+  write(
+      "tasks/t1.yaml",
+      "task: t1\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: " + bad.string() +
+          "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: q\n"
+          "doc_to_choice: choices\ndoc_to_target: label\n");
+  expect_user_error(lm(run_t1()), {"string_not_utf8.parquet", "column 'q', row 1", "byte 0xFF",
+                                   "expected UTF-8"});
 }
 
 // ---------------------------------------------------------------- flag and model_args ranges
 
 TEST_F(InputErrors, OutOfRangeFlagsNameFlagAndRange) {
   task("t1");
-  struct Case { const char* args; const char* flag; const char* range; };
-  for (const Case& c : {Case{"--batch_size 99999999999999999999", "--batch_size", "1 to 2147483647"},
-                        Case{"--batch_size 0", "--batch_size", "1 to 2147483647"},
-                        Case{"--batch_size auto:0", "--batch_size", "auto or auto:N"},
-                        Case{"--limit -1", "--limit", "between 0 and 1"},
-                        Case{"--limit nan", "--limit", "between 0 and 1"},
-                        Case{"--limit inf", "--limit", "between 0 and 1"},
-                        Case{"--limit 1e308", "--limit", "9223372036854775807"},
-                        Case{"--limit 0", "--limit", "between 0 and 1"},
-                        Case{"--num_fewshot -3", "--num_fewshot", "from 0 to"},
-                        Case{"--max_batch_size -3", "--max_batch_size", "from 1 to"},
-                        Case{"--bootstrap_iters -1", "--bootstrap_iters", "from 0 to"},
-                        Case{"--verbosity LOUD", "--verbosity", "DEBUG, INFO, WARNING, ERROR or CRITICAL"},
-                        Case{"--include_path /nonexistent_lmeval", "--include_path", "existing folder"}}) {
+  struct Case {
+    const char* args;
+    const char* flag;
+    const char* range;
+  };
+  for (const Case& c :
+       {Case{"--batch_size 99999999999999999999", "--batch_size", "1 to 2147483647"},
+        Case{"--batch_size 0", "--batch_size", "1 to 2147483647"},
+        Case{"--batch_size auto:0", "--batch_size", "auto or auto:N"},
+        Case{"--limit -1", "--limit", "between 0 and 1"},
+        Case{"--limit nan", "--limit", "between 0 and 1"},
+        Case{"--limit inf", "--limit", "between 0 and 1"},
+        Case{"--limit 1e308", "--limit", "9223372036854775807"},
+        Case{"--limit 0", "--limit", "between 0 and 1"},
+        Case{"--num_fewshot -3", "--num_fewshot", "from 0 to"},
+        Case{"--max_batch_size -3", "--max_batch_size", "from 1 to"},
+        Case{"--bootstrap_iters -1", "--bootstrap_iters", "from 0 to"},
+        Case{"--verbosity LOUD", "--verbosity", "DEBUG, INFO, WARNING, ERROR or CRITICAL"},
+        Case{"--include_path /nonexistent_lmeval", "--include_path", "existing folder"}}) {
     SCOPED_TRACE(c.args);
-    std::string args = std::string("run --model dummy --tasks t1 ") +
-                       (std::string(c.args).find("include_path") == std::string::npos ? "--include_path tasks " : "") + c.args;
+    std::string args =
+        std::string("run --model dummy --tasks t1 ") +
+        (std::string(c.args).find("include_path") == std::string::npos ? "--include_path tasks "
+                                                                       : "") +
+        c.args;
     expect_user_error(lm(args), {c.flag, c.range});
   }
   // The same checks hold for values from --config.
   write("eval.yaml", "model: dummy\ntasks: t1\ninclude_path: tasks\nlimit: -2\n");
   expect_user_error(lm("run --config eval.yaml"), {"--limit", "between 0 and 1"});
   // And validate reports them.
-  expect_user_error(lm("validate --model dummy --tasks t1 --include_path tasks --limit nan"), {"--limit", "nan"});
+  expect_user_error(lm("validate --model dummy --tasks t1 --include_path tasks --limit nan"),
+                    {"--limit", "nan"});
 }
 
 TEST_F(InputErrors, ValidFlagValuesStayValid) {
   task("t1");
   // The reference's forms: a fraction below 1, a count, auto batch sizes, lower-case log levels.
-  for (const char* args : {"--limit 0.5", "--limit 1", "--limit 10.7", "--batch_size auto", "--batch_size auto:2",
-                           "--batch_size 8 --max_batch_size 16", "--num_fewshot 0", "--bootstrap_iters 0",
-                           "--verbosity debug"}) {
+  for (const char* args : {"--limit 0.5", "--limit 1", "--limit 10.7", "--batch_size auto",
+                           "--batch_size auto:2", "--batch_size 8 --max_batch_size 16",
+                           "--num_fewshot 0", "--bootstrap_iters 0", "--verbosity debug"}) {
     SCOPED_TRACE(args);
     auto r = lm(run_t1(args));
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -215,11 +245,15 @@ TEST_F(InputErrors, ValidFlagValuesStayValid) {
 TEST_F(InputErrors, OutOfRangeModelArgsNameFieldAndRange) {
   task("t1");
   std::string model = (lmeval::testing::source_dir() / "models/stories260K").string();
-  const std::string hf = "run --model hf --tasks t1 --include_path tasks --device cpu --model_args pretrained=" + model;
+  const std::string hf =
+      "run --model hf --tasks t1 --include_path tasks --device cpu --model_args pretrained=" +
+      model;
   expect_user_error(lm(hf + ",max_length=-5"), {"--model_args max_length", "from 1 to"});
-  expect_user_error(lm(hf + ",batch_size=99999999999999999999"), {"--model_args batch_size", "1 to 2147483647"});
-  const std::string api = "run --model local-completions --tasks t1 --include_path tasks --model_args "
-                          "model=x,base_url=http://127.0.0.1:9/v1/completions,tokenizer_backend=none,";
+  expect_user_error(lm(hf + ",batch_size=99999999999999999999"),
+                    {"--model_args batch_size", "1 to 2147483647"});
+  const std::string api =
+      "run --model local-completions --tasks t1 --include_path tasks --model_args "
+      "model=x,base_url=http://127.0.0.1:9/v1/completions,tokenizer_backend=none,";
   expect_user_error(lm(api + "max_length=-5"), {"--model_args max_length", "from 2 to"});
   expect_user_error(lm(api + "num_concurrent=0"), {"--model_args num_concurrent", "from 1 to"});
   expect_user_error(lm(api + "max_gen_toks=-1"), {"--model_args max_gen_toks", "from 1 to"});
@@ -233,20 +267,30 @@ TEST_F(InputErrors, SecretsNeverEchoedEvenInMalformedModelArgs) {
   const std::string key = "sk-TESTSECRET0123456789";
   const std::string env = "OPENAI_API_KEY=" + key;
   // Invalid JSON (trailing comma) used to be echoed whole, key included.
-  auto r = lm("run --model local-completions --tasks t1 --include_path tasks --model_args '{\"model\": \"x\", \"api_key\": \"" +
-                  key + "\", \"base_url\": \"http://127.0.0.1:9/v1/completions\",}'",
-              env);
+  auto r =
+      lm("run --model local-completions --tasks t1 --include_path tasks --model_args '{\"model\": "
+         "\"x\", \"api_key\": \"" +
+             key + "\", \"base_url\": \"http://127.0.0.1:9/v1/completions\",}'",
+         env);
   expect_user_error(r, {"Invalid JSON", "--model_args"});
   // A k=v argument with a bad value, and one without '='.
-  auto r2 = lm("run --model local-completions --tasks t1 --include_path tasks --model_args model=x,api_key=" + key +
-                   ",num_concurrent=many,base_url=http://127.0.0.1:9/v1/completions",
-               env);
+  auto r2 =
+      lm("run --model local-completions --tasks t1 --include_path tasks --model_args "
+         "model=x,api_key=" +
+             key + ",num_concurrent=many,base_url=http://127.0.0.1:9/v1/completions",
+         env);
   expect_user_error(r2, {"num_concurrent"});
-  auto r3 = lm("run --model local-completions --tasks t1 --include_path tasks --model_args model=x,api_key:" + key, env);
+  auto r3 =
+      lm("run --model local-completions --tasks t1 --include_path tasks --model_args "
+         "model=x,api_key:" +
+             key,
+         env);
   expect_user_error(r3, {"key=value"});
-  auto r4 = lm("validate --model local-completions --tasks t1 --include_path tasks --model_args model=x,token=" + key +
-                   ",header=" + key + ",nokey=1",
-               env);
+  auto r4 =
+      lm("validate --model local-completions --tasks t1 --include_path tasks --model_args "
+         "model=x,token=" +
+             key + ",header=" + key + ",nokey=1",
+         env);
   EXPECT_EQ(r4.exit_code, 2);
   for (const auto* res : {&r, &r2, &r3, &r4}) {
     EXPECT_EQ((res->out + res->err).find(key), std::string::npos) << res->err;
@@ -254,17 +298,32 @@ TEST_F(InputErrors, SecretsNeverEchoedEvenInMalformedModelArgs) {
   }
 }
 
-// ---------------------------------------------------------------- run reports what validate reports
+// ---------------------------------------------------------------- run reports what validate
+// reports
 
 TEST_F(InputErrors, RunAndValidateNameTheSameCauseForBrokenTaskFiles) {
-  struct Case { const char* name; std::vector<std::pair<std::string, std::string>> files; const char* cause; };
+  struct Case {
+    const char* name;
+    std::vector<std::pair<std::string, std::string>> files;
+    const char* cause;
+  };
   const std::vector<Case> cases = {
-      {"cyc", {{"tasks/cyc.yaml", "include: cyc2.yaml\ntask: cyc\n"}, {"tasks/cyc2.yaml", "include: cyc.yaml\n"}}, "Include cycle"},
-      {"selfinc", {{"tasks/selfinc.yaml", "include: selfinc.yaml\ntask: selfinc\n"}}, "Include cycle"},
-      {"missinc", {{"tasks/missinc.yaml", "include: nothere.yaml\ntask: missinc\n"}}, "nothere.yaml"},
+      {"cyc",
+       {{"tasks/cyc.yaml", "include: cyc2.yaml\ntask: cyc\n"},
+        {"tasks/cyc2.yaml", "include: cyc.yaml\n"}},
+       "Include cycle"},
+      {"selfinc",
+       {{"tasks/selfinc.yaml", "include: selfinc.yaml\ntask: selfinc\n"}},
+       "Include cycle"},
+      {"missinc",
+       {{"tasks/missinc.yaml", "include: nothere.yaml\ntask: missinc\n"}},
+       "nothere.yaml"},
       {"syntax", {{"tasks/syntax.yaml", "task: syntax\ndoc_to_text: [unclosed\n"}}, "invalid YAML"},
-      {"quote", {{"tasks/quote.yaml", "task: quote\ndataset_path: json\ndoc_to_text: \"Q: {{q}}\noutput_type: multiple_choice\n"
-                                     "doc_to_choice: choices\ndoc_to_target: label\n"}}, "quoted scalar started at line 3"},
+      {"quote",
+       {{"tasks/quote.yaml",
+         "task: quote\ndataset_path: json\ndoc_to_text: \"Q: {{q}}\noutput_type: multiple_choice\n"
+         "doc_to_choice: choices\ndoc_to_target: label\n"}},
+       "quoted scalar started at line 3"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -286,7 +345,8 @@ TEST_F(InputErrors, EmptyDataFileNamesFileAndSplit) {
   auto r = lm(run_t1());
   expect_user_error(r, {"task t1 has no documents", "split 'test'", "empty.jsonl", "t1.yaml"});
   EXPECT_EQ(r.err.find("build_requests"), std::string::npos) << r.err;
-  expect_user_error(lm("validate --model dummy --tasks t1 --include_path tasks"), {"empty.jsonl", "is empty"});
+  expect_user_error(lm("validate --model dummy --tasks t1 --include_path tasks"),
+                    {"empty.jsonl", "is empty"});
 }
 
 TEST_F(InputErrors, FolderAsDataFileIsNamed) {
@@ -297,7 +357,8 @@ TEST_F(InputErrors, FolderAsDataFileIsNamed) {
 
 TEST_F(InputErrors, DataFileErrorNamesTheSplitsRole) {
   // The few-shot pool (training_split) is read when the task is loaded even at 0 shots: say so.
-  task("t1", "training_split: train\ndataset_kwargs:\n  data_files:\n    test: " + (dir_ / "data/test.jsonl").string() +
+  task("t1", "training_split: train\ndataset_kwargs:\n  data_files:\n    test: " +
+                 (dir_ / "data/test.jsonl").string() +
                  "\n    train: " + (dir_ / "data/bad.jsonl").string() + "\n");
   write("data/bad.jsonl", "{broken\n");
   auto r = lm(run_t1("--num_fewshot 0"));
@@ -324,14 +385,16 @@ TEST_F(InputErrors, FunctionErrorsPointToAListingThatExists) {
 }
 
 TEST_F(InputErrors, NegativeTargetIndexIsWarnedWithTaskAndDocId) {
-  write("data/test.jsonl", "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": -1}\n"
-                           "{\"q\": \"b\", \"choices\": [\"1\", \"2\"], \"label\": 5}\n");
+  write("data/test.jsonl",
+        "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": -1}\n"
+        "{\"q\": \"b\", \"choices\": [\"1\", \"2\"], \"label\": 5}\n");
   task("t1");
   auto r = lm(run_t1());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string all = r.out + r.err;  // spdlog's warnings
   EXPECT_NE(all.find("task t1, doc_id 0: target -1 is a negative index"), std::string::npos) << all;
-  EXPECT_NE(all.find("task t1, doc_id 1: target 5 names none of the 2 choices"), std::string::npos) << all;
+  EXPECT_NE(all.find("task t1, doc_id 1: target 5 names none of the 2 choices"), std::string::npos)
+      << all;
 }
 
 // ---------------------------------------------------------------- half precision on the CPU
@@ -342,8 +405,10 @@ TEST_F(InputErrors, NegativeTargetIndexIsWarnedWithTaskAndDocId) {
 TEST_F(InputErrors, HalfPrecisionOnCpuRunsOrIsRefusedClearly) {
   std::string model = (lmeval::testing::source_dir() / "models/stories260K").string();
   auto run = [&](const std::string& dtype) {
-    return lm("run --model hf --device cpu --tasks demo_story_cloze --limit 6 --log_samples --output_path out_" +
-              dtype + " --model_args pretrained=" + model + ",dtype=" + dtype);
+    return lm(
+        "run --model hf --device cpu --tasks demo_story_cloze --limit 6 --log_samples "
+        "--output_path out_" +
+        dtype + " --model_args pretrained=" + model + ",dtype=" + dtype);
   };
   auto f32 = run("float32");
   ASSERT_EQ(f32.exit_code, 0) << f32.err;
@@ -374,7 +439,8 @@ TEST_F(InputErrors, HalfPrecisionOnCpuRunsOrIsRefusedClearly) {
   if (f16.exit_code == 0) {
     SUCCEED() << "this libtorch runs float16 on the CPU";
   } else {
-    expect_user_error(f16, {"--model_args dtype", "float16", "float32, bfloat16 or float64 on the CPU"});
+    expect_user_error(f16,
+                      {"--model_args dtype", "float16", "float32, bfloat16 or float64 on the CPU"});
   }
 }
 
@@ -383,9 +449,11 @@ TEST_F(InputErrors, HalfPrecisionOnCpuRunsOrIsRefusedClearly) {
 TEST_F(InputErrors, ModelArgsDeviceIsTheOneNamed) {
   task("t1");
   std::string model = (lmeval::testing::source_dir() / "models/stories260K").string();
-  auto r = lm("run --model hf --tasks t1 --include_path tasks --model_args pretrained=" + model + ",device=cuda:7");
+  auto r = lm("run --model hf --tasks t1 --include_path tasks --model_args pretrained=" + model +
+              ",device=cuda:7");
   if (r.err.find("the CUDA hf backend") != std::string::npos) {  // no CUDA plugin built here
-    expect_user_error(r, {"--model_args device", "device cuda:7", "runs on CUDA: the CUDA hf backend", "--device cpu"});
+    expect_user_error(r, {"--model_args device", "device cuda:7",
+                          "runs on CUDA: the CUDA hf backend", "--device cpu"});
   } else if (r.err.find("CUDA is not available") != std::string::npos) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("device cuda:7"), std::string::npos) << r.err;

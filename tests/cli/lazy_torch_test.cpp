@@ -22,31 +22,37 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 class LazyTorch : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_lazy_torch_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_lazy_torch_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs lm-eval with the probe; returns the torch mappings it saw ("maps-probe-ran" last).
-  std::string mapped_after(const std::string& args, const std::string& env = "", int expected_exit = 0) {
+  std::string mapped_after(const std::string& args, const std::string& env = "",
+                           int expected_exit = 0) {
     const fs::path out = dir_ / "maps.txt";
     fs::remove(out);
-    auto r = run_command("cd " + quoted(dir_) + " && " + env + " LD_PRELOAD=" + quoted(LMEVAL_MAPS_PROBE) +
-                         " LMEVAL_MAPS_PROBE_OUT=" + quoted(out) + " " + quoted(lmeval_binary()) + " " + args);
+    auto r = run_command(
+        "cd " + quoted(dir_) + " && " + env + " LD_PRELOAD=" + quoted(LMEVAL_MAPS_PROBE) +
+        " LMEVAL_MAPS_PROBE_OUT=" + quoted(out) + " " + quoted(lmeval_binary()) + " " + args);
     EXPECT_EQ(r.exit_code, expected_exit) << args << "\n" << r.err;
     std::string maps = fs::exists(out) ? read_file(out) : "";
-    EXPECT_NE(maps.find("maps-probe-ran"), std::string::npos) << "the probe did not run for: " << args;
+    EXPECT_NE(maps.find("maps-probe-ran"), std::string::npos)
+        << "the probe did not run for: " << args;
     return maps;
   }
-  void expect_no_torch(const std::string& args, const std::string& env = "", int expected_exit = 0) {
+  void expect_no_torch(const std::string& args, const std::string& env = "",
+                       int expected_exit = 0) {
     std::string maps = mapped_after(args, env, expected_exit);
     EXPECT_EQ(maps.find("libtorch"), std::string::npos) << args << " mapped libtorch:\n" << maps;
     EXPECT_EQ(maps.find("libc10"), std::string::npos) << args << " mapped libc10:\n" << maps;
   }
   bool has_hf() {
-    return run_command(quoted(lmeval_binary()) + " ls models").out.find("|hf ") != std::string::npos;
+    return run_command(quoted(lmeval_binary()) + " ls models").out.find("|hf ") !=
+           std::string::npos;
   }
 
   fs::path dir_;
@@ -81,9 +87,12 @@ TEST_F(LazyTorch, CommandsWithoutHfNeverMapLibtorch) {
   expect_no_torch("report a b --output r.html");
   expect_no_torch("tokenize --tokenizer " + stories + " --json < /dev/null");
   // An API model (nothing listens on port 1: the run fails after building and using the model).
-  expect_no_torch("run --model local-completions --model_args model=m,base_url=http://127.0.0.1:1/v1/completions,"
-                  "tokenizer=" + stories + ",max_retries=1,timeout=2 --tasks demo_story_cloze --limit 2",
-                  "", 1);
+  expect_no_torch(
+      "run --model local-completions --model_args "
+      "model=m,base_url=http://127.0.0.1:1/v1/completions,"
+      "tokenizer=" +
+          stories + ",max_retries=1,timeout=2 --tasks demo_story_cloze --limit 2",
+      "", 1);
 }
 
 TEST_F(LazyTorch, HfModelMapsLibtorch) {
@@ -96,8 +105,10 @@ TEST_F(LazyTorch, HfModelMapsLibtorch) {
 
 TEST_F(LazyTorch, MissingPluginIsExit2SayingHowToBuildIt) {
   if (!has_hf()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
-  const std::string run = " " + quoted(lmeval_binary()) + " run --model hf --model_args pretrained=" +
-                          quoted(source_dir() / "models/stories260K") + " --tasks demo_story_cloze --limit 2";
+  const std::string run =
+      " " + quoted(lmeval_binary()) +
+      " run --model hf --model_args pretrained=" + quoted(source_dir() / "models/stories260K") +
+      " --tasks demo_story_cloze --limit 2";
   const std::string empty = "LMEVAL_PLUGIN_DIR=" + quoted(dir_);
   auto cpu = run_command(empty + run + " --device cpu");
   EXPECT_EQ(cpu.exit_code, 2) << cpu.err;
@@ -109,7 +120,8 @@ TEST_F(LazyTorch, MissingPluginIsExit2SayingHowToBuildIt) {
   EXPECT_EQ(broken.exit_code, 2) << broken.err;
   EXPECT_NE(broken.err.find("could not be loaded"), std::string::npos) << broken.err;
   // --device cuda needs the CUDA plugin, the CPU one being there or not.
-  if (fs::exists(lmeval_binary().parent_path() / "liblmeval_hf_cuda.so")) GTEST_SKIP() << "a CUDA plugin is built";
+  if (fs::exists(lmeval_binary().parent_path() / "liblmeval_hf_cuda.so"))
+    GTEST_SKIP() << "a CUDA plugin is built";
   for (const std::string device : {"cuda", "cuda:1"}) {
     auto cuda = run_command(run + " --device " + device);
     EXPECT_EQ(cuda.exit_code, 2) << cuda.err;
@@ -127,9 +139,12 @@ TEST_F(LazyTorch, InstalledLayoutFindsThePluginInLibLmEval) {
   fs::create_directories(dir_ / "share/lm-eval");
   fs::create_directory_symlink(source_dir() / "tasks", dir_ / "share/lm-eval/tasks");
   fs::copy_file(lmeval_binary(), dir_ / "bin/lm-eval");
-  fs::copy_file(lmeval_binary().parent_path() / "liblmeval_hf_cpu.so", dir_ / "lib/lm-eval/liblmeval_hf_cpu.so");
-  auto r = run_command("cd " + quoted(dir_) + " && bin/lm-eval run --model hf --device cpu --model_args pretrained=" +
-                       quoted(source_dir() / "models/stories260K") + " --tasks demo_story_cloze --limit 2");
+  fs::copy_file(lmeval_binary().parent_path() / "liblmeval_hf_cpu.so",
+                dir_ / "lib/lm-eval/liblmeval_hf_cpu.so");
+  auto r = run_command("cd " + quoted(dir_) +
+                       " && bin/lm-eval run --model hf --device cpu --model_args pretrained=" +
+                       quoted(source_dir() / "models/stories260K") +
+                       " --tasks demo_story_cloze --limit 2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("demo_story_cloze"), std::string::npos) << r.out;
 }

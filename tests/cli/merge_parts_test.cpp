@@ -21,8 +21,9 @@ namespace {
 class MergeParts : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_mergeparts_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_mergeparts_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -34,13 +35,16 @@ class MergeParts : public ::testing::Test {
   // Runs the demo task in `n` shards into dir_/parts.
   void make_parts(int n) {
     for (int i = 1; i <= n; ++i)
-      ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples --shard " + std::to_string(i) + "/" +
-                   std::to_string(n) + " --output_path parts")
+      ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze "
+                   "--log_samples --shard " +
+                   std::to_string(i) + "/" + std::to_string(n) + " --output_path parts")
                     .exit_code,
                 0);
   }
   Json part(const std::string& name) { return Json::parse(read_file(dir_ / "parts" / name)); }
-  void save(const std::string& name, const Json& j) { std::ofstream(dir_ / "parts" / name) << j.dump(); }
+  void save(const std::string& name, const Json& j) {
+    std::ofstream(dir_ / "parts" / name) << j.dump();
+  }
   fs::path dir_;
 };
 
@@ -48,7 +52,9 @@ class MergeParts : public ::testing::Test {
 
 TEST_F(MergeParts, FolderOfPartsMergesLikeTheFiles) {
   make_parts(3);
-  auto whole = lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples --output_path whole");
+  auto whole =
+      lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples "
+         "--output_path whole");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   auto r = lm("merge parts --output_path merged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -60,7 +66,8 @@ TEST_F(MergeParts, FolderOfPartsMergesLikeTheFiles) {
   fs::create_directories(dir_ / "empty");
   auto e = lm("merge empty --output_path m2");
   EXPECT_EQ(e.exit_code, 2) << e.err;
-  EXPECT_NE(e.err.find("folder empty holds no shard_<I>of<N>.json file"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("folder empty holds no shard_<I>of<N>.json file"), std::string::npos)
+      << e.err;
 }
 
 TEST_F(MergeParts, MalformedPartNamesFileAndField) {
@@ -70,7 +77,8 @@ TEST_F(MergeParts, MalformedPartNamesFileAndField) {
   save("shard_2of2.json", p);
   auto r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("parts/shard_2of2.json: calls: `calls` is a string (expected an array)"), std::string::npos)
+  EXPECT_NE(r.err.find("parts/shard_2of2.json: calls: `calls` is a string (expected an array)"),
+            std::string::npos)
       << r.err;
 
   make_parts(2);  // well-formed parts again
@@ -79,8 +87,11 @@ TEST_F(MergeParts, MalformedPartNamesFileAndField) {
   save("shard_2of2.json", p);
   r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("parts/shard_2of2.json: calls[0].answers[0][2]: `calls[0].answers[0][2]` is a string"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "parts/shard_2of2.json: calls[0].answers[0][2]: `calls[0].answers[0][2]` is a string"),
+      std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("expected [log-likelihood, is_greedy]"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "m"));
 }
@@ -92,8 +103,11 @@ TEST_F(MergeParts, ImpossibleShardLabelIsInvalidNotMissing) {
   save("shard_1of3.json", p);
   auto r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("parts/shard_1of3.json: shard: invalid shard label 5/3 (expected I/N with 1 <= I <= N)"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "parts/shard_1of3.json: shard: invalid shard label 5/3 (expected I/N with 1 <= I <= N)"),
+      std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find("parts missing"), std::string::npos) << r.err;
 }
 
@@ -111,16 +125,20 @@ TEST_F(MergeParts, MissingAnswerIsBlamedOnItsShard) {
   auto r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   size_t n = original["calls"][0]["answers"].size();
-  EXPECT_NE(r.err.find("parts/shard_2of3.json: calls[0].answers: part 2 holds " + std::to_string(n - 1) +
-                       " answers of its " + std::to_string(n) + " loglikelihood requests"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("parts/shard_2of3.json: calls[0].answers: part 2 holds " + std::to_string(n - 1) +
+                 " answers of its " + std::to_string(n) + " loglikelihood requests"),
+      std::string::npos)
+      << r.err;
 
   p["calls"][0]["shard_requests"] = n - 1;
   save("shard_2of3.json", p);
   r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("parts/shard_2of3.json: calls[0].answers: no part answered loglikelihood request"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("parts/shard_2of3.json: calls[0].answers: no part answered loglikelihood request"),
+      std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("part 2/3's range"), std::string::npos) << r.err;
 
   p = original;
@@ -129,6 +147,8 @@ TEST_F(MergeParts, MissingAnswerIsBlamedOnItsShard) {
   save("shard_2of3.json", p);
   r = lm("merge parts --output_path m");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("parts/shard_2of3.json: calls[0].answers: no part answered"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("parts/shard_2of3.json: calls[0].answers: no part answered"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "m"));
 }

@@ -18,8 +18,9 @@ namespace {
 class OutputFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_outfaults_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_outfaults_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -31,7 +32,8 @@ class OutputFaults : public ::testing::Test {
   std::string q(const fs::path& p) const { return "'" + p.string() + "'"; }
   // `prefix`: shell commands run first in the same shell (ulimit).
   lmeval::testing::CommandResult lm(const std::string& args, const std::string& prefix = "") {
-    return run_command("cd " + q(dir_) + " && " + prefix + " LMEVAL_NO_INDEX_CACHE=1 " + bin() + " " + args);
+    return run_command("cd " + q(dir_) + " && " + prefix + " LMEVAL_NO_INDEX_CACHE=1 " + bin() +
+                       " " + args);
   }
   // A tmpfs of `size` bytes (options e.g. "ro") at dir_/mnt; false when mounting is not permitted.
   bool mount_tmpfs(const std::string& options) {
@@ -52,7 +54,9 @@ class OutputFaults : public ::testing::Test {
   bool mounted_ = false;
 };
 
-const std::string kRun = "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples --output_path ";
+const std::string kRun =
+    "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples "
+    "--output_path ";
 
 }  // namespace
 
@@ -68,12 +72,14 @@ TEST_F(OutputFaults, RunRefusesOutputPathUnderAFile) {
   std::ofstream(dir_ / "afile") << "x";
   auto r = lm(kRun + "afile/out");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("output path afile/out is under afile, which is a file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("output path afile/out is under afile, which is a file"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(OutputFaults, ValidateChecksOutputPath) {
   std::ofstream(dir_ / "afile") << "x";
-  for (const std::string& p : {std::string("afile"), std::string("afile/out"), std::string("afile/r.json")}) {
+  for (const std::string& p :
+       {std::string("afile"), std::string("afile/out"), std::string("afile/r.json")}) {
     auto r = lm("validate --tasks demo_story_cloze --output_path " + p);
     EXPECT_EQ(r.exit_code, 2) << p << ": " << r.err;
     EXPECT_NE(r.err.find("output path " + p), std::string::npos) << r.err;
@@ -81,32 +87,41 @@ TEST_F(OutputFaults, ValidateChecksOutputPath) {
   auto ok = lm("validate --tasks demo_story_cloze --output_path new/folder");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_FALSE(fs::exists(dir_ / "new")) << "validate must not create the folder";
-  EXPECT_EQ(files_under(dir_), std::vector<std::string>{"afile"}) << "the probe file must be removed";
+  EXPECT_EQ(files_under(dir_), std::vector<std::string>{"afile"})
+      << "the probe file must be removed";
 }
 
 TEST_F(OutputFaults, ReadOnlyMountIsRefusedByValidateRunAndMerge) {
-  if (!mount_tmpfs("ro,size=64k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)";
+  if (!mount_tmpfs("ro,size=64k"))
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)";
   auto v = lm("validate --tasks demo_story_cloze --output_path " + q(mount_ / "out"));
   EXPECT_EQ(v.exit_code, 2) << v.err;
   EXPECT_NE(v.err.find(mount_.string() + ": Read-only file system"), std::string::npos) << v.err;
   auto r = lm(kRun + q(mount_ / "out"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("output path " + (mount_ / "out").string() + " cannot be written"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("output path " + (mount_ / "out").string() + " cannot be written"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("Read-only file system"), std::string::npos) << r.err;
-  ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --shard 1/1 --output_path parts").exit_code, 0);
+  ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --shard "
+               "1/1 --output_path parts")
+                .exit_code,
+            0);
   auto m = lm("merge parts --output_path " + q(mount_ / "out"));
   EXPECT_EQ(m.exit_code, 2) << m.err;
   EXPECT_NE(m.err.find("Read-only file system"), std::string::npos) << m.err;
 }
 
-// A 32 KiB tmpfs: the samples (about 52 KB) do not fit. Exit 1 naming the file and ENOSPC's text; nothing
-// left in the folder (no cut samples file, no empty results file, no temporary file).
+// A 32 KiB tmpfs: the samples (about 52 KB) do not fit. Exit 1 naming the file and ENOSPC's text;
+// nothing left in the folder (no cut samples file, no empty results file, no temporary file).
 TEST_F(OutputFaults, DiskFullExitsOneAndLeavesNoFile) {
-  if (!mount_tmpfs("size=32k")) GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)";
+  if (!mount_tmpfs("size=32k"))
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN)";
   auto r = lm(kRun + q(mount_ / "out"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("cannot write " + (mount_ / "out/dummy/samples_demo_story_cloze_").string()),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find(": No space left on device"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("|demo_story_cloze"), std::string::npos) << "the scores are still shown";
   EXPECT_EQ(files_under(mount_), std::vector<std::string>{});
@@ -119,13 +134,17 @@ TEST_F(OutputFaults, FileSizeLimitExitsOneAndLeavesNoFile) {
   auto r = lm(kRun + "out", "ulimit -f 40 &&");
   if (r.err.find("ulimit") != std::string::npos) GTEST_SKIP() << "ulimit -f refused: " << r.err;
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("cannot write out/dummy/samples_demo_story_cloze_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write out/dummy/samples_demo_story_cloze_"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find(": File too large"), std::string::npos) << r.err;
   EXPECT_EQ(files_under(dir_ / "out"), std::vector<std::string>{});
 }
 
 TEST_F(OutputFaults, MergeWriteFailureExitsOne) {
-  ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples --shard 1/1 --output_path parts").exit_code, 0);
+  ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze "
+               "--log_samples --shard 1/1 --output_path parts")
+                .exit_code,
+            0);
   auto r = lm("merge parts --output_path out", "ulimit -f 40 &&");
   if (r.err.find("ulimit") != std::string::npos) GTEST_SKIP() << "ulimit -f refused: " << r.err;
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -137,21 +156,26 @@ TEST_F(OutputFaults, MergeWriteFailureExitsOne) {
 TEST_F(OutputFaults, AnalysisOutputsAreWrittenWholeOrNotAtAll) {
   for (const char* salt : {"a", "b"})
     ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy,salt=" + std::string(salt) +
-                 " --tasks demo_story_cloze --log_samples --output_path " + salt).exit_code, 0);
+                 " --tasks demo_story_cloze --log_samples --output_path " + salt)
+                  .exit_code,
+              0);
   std::ofstream(dir_ / "afile") << "x";
-  for (const std::string& cmd : {std::string("compare"), std::string("analyze"), std::string("report")}) {
+  for (const std::string& cmd :
+       {std::string("compare"), std::string("analyze"), std::string("report")}) {
     std::string out = cmd == "report" ? "r.html" : "r.json";
     auto ok = lm(cmd + " a/dummy b/dummy --output " + out);
     ASSERT_EQ(ok.exit_code, 0) << cmd << ": " << ok.err;
     EXPECT_TRUE(fs::file_size(dir_ / out) > 0) << cmd;
     auto bad = lm(cmd + " a/dummy b/dummy --output afile/" + out);
     EXPECT_EQ(bad.exit_code, 1) << cmd << ": " << bad.err;
-    EXPECT_NE(bad.err.find("afile is a file, not a folder"), std::string::npos) << cmd << ": " << bad.err;
+    EXPECT_NE(bad.err.find("afile is a file, not a folder"), std::string::npos)
+        << cmd << ": " << bad.err;
     auto full = lm(cmd + " a/dummy b/dummy --output big/" + out, "ulimit -f 1 &&");
     if (full.err.find("ulimit") != std::string::npos) continue;
     if (full.exit_code == 0) continue;  // the whole output fit in one block
     EXPECT_EQ(full.exit_code, 1) << cmd << ": " << full.err;
-    EXPECT_NE(full.err.find("cannot write big/" + out + ": File too large"), std::string::npos) << full.err;
+    EXPECT_NE(full.err.find("cannot write big/" + out + ": File too large"), std::string::npos)
+        << full.err;
     EXPECT_EQ(files_under(dir_ / "big"), std::vector<std::string>{}) << cmd;
   }
 }
@@ -159,7 +183,9 @@ TEST_F(OutputFaults, AnalysisOutputsAreWrittenWholeOrNotAtAll) {
 // A --use_cache file in a read-only place is not a damaged cache: the message says read-only and
 // does not advise deleting it.
 TEST_F(OutputFaults, ReadOnlyCacheLocationIsNotCalledDamaged) {
-  const std::string run = "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --limit 4 --use_cache ";
+  const std::string run =
+      "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --limit 4 "
+      "--use_cache ";
   fs::path ro;
   if (mount_tmpfs("size=1m")) {
     ASSERT_EQ(lm(run + q(mount_ / "old")).exit_code, 0);  // a valid cache, then made read-only
@@ -172,12 +198,14 @@ TEST_F(OutputFaults, ReadOnlyCacheLocationIsNotCalledDamaged) {
     fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
     fs::permissions(ro / "old_rank0.db", fs::perms::owner_read);
   } else {
-    GTEST_SKIP() << "root without CAP_SYS_ADMIN: neither a read-only mount nor permissions can be tested";
+    GTEST_SKIP()
+        << "root without CAP_SYS_ADMIN: neither a read-only mount nor permissions can be tested";
   }
   for (const char* name : {"new", "old"}) {
     auto r = lm(run + q(ro / name));
     EXPECT_EQ(r.exit_code, 1) << name << ": " << r.err;
-    EXPECT_NE(r.err.find("response cache " + (ro / name).string() + "_rank0.db"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("response cache " + (ro / name).string() + "_rank0.db"), std::string::npos)
+        << r.err;
     EXPECT_NE(r.err.find("its location is read-only"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("delete it"), std::string::npos) << r.err;
   }

@@ -25,8 +25,9 @@ using Clock = std::chrono::steady_clock;
 class StopSignal : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_stop_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_stop_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -42,8 +43,9 @@ class StopSignal : public ::testing::Test {
   void start(const std::string& env, const std::string& args) {
     fs::remove(dir_ / "stderr.txt");
     fs::remove(dir_ / "stdout.txt");  // a previous run's lines must not look like this one's
-    std::string cmd = "cd '" + dir_.string() + "' && exec env LMEVAL_NO_INDEX_CACHE=1 " + env + " '" +
-                      lmeval::testing::lmeval_binary().string() + "' " + args + " >stdout.txt 2>stderr.txt";
+    std::string cmd = "cd '" + dir_.string() + "' && exec env LMEVAL_NO_INDEX_CACHE=1 " + env +
+                      " '" + lmeval::testing::lmeval_binary().string() + "' " + args +
+                      " >stdout.txt 2>stderr.txt";
     pid_ = fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
@@ -99,21 +101,26 @@ class StopSignal : public ::testing::Test {
   pid_t pid_ = -1;
 };
 
-const std::string kArgs = "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples --output_path out";
+const std::string kArgs =
+    "run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --log_samples "
+    "--output_path out";
 
 }  // namespace
 
 // SIGINT in the model phase with --use_cache: 130, the resume line, no results; the rerun finds
 // the answers stored before the signal and ends with the same results as an uninterrupted run.
 TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
-  start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_CACHE_CHUNK=4", kArgs + " --use_cache cache/c --verbosity INFO");
+  start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_CACHE_CHUNK=4",
+        kArgs + " --use_cache cache/c --verbosity INFO");
   ASSERT_TRUE(wait_until([&] { return log_has("--use_cache: 0 of "); })) << err();
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_EQ(signal_and_wait(SIGINT), 130) << err();
   std::string e = err();
-  EXPECT_NE(e.find("lm-eval: interrupted by SIGINT: no results written; the answers so far are in cache/c_rank0.db: "
+  EXPECT_NE(e.find("lm-eval: interrupted by SIGINT: no results written; the answers so far are in "
+                   "cache/c_rank0.db: "
                    "run the same command (same --use_cache cache/c) to resume"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   EXPECT_TRUE(outputs("results_").empty());
   EXPECT_TRUE(outputs("samples_").empty());
   EXPECT_TRUE(fs::exists(dir_ / "cache/c_rank0.db"));
@@ -122,13 +129,17 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
                            lmeval::testing::lmeval_binary().string() + "' " + kArgs +
                            " --use_cache cache/c --verbosity INFO");
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ((again.out + again.err).find("--use_cache: 0 of "), std::string::npos) << "nothing was kept: " << again.out;
-  EXPECT_NE((again.out + again.err).find("of 120 loglikelihood requests answered from cache/c_rank0.db"),
-            std::string::npos) << again.out;
+  EXPECT_EQ((again.out + again.err).find("--use_cache: 0 of "), std::string::npos)
+      << "nothing was kept: " << again.out;
+  EXPECT_NE(
+      (again.out + again.err).find("of 120 loglikelihood requests answered from cache/c_rank0.db"),
+      std::string::npos)
+      << again.out;
   // An uninterrupted run with a fresh cache of the same name (so the recorded config is equal).
   fs::create_directories(dir_ / "w");
   auto whole = run_command("cd '" + (dir_ / "w").string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
-                           lmeval::testing::lmeval_binary().string() + "' " + kArgs + " --use_cache cache/c");
+                           lmeval::testing::lmeval_binary().string() + "' " + kArgs +
+                           " --use_cache cache/c");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   EXPECT_EQ(lmeval::testing::results_without_timings(dir_ / "out"),
             lmeval::testing::results_without_timings(dir_ / "w/out"));
@@ -137,14 +148,16 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
 }
 
 TEST_F(StopSignal, SigtermAndSighupDuringModelPhase) {
-  for (auto [sig, name, code] : {std::tuple{SIGTERM, "SIGTERM", 143}, std::tuple{SIGHUP, "SIGHUP", 129}}) {
+  for (auto [sig, name, code] :
+       {std::tuple{SIGTERM, "SIGTERM", 143}, std::tuple{SIGHUP, "SIGHUP", 129}}) {
     start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_PROGRESS=1", kArgs);
     ASSERT_TRUE(wait_until([&] { return stderr_has("loglikelihood ["); })) << err();
     EXPECT_EQ(signal_and_wait(sig), code) << err();
     std::string e = err();
     EXPECT_NE(e.find(std::string("lm-eval: interrupted by ") + name +
                      ": no results written; add --use_cache PATH to a run to make it resumable"),
-              std::string::npos) << e;
+              std::string::npos)
+        << e;
     EXPECT_EQ(all_files_under_out(), 0u) << name;
   }
 }
@@ -169,7 +182,8 @@ TEST_F(StopSignal, SigkillWhileWritingNeverLeavesResultsBesidePartialSamples) {
       if (stage == 0) return all_files_under_out() > 0;
       if (stage == 1) return !outputs("samples_").empty();
       return !outputs("results_").empty();
-    })) << "stage " << stage << ": " << err();
+    })) << "stage "
+        << stage << ": " << err();
     signal_and_wait(SIGKILL);
     auto results = outputs("results_"), samples = outputs("samples_");
     EXPECT_EQ(results.size(), stage == 2 ? 1u : 0u) << stage;

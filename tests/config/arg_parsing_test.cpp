@@ -10,7 +10,8 @@
 using lmeval::Json;
 
 TEST(Config_ArgParsing, CliModelArgsExamples) {
-  auto a = lmeval::merge_dict_flag({{"pretrained=gpt2,dtype=float32", "max_length=128"}}, "--model_args");
+  auto a = lmeval::merge_dict_flag({{"pretrained=gpt2,dtype=float32", "max_length=128"}},
+                                   "--model_args");
   EXPECT_EQ(a, Json::parse(R"({"pretrained":"gpt2","dtype":"float32","max_length":128})"));
   auto b = lmeval::merge_dict_flag({{"a=1,b=x=y,c=True"}}, "--model_args");
   EXPECT_EQ(b, Json::parse(R"({"a":1,"b":"x=y","c":true})"));
@@ -88,10 +89,12 @@ TEST(Config_EvalConfig, FinalizeRules) {
 
 TEST(Config_EvalConfig, CredentialsLeaveModelArgs) {
   lmeval::EvalConfig cfg;
-  cfg.model_args = Json::parse(R"({"model":"m","api_key":"sk-1","auth_token":"t","header":{"X":"y"}})");
+  cfg.model_args =
+      Json::parse(R"({"model":"m","api_key":"sk-1","auth_token":"t","header":{"X":"y"}})");
   cfg.finalize();
   EXPECT_EQ(cfg.model_args, Json::parse(R"({"model":"m"})"));
-  EXPECT_EQ(cfg.model_secrets, Json::parse(R"({"api_key":"sk-1","auth_token":"t","header":{"X":"y"}})"));
+  EXPECT_EQ(cfg.model_secrets,
+            Json::parse(R"({"api_key":"sk-1","auth_token":"t","header":{"X":"y"}})"));
   EXPECT_EQ(cfg.metadata, Json::parse(R"({"model":"m"})"));  // task metadata never holds them
 }
 
@@ -100,7 +103,8 @@ TEST(Config_FewshotSeeds, ParsingAndErrors) {
   lmeval::SourceLocation where{"", 0, 0, "--fewshot_seeds"};
   EXPECT_EQ(parse_fewshot_seeds(lmeval::Json("1234,1, 2,3,-4"), where),
             (std::vector<int64_t>{1234, 1, 2, 3, -4}));
-  EXPECT_EQ(parse_fewshot_seeds(lmeval::Json::parse("[5, \"6\"]"), where), (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(parse_fewshot_seeds(lmeval::Json::parse("[5, \"6\"]"), where),
+            (std::vector<int64_t>{5, 6}));
   EXPECT_EQ(parse_fewshot_seeds(lmeval::Json(9), where), (std::vector<int64_t>{9}));
   EXPECT_THROW(parse_fewshot_seeds(lmeval::Json("1,1"), where), lmeval::UserError);
   EXPECT_THROW(parse_fewshot_seeds(lmeval::Json("1,x"), where), lmeval::UserError);

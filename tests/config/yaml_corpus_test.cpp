@@ -16,7 +16,8 @@ Json canonical(const Json& v) {
   if (lmeval::is_function_ref(v)) return Json{{"function", lmeval::function_ref_name(v)}};
   if (v.is_object()) {
     Json pairs = Json::array();
-    for (auto it = v.begin(); it != v.end(); ++it) pairs.push_back(Json::array({it.key(), canonical(it.value())}));
+    for (auto it = v.begin(); it != v.end(); ++it)
+      pairs.push_back(Json::array({it.key(), canonical(it.value())}));
     return Json{{"map", pairs}};
   }
   if (v.is_array()) {

@@ -3,9 +3,9 @@
 // .venv-ref in the source tree; skipped with a message without one (CI has none).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <cstdlib>
 #include <filesystem>
-#include <sys/wait.h>
 
 #include "support/test_support.hpp"
 
@@ -18,7 +18,8 @@ TEST(Config_YamlLibrary, EveryReferenceTaskYamlEqualsPyYAML) {
                  << " (set LMEVAL_REF_VENV to a venv with lm-eval==0.4.13 to run this test)";
   std::string cmd = (venv / "bin/python").string() + " " +
                     (lmeval::testing::source_dir() / "scripts/compare_yaml_library.py").string() +
-                    " --venv " + venv.string() + " --lm-eval " + lmeval::testing::lmeval_binary().string() + " --show 5";
+                    " --venv " + venv.string() + " --lm-eval " +
+                    lmeval::testing::lmeval_binary().string() + " --show 5";
   int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   int rc = WEXITSTATUS(status);

@@ -34,8 +34,10 @@ TEST(Config_YamlLoader, ScalarsResolveAsPyYAML) {
       ASSERT_TRUE(v.is_number_float());
       if (c["value"].is_object()) {
         std::string r = c["value"]["float"];
-        if (r == "nan") EXPECT_TRUE(std::isnan(v.get<double>()));
-        else EXPECT_EQ(v.get<double>(), r[0] == '-' ? -INFINITY : INFINITY);
+        if (r == "nan")
+          EXPECT_TRUE(std::isnan(v.get<double>()));
+        else
+          EXPECT_EQ(v.get<double>(), r[0] == '-' ? -INFINITY : INFINITY);
       } else {
         EXPECT_EQ(v.get<double>(), c["value"].get<double>());
       }
@@ -56,7 +58,8 @@ TEST(Config_YamlLoader, QuotedScalarsStayStrings) {
 }
 
 TEST(Config_YamlLoader, FunctionTagKeepsNameFolderAndLine) {
-  auto y = lmeval::parse_yaml("task: x\nprocess_docs: !function utils.process_docs\n", "tasks/hellaswag/h.yaml");
+  auto y = lmeval::parse_yaml("task: x\nprocess_docs: !function utils.process_docs\n",
+                              "tasks/hellaswag/h.yaml");
   ASSERT_TRUE(lmeval::is_function_ref(y.value["process_docs"]));
   EXPECT_EQ(lmeval::function_ref_name(y.value["process_docs"]), "utils.process_docs");
   EXPECT_EQ(y.value["process_docs"]["dir"], "hellaswag");

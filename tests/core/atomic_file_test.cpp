@@ -18,15 +18,17 @@ namespace fs = std::filesystem;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("lmeval_atomic_" + std::to_string(getpid()) + "_" +
-                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path path =
+      fs::temp_directory_path() / ("lmeval_atomic_" + std::to_string(getpid()) + "_" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
   TempDir() {
     fs::remove_all(path);
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }
-  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
+  size_t entries() const {
+    return static_cast<size_t>(std::distance(fs::directory_iterator(path), {}));
+  }
 };
 
 std::string slurp(const fs::path& p) {
@@ -68,7 +70,8 @@ TEST(Core_AtomicFile, TargetThatIsAFolderNamesPathAndError) {
     lmeval::write_file_atomic(d.path / "out.json", "x");
     FAIL() << "no error";
   } catch (const lmeval::RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find((d.path / "out.json").string() + ": Is a directory"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find((d.path / "out.json").string() + ": Is a directory"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_EQ(d.entries(), 1u);

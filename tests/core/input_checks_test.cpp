@@ -11,14 +11,29 @@ using namespace lmeval;
 
 TEST(Core_InputChecks, FirstInvalidUtf8MatchesCPython) {
   // Expected start offsets from CPython: `b.decode('utf-8')` -> UnicodeDecodeError.start.
-  struct Case { std::string bytes; long expected; };
-  const Case cases[] = {
-      {"abc", -1}, {"\xff", 0}, {"ab\xfe", 2}, {"\xc3\xa9ok", -1}, {"\xc0\xaf", 0},
-      {"\xe0\x80\x80", 0}, {"\xed\xa0\x80", 0}, {"\xf4\x90\x80\x80", 0}, {"\xf0\x9f\x98\x80", -1},
-      {"x\xe2\x82", 1}, {"\xef\xbb\xbfhi", -1}, {"a\x80" "b", 1}, {"\xf8\x88\x80\x80\x80", 0}};
+  struct Case {
+    std::string bytes;
+    long expected;
+  };
+  const Case cases[] = {{"abc", -1},
+                        {"\xff", 0},
+                        {"ab\xfe", 2},
+                        {"\xc3\xa9ok", -1},
+                        {"\xc0\xaf", 0},
+                        {"\xe0\x80\x80", 0},
+                        {"\xed\xa0\x80", 0},
+                        {"\xf4\x90\x80\x80", 0},
+                        {"\xf0\x9f\x98\x80", -1},
+                        {"x\xe2\x82", 1},
+                        {"\xef\xbb\xbfhi", -1},
+                        {"a\x80"
+                         "b",
+                         1},
+                        {"\xf8\x88\x80\x80\x80", 0}};
   for (const auto& c : cases) {
     auto got = first_invalid_utf8(c.bytes);
-    if (c.expected < 0) EXPECT_FALSE(got.has_value()) << c.bytes;
+    if (c.expected < 0)
+      EXPECT_FALSE(got.has_value()) << c.bytes;
     else {
       ASSERT_TRUE(got.has_value()) << c.bytes;
       EXPECT_EQ(static_cast<long>(*got), c.expected) << c.bytes;
@@ -62,7 +77,8 @@ TEST(Core_InputChecks, BatchSizeText) {
   EXPECT_EQ(check_batch_size("auto:4", "--batch_size"), 4);
   EXPECT_EQ(check_batch_size("16", "--batch_size"), 16);
   EXPECT_EQ(check_batch_size("2147483647", "--batch_size"), 2147483647);
-  for (const char* bad : {"0", "-3", "99999999999999999999", "2147483648", "auto:0", "eight", "", "auto:"}) {
+  for (const char* bad :
+       {"0", "-3", "99999999999999999999", "2147483648", "auto:0", "eight", "", "auto:"}) {
     try {
       check_batch_size(bad, "--batch_size");
       ADD_FAILURE() << bad << " accepted";
@@ -74,6 +90,7 @@ TEST(Core_InputChecks, BatchSizeText) {
 }
 
 TEST(Core_InputChecks, JsonErrorTextDropsPrefix) {
-  EXPECT_EQ(json_error_text("[json.exception.parse_error.101] parse error at line 1"), "parse error at line 1");
+  EXPECT_EQ(json_error_text("[json.exception.parse_error.101] parse error at line 1"),
+            "parse error at line 1");
   EXPECT_EQ(json_error_text("plain"), "plain");
 }

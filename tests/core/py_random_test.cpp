@@ -9,8 +9,8 @@
 using lmeval::PyRandom;
 
 TEST(Core_PyRandom, MatchesCPython) {
-  auto golden = nlohmann::json::parse(
-      lmeval::testing::read_file(lmeval::testing::source_dir() / "tests/core/goldens/py_random.json"));
+  auto golden = nlohmann::json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests/core/goldens/py_random.json"));
   ASSERT_FALSE(golden["cases"].empty());
   for (const auto& c : golden["cases"]) {
     PyRandom r(c["seed"].get<int64_t>());
@@ -31,7 +31,8 @@ TEST(Core_PyRandom, MatchesCPython) {
     r.shuffle(xs);
     EXPECT_EQ(nlohmann::json(xs), c["shuffle12"]);
     std::vector<uint64_t> ns = {1, 2, 3, 1000, (1ull << 33) + 1};
-    for (size_t i = 0; i < ns.size(); ++i) EXPECT_EQ(r.randbelow(ns[i]), c["randbelow"][i].get<uint64_t>());
+    for (size_t i = 0; i < ns.size(); ++i)
+      EXPECT_EQ(r.randbelow(ns[i]), c["randbelow"][i].get<uint64_t>());
   }
 }
 

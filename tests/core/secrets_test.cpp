@@ -17,7 +17,8 @@ TEST(Core_Secrets, MasksKeyValueForms) {
 }
 
 TEST(Core_Secrets, MasksJsonEvenWhenMalformed) {
-  std::string bad = R"({"model": "x", "api_key": "sk-SECRET9", "base_url": "http://127.0.0.1:9/v1/completions",})";
+  std::string bad =
+      R"({"model": "x", "api_key": "sk-SECRET9", "base_url": "http://127.0.0.1:9/v1/completions",})";
   std::string m = mask_secrets(bad);
   EXPECT_EQ(m.find("sk-SECRET9"), std::string::npos) << m;
   EXPECT_NE(m.find("\"api_key\": \"***\""), std::string::npos) << m;

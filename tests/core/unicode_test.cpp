@@ -26,7 +26,9 @@ TEST(Unicode_PyCase, FullMappingsAndFinalSigmaAsCPython) {
     const char8_t *in, *lower, *upper;
   };
   const Case cases[] = {
-      {u8"\u03a3\u0391\u03a3 \u039f\u0394\u039f\u03a3.", u8"\u03c3\u03b1\u03c2 \u03bf\u03b4\u03bf\u03c2.", u8"\u03a3\u0391\u03a3 \u039f\u0394\u039f\u03a3."},
+      {u8"\u03a3\u0391\u03a3 \u039f\u0394\u039f\u03a3.",
+       u8"\u03c3\u03b1\u03c2 \u03bf\u03b4\u03bf\u03c2.",
+       u8"\u03a3\u0391\u03a3 \u039f\u0394\u039f\u03a3."},
       {u8"\ufb01 \u0149 \u01f0", u8"\ufb01 \u0149 \u01f0", u8"FI \u02bcN J\u030c"},
       {u8"\u0130stanbul", u8"i\u0307stanbul", u8"\u0130STANBUL"},
       {u8"\u038c\u03a3\u039f\u03a3", u8"\u03cc\u03c3\u03bf\u03c2", u8"\u038c\u03a3\u039f\u03a3"},
@@ -39,7 +41,8 @@ TEST(Unicode_PyCase, FullMappingsAndFinalSigmaAsCPython) {
       {u8"\uab70\uab71", u8"\uab70\uab71", u8"\u13a0\u13a1"},
       {u8"\u10d0 \u10d1", u8"\u10d0 \u10d1", u8"\u1c90 \u1c91"},
       {u8"\u0390 \u03b0", u8"\u0390 \u03b0", u8"\u0399\u0308\u0301 \u03a5\u0308\u0301"},
-      {u8"\u00c0\u00c9\u00ce \u00e0\u00e9\u00ee", u8"\u00e0\u00e9\u00ee \u00e0\u00e9\u00ee", u8"\u00c0\u00c9\u00ce \u00c0\u00c9\u00ce"},
+      {u8"\u00c0\u00c9\u00ce \u00e0\u00e9\u00ee", u8"\u00e0\u00e9\u00ee \u00e0\u00e9\u00ee",
+       u8"\u00c0\u00c9\u00ce \u00c0\u00c9\u00ce"},
       {u8"\u03a9 K \u00c5", u8"\u03c9 k \u00e5", u8"\u03a9 K \u00c5"},
       {u8"\u01f0\u030c", u8"\u01f0\u030c", u8"J\u030c\u030c"},
       {u8"\u0345", u8"\u0345", u8"\u0399"},

@@ -1,7 +1,7 @@
 // Hub client + HubDataSource against the loopback stand-in (tests/data/hub_fake_server.hpp).
+#include "lmeval/data/hub_client.hpp"
 #include "data/hub_fake_server.hpp"
 #include "lmeval/core/error.hpp"
-#include "lmeval/data/hub_client.hpp"
 #include "lmeval/data/hub_data_source.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 #include "support/test_support.hpp"
@@ -38,7 +38,8 @@ fs::path fixture(const std::string& name) {
 
 std::string readme_arc() {
   return "---\nlicense: cc-by-sa-4.0\nconfigs:\n- config_name: ARC-Challenge\n  data_files:\n"
-         "  - split: train\n    path: ARC-Challenge/train-*\n  - split: test\n    path: ARC-Challenge/test-*\n"
+         "  - split: train\n    path: ARC-Challenge/train-*\n  - split: test\n    path: "
+         "ARC-Challenge/test-*\n"
          "- config_name: ARC-Easy\n  data_files:\n  - split: test\n    path: ARC-Easy/test-*\n"
          "---\n# ai2_arc\n";
 }
@@ -73,7 +74,9 @@ class HubTest : public ::testing::Test {
     c.low_speed_timeout_s = 5;
     return c;
   }
-  std::shared_ptr<HubClient> client(bool offline = false) { return std::make_shared<HubClient>(config(offline)); }
+  std::shared_ptr<HubClient> client(bool offline = false) {
+    return std::make_shared<HubClient>(config(offline));
+  }
 
   FakeHub hub_;
   fs::path cache_;
@@ -166,13 +169,15 @@ TEST_F(HubTest, OfflineListsExactlyWhatIsMissing) {
     EXPECT_EQ(m.find("ARC-Challenge/test-*"), std::string::npos) << m;
   }
   // Models: every missing file is listed in one message.
-  hub_.add_commit("models", "org/tiny", "main", kC1,
-                  {{"config.json", {"{}"}}, {"tokenizer.json", {"{}"}}, {"model.safetensors", {"xx", true}}});
+  hub_.add_commit(
+      "models", "org/tiny", "main", kC1,
+      {{"config.json", {"{}"}}, {"tokenizer.json", {"{}"}}, {"model.safetensors", {"xx", true}}});
   auto mc = client();
   mc->repo_info(RepoRef{RepoType::kModel, "org/tiny", "main"});
   mc->download(RepoRef{RepoType::kModel, "org/tiny", "main"}, kC1, "config.json");
   HubClient off(config(true));
-  fs::path dir = lmeval::hub::resolve_model_dir(off, "org/tiny", "main");  // offline listing = cached files
+  fs::path dir =
+      lmeval::hub::resolve_model_dir(off, "org/tiny", "main");  // offline listing = cached files
   EXPECT_TRUE(fs::exists(dir / "config.json"));
 }
 
@@ -198,7 +203,8 @@ TEST_F(HubTest, ServerIgnoringRangeStillGivesIntactFile) {
   hub_.add_fault("/cdn/", f);
   auto rows = HubDataSource(client()).load_split(arc("ARC-Challenge"), "test");
   ASSERT_TRUE(rows);
-  EXPECT_EQ(slurp(cache_ / "datasets--allenai--ai2_arc/blobs" / FakeHub::lfs_etag(parquet_)), parquet_);
+  EXPECT_EQ(slurp(cache_ / "datasets--allenai--ai2_arc/blobs" / FakeHub::lfs_etag(parquet_)),
+            parquet_);
 }
 
 TEST_F(HubTest, RetriesOn429And5xx) {
@@ -227,7 +233,8 @@ TEST_F(HubTest, RetriesOn429And5xx) {
 TEST_F(HubTest, RevisionPinning) {
   std::string old_parquet = slurp(fixture("nested_gzip_v1.parquet"));
   hub_.add_commit("datasets", "allenai/ai2_arc", "v1.0", kC1,
-                  {{"README.md", {readme_arc()}}, {"ARC-Easy/test-00000-of-00001.parquet", {old_parquet, true}}});
+                  {{"README.md", {readme_arc()}},
+                   {"ARC-Easy/test-00000-of-00001.parquet", {old_parquet, true}}});
   auto want_old = lmeval::parquet::read_parquet(fixture("nested_gzip_v1.parquet"));
   for (const std::string& rev : {kC1, std::string("v1.0")}) {
     DatasetRef r = arc("ARC-Easy");
@@ -246,13 +253,15 @@ TEST_F(HubTest, RevisionPinning) {
     HubDataSource(client()).load_split(bad, "test");
     FAIL();
   } catch (const lmeval::UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("no revision 'no-such-branch'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no revision 'no-such-branch'"), std::string::npos)
+        << e.what();
   }
 }
 
 TEST_F(HubTest, TokenSentButNeverLogged) {
   const std::string token = "hf_SuperSecretToken123";
-  hub_.add_commit("datasets", "org/gated", "main", kC1, {{"test.jsonl", {"{\"a\": 1}\n{\"a\": 2}\n"}}});
+  hub_.add_commit("datasets", "org/gated", "main", kC1,
+                  {{"test.jsonl", {"{\"a\": 1}\n{\"a\": 2}\n"}}});
   hub_.set_gated("datasets", "org/gated", token);
   std::ostringstream logs;
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(logs);
@@ -290,7 +299,8 @@ TEST_F(HubTest, TokenSentButNeverLogged) {
   EXPECT_EQ(rows->size(), 2u);
   bool sent = false;
   for (const auto& r : hub_.log())
-    if (r.headers.count("authorization") && r.headers.at("authorization") == "Bearer " + token) sent = true;
+    if (r.headers.count("authorization") && r.headers.at("authorization") == "Bearer " + token)
+      sent = true;
   EXPECT_TRUE(sent);
   EXPECT_EQ(errors.find("SuperSecret"), std::string::npos) << errors;
   EXPECT_EQ(logs.str().find("SuperSecret"), std::string::npos) << logs.str();
@@ -333,7 +343,8 @@ TEST_F(HubTest, ScriptDatasetUsesParquetConversionBranch) {
   hub_.add_commit("datasets", "org/scripted", "main", kC1,
                   {{"scripted.py", {"# builder"}}, {"README.md", {"---\nlicense: mit\n---\n"}}});
   hub_.add_commit("datasets", "org/scripted", "refs/convert/parquet", kC2,
-                  {{"cfg/test/0000.parquet", {flat_, true}}, {"cfg/validation/0000.parquet", {parquet_, true}}});
+                  {{"cfg/test/0000.parquet", {flat_, true}},
+                   {"cfg/validation/0000.parquet", {parquet_, true}}});
   DatasetRef ref;
   ref.path = "org/scripted";
   ref.name = "cfg";
@@ -344,7 +355,8 @@ TEST_F(HubTest, ScriptDatasetUsesParquetConversionBranch) {
 }
 
 TEST_F(HubTest, ModelFilesShardedSafetensors) {
-  std::string index = R"({"metadata": {}, "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})";
+  std::string index =
+      R"({"metadata": {}, "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})";
   hub_.add_commit("models", "EleutherAI/pythia-mini", "main", kC1,
                   {{"config.json", {"{\"model_type\": \"gpt_neox\"}"}},
                    {"tokenizer.json", {"{}"}},
@@ -358,11 +370,13 @@ TEST_F(HubTest, ModelFilesShardedSafetensors) {
   HubClient c(config());
   fs::path dir = lmeval::hub::resolve_model_dir(c, "EleutherAI/pythia-mini", "main");
   EXPECT_EQ(dir, cache_ / "models--EleutherAI--pythia-mini/snapshots" / kC1);
-  for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors.index.json",
-                        "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
+  for (const char* f :
+       {"config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors.index.json",
+        "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   EXPECT_EQ(slurp(dir / "model-00002-of-00002.safetensors"), std::string(3000, 'b'));
-  for (const char* f : {"pytorch_model.bin", "flax_model.msgpack", "onnx"}) EXPECT_FALSE(fs::exists(dir / f)) << f;
+  for (const char* f : {"pytorch_model.bin", "flax_model.msgpack", "onnx"})
+    EXPECT_FALSE(fs::exists(dir / f)) << f;
   // A local folder passes through untouched, without any request.
   size_t before = hub_.request_count();
   EXPECT_EQ(lmeval::hub::resolve_model_dir(c, dir.string(), "main"), dir);
@@ -376,7 +390,8 @@ TEST_F(HubTest, ModelFilesShardedSafetensors) {
 TEST_F(HubTest, ConcurrentDownloadsOfOneFile) {
   std::string big(3 << 20, 'z');
   for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
-  hub_.add_commit("models", "org/big", "main", kC1, {{"config.json", {"{}"}}, {"model.safetensors", {big, true}}});
+  hub_.add_commit("models", "org/big", "main", kC1,
+                  {{"config.json", {"{}"}}, {"model.safetensors", {big, true}}});
   FakeHub::Fault slow;
   slow.delay_ms = 100;
   hub_.add_fault("/cdn/", slow);
@@ -385,7 +400,8 @@ TEST_F(HubTest, ConcurrentDownloadsOfOneFile) {
   for (int i = 0; i < 4; ++i)
     ts.emplace_back([&, i] {
       HubClient c(config());
-      got[i] = slurp(c.download(RepoRef{RepoType::kModel, "org/big", "main"}, kC1, "model.safetensors"));
+      got[i] =
+          slurp(c.download(RepoRef{RepoType::kModel, "org/big", "main"}, kC1, "model.safetensors"));
     });
   for (auto& t : ts) t.join();
   for (const auto& g : got) EXPECT_TRUE(g == big);
@@ -393,9 +409,9 @@ TEST_F(HubTest, ConcurrentDownloadsOfOneFile) {
 
 TEST(HubConfigEnv, CacheDirTokenEndpointOffline) {
   auto set = [](const char* k, const char* v) { v ? ::setenv(k, v, 1) : ::unsetenv(k); };
-  const char* vars[] = {"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "HF_TOKEN", "HF_HUB_TOKEN",
-                        "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_ENDPOINT", "HF_HUB_OFFLINE",
-                        "HF_DATASETS_OFFLINE", "XDG_CACHE_HOME"};
+  const char* vars[] = {"HF_HUB_CACHE",   "HUGGINGFACE_HUB_CACHE",  "HF_HOME",       "HF_TOKEN",
+                        "HF_HUB_TOKEN",   "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_ENDPOINT",
+                        "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",    "XDG_CACHE_HOME"};
   std::map<std::string, std::optional<std::string>> saved;
   for (const char* v : vars) {
     const char* x = std::getenv(v);
@@ -426,7 +442,8 @@ TEST(HubConfigEnv, CacheDirTokenEndpointOffline) {
   fs::remove_all(home);
   EXPECT_EQ(lmeval::hub::repo_folder_name(RepoRef{RepoType::kDataset, "allenai/ai2_arc", "main"}),
             "datasets--allenai--ai2_arc");
-  EXPECT_EQ(lmeval::hub::repo_folder_name(RepoRef{RepoType::kModel, "gpt2", "main"}), "models--gpt2");
+  EXPECT_EQ(lmeval::hub::repo_folder_name(RepoRef{RepoType::kModel, "gpt2", "main"}),
+            "models--gpt2");
 }
 
 TEST(HubDataFiles, GlobMatchesLikeFsspec) {
@@ -450,28 +467,34 @@ TEST(HubDataFiles, ResolvesLikeTheDatasetsLibrary) {
     return m;
   };
   // Sharded names under data/ with any split name.
-  auto rc = resolve_data_files({"README.md", "data/test-00000-of-00002.parquet", "data/test-00001-of-00002.parquet",
-                                "data/murder_mysteries-00000-of-00001.parquet"},
-                               "", std::nullopt);
+  auto rc = resolve_data_files(
+      {"README.md", "data/test-00000-of-00002.parquet", "data/test-00001-of-00002.parquet",
+       "data/murder_mysteries-00000-of-00001.parquet"},
+      "", std::nullopt);
   auto m = splits_of(rc);
   EXPECT_EQ(m["test"].size(), 2u);
   EXPECT_EQ(m["murder_mysteries"].size(), 1u);
   EXPECT_EQ(rc.config, "default");
   // Keyword aliases in file names; most common format wins.
-  m = splits_of(resolve_data_files({"train.csv", "valid.csv", "testing.csv", "extra.json"}, "", std::nullopt));
+  m = splits_of(resolve_data_files({"train.csv", "valid.csv", "testing.csv", "extra.json"}, "",
+                                   std::nullopt));
   EXPECT_EQ(m["validation"], std::vector<std::string>{"valid.csv"});
   EXPECT_EQ(m["test"], std::vector<std::string>{"testing.csv"});
   EXPECT_EQ(m.size(), 3u);
   // A config as a folder.
-  m = splits_of(resolve_data_files({"main/train.jsonl", "main/test.jsonl", "socratic/test.jsonl"}, "", "socratic"));
+  m = splits_of(resolve_data_files({"main/train.jsonl", "main/test.jsonl", "socratic/test.jsonl"},
+                                   "", "socratic"));
   EXPECT_EQ(m.size(), 1u);
   EXPECT_EQ(m["test"], std::vector<std::string>{"socratic/test.jsonl"});
   EXPECT_THROW(resolve_data_files({"main/train.jsonl"}, "", "nope"), lmeval::UserError);
   // README configs: default config, list paths, data_dir.
   std::string readme =
-      "---\nconfigs:\n- config_name: a\n  data_files: a/*.parquet\n- config_name: b\n  default: true\n"
-      "  data_dir: bdir\n  data_files:\n  - split: test\n    path: [\"t1.parquet\", \"t2.parquet\"]\n---\n";
-  rc = resolve_data_files({"a/x.parquet", "bdir/t1.parquet", "bdir/t2.parquet"}, readme, std::nullopt);
+      "---\nconfigs:\n- config_name: a\n  data_files: a/*.parquet\n- config_name: b\n  default: "
+      "true\n"
+      "  data_dir: bdir\n  data_files:\n  - split: test\n    path: [\"t1.parquet\", "
+      "\"t2.parquet\"]\n---\n";
+  rc = resolve_data_files({"a/x.parquet", "bdir/t1.parquet", "bdir/t2.parquet"}, readme,
+                          std::nullopt);
   EXPECT_EQ(rc.config, "b");
   m = splits_of(rc);
   EXPECT_EQ(m["test"], (std::vector<std::string>{"bdir/t1.parquet", "bdir/t2.parquet"}));

@@ -1,5 +1,6 @@
-// End to end: `lm-eval run --tasks arc_easy` with HF_ENDPOINT at the loopback stand-in serving ARC-Easy
-// as the Hub does (parquet + README configs) must give what the local jsonl copy gives; then offline.
+// End to end: `lm-eval run --tasks arc_easy` with HF_ENDPOINT at the loopback stand-in serving
+// ARC-Easy as the Hub does (parquet + README configs) must give what the local jsonl copy gives;
+// then offline.
 #include "data/hub_fake_server.hpp"
 #include "lmeval/data/hub_data_source.hpp"
 #include "lmeval/data/local_data_source.hpp"
@@ -39,7 +40,8 @@ std::string results_of(const std::string& out) {
   std::string r, line;
   std::istringstream in(out);
   while (std::getline(in, line))
-    if (!(line.size() > 1 && line[0] == '[' && std::isdigit(static_cast<unsigned char>(line[1])))) r += line + "\n";
+    if (!(line.size() > 1 && line[0] == '[' && std::isdigit(static_cast<unsigned char>(line[1]))))
+      r += line + "\n";
   return r;
 }
 
@@ -77,18 +79,22 @@ TEST(HubEndToEnd, ArcEasyThroughHfEndpointMatchesLocalData) {
     std::string name = std::string("ARC-Easy/") + s + "-00000-of-00001.parquet";
     files[name] = {slurp(fixtures / name), true};
   }
-  hub.add_commit("datasets", "allenai/ai2_arc", "main", "210d026faf9955653af8916fad021475a3f00453", files);
+  hub.add_commit("datasets", "allenai/ai2_arc", "main", "210d026faf9955653af8916fad021475a3f00453",
+                 files);
   hub.start();
 
-  const std::string run = bin.string() + " run --model dummy --model_args pretrained=hub-e2e --tasks arc_easy" +
+  const std::string run = bin.string() +
+                          " run --model dummy --model_args pretrained=hub-e2e --tasks arc_easy" +
                           include + " --limit 40";
   const std::string shared = lmeval::testing::shared_dir().string();
-  auto local = lmeval::testing::run_command("env -u HF_ENDPOINT LMEVAL_DATA_DIR=" + shared + "/hf_data " + run);
+  auto local = lmeval::testing::run_command("env -u HF_ENDPOINT LMEVAL_DATA_DIR=" + shared +
+                                            "/hf_data " + run);
   ASSERT_EQ(local.exit_code, 0) << local.err;
   ASSERT_NE(local.out.find("arc_easy"), std::string::npos) << local.out;
 
-  const std::string hub_env = "env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" +
-                              (work / "cache").string() + " HF_TOKEN=hf_e2eSecret ";
+  const std::string hub_env = "env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() +
+                              " HF_HUB_CACHE=" + (work / "cache").string() +
+                              " HF_TOKEN=hf_e2eSecret ";
   auto online = lmeval::testing::run_command(hub_env + run);
   ASSERT_EQ(online.exit_code, 0) << online.err;
   EXPECT_EQ(results_of(online.out), results_of(local.out));
@@ -102,20 +108,23 @@ TEST(HubEndToEnd, ArcEasyThroughHfEndpointMatchesLocalData) {
   EXPECT_EQ(results_of(offline.out), results_of(local.out));
 
   // Offline with an empty cache: exit 2 and a message naming the repo and revision.
-  auto missing = lmeval::testing::run_command("env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() +
-                                              " HF_HUB_CACHE=" + (work / "empty").string() +
-                                              " HF_HUB_OFFLINE=1 " + run);
+  auto missing = lmeval::testing::run_command(
+      "env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() +
+      " HF_HUB_CACHE=" + (work / "empty").string() + " HF_HUB_OFFLINE=1 " + run);
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("allenai/ai2_arc"), std::string::npos) << missing.err;
 
   // `lm-eval download` fills a fresh cache; an offline run from it matches too.
   hub.start();
-  const std::string dl_env = "env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" +
-                             (work / "dl").string() + " ";
-  auto dl = lmeval::testing::run_command(dl_env + bin.string() + " download --tasks arc_easy" + include);
+  const std::string dl_env = "env -u LMEVAL_DATA_DIR HF_ENDPOINT=" + hub.endpoint() +
+                             " HF_HUB_CACHE=" + (work / "dl").string() + " ";
+  auto dl =
+      lmeval::testing::run_command(dl_env + bin.string() + " download --tasks arc_easy" + include);
   ASSERT_EQ(dl.exit_code, 0) << dl.err;
-  EXPECT_TRUE(fs::exists(work / "dl/datasets--allenai--ai2_arc/snapshots/210d026faf9955653af8916fad021475a3f00453/"
-                                 "ARC-Easy/test-00000-of-00001.parquet"));
+  EXPECT_TRUE(
+      fs::exists(work /
+                 "dl/datasets--allenai--ai2_arc/snapshots/210d026faf9955653af8916fad021475a3f00453/"
+                 "ARC-Easy/test-00000-of-00001.parquet"));
   hub.stop();
   auto after = lmeval::testing::run_command(dl_env + "HF_HUB_OFFLINE=1 " + run);
   ASSERT_EQ(after.exit_code, 0) << after.err;
@@ -135,7 +144,8 @@ TEST(HubEndToEnd, ArcEasySplitsThroughHubEqualLocalJsonl) {
     std::string name = std::string("ARC-Easy/") + s + "-00000-of-00001.parquet";
     files[name] = {slurp(fixtures / name), true};
   }
-  hub.add_commit("datasets", "allenai/ai2_arc", "main", "210d026faf9955653af8916fad021475a3f00453", files);
+  hub.add_commit("datasets", "allenai/ai2_arc", "main", "210d026faf9955653af8916fad021475a3f00453",
+                 files);
   hub.start();
   fs::path cache = fs::temp_directory_path() / ("lmeval-hub-arc-" + std::to_string(::getpid()));
   lmeval::hub::HubConfig cfg;
@@ -149,10 +159,11 @@ TEST(HubEndToEnd, ArcEasySplitsThroughHubEqualLocalJsonl) {
   for (const char* s : {"train", "validation", "test"}) {
     auto rows = src.load_split(ref, s);
     ASSERT_TRUE(rows) << s;
-    auto want = lmeval::read_rows(lmeval::testing::shared_dir() / "hf_data/allenai/ai2_arc/ARC-Easy" /
-                                  (std::string(s) + ".jsonl"));
+    auto want = lmeval::read_rows(lmeval::testing::shared_dir() /
+                                  "hf_data/allenai/ai2_arc/ARC-Easy" / (std::string(s) + ".jsonl"));
     ASSERT_EQ(rows->size(), want.size()) << s;
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ((*rows)[i].dump(), want[i].dump()) << s << " row " << i;
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ((*rows)[i].dump(), want[i].dump()) << s << " row " << i;
     total += want.size();
   }
   EXPECT_EQ(total, 2251u + 570u + 2376u);

@@ -1,4 +1,5 @@
-// A loopback stand-in for the Hugging Face Hub (API + resolve routes) with fault injection, for tests.
+// A loopback stand-in for the Hugging Face Hub (API + resolve routes) with fault injection, for
+// tests.
 #pragma once
 
 #include "lmeval/core/sha256.hpp"
@@ -32,11 +33,11 @@ class FakeHub {
     bool gated = false;
   };
   struct Fault {
-    int fail_times = 0;       // answer `status` this many times first
+    int fail_times = 0;  // answer `status` this many times first
     int status = 500;
-    int cut_times = 0;        // then cut the body after `cut_after` bytes this many times
+    int cut_times = 0;  // then cut the body after `cut_after` bytes this many times
     size_t cut_after = 0;
-    int delay_ms = 0;         // every matching request waits this long
+    int delay_ms = 0;  // every matching request waits this long
     bool ignore_range = false;
   };
   struct Request {
@@ -82,7 +83,8 @@ class FakeHub {
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     a.sin_port = 0;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("bind");
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+      throw std::runtime_error("bind");
     socklen_t len = sizeof a;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
     port_ = ntohs(a.sin_port);
@@ -106,7 +108,9 @@ class FakeHub {
   int port() const { return port_; }
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
-  static std::string git_etag(const std::string& content) { return lmeval::sha256_hex("blob " + content).substr(0, 40); }
+  static std::string git_etag(const std::string& content) {
+    return lmeval::sha256_hex("blob " + content).substr(0, 40);
+  }
   static std::string lfs_etag(const std::string& content) { return lmeval::sha256_hex(content); }
 
  private:
@@ -156,10 +160,15 @@ class FakeHub {
   };
 
   void send_reply(int c, const Reply& r) {
-    static const std::map<int, std::string> reason = {{200, "OK"}, {206, "Partial Content"}, {302, "Found"},
-                                                      {401, "Unauthorized"}, {404, "Not Found"},
-                                                      {416, "Range Not Satisfiable"}, {429, "Too Many Requests"},
-                                                      {500, "Internal Server Error"}, {503, "Service Unavailable"}};
+    static const std::map<int, std::string> reason = {{200, "OK"},
+                                                      {206, "Partial Content"},
+                                                      {302, "Found"},
+                                                      {401, "Unauthorized"},
+                                                      {404, "Not Found"},
+                                                      {416, "Range Not Satisfiable"},
+                                                      {429, "Too Many Requests"},
+                                                      {500, "Internal Server Error"},
+                                                      {503, "Service Unavailable"}};
     std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " +
                       (reason.count(r.status) ? reason.at(r.status) : "X") + "\r\n";
     for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
@@ -290,7 +299,10 @@ class FakeHub {
     std::string id = url_decode(rest.substr(0, m));
     std::string after = rest.substr(m + marker.size());
     std::string rev_enc = api ? after : after.substr(0, after.find('/'));
-    std::string path = api ? "" : (after.find('/') == std::string::npos ? "" : url_decode(after.substr(after.find('/') + 1)));
+    std::string path = api ? ""
+                           : (after.find('/') == std::string::npos
+                                  ? ""
+                                  : url_decode(after.substr(after.find('/') + 1)));
     std::string rev = url_decode(rev_enc);
     auto rit = repos_.find(kind + "/" + id);
     if (rit == repos_.end()) {
@@ -333,8 +345,8 @@ class FakeHub {
     if (f.lfs) {
       r.status = 302;
       // Another host, like the Hub's CDN links: clients must not follow it for HEAD.
-      r.headers.emplace_back("Location", "http://localhost:" + std::to_string(port_) + "/cdn/" +
-                                             lfs_etag(f.content));
+      r.headers.emplace_back(
+          "Location", "http://localhost:" + std::to_string(port_) + "/cdn/" + lfs_etag(f.content));
       r.headers.emplace_back("X-Linked-Etag", "\"" + lfs_etag(f.content) + "\"");
       r.headers.emplace_back("X-Linked-Size", std::to_string(f.content.size()));
       r.headers.emplace_back("ETag", "\"" + git_etag(f.content) + "\"");

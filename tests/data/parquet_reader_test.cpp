@@ -1,6 +1,6 @@
 // Parquet reader: pyarrow-written fixtures, the Hub's MMLU-Pro files, column projection, bad input.
-#include "lmeval/core/error.hpp"
 #include "lmeval/data/parquet_reader.hpp"
+#include "lmeval/core/error.hpp"
 #include "lmeval/data/thrift_compact.hpp"
 #include "support/test_support.hpp"
 
@@ -31,7 +31,10 @@ Doc normalise(const Doc& v) {
   if (v.is_binary()) {
     static const char* hex = "0123456789abcdef";
     std::string s;
-    for (uint8_t b : v.get_binary()) { s += hex[b >> 4]; s += hex[b & 15]; }
+    for (uint8_t b : v.get_binary()) {
+      s += hex[b >> 4];
+      s += hex[b & 15];
+    }
     return Doc{{"$bytes", s}};
   }
   if (v.is_number_float() && !std::isfinite(v.get<double>())) {
@@ -52,14 +55,16 @@ Doc normalise(const Doc& v) {
 }
 
 // Compares keys in order (ordered_json equality ignores nothing) and reports the first difference.
-void expect_rows(const std::vector<Doc>& got, const std::vector<Doc>& want, const std::string& what) {
+void expect_rows(const std::vector<Doc>& got, const std::vector<Doc>& want,
+                 const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   size_t bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     Doc g = normalise(got[i]);
     if (g != want[i] || g.dump() != want[i].dump()) {
       if (bad++ < 3)
-        ADD_FAILURE() << what << " row " << i << "\n got: " << g.dump() << "\nwant: " << want[i].dump();
+        ADD_FAILURE() << what << " row " << i << "\n got: " << g.dump()
+                      << "\nwant: " << want[i].dump();
     }
   }
   EXPECT_EQ(bad, 0u) << what << ": " << bad << "/" << got.size() << " rows differ";
@@ -80,7 +85,8 @@ TEST(ParquetFixtures, EveryFileMatchesPyarrow) {
     if (e.path().extension() != ".parquet") continue;
     std::string stem = e.path().stem().string();
     std::string group = stem.substr(0, stem.find('_'));
-    if (!expected.count(group)) expected[group] = read_jsonl(fixtures() / (group + ".expected.jsonl"));
+    if (!expected.count(group))
+      expected[group] = read_jsonl(fixtures() / (group + ".expected.jsonl"));
     auto got = lmeval::parquet::read_parquet(e.path());
     expect_rows(got, expected[group], stem);
     ++files;
@@ -138,8 +144,10 @@ TEST(ParquetHub, MmluProTestMatchesJsonlTwin) {
   LMEVAL_REQUIRE_SHARED("data/mmlu_pro/parquet/test-00000-of-00001.parquet");
   LMEVAL_REQUIRE_SHARED("hf_data/TIGER-Lab/MMLU-Pro/default/test.jsonl");
   auto sd = lmeval::testing::shared_dir();
-  auto got = lmeval::parquet::read_parquet(sd / "data/mmlu_pro/parquet/test-00000-of-00001.parquet");
-  expect_rows(got, read_jsonl(sd / "hf_data/TIGER-Lab/MMLU-Pro/default/test.jsonl"), "mmlu_pro test");
+  auto got =
+      lmeval::parquet::read_parquet(sd / "data/mmlu_pro/parquet/test-00000-of-00001.parquet");
+  expect_rows(got, read_jsonl(sd / "hf_data/TIGER-Lab/MMLU-Pro/default/test.jsonl"),
+              "mmlu_pro test");
   EXPECT_EQ(got.size(), 12032u);
 }
 
@@ -201,7 +209,8 @@ TEST(ParquetBadInput, PageHeaderLiesAndDecompressionFailures) {
     std::string msg = error_of(bad);
     if (!msg.empty()) {
       ++errors;
-      named += msg.find("row group") != std::string::npos && msg.find("column '") != std::string::npos;
+      named +=
+          msg.find("row group") != std::string::npos && msg.find("column '") != std::string::npos;
     }
   }
   EXPECT_GT(errors, 0);
@@ -224,7 +233,8 @@ TEST(ParquetBadInput, DecompressionFailureNamesColumn) {
 // A string column holding bytes that are not UTF-8 (scripts/gen_non_utf8_parquet.py; pyarrow's
 // to_pylist raises UnicodeDecodeError on it) is refused naming the column, row and byte.
 TEST(ParquetBadInput, StringNotUtf8NamesColumnAndRow) {
-  fs::path bad = lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
+  fs::path bad =
+      lmeval::testing::source_dir() / "tests/data/fixtures_parquet_bad/string_not_utf8.parquet";
   std::string msg = error_of(slurp(bad), "string_not_utf8.parquet");
   EXPECT_NE(msg.find("column 'q', row 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("byte 0xFF at byte offset 0"), std::string::npos) << msg;

@@ -14,8 +14,8 @@
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-using lmeval::testing::read_jsonl;
 using lmeval::testing::lmeval_binary;
+using lmeval::testing::read_jsonl;
 using lmeval::testing::run_command;
 using lmeval::testing::shared_dir;
 
@@ -32,8 +32,9 @@ struct RunOutput {
 class FewshotSeeds : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("lmeval_seeds_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_seeds_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -41,15 +42,17 @@ class FewshotSeeds : public ::testing::Test {
 
   RunOutput run(const std::string& name, const std::string& args) {
     fs::path out = dir_ / name, rec = dir_ / (name + ".requests.jsonl");
-    auto r = run_command("LMEVAL_RECORD_REQUESTS='" + rec.string() + "' '" + lmeval_binary().string() +
-                         "' run --model dummy --model_args pretrained=hashfake --data_dir '" +
-                         (shared_dir() / "hf_data").string() + "' --output_path '" + out.string() +
-                         "' --log_samples " + args);
+    auto r =
+        run_command("LMEVAL_RECORD_REQUESTS='" + rec.string() + "' '" + lmeval_binary().string() +
+                    "' run --model dummy --model_args pretrained=hashfake --data_dir '" +
+                    (shared_dir() / "hf_data").string() + "' --output_path '" + out.string() +
+                    "' --log_samples " + args);
     RunOutput res{r.exit_code, r.out, r.err, {}, {}, {}};
     if (r.exit_code != 0) return res;
     for (const auto& f : fs::recursive_directory_iterator(out)) {
       std::string n = f.path().filename().string();
-      if (n.rfind("results_", 0) == 0) res.results = Json::parse(lmeval::testing::read_file(f.path()));
+      if (n.rfind("results_", 0) == 0)
+        res.results = Json::parse(lmeval::testing::read_file(f.path()));
       if (n.rfind("samples_", 0) == 0) {
         std::string task = n.substr(8, n.rfind('_') - 8);
         res.samples[task] = read_jsonl(f.path());
@@ -78,7 +81,8 @@ TEST_F(FewshotSeeds, EachSeedIsAPlainRunWithThatSeed) {
   ASSERT_EQ(multi.exit_code, 0) << multi.err;
   std::map<int64_t, RunOutput> plain;
   for (int64_t s : kSeeds) {
-    plain[s] = run("plain" + std::to_string(s), kTasks + " --num_fewshot 2 --seed 0,1234,1234," + std::to_string(s));
+    plain[s] = run("plain" + std::to_string(s),
+                   kTasks + " --num_fewshot 2 --seed 0,1234,1234," + std::to_string(s));
     ASSERT_EQ(plain[s].exit_code, 0) << plain[s].err;
   }
   // The default seed's plain run is the reference-compatible default run (no --seed).
@@ -86,8 +90,9 @@ TEST_F(FewshotSeeds, EachSeedIsAPlainRunWithThatSeed) {
   ASSERT_EQ(dflt.exit_code, 0) << dflt.err;
 
   // `results` and everything beside it: the first seed's plain run, byte for byte.
-  for (const char* key : {"results", "groups", "group_subtasks", "configs", "versions", "n-shot",
-                          "higher_is_better", "n-samples", "config", "task_hashes", "leaderboard_normalized"}) {
+  for (const char* key :
+       {"results", "groups", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better",
+        "n-samples", "config", "task_hashes", "leaderboard_normalized"}) {
     EXPECT_EQ(multi.results[key].dump(), dflt.results[key].dump()) << key;
     EXPECT_EQ(plain[1234].results[key].dump(), dflt.results[key].dump()) << key;
   }
@@ -97,11 +102,14 @@ TEST_F(FewshotSeeds, EachSeedIsAPlainRunWithThatSeed) {
   // Every seed's own results: its plain run's.
   ASSERT_EQ(multi.results["results_by_fewshot_seed"].size(), kSeeds.size());
   for (int64_t s : kSeeds)
-    EXPECT_EQ(multi.results["results_by_fewshot_seed"][std::to_string(s)].dump(), plain[s].results["results"].dump())
+    EXPECT_EQ(multi.results["results_by_fewshot_seed"][std::to_string(s)].dump(),
+              plain[s].results["results"].dump())
         << "seed " << s;
   // arc_easy's prompts change with the seed; mmlu's first_n few-shot examples do not.
-  EXPECT_NE(plain[1].results["task_hashes"]["arc_easy"], plain[2].results["task_hashes"]["arc_easy"]);
-  EXPECT_EQ(plain[1].results["task_hashes"]["mmlu_anatomy"], plain[2].results["task_hashes"]["mmlu_anatomy"]);
+  EXPECT_NE(plain[1].results["task_hashes"]["arc_easy"],
+            plain[2].results["task_hashes"]["arc_easy"]);
+  EXPECT_EQ(plain[1].results["task_hashes"]["mmlu_anatomy"],
+            plain[2].results["task_hashes"]["mmlu_anatomy"]);
 
   // The spread is over exactly those values, in seed order, for tasks and groups alike.
   const Json& spread = multi.results["fewshot_seed_variance"];
@@ -159,7 +167,8 @@ TEST_F(FewshotSeeds, EachSeedIsAPlainRunWithThatSeed) {
   // Console: the spread table after the usual ones.
   EXPECT_NE(multi.out.find("Across few-shot seeds 1234,1,2"), std::string::npos) << multi.out;
   // The usual tables say they are the first seed's score, not the seed mean compare uses.
-  EXPECT_NE(multi.out.find("The tables above are few-shot seed 1234 only"), std::string::npos) << multi.out;
+  EXPECT_NE(multi.out.find("The tables above are few-shot seed 1234 only"), std::string::npos)
+      << multi.out;
   EXPECT_NE(multi.out.find("|arc_easy"), std::string::npos);
   EXPECT_EQ(dflt.out.find("Across few-shot seeds"), std::string::npos);
 }
@@ -167,7 +176,9 @@ TEST_F(FewshotSeeds, EachSeedIsAPlainRunWithThatSeed) {
 TEST_F(FewshotSeeds, ZeroShotCostsOnePass) {
   LMEVAL_REQUIRE_SHARED("hf_data/allenai/ai2_arc");
   RunOutput plain = run("plain", "--tasks arc_easy,arc_challenge --limit 5 --num_fewshot 0");
-  RunOutput multi = run("multi", "--tasks arc_easy,arc_challenge --limit 5 --num_fewshot 0 --fewshot_seeds 1234,1,2,3,4");
+  RunOutput multi =
+      run("multi",
+          "--tasks arc_easy,arc_challenge --limit 5 --num_fewshot 0 --fewshot_seeds 1234,1,2,3,4");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(multi.exit_code, 0) << multi.err;
   ASSERT_FALSE(plain.requests.empty());

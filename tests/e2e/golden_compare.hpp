@@ -4,8 +4,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -27,18 +27,25 @@ using Json = nlohmann::ordered_json;
 
 // Top-level results keys that are dates, environment, or lm-eval's own additions.
 inline const std::set<std::string>& skipped_top_keys() {
-  static const std::set<std::string> keys = {
-      "date", "total_evaluation_time_seconds", "pretty_env_info", "transformers_version",
-      "git_hash", "upper_git_hash", "lm_eval_version", "leaderboard_normalized", "performance",
-      "statistics", "manifest"};
+  static const std::set<std::string> keys = {"date",
+                                             "total_evaluation_time_seconds",
+                                             "pretty_env_info",
+                                             "transformers_version",
+                                             "git_hash",
+                                             "upper_git_hash",
+                                             "lm_eval_version",
+                                             "leaderboard_normalized",
+                                             "performance",
+                                             "statistics",
+                                             "manifest"};
   return keys;
 }
 
 // Per-document values computed through numpy's SIMD exp (truthfulqa_mc2's acc), which can be
 // 1-2 ulp away from the C library's exp: compared with that tolerance.
 inline bool ulp_tolerant(const std::string& path) {
-  return path.rfind("samples[truthfulqa_mc2,", 0) == 0 &&
-         path.size() > 4 && path.compare(path.size() - 4, 4, "/acc") == 0;
+  return path.rfind("samples[truthfulqa_mc2,", 0) == 0 && path.size() > 4 &&
+         path.compare(path.size() - 4, 4, "/acc") == 0;
 }
 
 // A config value the reference shows as the Python source of a `!function` ("def name(...") or
@@ -63,7 +70,8 @@ inline bool function_display_matches(const Json& ours, const Json& golden) {
 }
 
 // Every difference between `a` (ours) and `b` (golden) below `path`, key order included.
-inline void walk(const Json& a, const Json& b, const std::string& path, std::vector<std::string>& out) {
+inline void walk(const Json& a, const Json& b, const std::string& path,
+                 std::vector<std::string>& out) {
   if (a.is_object() && b.is_object()) {
     std::vector<std::string> order_a, order_b;
     for (auto it = b.begin(); it != b.end(); ++it) {
@@ -149,9 +157,9 @@ inline std::vector<GoldenRun> load_runs(const fs::path& manifest, const std::str
   for (const auto& e : m) {
     // num_fewshot is a number, or "task default" for runs made without --num_fewshot.
     const Json& nf = e.at("num_fewshot");
-    std::string label = e.at("run").get<std::string>() + "_" +
-                        (nf.is_number_integer() ? std::to_string(nf.get<int>()) + "shot"
-                                                : std::string("default"));
+    std::string label =
+        e.at("run").get<std::string>() + "_" +
+        (nf.is_number_integer() ? std::to_string(nf.get<int>()) + "shot" : std::string("default"));
     runs.push_back({e, label});
   }
   return runs;
@@ -172,7 +180,8 @@ inline std::string run_command_line(const Json& e, const fs::path& data_dir, con
 // Differences between our outputs under `out` and the golden run `e` of `goldens`:
 // every results key (the skipped ones aside), every golden sample record, and every golden
 // request's arguments against those our samples record.
-inline std::vector<std::string> diff_run(const Json& e, const fs::path& goldens, const fs::path& out) {
+inline std::vector<std::string> diff_run(const Json& e, const fs::path& goldens,
+                                         const fs::path& out) {
   std::vector<std::string> diffs;
   fs::path ours_path = find_results(out);
   if (ours_path.empty()) return {"no results file under " + out.string()};
@@ -224,7 +233,8 @@ inline std::vector<std::string> diff_run(const Json& e, const fs::path& goldens,
         auto& m = ours_args[task];
         fs::path spath = find_samples(out, task);
         if (!spath.empty())
-          for (auto& row : read_jsonl(spath)) m.emplace(row.at("doc_id").get<int64_t>(), row.at("arguments"));
+          for (auto& row : read_jsonl(spath))
+            m.emplace(row.at("doc_id").get<int64_t>(), row.at("arguments"));
       }
       int64_t doc_id = rq.at("doc_id").get<int64_t>();
       std::string where = "requests[" + task + "," + std::to_string(doc_id) + "," +
@@ -265,10 +275,12 @@ inline std::vector<std::string> diff_recorded_requests(const fs::path& ours, con
       continue;
     }
     const Json& got = *it->second;
-    for (const char* key : {"task", "doc_id", "idx", "request_type", "repeats", "metadata", "arguments"})
+    for (const char* key :
+         {"task", "doc_id", "idx", "request_type", "repeats", "metadata", "arguments"})
       if (got[key] != want[key])
-        diffs.push_back("seq " + want["seq"].dump() + " key " + key + "\n ours:   " +
-                        got[key].dump().substr(0, 800) + "\n golden: " + want[key].dump().substr(0, 800));
+        diffs.push_back("seq " + want["seq"].dump() + " key " + key +
+                        "\n ours:   " + got[key].dump().substr(0, 800) +
+                        "\n golden: " + want[key].dump().substr(0, 800));
     if (compared) ++*compared;
   }
   return diffs;

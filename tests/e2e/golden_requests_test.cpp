@@ -49,10 +49,13 @@ TEST(E2E_GoldenRequests, ByteIdenticalToTheReference) {
   for (const auto& g : runs) {
     if (is_big(g.task) && !slow) continue;
     SCOPED_TRACE(g.task + " " + g.shots);
-    fs::path rec = fs::temp_directory_path() / ("lmeval_req_" + std::to_string(getpid()) + ".jsonl");
-    std::string cmd = "LMEVAL_RECORD_REQUESTS='" + rec.string() + "' '" + lmeval::testing::lmeval_binary().string() +
+    fs::path rec =
+        fs::temp_directory_path() / ("lmeval_req_" + std::to_string(getpid()) + ".jsonl");
+    std::string cmd = "LMEVAL_RECORD_REQUESTS='" + rec.string() + "' '" +
+                      lmeval::testing::lmeval_binary().string() +
                       "' run --model dummy --model_args pretrained=hashfake --tasks " + g.task +
-                      (g.shots == "default" ? "" : " --num_fewshot " + g.shots) + " --limit 100 --data_dir '" +
+                      (g.shots == "default" ? "" : " --num_fewshot " + g.shots) +
+                      " --limit 100 --data_dir '" +
                       (lmeval::testing::shared_dir() / "hf_data").string() + "'";
     auto r = lmeval::testing::run_command(cmd);
     if (r.exit_code != 0) {

@@ -19,7 +19,8 @@ using lmeval::testing::golden::GoldenRun;
 namespace {
 
 std::vector<GoldenRun> load_runs() {
-  fs::path manifest = shared_dir().empty() ? fs::path() : shared_dir() / "goldens" / "manifest.json";
+  fs::path manifest =
+      shared_dir().empty() ? fs::path() : shared_dir() / "goldens" / "manifest.json";
   return lmeval::testing::golden::load_runs(manifest, "shared_absent");
 }
 
@@ -51,13 +52,15 @@ TEST(TaskBadData, DocFunctionErrorNamesTaskAndDoc) {
   fs::create_directories(split);
   {
     std::ofstream f(split / "validation.jsonl");
-    f << R"({"sentence": "Sarah was a better surgeon than Maria so _ got the harder cases.", "option1": "Sarah", "option2": "Maria", "answer": "2"})" << "\n";
-    f << R"({"sentence": "There is no blank here.", "option1": "a", "option2": "b", "answer": "1"})" << "\n";
+    f << R"({"sentence": "Sarah was a better surgeon than Maria so _ got the harder cases.", "option1": "Sarah", "option2": "Maria", "answer": "2"})"
+      << "\n";
+    f << R"({"sentence": "There is no blank here.", "option1": "a", "option2": "b", "answer": "1"})"
+      << "\n";
   }
-  auto res = lmeval::testing::run_command(
-      lmeval::testing::lmeval_binary().string() +
-      " run --model hashfake --tasks winogrande --data_dir " + dir.string() + " --output_path " +
-      (dir / "out").string());
+  auto res =
+      lmeval::testing::run_command(lmeval::testing::lmeval_binary().string() +
+                                   " run --model hashfake --tasks winogrande --data_dir " +
+                                   dir.string() + " --output_path " + (dir / "out").string());
   fs::remove_all(dir);
   EXPECT_EQ(res.exit_code, 2) << res.err;
   EXPECT_NE((res.out + res.err).find("task winogrande, doc_id 1: winogrande: sentence has no '_'"),

@@ -1,5 +1,6 @@
 // Every built-in task runs end to end with the dummy and the real `hf` backend on the embedded
-// stories260K model (issue 6, point 6), and the results carry the reference's keys; the progress bar.
+// stories260K model (issue 6, point 6), and the results carry the reference's keys; the progress
+// bar.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "support/test_support.hpp"
 #include <nlohmann/json.hpp>
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
@@ -18,7 +19,8 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 bool has_hf_backend() {
-  auto r = lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() + "' ls models");
+  auto r =
+      lmeval::testing::run_command("'" + lmeval::testing::lmeval_binary().string() + "' ls models");
   return r.exit_code == 0 && r.out.find("|hf ") != std::string::npos;
 }
 
@@ -46,33 +48,41 @@ TEST(EveryBuiltinTask, RunsWithDummyAndHfOnStories260K) {
   std::string list;
   for (const auto& t : tasks) list += (list.empty() ? "" : ",") + t;
   // One data folder: the shared datasets and the stand-in ones, side by side.
-  const fs::path root = fs::temp_directory_path() / ("lmeval_every_task_" + std::to_string(getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("lmeval_every_task_" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "data");
-  for (const fs::path& src : {lmeval::testing::shared_dir() / "hf_data", lmeval::testing::source_dir() / "tests/fixtures/standin_data"})
+  for (const fs::path& src : {lmeval::testing::shared_dir() / "hf_data",
+                              lmeval::testing::source_dir() / "tests/fixtures/standin_data"})
     for (const auto& e : fs::directory_iterator(src))
-      if (e.is_directory()) fs::create_directory_symlink(e.path(), root / "data" / e.path().filename());
-  const std::string common = " --tasks " + list + " --limit 20 --data_dir '" + (root / "data").string() + "'";
+      if (e.is_directory())
+        fs::create_directory_symlink(e.path(), root / "data" / e.path().filename());
+  const std::string common =
+      " --tasks " + list + " --limit 20 --data_dir '" + (root / "data").string() + "'";
   std::vector<std::pair<std::string, std::string>> models = {{"dummy", " --model dummy"}};
   if (has_hf_backend())
-    models.push_back({"hf", " --model hf --device cpu --gen_kwargs max_gen_toks=32 --model_args pretrained='" +
-                                (lmeval::testing::source_dir() / "models/stories260K").string() + "'"});
+    models.push_back(
+        {"hf", " --model hf --device cpu --gen_kwargs max_gen_toks=32 --model_args pretrained='" +
+                   (lmeval::testing::source_dir() / "models/stories260K").string() + "'"});
   for (const auto& [name, args] : models) {
     const fs::path out = root / name;
-    auto r = lmeval::testing::run_command(bin + " run" + args + common + " --output_path '" + out.string() + "'");
+    auto r = lmeval::testing::run_command(bin + " run" + args + common + " --output_path '" +
+                                          out.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << name << "\n" << r.err.substr(0, 4000);
     fs::path results;
     for (const auto& e : fs::recursive_directory_iterator(out))
       if (e.path().extension() == ".json") results = e.path();
     ASSERT_FALSE(results.empty()) << name;
     Json j = Json::parse(lmeval::testing::read_file(results));
-    for (const char* key : {"results", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better",
-                            "n-samples", "config", "model_name", "total_evaluation_time_seconds"})
+    for (const char* key :
+         {"results", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better",
+          "n-samples", "config", "model_name", "total_evaluation_time_seconds"})
       EXPECT_TRUE(j.contains(key)) << name << ": " << key;
     for (const auto& t : tasks) {
       ASSERT_TRUE(j["results"].contains(t)) << name << ": " << t;
       const Json& n = j["n-samples"][t];
-      EXPECT_EQ(n["effective"].get<int64_t>(), std::min<int64_t>(20, n["original"].get<int64_t>())) << name << ": " << t;
+      EXPECT_EQ(n["effective"].get<int64_t>(), std::min<int64_t>(20, n["original"].get<int64_t>()))
+          << name << ": " << t;
     }
   }
   fs::remove_all(root);
@@ -83,13 +93,16 @@ TEST(EveryBuiltinTask, RunsWithDummyAndHfOnStories260K) {
 TEST(HfTaskRunStandin, MathHardAndMusrRunOnStories260K) {
   if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
   for (const std::string task : {"leaderboard_math_hard", "leaderboard_musr"}) {
-    fs::path out = fs::temp_directory_path() / ("lmeval_hf_standin_" + std::to_string(getpid()) + "_" + task);
+    fs::path out =
+        fs::temp_directory_path() / ("lmeval_hf_standin_" + std::to_string(getpid()) + "_" + task);
     fs::remove_all(out);
     auto r = lmeval::testing::run_command(
-        "'" + lmeval::testing::lmeval_binary().string() + "' run --model hf --model_args pretrained='" +
-        (lmeval::testing::source_dir() / "models/stories260K").string() + "' --device cpu --tasks " + task +
-        " --limit 2 --gen_kwargs max_gen_toks=32 --data_dir '" +
-        (lmeval::testing::source_dir() / "tests/fixtures/standin_data").string() + "' --output_path '" + out.string() + "'");
+        "'" + lmeval::testing::lmeval_binary().string() +
+        "' run --model hf --model_args pretrained='" +
+        (lmeval::testing::source_dir() / "models/stories260K").string() +
+        "' --device cpu --tasks " + task + " --limit 2 --gen_kwargs max_gen_toks=32 --data_dir '" +
+        (lmeval::testing::source_dir() / "tests/fixtures/standin_data").string() +
+        "' --output_path '" + out.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << task << "\n" << r.err;
     fs::path results;
     for (const auto& e : fs::recursive_directory_iterator(out))
@@ -102,12 +115,12 @@ TEST(HfTaskRunStandin, MathHardAndMusrRunOnStories260K) {
   }
 }
 
-
 // The progress bar: one per request type on stderr with rate, ETA and (hf) tokens/s when asked
 // for with LMEVAL_PROGRESS=1; nothing when LMEVAL_PROGRESS=0 (as for a log file).
 TEST(Progress, BarWithTokensPerSecondAndEta) {
   // The demo task ships in the repository (3 choices per document).
-  const std::string base = "'" + lmeval::testing::lmeval_binary().string() + "' run --tasks demo_story_cloze --limit 5";
+  const std::string base =
+      "'" + lmeval::testing::lmeval_binary().string() + "' run --tasks demo_story_cloze --limit 5";
   auto dummy = lmeval::testing::run_command("LMEVAL_PROGRESS=1 " + base + " --model dummy");
   ASSERT_EQ(dummy.exit_code, 0) << dummy.err;
   EXPECT_NE(dummy.err.find("loglikelihood ["), std::string::npos) << dummy.err;
@@ -118,8 +131,9 @@ TEST(Progress, BarWithTokensPerSecondAndEta) {
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("loglikelihood ["), std::string::npos) << quiet.err;
   if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
-  auto hf = lmeval::testing::run_command("LMEVAL_PROGRESS=1 " + base + " --model hf --device cpu --model_args pretrained='" +
-                                         (lmeval::testing::source_dir() / "models/stories260K").string() + "'");
+  auto hf = lmeval::testing::run_command(
+      "LMEVAL_PROGRESS=1 " + base + " --model hf --device cpu --model_args pretrained='" +
+      (lmeval::testing::source_dir() / "models/stories260K").string() + "'");
   ASSERT_EQ(hf.exit_code, 0) << hf.err;
   EXPECT_NE(hf.err.find("tok/s"), std::string::npos) << hf.err;
   EXPECT_NE(hf.err.find("15/15 ("), std::string::npos) << hf.err;

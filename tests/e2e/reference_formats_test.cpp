@@ -3,13 +3,13 @@
 // The reference's dummy model answers from Python's global random, so scores are not compared.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <unistd.h>
 
-#include "support/test_support.hpp"
 #include <nlohmann/json.hpp>
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
@@ -30,11 +30,13 @@ void stage(const fs::path& work, const std::string& sub, const std::vector<std::
   }
 }
 
-std::vector<fs::path> files_with(const fs::path& dir, const std::string& prefix, const std::string& ext) {
+std::vector<fs::path> files_with(const fs::path& dir, const std::string& prefix,
+                                 const std::string& ext) {
   std::vector<fs::path> out;
   if (!fs::exists(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename().string().rfind(prefix, 0) == 0 && e.path().extension() == ext) out.push_back(e.path());
+    if (e.path().filename().string().rfind(prefix, 0) == 0 && e.path().extension() == ext)
+      out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -102,11 +104,14 @@ TEST(E2E_ReferenceFormats, GroupWithMcAndGenerationTasks) {
   LMEVAL_REQUIRE_SHARED(kSpecTasks / "run1_output");
   fs::path work = fs::temp_directory_path() / ("lmeval_e2e_run1_" + std::to_string(getpid()));
   stage(work, "t1", {"mc.yaml", "gen.yaml", "grp.yaml"});
-  RunOutput ours = run_lmeval(work, "run --model dummy --tasks tgrp --include_path t1 --output_path out --log_samples --limit 4");
+  RunOutput ours = run_lmeval(
+      work,
+      "run --model dummy --tasks tgrp --include_path t1 --output_path out --log_samples --limit 4");
   RunOutput ref = reference("run1_output");
   ASSERT_TRUE(ours.results.is_object());
   std::string data_dir = (lmeval::testing::shared_dir() / kSpecTasks).string();
-  for (const char* key : {"group_subtasks", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"})
+  for (const char* key :
+       {"group_subtasks", "versions", "n-shot", "higher_is_better", "n-samples", "task_hashes"})
     EXPECT_EQ(ours.results[key], ref.results[key]) << key;
   EXPECT_EQ(strip_paths(ours.results["configs"], data_dir), ref.results["configs"]);
   // Same top-level keys in the same order (lm-eval's extra keys come after the reference's).
@@ -115,7 +120,9 @@ TEST(E2E_ReferenceFormats, GroupWithMcAndGenerationTasks) {
   for (auto& [k, v] : ref.results.items()) rk.push_back(k);
   ok.resize(std::min(ok.size(), rk.size() + 2));
   for (size_t i = 0, j = 0; i < rk.size(); ++i) {
-    while (j < ok.size() && ok[j] != rk[i] && (ok[j] == "leaderboard_normalized" || ok[j] == "performance")) ++j;
+    while (j < ok.size() && ok[j] != rk[i] &&
+           (ok[j] == "leaderboard_normalized" || ok[j] == "performance"))
+      ++j;
     ASSERT_LT(j, ok.size());
     EXPECT_EQ(ok[j++], rk[i]);
   }
@@ -124,8 +131,8 @@ TEST(E2E_ReferenceFormats, GroupWithMcAndGenerationTasks) {
     for (size_t i = 0; i < lines.size(); ++i) {
       const Json& o = ours.samples[task][i];
       const Json& r = lines[i];
-      for (const char* key : {"doc_id", "doc", "target", "arguments", "filter", "metrics", "doc_hash",
-                              "prompt_hash", "target_hash"})
+      for (const char* key : {"doc_id", "doc", "target", "arguments", "filter", "metrics",
+                              "doc_hash", "prompt_hash", "target_hash"})
         EXPECT_EQ(o[key], r[key]) << task << " line " << i << " key " << key;
     }
   }
@@ -136,7 +143,9 @@ TEST(E2E_ReferenceFormats, NestedGroupsAndNumFewshotOverride) {
   LMEVAL_REQUIRE_SHARED(kSpecTasks / "run2_output");
   fs::path work = fs::temp_directory_path() / ("lmeval_e2e_run2_" + std::to_string(getpid()));
   stage(work, "t2", {"mc.yaml", "inner.yaml", "outer.yaml"});
-  RunOutput ours = run_lmeval(work, "--model dummy --tasks gouter --include_path t2 --output_path out/res.json --limit 3 --num_fewshot 1");
+  RunOutput ours = run_lmeval(work,
+                              "--model dummy --tasks gouter --include_path t2 --output_path "
+                              "out/res.json --limit 3 --num_fewshot 1");
   RunOutput ref = reference("run2_output");
   ASSERT_TRUE(ours.results.is_object());
   for (const char* key : {"group_subtasks", "versions", "n-shot", "higher_is_better", "n-samples"})

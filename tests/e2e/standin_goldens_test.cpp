@@ -57,7 +57,8 @@ TEST_P(StandinGoldenRunTest, MatchesReference) {
     fs::create_directories(root);
     for (const fs::path& dir : {data, lmeval::testing::shared_dir() / "hf_data"})
       for (const auto& org : fs::directory_iterator(dir))
-        if (org.is_directory()) fs::create_directory_symlink(org.path(), root / org.path().filename());
+        if (org.is_directory())
+          fs::create_directory_symlink(org.path(), root / org.path().filename());
     data = root;
   }
   fs::path rec = out / "requests.jsonl";
@@ -80,8 +81,10 @@ TEST_P(StandinGoldenRunTest, MatchesReference) {
       if (found != diffs.end())
         diffs.erase(found);
       else
-        diffs.push_back("known difference no longer present (update known_differences() and "
-                        "docs/fidelity.md): " + known);
+        diffs.push_back(
+            "known difference no longer present (update known_differences() and "
+            "docs/fidelity.md): " +
+            known);
     }
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences for " << GetParam().label << ":\n"
                              << lmeval::testing::golden::first_diffs(diffs);
@@ -97,13 +100,15 @@ TEST(StandinBadData, TargetNamingNoChoiceIsWarnedAndScoredWrong) {
   auto res = lmeval::testing::run_command(
       lmeval::testing::lmeval_binary().string() +
       " run --model hashfake --tasks leaderboard_musr_object_placements --data_dir " +
-      (source_dir() / "tests" / "fixtures" / "standin_data").string() + " --output_path " + out.string());
+      (source_dir() / "tests" / "fixtures" / "standin_data").string() + " --output_path " +
+      out.string());
   fs::remove_all(out);
   ASSERT_EQ(res.exit_code, 0) << res.err;
   std::string log = res.out + res.err;
-  EXPECT_NE(log.find("task leaderboard_musr_object_placements, doc_id 2: target 3 names none of the 2 "
-                     "choices"),
-            std::string::npos)
+  EXPECT_NE(
+      log.find("task leaderboard_musr_object_placements, doc_id 2: target 3 names none of the 2 "
+               "choices"),
+      std::string::npos)
       << log;
   EXPECT_EQ(log.find("doc_id 3:"), std::string::npos) << log;
   EXPECT_EQ(log.find("doc_id 0:"), std::string::npos) << log;

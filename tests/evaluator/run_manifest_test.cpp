@@ -41,18 +41,21 @@ class Evaluator_RunManifest : public ::testing::Test {
     write(repo / "blobs" / "etag-tc", kTC);
     fs::create_directories(repo / "snapshots" / kCommitA);
     fs::create_symlink("../../blobs/etag-tj-a", repo / "snapshots" / kCommitA / "tokenizer.json");
-    fs::create_symlink("../../blobs/etag-tc", repo / "snapshots" / kCommitA / "tokenizer_config.json");
+    fs::create_symlink("../../blobs/etag-tc",
+                       repo / "snapshots" / kCommitA / "tokenizer_config.json");
     write(repo / "snapshots" / kCommitA / "config.json", "{}");  // not a tokenizer file
     write(repo / "refs" / "main", kCommitA);
     // Commit B, named by refs/v2, with another tokenizer.json.
     write(repo / "blobs" / "etag-tj-b", kTJ_B);
     fs::create_directories(repo / "snapshots" / kCommitB);
     fs::create_symlink("../../blobs/etag-tj-b", repo / "snapshots" / kCommitB / "tokenizer.json");
-    fs::create_symlink("../../blobs/etag-tc", repo / "snapshots" / kCommitB / "tokenizer_config.json");
+    fs::create_symlink("../../blobs/etag-tc",
+                       repo / "snapshots" / kCommitB / "tokenizer_config.json");
     write(repo / "refs" / "v2", kCommitB);
     // A repo in the cache with no tokenizer files.
     write(root_ / "hub" / "models--org--weights-only" / "refs" / "main", kCommitA);
-    write(root_ / "hub" / "models--org--weights-only" / "snapshots" / kCommitA / "config.json", "{}");
+    write(root_ / "hub" / "models--org--weights-only" / "snapshots" / kCommitA / "config.json",
+          "{}");
     // The same two files as a local folder.
     write(root_ / "local" / "tokenizer.json", kTJ);
     write(root_ / "local" / "tokenizer_config.json", kTC);
@@ -103,11 +106,14 @@ TEST_F(Evaluator_RunManifest, LocalFolderAndHubSnapshotOfTheSameFilesAgree) {
 
 TEST_F(Evaluator_RunManifest, NullWhenNoFilesExistLocally) {
   EXPECT_TRUE(tokenizer({{"pretrained", "org/not-cached"}})["files_sha256"].is_null());
-  EXPECT_TRUE(tokenizer({{"pretrained", "org/tiny"}, {"revision", "no-such-branch"}})["files_sha256"].is_null());
+  EXPECT_TRUE(
+      tokenizer({{"pretrained", "org/tiny"}, {"revision", "no-such-branch"}})["files_sha256"]
+          .is_null());
   Json w = tokenizer({{"pretrained", "org/weights-only"}});
   EXPECT_TRUE(w["files_sha256"].is_null());
   EXPECT_EQ(w["hub_commit"], kCommitA);  // the snapshot is there, without tokenizer files
-  EXPECT_TRUE(tokenizer(Json::object())["files_sha256"].is_null());  // the dummy model: no tokenizer
+  EXPECT_TRUE(
+      tokenizer(Json::object())["files_sha256"].is_null());  // the dummy model: no tokenizer
 }
 
 }  // namespace

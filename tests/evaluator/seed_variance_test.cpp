@@ -11,7 +11,9 @@ using lmeval::Json;
 namespace {
 
 Json section(double acc, double acc_norm, const char* se = nullptr) {
-  Json task = {{"alias", "t"}, {"acc,none", acc}, {"acc_stderr,none", se ? Json(se) : Json(0.01)},
+  Json task = {{"alias", "t"},
+               {"acc,none", acc},
+               {"acc_stderr,none", se ? Json(se) : Json(0.01)},
                {"acc_norm,none", acc_norm}};
   return Json{{"t", task}};
 }

@@ -3,8 +3,8 @@
 // GPQA golden run (tests/e2e) checks the resulting random-stream position against the reference.
 #include <gtest/gtest.h>
 
-#include "lmeval/core/py_random.hpp"
 #include "evaluator/global_random_replay.hpp"
+#include "lmeval/core/py_random.hpp"
 
 namespace lmeval {
 namespace {

@@ -211,13 +211,12 @@ TEST(Filters_Config, BadRegexNamesPatternAndPosition) {
 }
 
 TEST(Filters_Config, MalformedEntries) {
-  for (
-      const char* text :
-      {R"([1])", R"({"filter": []})", R"({"name": 3, "filter": []})", R"({"name": "a"})",
-       R"({"name": "a", "filter": {"function": "take_first"}})",
-       R"({"name": "a", "filter": ["take_first"]})", R"({"name": "a", "filter": [{"k": 1}]})",
-       R"({"name": "a", "filter": [{"function": 7}]})",
-       R"({"name": "a", "filter": [{"function": "regex", "regex_pattern": 5}]})"}) {
+  for (const char* text :
+       {R"([1])", R"({"filter": []})", R"({"name": 3, "filter": []})", R"({"name": "a"})",
+        R"({"name": "a", "filter": {"function": "take_first"}})",
+        R"({"name": "a", "filter": ["take_first"]})", R"({"name": "a", "filter": [{"k": 1}]})",
+        R"({"name": "a", "filter": [{"function": 7}]})",
+        R"({"name": "a", "filter": [{"function": "regex", "regex_pattern": 5}]})"}) {
     EXPECT_THROW(FilterEnsemble::from_config(Json::parse(text), at("filter_list[0]")), UserError)
         << text;
   }

@@ -22,6 +22,7 @@ TEST(Fuzz_InputPipeline, CorpusReplaysWithoutCrashOrUnexpectedError) {
   for (const auto& f : files) {
     SCOPED_TRACE(f.filename().string());
     std::string bytes = lmeval::testing::read_file(f);
-    EXPECT_NO_THROW(lmeval::fuzz::run_input_pipeline(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    EXPECT_NO_THROW(lmeval::fuzz::run_input_pipeline(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                     bytes.size()));
   }
 }

@@ -1,6 +1,7 @@
 // Leaderboard normalisation (spec §8.2), expected values by hand:
 //   (0.6 - 0.5) / 0.5 * 100 = 20; (0.5 - 0.25) / 0.75 * 100 = 33.33...; their mean 26.66...
-//   GPQA (0.4 - 0.25) / 0.75 * 100 = 20; MMLU-Pro (0.28 - 0.1) / 0.9 * 100 = 20; MATH 0.12 * 100 = 12.
+//   GPQA (0.4 - 0.25) / 0.75 * 100 = 20; MMLU-Pro (0.28 - 0.1) / 0.9 * 100 = 20; MATH 0.12 * 100
+//   = 12.
 #include <gtest/gtest.h>
 
 #include "lmeval/metrics/leaderboard.hpp"
@@ -20,9 +21,12 @@ TEST(Metrics_Leaderboard, TasksAndTheLeaderboardRulesNameTheirMetric) {
     "leaderboard_gpqa": {"acc_norm,none": 0.4},
     "leaderboard_mmlu_pro": {"acc,none": 0.28},
     "leaderboard_math_hard": {"exact_match,none": 0.12}}})");
-  Json n = lmeval::leaderboard_normalized(rf, {{"leaderboard_bbh_a", 0.5}, {"leaderboard_bbh_b", 0.25}});
-  EXPECT_NEAR(n["tasks"]["leaderboard_bbh_a"]["acc_norm,none"]["normalized"].get<double>(), 20.0, 1e-12);
-  EXPECT_NEAR(n["tasks"]["leaderboard_bbh_b"]["acc_norm,none"]["normalized"].get<double>(), 100.0 / 3, 1e-12);
+  Json n =
+      lmeval::leaderboard_normalized(rf, {{"leaderboard_bbh_a", 0.5}, {"leaderboard_bbh_b", 0.25}});
+  EXPECT_NEAR(n["tasks"]["leaderboard_bbh_a"]["acc_norm,none"]["normalized"].get<double>(), 20.0,
+              1e-12);
+  EXPECT_NEAR(n["tasks"]["leaderboard_bbh_b"]["acc_norm,none"]["normalized"].get<double>(),
+              100.0 / 3, 1e-12);
   const Json& lb = n["leaderboard"];
   EXPECT_NEAR(lb["leaderboard_bbh"]["normalized"].get<double>(), (20.0 + 100.0 / 3) / 2, 1e-12);
   EXPECT_EQ(lb["leaderboard_bbh"]["metric"], "acc_norm,none");

@@ -1,9 +1,10 @@
 // The metric registry. Expected values: scikit-learn 1.x (f1_score, matthews_corrcoef) and the
 // reference's lm_eval.api.metrics / registry (aggregations, higher_is_better), run in Python:
 //   f1_score([1,0,1,1,0,0,1,0], [1,1,0,1,0,0,1,1]) = 0.6666666666666666
-//   matthews_corrcoef(same) = 0.2581988897471611; matthews_corrcoef([0,1,2,2,1,0,2], [0,2,2,2,1,1,0]) = 0.34375
-//   weighted_perplexity([(-3,2),(-5,3)]) = 4.953032424395115; bits_per_byte(same) = 2.3083120654223417
-//   median([3,1,2,5]) = 3; brier_score([(0,[.7,.3]),(1,[.4,.6])]) = 0.25000000000000006
+//   matthews_corrcoef(same) = 0.2581988897471611; matthews_corrcoef([0,1,2,2,1,0,2],
+//   [0,2,2,2,1,1,0]) = 0.34375 weighted_perplexity([(-3,2),(-5,3)]) = 4.953032424395115;
+//   bits_per_byte(same) = 2.3083120654223417 median([3,1,2,5]) = 3;
+//   brier_score([(0,[.7,.3]),(1,[.4,.6])]) = 0.25000000000000006
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,12 +32,13 @@ TEST(Metrics_Registry, DefaultsAreTheReferencesRegistry) {
     const char* aggregation;
     bool higher;
   };
-  for (const Row& r : {Row{"acc", "mean", true}, Row{"acc_norm", "mean", true}, Row{"perplexity", "perplexity", false},
+  for (const Row& r : {Row{"acc", "mean", true}, Row{"acc_norm", "mean", true},
+                       Row{"perplexity", "perplexity", false},
                        Row{"word_perplexity", "weighted_perplexity", false},
-                       Row{"bits_per_byte", "bits_per_byte", false}, Row{"mcc", "matthews_corrcoef", true},
-                       Row{"f1", "f1", true}, Row{"brier_score", "brier_score", false},
-                       Row{"exact_match", "mean", true}, Row{"acc_mutual_info", "mean", true},
-                       Row{"likelihood", "mean", true}}) {
+                       Row{"bits_per_byte", "bits_per_byte", false},
+                       Row{"mcc", "matthews_corrcoef", true}, Row{"f1", "f1", true},
+                       Row{"brier_score", "brier_score", false}, Row{"exact_match", "mean", true},
+                       Row{"acc_mutual_info", "mean", true}, Row{"likelihood", "mean", true}}) {
     const metrics::Metric* m = metrics::find(r.name);
     ASSERT_NE(m, nullptr) << r.name;
     EXPECT_EQ(m->aggregation, r.aggregation) << r.name;
@@ -50,19 +52,22 @@ TEST(Metrics_Registry, AggregationsMatchScikitLearnAndTheReference) {
   auto items = pairs({1, 0, 1, 1, 0, 0, 1, 0}, {1, 1, 0, 1, 0, 0, 1, 1});
   EXPECT_DOUBLE_EQ(lmeval::aggregate("f1", items), 0.6666666666666666);
   EXPECT_DOUBLE_EQ(lmeval::aggregate("matthews_corrcoef", items), 0.2581988897471611);
-  EXPECT_DOUBLE_EQ(lmeval::aggregate("matthews_corrcoef", pairs({0, 1, 2, 2, 1, 0, 2}, {0, 2, 2, 2, 1, 1, 0})),
-                   0.34375);
+  EXPECT_DOUBLE_EQ(
+      lmeval::aggregate("matthews_corrcoef", pairs({0, 1, 2, 2, 1, 0, 2}, {0, 2, 2, 2, 1, 1, 0})),
+      0.34375);
   std::vector<Json> ll = {Json::array({-3.0, 2}), Json::array({-5.0, 3})};
   EXPECT_DOUBLE_EQ(lmeval::aggregate("weighted_perplexity", ll), 4.953032424395115);
   EXPECT_DOUBLE_EQ(lmeval::aggregate("bits_per_byte", ll), 2.3083120654223417);
   EXPECT_DOUBLE_EQ(lmeval::aggregate("median", {Json(3), Json(1), Json(2), Json(5)}), 3.0);
-  std::vector<Json> brier = {Json::array({0, Json::array({0.7, 0.3})}), Json::array({1, Json::array({0.4, 0.6})})};
+  std::vector<Json> brier = {Json::array({0, Json::array({0.7, 0.3})}),
+                             Json::array({1, Json::array({0.4, 0.6})})};
   EXPECT_NEAR(lmeval::aggregate("brier_score", brier), 0.25000000000000006, 1e-15);
   EXPECT_THROW(lmeval::aggregate("no_such_aggregation", items), lmeval::UserError);
 }
 
 TEST(Metrics_Registry, StderrMethodsAreTheReferencesStderrForMetric) {
-  EXPECT_EQ(metrics::find_aggregation("mean")->stderr_method, metrics::StderrMethod::MeanClosedForm);
+  EXPECT_EQ(metrics::find_aggregation("mean")->stderr_method,
+            metrics::StderrMethod::MeanClosedForm);
   for (const char* b : {"median", "matthews_corrcoef", "f1", "perplexity", "nanmean"})
     EXPECT_EQ(metrics::find_aggregation(b)->stderr_method, metrics::StderrMethod::Bootstrap) << b;
   for (const char* n : {"weighted_perplexity", "bits_per_byte", "brier_score", "bypass"})
@@ -97,7 +102,8 @@ TEST(Metrics_Registry, GenerationExactMatchTakesItsKeywords) {
   const metrics::Metric* em = metrics::find("exact_match");
   metrics::GenerationScores s{Json("The Answer."), Json("the answer"), false};
   EXPECT_EQ(em->generate_until(s, Json::object()), Json(0.0));
-  EXPECT_EQ(em->generate_until(s, Json{{"ignore_case", true}, {"ignore_punctuation", true}}), Json(1.0));
+  EXPECT_EQ(em->generate_until(s, Json{{"ignore_case", true}, {"ignore_punctuation", true}}),
+            Json(1.0));
   metrics::GenerationScores multi{Json("b"), Json::array({"a", "b"}), true};
   EXPECT_EQ(em->generate_until(multi, Json::object()), Json(1.0));
 }

@@ -16,7 +16,9 @@ nlohmann::json goldens() {
 }
 
 // The reference compares floats computed the same way; allow only the last bits to differ.
-void expect_close(double got, double want) { EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))); }
+void expect_close(double got, double want) {
+  EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want)));
+}
 
 }  // namespace
 
@@ -42,7 +44,6 @@ TEST(Metrics_Sacrebleu, CorpusBleuChrfChrfppMatchSacrebleu) {
   }
 }
 
-
 // The reference's bleu/chrf/chrf++ aggregations over [gold, prediction] items (_sacreformat):
 // a string gold is one reference, a list gold holds several.
 TEST(Metrics_Sacrebleu, AggregationsOverDocumentItems) {
@@ -53,8 +54,8 @@ TEST(Metrics_Sacrebleu, AggregationsOverDocumentItems) {
     for (size_t i = 0; i < c["hyps"].size(); ++i) {
       lmeval::Json gold = lmeval::Json::array();
       for (size_t k = 0; k < streams; ++k) gold.push_back(c["refs"][k][i].get<std::string>());
-      items.push_back(lmeval::Json::array(
-          {streams == 1 ? gold[0] : gold, c["hyps"][i].get<std::string>()}));
+      items.push_back(
+          lmeval::Json::array({streams == 1 ? gold[0] : gold, c["hyps"][i].get<std::string>()}));
     }
     expect_close(lmeval::aggregate("bleu", items), c["bleu"].get<double>());
     expect_close(lmeval::aggregate("chrf", items), c["chrf"].get<double>());

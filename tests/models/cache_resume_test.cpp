@@ -30,7 +30,8 @@ constexpr int kRequests = 120;  // demo_story_cloze: 40 stories x 3 endings
 struct Dir {
   fs::path path;
   explicit Dir(const std::string& name)
-      : path(fs::temp_directory_path() / ("lmeval_resume_" + std::to_string(getpid()) + "_" + name)) {
+      : path(fs::temp_directory_path() /
+             ("lmeval_resume_" + std::to_string(getpid()) + "_" + name)) {
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -40,8 +41,9 @@ struct Dir {
 // A run in `dir` with the cache at the relative path `c`, so that every run records the same
 // config.use_cache. The dummy model sleeps `delay_ms` per request.
 std::string command(const fs::path& dir, int delay_ms) {
-  return "cd " + dir.string() + " && exec env LMEVAL_CACHE_CHUNK=10 LMEVAL_DUMMY_DELAY_MS=" +
-         std::to_string(delay_ms) + " " + lmeval_binary().string() +
+  return "cd " + dir.string() +
+         " && exec env LMEVAL_CACHE_CHUNK=10 LMEVAL_DUMMY_DELAY_MS=" + std::to_string(delay_ms) +
+         " " + lmeval_binary().string() +
          " run --model dummy --model_args pretrained=dummy --tasks demo_story_cloze --use_cache c"
          " --log_samples --output_path out";
 }
@@ -77,9 +79,13 @@ int rows(const fs::path& db) {
   return n;
 }
 
-std::string normalised_results(const fs::path& dir) { return lmeval::testing::results_without_timings(dir / "out"); }
+std::string normalised_results(const fs::path& dir) {
+  return lmeval::testing::results_without_timings(dir / "out");
+}
 
-std::string samples(const fs::path& dir) { return lmeval::testing::samples_of(dir / "out", "demo_story_cloze"); }
+std::string samples(const fs::path& dir) {
+  return lmeval::testing::samples_of(dir / "out", "demo_story_cloze");
+}
 
 // "N of 120 loglikelihood requests answered from" in a run's log.
 int answered_from_cache(const std::string& log) {
@@ -92,7 +98,8 @@ int answered_from_cache(const std::string& log) {
 
 TEST(Models_CacheResume, RerunComputesNothingAndMatches) {
   Dir plain("plain"), cached("cached");
-  auto p = run_command(command(plain.path, 0).replace(command(plain.path, 0).find(" --use_cache c"), 14, ""));
+  auto p = run_command(
+      command(plain.path, 0).replace(command(plain.path, 0).find(" --use_cache c"), 14, ""));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   auto first = run_command(command(cached.path, 0));
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -102,7 +109,8 @@ TEST(Models_CacheResume, RerunComputesNothingAndMatches) {
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(answered_from_cache(second.out + second.err), kRequests) << second.err;
   EXPECT_EQ(samples(cached.path), samples(plain.path));
-  Json a = Json::parse(normalised_results(cached.path)), b = Json::parse(normalised_results(plain.path));
+  Json a = Json::parse(normalised_results(cached.path)),
+       b = Json::parse(normalised_results(plain.path));
   b["config"]["use_cache"] = "c";  // the one field a cached run adds
   EXPECT_EQ(a.dump(1), b.dump(1));
 }
@@ -128,7 +136,8 @@ TEST(Models_CacheResume, SigkillThenRestartGivesTheSameFiles) {
 
   auto again = run_command(command(killed.path, 0));
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(answered_from_cache(again.out + again.err), stored) << again.err;  // only the rest was computed
+  EXPECT_EQ(answered_from_cache(again.out + again.err), stored)
+      << again.err;  // only the rest was computed
   EXPECT_EQ(rows(db), kRequests);
   EXPECT_EQ(normalised_results(killed.path), normalised_results(whole.path));
   EXPECT_FALSE(samples(whole.path).empty());
@@ -173,7 +182,8 @@ TEST(Models_CacheResume, DamagedFileExitsOneNamingIt) {
   fs::path db = dir.path / "c_rank0.db";
   std::string bytes = read_file(db);
   // Overwrite the middle of the file (row pages) with garbage.
-  for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 2000 && i < bytes.size(); ++i) bytes[i] = '\x5a';
+  for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 2000 && i < bytes.size(); ++i)
+    bytes[i] = '\x5a';
   std::ofstream(db, std::ios::binary | std::ios::trunc) << bytes;
   auto r = run_command(command(dir.path, 0));
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -192,11 +202,14 @@ TEST(Models_CacheResume, HfRerunComputesNothing) {
       !fs::exists(lmeval::testing::shared_dir() / "fixtures/llama/model.safetensors"))
     GTEST_SKIP() << "../shared/fixtures/llama is absent";
   auto models = run_command(lmeval_binary().string() + " ls models");
-  if (models.out.find("|hf ") == std::string::npos) GTEST_SKIP() << "lm-eval was built without libtorch";
+  if (models.out.find("|hf ") == std::string::npos)
+    GTEST_SKIP() << "lm-eval was built without libtorch";
   Dir dir("hf");
-  std::string cmd = "cd " + dir.path.string() + " && " + lmeval_binary().string() + " run --model hf --model_args pretrained=" +
+  std::string cmd = "cd " + dir.path.string() + " && " + lmeval_binary().string() +
+                    " run --model hf --model_args pretrained=" +
                     (lmeval::testing::shared_dir() / "fixtures/llama").string() +
-                    " --device cpu --tasks demo_story_cloze --limit 3 --use_cache c --log_samples --output_path out";
+                    " --device cpu --tasks demo_story_cloze --limit 3 --use_cache c --log_samples "
+                    "--output_path out";
   auto first = run_command(cmd);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(answered_from_cache(first.out + first.err), 0) << first.out;

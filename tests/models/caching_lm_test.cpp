@@ -23,7 +23,8 @@ struct CountingLM : LM {
   int fail_after = -1;  // throw on the call after this many calls (a run dying half way)
   int n_calls = 0;
   explicit CountingLM(int* c) : calls(c) {}
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& r) override {
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& r) override {
     if (fail_after >= 0 && n_calls++ >= fail_after) throw std::runtime_error("killed");
     *calls += static_cast<int>(r.size());
     std::vector<LoglikelihoodResult> out;
@@ -55,17 +56,18 @@ void remove_db(const fs::path& prefix) {
 }
 
 fs::path temp_prefix(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("lmeval_cache_" + std::to_string(getpid()) + "_" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("lmeval_cache_" + std::to_string(getpid()) + "_" + name);
   remove_db(p);
   return p;
 }
-
 
 void sql(const fs::path& db, const std::string& statement) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(h, statement.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  EXPECT_EQ(sqlite3_exec(h, statement.c_str(), nullptr, nullptr, &err), SQLITE_OK)
+      << (err ? err : "");
   sqlite3_free(err);
   sqlite3_close(h);
 }
@@ -102,7 +104,7 @@ TEST(Models_CachingLM, SecondRunRecomputesNothing) {
   EXPECT_EQ(r[1].loglikelihood, -4.0 / 3.0);
   EXPECT_EQ(r[2].loglikelihood, -std::numeric_limits<double>::infinity());
   EXPECT_EQ(r[3].loglikelihood, -2.0 / 3.0);  // bit-exact through the file
-  EXPECT_EQ(calls, 5);  // only " new" was computed
+  EXPECT_EQ(calls, 5);                        // only " new" was computed
   EXPECT_EQ(lm->loglikelihood_rolling({"text"})[0], -1.5);
   EXPECT_EQ(calls, 5);
   lm.reset();
@@ -112,12 +114,16 @@ TEST(Models_CachingLM, SecondRunRecomputesNothing) {
 TEST(Models_CachingLM, OtherModelArgsDoNotShareAnswers) {
   auto prefix = temp_prefix("identity");
   int calls = 0;
-  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel)->loglikelihood({{"c", " a"}});
-  Json same_speed_only = cache_identity("counting", {{"pretrained", "a"}, {"batch_size", "8"}, {"api_key", "k2"}});
-  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, same_speed_only)->loglikelihood({{"c", " a"}});
+  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel)
+      ->loglikelihood({{"c", " a"}});
+  Json same_speed_only =
+      cache_identity("counting", {{"pretrained", "a"}, {"batch_size", "8"}, {"api_key", "k2"}});
+  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, same_speed_only)
+      ->loglikelihood({{"c", " a"}});
   EXPECT_EQ(calls, 1);
   Json other = cache_identity("counting", {{"pretrained", "a"}, {"dtype", "float16"}});
-  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, other)->loglikelihood({{"c", " a"}});
+  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, other)
+      ->loglikelihood({{"c", " a"}});
   EXPECT_EQ(calls, 2);
   remove_db(prefix);
 }
@@ -179,7 +185,8 @@ TEST(Models_CachingLM, OtherSchemaIsAClearError) {
 TEST(Models_CachingLM, AlteredOrUndecodableRowIsAClearError) {
   auto prefix = temp_prefix("row");
   int calls = 0;
-  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel)->loglikelihood({{"ctx", " a"}});
+  make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel)
+      ->loglikelihood({{"ctx", " a"}});
   // A digit changed in place: the pages are fine, the number is wrong.
   sql(db_of(prefix), "UPDATE responses SET value = replace(value, '6', '7')");
   std::string e = error_of(prefix);
@@ -194,7 +201,8 @@ TEST(Models_CachingLM, TruncatedFileIsAClearError) {
   {
     auto lm = make_caching_lm(std::make_unique<CountingLM>(&calls), prefix, kModel);
     std::vector<LoglikelihoodRequest> reqs;
-    for (int i = 0; i < 2000; ++i) reqs.push_back({"context " + std::to_string(i), std::string(50, 'x')});
+    for (int i = 0; i < 2000; ++i)
+      reqs.push_back({"context " + std::to_string(i), std::string(50, 'x')});
     lm->loglikelihood(reqs);
   }
   auto size = fs::file_size(db_of(prefix));

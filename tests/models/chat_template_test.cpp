@@ -11,9 +11,14 @@ namespace {
 struct ChatLM : LM {
   std::string tmpl;
   explicit ChatLM(std::string t) : tmpl(std::move(t)) {}
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>&) override { return {}; }
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>&) override {
+    return {};
+  }
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>&) override { return {}; }
-  std::vector<std::string> generate_until(const std::vector<GenerationRequest>&) override { return {}; }
+  std::vector<std::string> generate_until(const std::vector<GenerationRequest>&) override {
+    return {};
+  }
   std::optional<std::string> chat_template(const std::string&) const override { return tmpl; }
   Json chat_template_variables() const override { return {{"bos_token", "<s>"}}; }
 };
@@ -39,13 +44,16 @@ TEST(Models_ChatTemplate, ContinueFinalMessageCutsAfterItsContent) {
 TEST(Models_ChatTemplate, RetriesWithoutSystemWhenTheTemplateRaises) {
   std::string t = std::string("{% set no_system = true %}") + kTemplate;
   ChatLM lm(t);
-  EXPECT_EQ(lm.apply_chat_template({{"system", "S"}, {"user", "hi"}}, true), "<s><user>hi</s><assistant>");
+  EXPECT_EQ(lm.apply_chat_template({{"system", "S"}, {"user", "hi"}}, true),
+            "<s><user>hi</s><assistant>");
 }
 
 TEST(Models_ChatTemplate, NoTemplateIsAUserError) {
   struct NoChat : ChatLM {
     NoChat() : ChatLM("") {}
-    std::optional<std::string> chat_template(const std::string&) const override { return std::nullopt; }
+    std::optional<std::string> chat_template(const std::string&) const override {
+      return std::nullopt;
+    }
   } lm;
   EXPECT_THROW(lm.apply_chat_template({{"user", "hi"}}, true), UserError);
 }

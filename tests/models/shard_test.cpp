@@ -34,7 +34,10 @@ namespace {
 Json part(int i, int n, Json config = {{"tasks", {"t"}}}) {
   config["shard_index"] = i;
   config["shard_count"] = n;
-  return {{"lm_eval_partial", 1}, {"shard", {i, n}}, {"config", config}, {"model", Json::object()},
+  return {{"lm_eval_partial", 1},
+          {"shard", {i, n}},
+          {"config", config},
+          {"model", Json::object()},
           {"calls", Json::array()}};
 }
 
@@ -56,9 +59,11 @@ TEST(Models_Shard, MergeRefusesPartsThatDoNotFit) {
   EXPECT_NE(merge_error({part(1, 3), part(3, 3)}).find("parts missing: 2/3"), std::string::npos);
   EXPECT_NE(merge_error({part(1, 2), part(1, 2)}).find("given twice"), std::string::npos);
   EXPECT_NE(merge_error({part(1, 2), part(2, 3)}).find("does not belong"), std::string::npos);
-  EXPECT_NE(merge_error({part(1, 2), part(2, 2, {{"tasks", {"other"}}})}).find("another configuration"),
+  EXPECT_NE(
+      merge_error({part(1, 2), part(2, 2, {{"tasks", {"other"}}})}).find("another configuration"),
+      std::string::npos);
+  EXPECT_NE(merge_error({part(1, 1), Json{{"results", {}}}}).find("not a partial results file"),
             std::string::npos);
-  EXPECT_NE(merge_error({part(1, 1), Json{{"results", {}}}}).find("not a partial results file"), std::string::npos);
 }
 
 TEST(Models_Shard, MergeRefusesUnansweredRequests) {
@@ -67,5 +72,6 @@ TEST(Models_Shard, MergeRefusesUnansweredRequests) {
   a["calls"].push_back(call);
   b["calls"].push_back(call);
   a["calls"][0]["answers"].push_back(Json::array({0, "k", Json::array({-1.0, true})}));
-  EXPECT_NE(merge_error({a, b}).find("no part answered loglikelihood request 1"), std::string::npos);
+  EXPECT_NE(merge_error({a, b}).find("no part answered loglikelihood request 1"),
+            std::string::npos);
 }

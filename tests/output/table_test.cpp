@@ -98,7 +98,8 @@ TEST(Output_Table, RawAndNormalisedSideBySideWhenATaskHasABaseline) {
   EXPECT_EQ(acc_norm[9], "33.33");
   ASSERT_EQ(f1.size(), 10u);
   EXPECT_EQ(f1[9], "");  // no baseline for f1
-  EXPECT_NE(lmeval::normalized_scores_note(r).find("Normalised (leaderboard): the Open LLM Leaderboard's"),
+  EXPECT_NE(lmeval::normalized_scores_note(r).find(
+                "Normalised (leaderboard): the Open LLM Leaderboard's"),
             std::string::npos);
   // Without the block (the reference's own files) the reference's table: one "Value" column.
   r.erase("leaderboard_normalized");
@@ -125,7 +126,8 @@ TEST(Output_Table, GroupsShowTheLeaderboardRuleOnItsMetric) {
   ASSERT_EQ(acc_norm.size(), 10u) << g;
   EXPECT_EQ(acc_norm[9], "12.5");
   EXPECT_EQ(acc[9], "");
-  EXPECT_NE(lmeval::normalized_scores_note(r).find("leaderboard_bbh: unweighted mean of normalised subtask acc_norm"),
+  EXPECT_NE(lmeval::normalized_scores_note(r).find(
+                "leaderboard_bbh: unweighted mean of normalised subtask acc_norm"),
             std::string::npos);
 }
 
@@ -148,7 +150,8 @@ TEST(Output_Table, SeedTableNamesRawAndNormalisedMeans) {
     if (line.find("|f1 ") != std::string::npos) f1 = line;
   }
   auto last_cell = [](const std::string& row) {
-    const std::string cell = row.substr(row.rfind('|', row.size() - 2) + 1, row.size() - 2 - row.rfind('|', row.size() - 2));
+    const std::string cell = row.substr(row.rfind('|', row.size() - 2) + 1,
+                                        row.size() - 2 - row.rfind('|', row.size() - 2));
     const auto a = cell.find_first_not_of(' ');
     return a == std::string::npos ? std::string() : cell.substr(a);
   };

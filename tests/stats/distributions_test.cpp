@@ -29,13 +29,15 @@ TEST(Distributions, NormalQuantileMatchesMpmath) {
 TEST(Distributions, StudentTCdfMatchesMpmath) {
   ASSERT_GT(goldens()["t_cdf"].size(), 500u);
   for (const auto& row : goldens()["t_cdf"])
-    EXPECT_TRUE(close(student_t_cdf(row[0], row[1]), num(row[2]))) << "x=" << row[0] << " df=" << row[1];
+    EXPECT_TRUE(close(student_t_cdf(row[0], row[1]), num(row[2])))
+        << "x=" << row[0] << " df=" << row[1];
 }
 
 TEST(Distributions, StudentTQuantileMatchesMpmath) {
   ASSERT_GT(goldens()["t_quantile"].size(), 500u);
   for (const auto& row : goldens()["t_quantile"])
-    EXPECT_TRUE(close(student_t_quantile(row[0], row[1]), num(row[2]))) << "p=" << row[0] << " df=" << row[1];
+    EXPECT_TRUE(close(student_t_quantile(row[0], row[1]), num(row[2])))
+        << "p=" << row[0] << " df=" << row[1];
 }
 
 TEST(Distributions, IncompleteBetaMatchesMpmath) {

@@ -55,7 +55,8 @@ TEST(Intervals, PercentileMatchesNumpy) {
 TEST(Clustered, MatchesStatsmodelsCR1) {
   ASSERT_GE(goldens()["clustered"].size(), 5u);
   for (const auto& c : goldens()["clustered"]) {
-    auto se = clustered_stderr(c["xs"].get<std::vector<double>>(), c["clusters"].get<std::vector<std::string>>());
+    auto se = clustered_stderr(c["xs"].get<std::vector<double>>(),
+                               c["clusters"].get<std::vector<std::string>>());
     EXPECT_TRUE(close(se.stderr, c["stderr"], 1e-9)) << c["name"];
     EXPECT_EQ(se.n_clusters, c["n_clusters"].get<size_t>()) << c["name"];
   }

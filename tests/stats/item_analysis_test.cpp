@@ -12,7 +12,8 @@ TEST(ItemAnalysis_Items, MatchScipyPointBiserial) {
   const auto& g = paired_goldens()["item_analysis"];
   const auto scores = g["scores"].get<std::vector<std::vector<double>>>();
   const auto totals = lmeval::stats::run_totals(scores);
-  for (std::size_t r = 0; r < totals.size(); ++r) EXPECT_TRUE(near_golden(totals[r], g["totals"][r]));
+  for (std::size_t r = 0; r < totals.size(); ++r)
+    EXPECT_TRUE(near_golden(totals[r], g["totals"][r]));
   const auto items = lmeval::stats::item_statistics(scores);
   ASSERT_EQ(items.size(), g["difficulty"].size());
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -25,7 +26,8 @@ TEST(ItemAnalysis_Items, MatchScipyPointBiserial) {
 
 TEST(ItemAnalysis_InterItem, MatchesScipyPearsonSummary) {
   const auto& g = paired_goldens()["item_analysis"];
-  const auto s = lmeval::stats::inter_item_correlations(g["scores"].get<std::vector<std::vector<double>>>());
+  const auto s =
+      lmeval::stats::inter_item_correlations(g["scores"].get<std::vector<std::vector<double>>>());
   const auto& w = g["inter_item"];
   EXPECT_EQ(s.pairs, w["pairs"].get<std::size_t>());
   EXPECT_EQ(s.undefined, w["undefined"].get<std::size_t>());

@@ -1,5 +1,5 @@
-// The goldens of scripts/gen_paired_goldens.py (paired tests, item analysis, bootstrap ranks) and an
-// absolute comparison within 1e-9 that lets NaN match null.
+// The goldens of scripts/gen_paired_goldens.py (paired tests, item analysis, bootstrap ranks) and
+// an absolute comparison within 1e-9 that lets NaN match null.
 #pragma once
 
 #include <cmath>

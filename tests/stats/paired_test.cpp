@@ -55,7 +55,8 @@ TEST(Paired_T, IdenticalRunsHaveNoDifference) {
 }
 
 TEST(Paired_T, ConstantShiftIsUndefinedNotSignificant) {
-  // Every item moved by exactly +0.5 (exact in binary): scipy's ttest_rel gives NaN statistic and p.
+  // Every item moved by exactly +0.5 (exact in binary): scipy's ttest_rel gives NaN statistic and
+  // p.
   const auto r = lmeval::stats::paired_t({0.25, 0.5, 0.75}, {0.75, 1.0, 1.25});
   EXPECT_NEAR(r.diff, 0.5, 1e-12);
   EXPECT_TRUE(std::isnan(r.p));
@@ -96,7 +97,8 @@ TEST(Paired_Inference, IntervalExcludesZeroExactlyWhenPBelowFivePercent) {
     ++cases[kind];
     const bool excludes = lo > 0 || hi < 0;
     significant[kind] += p < 0.05;
-    EXPECT_EQ(excludes, p < 0.05) << "test " << kind << " p " << p << " [" << lo << ", " << hi << "]";
+    EXPECT_EQ(excludes, p < 0.05) << "test " << kind << " p " << p << " [" << lo << ", " << hi
+                                  << "]";
   };
   for (int rep = 0; rep < 3000; ++rep) {
     const std::size_t n = 5 + static_cast<std::size_t>(u(gen) * 400);
@@ -134,15 +136,17 @@ TEST(Paired_Clustered, MatchesStatsmodelsClusterRobustOls) {
   for (const auto& c : paired_goldens()["clustered"]) {
     std::vector<std::string> ids;
     for (const auto& id : c["cluster"]) ids.push_back("c" + id.dump());
-    const auto r = lmeval::stats::clustered_paired_difference(c["a"].get<std::vector<double>>(),
-                                                              c["b"].get<std::vector<double>>(), ids);
+    const auto r = lmeval::stats::clustered_paired_difference(
+        c["a"].get<std::vector<double>>(), c["b"].get<std::vector<double>>(), ids);
     SCOPED_TRACE("clusters = " + c["clusters"].dump());
     EXPECT_EQ(r.clusters, c["clusters"].get<std::size_t>());
     EXPECT_TRUE(near_golden(r.diff, c["diff"]));
     EXPECT_TRUE(near_golden(r.se, c["se"]));
     EXPECT_TRUE(near_golden(r.z, c["z"]));
-    if (!c["df"].is_null()) EXPECT_TRUE(near_golden(r.df, c["df"]));  // t with G − 1 df below 30 clusters
-    else EXPECT_TRUE(std::isinf(r.df));
+    if (!c["df"].is_null())
+      EXPECT_TRUE(near_golden(r.df, c["df"]));  // t with G − 1 df below 30 clusters
+    else
+      EXPECT_TRUE(std::isinf(r.df));
     EXPECT_TRUE(near_golden(r.p, c["p"]));
     EXPECT_TRUE(near_golden(r.ci_low, c["ci_low"]));
     EXPECT_TRUE(near_golden(r.ci_high, c["ci_high"]));

@@ -16,7 +16,8 @@ TEST(Power, PowerAndItemsNeededMatchStatsmodels) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.dump());
     const double d = c["d"], sd = c["sd"], n = c["n"], alpha = c["alpha"], power = c["power"];
-    EXPECT_NEAR(lmeval::stats::power_of_test(d, sd / std::sqrt(n), alpha), c["power_at_n"].get<double>(), 1e-9);
+    EXPECT_NEAR(lmeval::stats::power_of_test(d, sd / std::sqrt(n), alpha),
+                c["power_at_n"].get<double>(), 1e-9);
     // statsmodels' solver stops at its own tolerance: agree to 1e-6 relative.
     const double want = c["items_needed"];
     EXPECT_NEAR(lmeval::stats::items_needed(d, sd, alpha, power), want, 1e-6 * want);

@@ -13,7 +13,9 @@ TEST(RankCorrelation, KendallTauBMatchesScipy) {
   ASSERT_GE(cases.size(), 5u);
   for (const auto& c : cases)
     EXPECT_TRUE(lmeval::testing::near_golden(
-        lmeval::stats::kendall_tau_b(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>()), c["tau"]))
+        lmeval::stats::kendall_tau_b(c["x"].get<std::vector<double>>(),
+                                     c["y"].get<std::vector<double>>()),
+        c["tau"]))
         << c.dump();
 }
 

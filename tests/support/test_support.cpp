@@ -74,7 +74,8 @@ std::string samples_of(const std::filesystem::path& output_dir, const std::strin
   for (const auto& e : std::filesystem::recursive_directory_iterator(output_dir)) {
     std::string name = e.path().filename().string();
     // samples_<task>_<date>.jsonl where the date has no '_' (task names may)
-    if (name.rfind(prefix, 0) == 0 && name.find('_', prefix.size()) == std::string::npos) return read_file(e.path());
+    if (name.rfind(prefix, 0) == 0 && name.find('_', prefix.size()) == std::string::npos)
+      return read_file(e.path());
   }
   return "";
 }

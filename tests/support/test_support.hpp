@@ -42,10 +42,10 @@ std::string samples_of(const std::filesystem::path& output_dir, const std::strin
 }  // namespace lmeval::testing
 
 // Skips the current test with a clear message when ../shared (or a path inside it) is absent.
-#define LMEVAL_REQUIRE_SHARED(rel)                                                          \
-  do {                                                                                      \
-    if (::lmeval::testing::shared_dir().empty() ||                                          \
-        !std::filesystem::exists(::lmeval::testing::shared_dir() / (rel)))                  \
-      GTEST_SKIP() << "../shared/" << (rel)                                                 \
+#define LMEVAL_REQUIRE_SHARED(rel)                                                           \
+  do {                                                                                       \
+    if (::lmeval::testing::shared_dir().empty() ||                                           \
+        !std::filesystem::exists(::lmeval::testing::shared_dir() / (rel)))                   \
+      GTEST_SKIP() << "../shared/" << (rel)                                                  \
                    << " is absent (set LMEVAL_SHARED_DIR to the shared folder to run this)"; \
   } while (0)

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/sha256.hpp"
@@ -81,8 +81,8 @@ TEST(Tasks_FunctionSource, ExactSourceSelectsThePort) {
   EXPECT_NO_THROW(lmeval::resolve_function_ref(config["process_docs"]));
   // A dotted module path is a sub-folder, as in the reference: pkg.mod.fn -> pkg/mod.py.
   f.write("pkg/mod.py", kUtils);
-  Json nested = lmeval::parse_yaml("process_docs: !function pkg.mod.process_docs\n",
-                                   f.path / "n.yaml").value;
+  Json nested =
+      lmeval::parse_yaml("process_docs: !function pkg.mod.process_docs\n", f.path / "n.yaml").value;
   lmeval::bind_function_sources(nested, f.path / "n.yaml", "", sources);
   EXPECT_EQ(nested["process_docs"]["dir"], "hellaswag");
 }
@@ -98,7 +98,8 @@ TEST(Tasks_FunctionSource, BuiltinFolderWithoutModuleUsesItsRegisteredPorts) {
   // lives under build/tests, where the binary-relative lookup finds no tasks/ folder, so the
   // built-in folder is named the way an installed binary's user would name it.
   ::setenv("LMEVAL_TASKS_DIR", (lmeval::testing::source_dir() / "tasks").c_str(), 1);
-  auto builtin = lmeval::load_task_yaml(lmeval::testing::source_dir() / "tasks/hellaswag/hellaswag.yaml");
+  auto builtin =
+      lmeval::load_task_yaml(lmeval::testing::source_dir() / "tasks/hellaswag/hellaswag.yaml");
   EXPECT_EQ(builtin.value["process_docs"]["dir"], "hellaswag");
 }
 
@@ -109,9 +110,11 @@ TEST(Tasks_FunctionSource, TableHoldsTheReferenceModulesWhenTheVenvIsPresent) {
   fs::path venv = env && *env ? fs::path(env) : lmeval::testing::source_dir() / ".venv-ref";
   fs::path tasks;
   for (const char* py : {"lib/python3.11", "lib/python3.12", "lib/python3.13", "lib/python3.10"})
-    if (fs::exists(venv / py / "site-packages/lm_eval/tasks")) tasks = venv / py / "site-packages/lm_eval/tasks";
+    if (fs::exists(venv / py / "site-packages/lm_eval/tasks"))
+      tasks = venv / py / "site-packages/lm_eval/tasks";
   if (tasks.empty()) GTEST_SKIP() << "no reference venv at " << venv << " (set LMEVAL_REF_VENV)";
   for (const auto& s : sources)
     EXPECT_EQ(lmeval::sha256_hex(lmeval::testing::read_file(tasks / s.reference_path)), s.sha256)
-        << s.reference_path << " changed: rerun scripts/gen_function_sources.py and recheck the port";
+        << s.reference_path
+        << " changed: rerun scripts/gen_function_sources.py and recheck the port";
 }

@@ -1,9 +1,9 @@
 // Task system: fnmatch (vs Python), includes, cycles, unknown fields, selection and groups.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/tasks/task_config.hpp"
@@ -20,8 +20,8 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("lmeval_tasks_test_" + std::to_string(getpid()) + "_" +
-                                        std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("lmeval_tasks_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -35,7 +35,8 @@ struct TempDir {
 }  // namespace
 
 TEST(Tasks_Fnmatch, MatchesPythonFnmatchcase) {
-  auto golden = Json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() / "tests/tasks/goldens/fnmatch.json"));
+  auto golden = Json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() /
+                                                       "tests/tasks/goldens/fnmatch.json"));
   ASSERT_GT(golden.size(), 100u);
   for (const auto& c : golden)
     EXPECT_EQ(lmeval::fnmatch(c["name"], c["pattern"]), c["match"].get<bool>())
@@ -44,7 +45,9 @@ TEST(Tasks_Fnmatch, MatchesPythonFnmatchcase) {
 
 TEST(Tasks_Include, LocalKeysWinAndTaskListDropped) {
   TempDir d;
-  d.write("base.yaml", "output_type: multiple_choice\ndoc_to_text: base\ntask_list: [x]\nmetadata:\n  version: 1\n");
+  d.write(
+      "base.yaml",
+      "output_type: multiple_choice\ndoc_to_text: base\ntask_list: [x]\nmetadata:\n  version: 1\n");
   d.write("sub/t.yaml", "include: ../base.yaml\ntask: t\ndoc_to_text: local\n");
   auto y = lmeval::load_task_yaml(d.path / "sub/t.yaml");
   EXPECT_EQ(y.value["doc_to_text"], "local");
@@ -96,7 +99,8 @@ TEST(Tasks_Config, UnknownFieldHasDidYouMeanAndLocation) {
 
 TEST(Tasks_Config, GenerationDefaultsFollowPostInit) {
   TempDir d;
-  d.write("t.yaml", "task: t\ndataset_path: json\noutput_type: generate_until\nfewshot_delimiter: '\\n'\n");
+  d.write("t.yaml",
+          "task: t\ndataset_path: json\noutput_type: generate_until\nfewshot_delimiter: '\\n'\n");
   auto y = lmeval::load_task_yaml(d.path / "t.yaml");
   auto cfg = lmeval::make_task_config(y, y.value, "t.yaml");
   EXPECT_EQ(cfg.get("generation_kwargs").dump(),
@@ -114,8 +118,9 @@ TEST(Tasks_Selection, GlobsGroupsTagsAndOverrides) {
   TempDir d;
   d.write("a/t1.yaml", "task: t1\ndataset_path: json\ntag: [tg]\noutput_type: multiple_choice\n");
   d.write("a/t2.yaml", "task: t2\ndataset_path: json\ntag: tg\n");
-  d.write("g.yaml", "group: g\ntask:\n  - tg\n  - task: t1\n    num_fewshot: 3\n    task_alias: inline\n"
-                    "num_fewshot: 2\naggregate_metric_list:\n  - metric: acc\nmetadata:\n  version: 2\n");
+  d.write("g.yaml",
+          "group: g\ntask:\n  - tg\n  - task: t1\n    num_fewshot: 3\n    task_alias: inline\n"
+          "num_fewshot: 2\naggregate_metric_list:\n  - metric: acc\nmetadata:\n  version: 2\n");
   setenv("LMEVAL_NO_INDEX_CACHE", "1", 1);
   auto index = lmeval::TaskIndex::build({d.path});
   EXPECT_EQ(index.match("t*"), (std::vector<std::string>{"t1", "t2", "tg"}));
@@ -177,14 +182,18 @@ TEST(Tasks_Index, WarmCacheGivesTheColdEntriesAndNoticesChanges) {
   const std::string expected = "g|1||g.yaml|0\nt1|0|multiple_choice|t1.yaml|0\ntg|2|||1\n1";
   auto cold = lmeval::TaskIndex::build({d.path});
   EXPECT_EQ(summary(cold), expected);
-  ASSERT_EQ(std::distance(fs::directory_iterator(cache.path / "lm-eval"), fs::directory_iterator()), 1);
+  ASSERT_EQ(std::distance(fs::directory_iterator(cache.path / "lm-eval"), fs::directory_iterator()),
+            1);
   EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), expected);  // from the cache
   // A changed file (other size) is read again.
   d.write("a/t1.yaml", "task: t1_renamed\ndataset_path: json\noutput_type: loglikelihood\n");
-  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
+  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})),
+            "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
   // A damaged cache file is not trusted.
-  for (const auto& f : fs::directory_iterator(cache.path / "lm-eval")) std::ofstream(f.path()) << "{\"version\": 2, ";
-  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})), "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
+  for (const auto& f : fs::directory_iterator(cache.path / "lm-eval"))
+    std::ofstream(f.path()) << "{\"version\": 2, ";
+  EXPECT_EQ(summary(lmeval::TaskIndex::build({d.path})),
+            "g|1||g.yaml|0\nt1_renamed|0|loglikelihood|t1.yaml|0\n1");
   unsetenv("XDG_CACHE_HOME");
   setenv("LMEVAL_NO_INDEX_CACHE", "1", 1);
 }

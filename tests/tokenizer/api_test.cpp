@@ -41,9 +41,7 @@ lmeval::UserError load_error(const std::string& content) {
   return lmeval::UserError("none");
 }
 
-std::string small_bpe() {
-  return lmeval::testing::read_file(synthetic("syn-split-bytelevel"));
-}
+std::string small_bpe() { return lmeval::testing::read_file(synthetic("syn-split-bytelevel")); }
 
 TEST(TokenizerErrors, TruncatedJsonNamesThePath) {
   std::string full = small_bpe();
@@ -108,9 +106,16 @@ TEST(TokenizerErrors, MissingAndGarbageFiles) {
 // Rule: invalid UTF-8 is read with each maximal ill-formed subsequence replaced by U+FFFD.
 TEST(TokenizerInput, InvalidUtf8BecomesReplacementCharacter) {
   auto tok = lmeval::load_tokenizer(synthetic("syn-split-bytelevel"));
-  std::string bad = "ab\xff" "c\xe2\x82" "d\xed\xa0\x80" "e\xf0\x9f";
-  std::string fixed = "ab\xef\xbf\xbd" "c\xef\xbf\xbd" "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-                      "e\xef\xbf\xbd";
+  std::string bad =
+      "ab\xff"
+      "c\xe2\x82"
+      "d\xed\xa0\x80"
+      "e\xf0\x9f";
+  std::string fixed =
+      "ab\xef\xbf\xbd"
+      "c\xef\xbf\xbd"
+      "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+      "e\xef\xbf\xbd";
   EXPECT_EQ(tok->encode(bad, true), tok->encode(fixed, true));
   EXPECT_EQ(tok->decode(tok->encode(bad, false), false),
             tok->decode(tok->encode(fixed, false), false));
@@ -148,17 +153,16 @@ TEST(TokenizerConfig, Gpt2Folder) {
 TEST(TokenizerConfig, Qwen3AndMistralAndStories) {
   LMEVAL_REQUIRE_SHARED("tokenizers/qwen3");
   // A tokenizer.json path reads tokenizer_config.json beside it, as a folder path does.
-  const auto* qwen =
-      &lmeval::testing::cached_tokenizer(lmeval::testing::shared_dir() /
-                                         "tokenizers/qwen3/tokenizer.json");
+  const auto* qwen = &lmeval::testing::cached_tokenizer(lmeval::testing::shared_dir() /
+                                                        "tokenizers/qwen3/tokenizer.json");
   EXPECT_NE(qwen->chat_template().find("<|im_start|>"), std::string::npos);
   EXPECT_EQ(qwen->eos_token().id, 151645);
   EXPECT_EQ(qwen->pad_token().id, 151643);
   EXPECT_FALSE(qwen->bos_token().id.has_value());
   EXPECT_EQ(qwen->model_max_length(), 262144);
   EXPECT_EQ(qwen->vocab_size(), 151669u);
-  const auto* neox = &lmeval::testing::cached_tokenizer(
-      lmeval::testing::shared_dir() / "tokenizers/gpt-neox-20b/tokenizer.json");
+  const auto* neox = &lmeval::testing::cached_tokenizer(lmeval::testing::shared_dir() /
+                                                        "tokenizers/gpt-neox-20b/tokenizer.json");
   EXPECT_EQ(neox->vocab_size(), 50277u);
   const auto* mistral = &lmeval::testing::cached_tokenizer(lmeval::testing::shared_dir() /
                                                            "tokenizers/mistral/tokenizer.json");

@@ -1,11 +1,11 @@
 // Token ids and decoded text compared with Hugging Face `tokenizers` (and PyPI sentencepiece)
 // goldens made by scripts/tokenizer/gen_goldens.py, for every corpus string.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <unistd.h>
+#include <fstream>
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
@@ -90,7 +90,8 @@ TEST_P(HfFidelity, IdsAndDecodeMatchHuggingFace) {
     path = lmeval::testing::shared_dir() / c.path;
   }
   if (!c.config.empty()) {
-    fs::path dir = fs::temp_directory_path() / ("lmeval_tok_" + c.name + std::to_string(::getpid()));
+    fs::path dir =
+        fs::temp_directory_path() / ("lmeval_tok_" + c.name + std::to_string(::getpid()));
     fs::create_directories(dir);
     fs::copy_file(path, dir / path.filename(), fs::copy_options::overwrite_existing);
     std::ofstream(dir / "tokenizer_config.json") << c.config;
@@ -99,7 +100,8 @@ TEST_P(HfFidelity, IdsAndDecodeMatchHuggingFace) {
   const lmeval::Tokenizer* tok = &lmeval::testing::cached_tokenizer(path);
   auto rows = read_lines(goldens() / ((c.golden.empty() ? c.name : c.golden) + ".jsonl.gz"));
   const auto& texts = corpus();
-  ASSERT_EQ(rows.size(), texts.size()) << "goldens out of date: rerun scripts/tokenizer/gen_goldens.py";
+  ASSERT_EQ(rows.size(), texts.size())
+      << "goldens out of date: rerun scripts/tokenizer/gen_goldens.py";
   size_t ok_ids = 0, ok_ns = 0, ok_dec = 0, ok_skip = 0, shown = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     json row = json::parse(rows[i]);
@@ -138,29 +140,28 @@ TEST_P(HfFidelity, IdsAndDecodeMatchHuggingFace) {
 
 INSTANTIATE_TEST_SUITE_P(
     Tokenizers, HfFidelity,
-    ::testing::Values(Case{"gpt2", "tokenizers/gpt2/tokenizer.json", false},
-                      Case{"gpt-neox-20b", "tokenizers/gpt-neox-20b/tokenizer.json", false},
-                      Case{"llama-3", "tokenizers/llama-3/tokenizer.json", false},
-                      Case{"qwen3", "tokenizers/qwen3/tokenizer.json", false},
-                      Case{"mistral", "tokenizers/mistral/tokenizer.json", false},
-                      Case{"mistral-legacy", "tokenizers/mistral-legacy/tokenizer.json", false},
-                      Case{"stories260K", "models/stories260K/tokenizer.json", false},
-                      Case{"syn-bert-wordpiece", "synthetic/syn-bert-wordpiece/tokenizer.json", true},
-                      Case{"syn-unigram", "synthetic/syn-unigram/tokenizer.json", true},
-                      Case{"syn-wordlevel", "synthetic/syn-wordlevel/tokenizer.json", true},
-                      Case{"syn-bpe-suffix", "synthetic/syn-bpe-suffix/tokenizer.json", true},
-                      Case{"syn-split-bytelevel", "synthetic/syn-split-bytelevel/tokenizer.json", true},
-                      Case{"syn-bytefallback", "synthetic/syn-bytefallback/tokenizer.json", true},
-                      Case{"syn-unigram-bytefallback",
-                           "synthetic/syn-unigram-bytefallback/tokenizer.json", true},
-                      // tokenizer.model alone (read natively), against the HF fast tokenizers
-                      // transformers converts it to: Metaspace "first" (legacy false) ...
-                      Case{"sp-mistral", "tokenizers/mistral/tokenizer.model", false, "mistral"},
-                      Case{"sp-stories260K", "models/stories260K/tokenizer.model", false,
-                           "stories260K"},
-                      // ... and the legacy layout (Prepend + Replace normalizer).
-                      Case{"sp-mistral-legacy", "tokenizers/mistral/tokenizer.model", false,
-                           "mistral-legacy", R"({"legacy": true, "bos_token": "<s>",
+    ::testing::Values(
+        Case{"gpt2", "tokenizers/gpt2/tokenizer.json", false},
+        Case{"gpt-neox-20b", "tokenizers/gpt-neox-20b/tokenizer.json", false},
+        Case{"llama-3", "tokenizers/llama-3/tokenizer.json", false},
+        Case{"qwen3", "tokenizers/qwen3/tokenizer.json", false},
+        Case{"mistral", "tokenizers/mistral/tokenizer.json", false},
+        Case{"mistral-legacy", "tokenizers/mistral-legacy/tokenizer.json", false},
+        Case{"stories260K", "models/stories260K/tokenizer.json", false},
+        Case{"syn-bert-wordpiece", "synthetic/syn-bert-wordpiece/tokenizer.json", true},
+        Case{"syn-unigram", "synthetic/syn-unigram/tokenizer.json", true},
+        Case{"syn-wordlevel", "synthetic/syn-wordlevel/tokenizer.json", true},
+        Case{"syn-bpe-suffix", "synthetic/syn-bpe-suffix/tokenizer.json", true},
+        Case{"syn-split-bytelevel", "synthetic/syn-split-bytelevel/tokenizer.json", true},
+        Case{"syn-bytefallback", "synthetic/syn-bytefallback/tokenizer.json", true},
+        Case{"syn-unigram-bytefallback", "synthetic/syn-unigram-bytefallback/tokenizer.json", true},
+        // tokenizer.model alone (read natively), against the HF fast tokenizers
+        // transformers converts it to: Metaspace "first" (legacy false) ...
+        Case{"sp-mistral", "tokenizers/mistral/tokenizer.model", false, "mistral"},
+        Case{"sp-stories260K", "models/stories260K/tokenizer.model", false, "stories260K"},
+        // ... and the legacy layout (Prepend + Replace normalizer).
+        Case{"sp-mistral-legacy", "tokenizers/mistral/tokenizer.model", false, "mistral-legacy",
+             R"({"legacy": true, "bos_token": "<s>",
                            "eos_token": "</s>", "unk_token": "<unk>"})"}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string n = info.param.name;
@@ -178,9 +179,9 @@ TEST(HfSharedVectors, AllSixTokenizers) {
     const lmeval::Tokenizer* tok = &lmeval::testing::cached_tokenizer(
         lmeval::testing::shared_dir() / "tokenizers" / name / "tokenizer.json");
     size_t n = 0, ok = 0;
-    for (const auto& line : read_lines(lmeval::testing::shared_dir() /
-                                       "tokenizers/hf_reference_tokenizations" /
-                                       (name + ".jsonl"))) {
+    for (const auto& line :
+         read_lines(lmeval::testing::shared_dir() / "tokenizers/hf_reference_tokenizations" /
+                    (name + ".jsonl"))) {
       json r = json::parse(line);
       std::string text = r["text"];
       auto ids = r["ids"].get<std::vector<TokenId>>();

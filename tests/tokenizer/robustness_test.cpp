@@ -39,8 +39,8 @@ TEST(TokenizerRobustness, RandomBytesAndIds) {
 
 TEST(TokenizerRobustness, TruncatedAndCorruptedFiles) {
   std::string full = lmeval::testing::read_file(synthetic("syn-bpe-suffix"));
-  fs::path p = fs::temp_directory_path() / ("lmeval_tok_robust_" + std::to_string(::getpid()) +
-                                            ".json");
+  fs::path p =
+      fs::temp_directory_path() / ("lmeval_tok_robust_" + std::to_string(::getpid()) + ".json");
   std::mt19937 rng(11);
   int loaded = 0, refused = 0;
   for (int i = 0; i < 300; ++i) {

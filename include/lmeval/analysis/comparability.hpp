@@ -18,7 +18,8 @@ std::vector<std::string> prompt_differences(const Run& a, const Run& b, const st
 
 // For `compare --common_items`: per task whose document sets differ, how many documents each run
 // answered alone (left out) and how many are compared.
-std::vector<std::string> dropped_documents(const Run& a, const Run& b, const std::vector<std::string>& tasks);
+std::vector<std::string> dropped_documents(const Run& a, const Run& b,
+                                           const std::vector<std::string>& tasks);
 
 // Settings that differ between the runs and may explain their scores differing (model, model
 // arguments, dtype, tokenizer BOS token, chat template, system instruction, manifest hashes).
@@ -27,7 +28,8 @@ std::vector<std::string> setting_differences(const Run& a, const Run& b);
 // Tasks of both runs, in a's order; throws UserError (listing both task lists) when none is common.
 std::vector<std::string> common_tasks(const Run& a, const Run& b);
 
-// Refuses (UserError listing every difference, per task) unless all common tasks have identical prompts.
+// Refuses (UserError listing every difference, per task) unless all common tasks have identical
+// prompts.
 void require_same_prompts(const Run& a, const Run& b, const std::vector<std::string>& tasks,
                           bool common_items = false);
 

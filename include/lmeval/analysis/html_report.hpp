@@ -24,9 +24,9 @@ struct ReportInput {
   std::vector<std::vector<std::optional<Comparison>>> pairs;
 };
 
-
 // Runs the comparisons and the analysis the report shows (refusals are shown, not thrown).
-ReportInput prepare_report(std::vector<Run> runs, const CompareOptions& compare, const AnalyzeOptions& analyze);
+ReportInput prepare_report(std::vector<Run> runs, const CompareOptions& compare,
+                           const AnalyzeOptions& analyze);
 
 std::string render_html_report(const ReportInput& in);
 

@@ -63,7 +63,8 @@ struct Analysis {
   std::vector<TaskAnalysis> tasks;
 };
 
-// Throws UserError for fewer than two runs, runs with no task in common, or runs whose prompts differ.
+// Throws UserError for fewer than two runs, runs with no task in common, or runs whose prompts
+// differ.
 Analysis analyze_runs(const std::vector<Run>& runs, const AnalyzeOptions& options = {});
 
 Json to_json(const Analysis& a);

@@ -27,8 +27,8 @@ struct Item {
 
 struct TaskSamples {
   std::filesystem::path file;
-  std::string cluster_key;  // empty when the task has none
-  std::vector<Item> items;  // in doc_id order
+  std::string cluster_key;                   // empty when the task has none
+  std::vector<Item> items;                   // in doc_id order
   std::map<std::string, std::size_t> index;  // item key -> position in items
   // "<metric>,<filter>" -> per-item score aligned with items (NaN where an item lacks the metric).
   std::map<std::string, std::vector<double>> scores;
@@ -65,7 +65,8 @@ struct NormalizedScore {
   std::string rule;                       // empty for a baseline
 };
 // For "<metric>,<filter>" of `task` (or group); nullopt when the run records neither.
-std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task, const std::string& key);
+std::optional<NormalizedScore> normalized_score(const Run& run, const std::string& task,
+                                                const std::string& key);
 
 // Reads an output folder (<output_path> or <output_path>/<model>, newest results file) or a
 // results file, and the samples_<task>_<date>.jsonl files written beside it. Bad or missing

@@ -16,8 +16,8 @@ struct SeriesRow {
   std::vector<double> scores;  // one per checkpoint, in the order given
   std::string basis;           // "one few-shot seed" or "mean of K few-shot seeds"
   double monotonicity = 0;     // Kendall's tau-b of (checkpoint index, score); NaN if undefined
-  double noise = 0;            // sd of one checkpoint's score (see noise_kind), at the last checkpoint
-  std::string noise_kind;      // "few-shot seed std" or "stderr (item sampling)"
+  double noise = 0;        // sd of one checkpoint's score (see noise_kind), at the last checkpoint
+  std::string noise_kind;  // "few-shot seed std" or "stderr (item sampling)"
   double signal_to_noise = 0;  // (last − first) / noise; NaN when noise is 0 or missing
 };
 

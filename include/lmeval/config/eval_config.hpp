@@ -87,5 +87,4 @@ EvalConfig eval_config_from_json(const Json& j);
 // --fewshot_seeds / `fewshot_seeds:`: a comma-separated string or a list of distinct integers.
 std::vector<int64_t> parse_fewshot_seeds(const Json& value, const SourceLocation& where);
 
-
 }  // namespace lmeval

@@ -8,10 +8,10 @@ namespace lmeval {
 
 // Where a problem was found: a file with line/column, and/or a field (JSON path, YAML key).
 struct SourceLocation {
-  std::string file;    // empty when the input is not a file
-  int line = 0;        // 1-based; 0 = unknown
-  int column = 0;      // 1-based; 0 = unknown
-  std::string field;   // e.g. "doc_to_text", "$.model.vocab", "row 17 field 'label'"
+  std::string file;   // empty when the input is not a file
+  int line = 0;       // 1-based; 0 = unknown
+  int column = 0;     // 1-based; 0 = unknown
+  std::string field;  // e.g. "doc_to_text", "$.model.vocab", "row 17 field 'label'"
 
   bool empty() const { return file.empty() && line == 0 && field.empty(); }
   // "file:line:col: field" in the parts that are known.

@@ -22,7 +22,7 @@ std::string str(const Json& v);
 std::string repr(const Json& v);
 
 struct JsonDumpOptions {
-  int indent = -1;           // -1: compact with ", " and ": " separators (json.dumps default)
+  int indent = -1;  // -1: compact with ", " and ": " separators (json.dumps default)
   bool ensure_ascii = false;
   bool sort_keys = false;
 };

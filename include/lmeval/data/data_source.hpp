@@ -1,4 +1,5 @@
-// Where documents come from: the DataSource interface and the local `<org>/<name>/<config>/<split>.jsonl` layout.
+// Where documents come from: the DataSource interface and the local
+// `<org>/<name>/<config>/<split>.jsonl` layout.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,10 +16,10 @@ using Doc = nlohmann::ordered_json;  // one row, keys in the dataset's column or
 
 // The arguments of the reference's datasets.load_dataset(path, name, **kwargs).
 struct DatasetRef {
-  std::string path;                  // dataset_path: hub id, builder name (json/csv/parquet), or local path
-  std::optional<std::string> name;   // dataset_name (config)
+  std::string path;  // dataset_path: hub id, builder name (json/csv/parquet), or local path
+  std::optional<std::string> name;                                   // dataset_name (config)
   nlohmann::ordered_json kwargs = nlohmann::ordered_json::object();  // dataset_kwargs
-  std::filesystem::path base_dir;    // directory of the task YAML, for relative data_files
+  std::filesystem::path base_dir;  // directory of the task YAML, for relative data_files
 };
 
 class DataSource {

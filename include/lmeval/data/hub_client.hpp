@@ -1,4 +1,5 @@
-// Hugging Face Hub client: revision resolution, file listing, cached downloads (huggingface_hub layout).
+// Hugging Face Hub client: revision resolution, file listing, cached downloads (huggingface_hub
+// layout).
 #pragma once
 
 #include <cstdint>
@@ -20,14 +21,15 @@ struct RepoRef {
 
 struct HubConfig {
   std::string endpoint = "https://huggingface.co";  // HF_ENDPOINT
-  std::filesystem::path cache_dir;                  // HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub
-  std::optional<std::string> token;                 // HF_TOKEN, HF_HUB_TOKEN, $HF_HOME/token
-  bool offline = false;                             // HF_HUB_OFFLINE
-  int max_retries = 5;                              // for 429 / 5xx / connection errors
-  double backoff_seconds = 1.0;                     // first retry delay, doubled each time (max 16 s)
+  std::filesystem::path
+      cache_dir;  // HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub
+  std::optional<std::string> token;  // HF_TOKEN, HF_HUB_TOKEN, $HF_HOME/token
+  bool offline = false;              // HF_HUB_OFFLINE
+  int max_retries = 5;               // for 429 / 5xx / connection errors
+  double backoff_seconds = 1.0;      // first retry delay, doubled each time (max 16 s)
   long connect_timeout_s = 10;
-  long low_speed_timeout_s = 60;                    // abort a transfer stalled this long
-  bool progress = false;                            // progress bar on stderr for large files
+  long low_speed_timeout_s = 60;  // abort a transfer stalled this long
+  bool progress = false;          // progress bar on stderr for large files
   // From the environment; `datasets` = also honour HF_DATASETS_OFFLINE.
   static HubConfig from_env(bool datasets = false);
 };
@@ -58,7 +60,8 @@ class HubClient {
     bool from_cache = false;         // answered from the cache (offline or Hub unreachable)
   };
   // Resolves the revision and lists the repo's files (API /api/<type>s/<id>/revision/<rev>).
-  // Offline (or when the Hub cannot be reached) the cache answers; throws UserError when neither can.
+  // Offline (or when the Hub cannot be reached) the cache answers; throws UserError when neither
+  // can.
   RepoInfo repo_info(const RepoRef& repo);
 
   // Path of `filename` in the snapshot of `commit`, downloading it if needed.
@@ -71,7 +74,8 @@ class HubClient {
   // <cache>/<repo folder>
   std::filesystem::path repo_cache_dir(const RepoRef& repo) const;
   std::filesystem::path snapshot_dir(const RepoRef& repo, const std::string& commit) const;
-  // Commit the cache's refs/<revision> names (or the revision itself when it is a commit with a snapshot).
+  // Commit the cache's refs/<revision> names (or the revision itself when it is a commit with a
+  // snapshot).
   std::optional<std::string> cached_commit(const RepoRef& repo) const;
 
   // Counters for tests and logs.

@@ -20,16 +20,17 @@ namespace hub {
 // match nothing), `[...]` character classes with `!`/`^` negation and ranges.
 bool glob_match(const std::string& pattern, const std::string& path);
 
-// True for the file types the `datasets` packaged builders read (parquet, json/jsonl, csv/tsv, txt, arrow).
+// True for the file types the `datasets` packaged builders read (parquet, json/jsonl, csv/tsv, txt,
+// arrow).
 bool is_data_file(const std::string& path);
 
 // Split name -> repo paths (sorted), in the order the splits were declared/found.
 using SplitFiles = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 struct ResolvedConfig {
-  std::string config;   // the config chosen ("default" when the repo has just one)
+  std::string config;  // the config chosen ("default" when the repo has just one)
   SplitFiles splits;
-  SplitFiles patterns;  // split -> the patterns that chose its files (for messages)
+  SplitFiles patterns;               // split -> the patterns that chose its files (for messages)
   std::vector<std::string> configs;  // every config the repo declares (for messages)
 };
 
@@ -39,7 +40,8 @@ struct ResolvedConfig {
 // split keyword aliases train/training, validation/valid/dev/val, test/testing/eval/evaluation),
 // inside `<config>/` when a named config is a folder. Throws UserError for an unknown config.
 ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files,
-                                  const std::string& readme, const std::optional<std::string>& config,
+                                  const std::string& readme,
+                                  const std::optional<std::string>& config,
                                   const nlohmann::ordered_json& data_files = nullptr);
 
 }  // namespace hub
@@ -49,12 +51,14 @@ class HubDataSource : public DataSource {
   // Default client: HubConfig::from_env(/*datasets=*/true) (HF_DATASETS_OFFLINE honoured).
   explicit HubDataSource(std::shared_ptr<hub::HubClient> client = nullptr);
 
-  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref, const std::string& split) override;
+  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref,
+                                             const std::string& split) override;
   std::string describe() const override;
 
   // Downloads (or finds in the cache) every file of the given splits (all when empty) and returns
   // their local paths; for `lm-eval download`. Offline: one UserError listing all that is missing.
-  std::vector<std::filesystem::path> fetch(const DatasetRef& ref, const std::vector<std::string>& splits);
+  std::vector<std::filesystem::path> fetch(const DatasetRef& ref,
+                                           const std::vector<std::string>& splits);
 
   hub::HubClient& client() { return *client_; }
 
@@ -63,13 +67,14 @@ class HubDataSource : public DataSource {
 
  private:
   struct Resolved {
-    hub::RepoRef repo;       // revision = what was asked
+    hub::RepoRef repo;  // revision = what was asked
     std::string commit;
     hub::ResolvedConfig config;
   };
   Resolved resolve(const DatasetRef& ref);
   UserError no_files(const Resolved& r, const std::vector<std::string>& splits) const;
-  std::vector<std::filesystem::path> local_files(const Resolved& r, const std::vector<std::string>& files);
+  std::vector<std::filesystem::path> local_files(const Resolved& r,
+                                                 const std::vector<std::string>& files);
 
   std::shared_ptr<hub::HubClient> client_;
   std::map<std::string, Resolved> memo_;  // by repo/revision/config/data_files

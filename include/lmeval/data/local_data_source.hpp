@@ -24,7 +24,8 @@ class LocalDataSource : public DataSource {
  public:
   // data_dir may be empty (then only local-file datasets resolve).
   explicit LocalDataSource(std::filesystem::path data_dir = {});
-  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref, const std::string& split) override;
+  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref,
+                                             const std::string& split) override;
   std::string describe() const override;
 
   // The file a Hub-style dataset split maps to under data_dir (whether or not it exists).
@@ -40,7 +41,8 @@ class LocalDataSource : public DataSource {
 class ChainDataSource : public DataSource {
  public:
   void add(std::shared_ptr<DataSource> source) { sources_.push_back(std::move(source)); }
-  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref, const std::string& split) override;
+  std::optional<std::vector<Doc>> load_split(const DatasetRef& ref,
+                                             const std::string& split) override;
   std::string describe() const override;
   bool empty() const { return sources_.empty(); }
 

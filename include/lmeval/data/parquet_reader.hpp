@@ -13,16 +13,22 @@ namespace lmeval::parquet {
 
 // Physical types, encodings, codecs: values as in parquet.thrift.
 enum class Type : int32_t {
-  kBoolean = 0, kInt32 = 1, kInt64 = 2, kInt96 = 3, kFloat = 4, kDouble = 5,
-  kByteArray = 6, kFixedLenByteArray = 7,
+  kBoolean = 0,
+  kInt32 = 1,
+  kInt64 = 2,
+  kInt96 = 3,
+  kFloat = 4,
+  kDouble = 5,
+  kByteArray = 6,
+  kFixedLenByteArray = 7,
 };
 
 // One node of the flattened schema (parquet.thrift SchemaElement), plus derived levels.
 struct SchemaNode {
   std::string name;
-  int32_t type = -1;          // physical Type for leaves, -1 for groups
+  int32_t type = -1;  // physical Type for leaves, -1 for groups
   int32_t type_length = 0;
-  int32_t repetition = 0;     // 0 REQUIRED, 1 OPTIONAL, 2 REPEATED
+  int32_t repetition = 0;  // 0 REQUIRED, 1 OPTIONAL, 2 REPEATED
   int32_t converted_type = -1;
   int32_t scale = 0;
   int32_t precision = 0;
@@ -33,11 +39,11 @@ struct SchemaNode {
   int32_t time_unit = -1;     // 1 MILLIS, 2 MICROS, 3 NANOS
   std::vector<int> children;  // indices into the node list
   int parent = -1;
-  int max_def = 0;            // definition level when this node is present
+  int max_def = 0;  // definition level when this node is present
   int max_rep = 0;
-  int first_leaf = 0;         // leaves under this node: [first_leaf, last_leaf)
+  int first_leaf = 0;  // leaves under this node: [first_leaf, last_leaf)
   int last_leaf = 0;
-  std::string path;           // dotted path from the root, for messages
+  std::string path;  // dotted path from the root, for messages
 };
 
 struct ReadOptions {

@@ -17,8 +17,19 @@ class ThriftError : public std::runtime_error {
 
 // Compact-protocol type codes as they appear in field headers.
 enum class CType : uint8_t {
-  kStop = 0, kBoolTrue = 1, kBoolFalse = 2, kByte = 3, kI16 = 4, kI32 = 5, kI64 = 6,
-  kDouble = 7, kBinary = 8, kList = 9, kSet = 10, kMap = 11, kStruct = 12,
+  kStop = 0,
+  kBoolTrue = 1,
+  kBoolFalse = 2,
+  kByte = 3,
+  kI16 = 4,
+  kI32 = 5,
+  kI64 = 6,
+  kDouble = 7,
+  kBinary = 8,
+  kList = 9,
+  kSet = 10,
+  kMap = 11,
+  kStruct = 12,
 };
 
 class CompactReader {

@@ -20,8 +20,8 @@ struct TaskSamples {
 };
 
 struct EvalOutput {
-  Json results;                     // the results file content (reference layout, key order)
-  std::vector<TaskSamples> samples;  // when log_samples, tasks in `configs` (sorted) order
+  Json results;                        // the results file content (reference layout, key order)
+  std::vector<TaskSamples> samples;    // when log_samples, tasks in `configs` (sorted) order
   std::vector<std::string> write_out;  // --write_out text per task
   Json partial;                        // --shard runs: the partial file for `lm-eval merge`
 };

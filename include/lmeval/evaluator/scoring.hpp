@@ -11,7 +11,7 @@ namespace lmeval {
 
 struct MetricSpec {
   std::string name;
-  std::string aggregation;           // registry name ("" when a function is used)
+  std::string aggregation;  // registry name ("" when a function is used)
   const TaskFunction* aggregation_fn = nullptr;
   bool higher_is_better = true;
   Json kwargs = Json::object();

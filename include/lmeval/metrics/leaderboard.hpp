@@ -17,6 +17,7 @@ double leaderboard_normalize(double raw, double lower);
 //  one), "rule" or "raw" + "random_baseline", "inputs"}}} — the leaderboard rules for
 // BBH/MuSR (unweighted mean of normalised subtasks), GPQA (group, 0.25), MMLU-Pro (0.1),
 // MATH (x100), IFEval (mean of the strict metrics x100), where those tasks ran.
-Json leaderboard_normalized(const Json& results_file, const std::map<std::string, double>& baselines);
+Json leaderboard_normalized(const Json& results_file,
+                            const std::map<std::string, double>& baselines);
 
 }  // namespace lmeval

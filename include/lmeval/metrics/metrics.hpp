@@ -37,11 +37,12 @@ double aggregate(const std::string& aggregation, const std::vector<Json>& items)
 std::optional<double> stderr_for(const std::string& aggregation, const std::vector<Json>& items,
                                  int64_t bootstrap_iters);
 // bootstrap_stderr(f, xs, iters) with Random(i) per 1000-draw chunk.
-double bootstrap_stderr(const std::string& aggregation, const std::vector<Json>& items, int64_t iters);
+double bootstrap_stderr(const std::string& aggregation, const std::vector<Json>& items,
+                        int64_t iters);
 // The aggregates of bootstrap_stderr's resamples (its standard error is their sample_stddev), for
 // percentile intervals from the very resamples the reference draws.
-std::vector<double> bootstrap_statistics(const std::string& aggregation, const std::vector<Json>& items,
-                                         int64_t iters);
+std::vector<double> bootstrap_statistics(const std::string& aggregation,
+                                         const std::vector<Json>& items, int64_t iters);
 // Whether stderr_for uses the bootstrap for this aggregation.
 bool has_bootstrap_stderr(const std::string& aggregation);
 

@@ -28,7 +28,8 @@ double sacrebleu_corpus_ter(const std::vector<std::string>& hyps,
 
 // The reference's bleu / chrf / chrf++ / ter aggregations (`name`) over per-document [gold, result]
 // items, laid out for sacrebleu as lm_eval/api/metrics.py _sacreformat does.
-double sacrebleu_aggregate(const std::string& name, const std::vector<nlohmann::ordered_json>& items);
+double sacrebleu_aggregate(const std::string& name,
+                           const std::vector<nlohmann::ordered_json>& items);
 
 // sacrebleu's Tokenizer13a (mteval-v13a) of one line, as its tokens.
 std::vector<std::string> sacrebleu_tokenize_13a(const std::string& line);

@@ -95,7 +95,8 @@ struct ModelOptions {
   std::optional<int64_t> seed;  // torch seed (3rd --seed value)
 };
 
-using ModelFactory = std::function<std::unique_ptr<LM>(const Json& model_args, const ModelOptions&)>;
+using ModelFactory =
+    std::function<std::unique_ptr<LM>(const Json& model_args, const ModelOptions&)>;
 
 struct ModelInfoEntry {
   std::string name;

@@ -24,6 +24,7 @@ double as_double(const Json& v, const std::string& key);
 // True/False, 1/0, "true"/"false"/"yes"/"no" in any case; UserError otherwise.
 bool as_bool(const Json& v, const std::string& key);
 // UserError for a key not in `known`, naming the model and listing the known keys.
-void check_known(const Json& model_args, const std::string& model, const std::vector<std::string>& known);
+void check_known(const Json& model_args, const std::string& model,
+                 const std::vector<std::string>& known);
 
 }  // namespace lmeval::model_args

@@ -12,7 +12,6 @@
 
 namespace lmeval {
 
-
 // Which part (0-based) each request of one call belongs to: contiguous runs of requests, cut
 // where the running total of `weights` crosses k/N of the whole (a request goes to the part that
 // holds its midpoint), so parts differ by at most about one request's weight.
@@ -25,7 +24,8 @@ class ShardRecorder : public LM {
   // when it has no tokenizer (dummy).
   ShardRecorder(std::unique_ptr<LM> inner, ShardSpec spec);
 
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& requests) override;
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& requests) override;
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override;
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
@@ -33,11 +33,14 @@ class ShardRecorder : public LM {
   std::optional<TokenizerInfo> tokenizer_info() const override { return inner_->tokenizer_info(); }
   std::vector<int> batch_sizes() const override { return inner_->batch_sizes(); }
   Json performance_stats() const override { return inner_->performance_stats(); }
-  std::optional<size_t> token_count(const std::string& text) const override { return inner_->token_count(text); }
+  std::optional<size_t> token_count(const std::string& text) const override {
+    return inner_->token_count(text);
+  }
   std::optional<std::string> chat_template(const std::string& name) const override {
     return inner_->chat_template(name);
   }
-  std::string apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const override;
+  std::string apply_chat_template(const std::vector<ChatMessage>& messages,
+                                  bool add_generation_prompt) const override;
   Json chat_template_variables() const override { return inner_->chat_template_variables(); }
 
   // The partial file's model part: {"shard", "calls", "model"} (the evaluator adds "config").
@@ -57,7 +60,8 @@ class ShardRecorder : public LM {
 // The model of a merged run: answers every call from the parts' recorded answers (checking that
 // the requests are the same ones) and reports the parts' model facts. Throws UserError when the
 // parts do not fit together (other runs, a part missing or given twice).
-std::unique_ptr<LM> make_replay_lm(const std::vector<Json>& parts, const std::vector<std::string>& names);
+std::unique_ptr<LM> make_replay_lm(const std::vector<Json>& parts,
+                                   const std::vector<std::string>& names);
 
 // Key of one message list for a chat rendering (shared by recorder and replay).
 std::string chat_key(const std::vector<ChatMessage>& messages, bool add_generation_prompt);

@@ -10,6 +10,7 @@ namespace lmeval {
 Json chat_template_special_tokens(const Tokenizer& tokenizer);
 
 // Copies a special token into TokenizerInfo's text/id pair (each only when the token has one).
-void copy_special_token(const SpecialToken& token, std::optional<std::string>& text, std::optional<int64_t>& id);
+void copy_special_token(const SpecialToken& token, std::optional<std::string>& text,
+                        std::optional<int64_t>& id);
 
 }  // namespace lmeval

@@ -36,10 +36,11 @@ WrittenFiles write_outputs(const std::string& output_path, const Json& results,
 // make_table(results, column) rendered as pytablewriter's Markdown.
 // column: "results" or "groups". lm-eval's own extensions: where a task of the table has a
 // leaderboard-normalised score (the results' `leaderboard_normalized`), the value column is headed
-// "Value (raw)" and a "Normalised (leaderboard)" column follows the stderr; with `show_ci`, the 95% interval,
-// clustered stderr and minimum detectable difference from the results' `statistics` section
-// (docs/statistics.md).
-std::string make_table(const Json& results, const std::string& column = "results", bool show_ci = false);
+// "Value (raw)" and a "Normalised (leaderboard)" column follows the stderr; with `show_ci`, the 95%
+// interval, clustered stderr and minimum detectable difference from the results' `statistics`
+// section (docs/statistics.md).
+std::string make_table(const Json& results, const std::string& column = "results",
+                       bool show_ci = false);
 
 // The line printed under the tables when they show normalised scores (what each column is);
 // empty otherwise.

@@ -59,7 +59,8 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
 bool ends_with_space(const std::string& s);
 bool starts_with_space(const std::string& s);
 // maybe_delimit / requires_delimiter of lm_eval/api/utils.py.
-std::string maybe_delimit(const std::string& prefix, const std::string& suffix, const std::string& delim);
+std::string maybe_delimit(const std::string& prefix, const std::string& suffix,
+                          const std::string& delim);
 bool requires_delimiter(const std::string& prefix, const std::string& suffix);
 
 }  // namespace lmeval

@@ -14,7 +14,7 @@ namespace lmeval::stats {
 inline constexpr std::size_t kFewClusters = 30;
 
 struct ClusteredStderr {
-  double stderr = 0;       // NaN when fewer than 2 clusters
+  double stderr = 0;  // NaN when fewer than 2 clusters
   size_t n_clusters = 0;
 };
 
@@ -25,6 +25,7 @@ struct ClusteredStderr {
 // G/(G-1) * (N-1)/(N-K) reduces to G/(G-1) for the intercept-only model (K = 1).
 // With every item its own cluster (G = N) it is sqrt(sum (x - mean)^2 / (N - 1)) / sqrt(N): the
 // reference's `<metric>_stderr` exactly, so the two are directly comparable.
-ClusteredStderr clustered_stderr(const std::vector<double>& xs, const std::vector<std::string>& clusters);
+ClusteredStderr clustered_stderr(const std::vector<double>& xs,
+                                 const std::vector<std::string>& clusters);
 
 }  // namespace lmeval::stats

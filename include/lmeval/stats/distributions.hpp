@@ -11,7 +11,8 @@ double normal_cdf(double x);
 // The x with normal_cdf(x) == p; -inf at 0, +inf at 1.
 double normal_quantile(double p);
 
-// P(T <= x) for Student's t with df degrees of freedom (df may be fractional; +inf gives the normal).
+// P(T <= x) for Student's t with df degrees of freedom (df may be fractional; +inf gives the
+// normal).
 double student_t_cdf(double x, double df);
 // The x with student_t_cdf(x, df) == p; -inf at 0, +inf at 1.
 double student_t_quantile(double p, double df);

@@ -50,7 +50,8 @@ struct ClusteredDifference {
   double diff = 0, se = 0, z = 0, df = 0, p = 1, ci_low = 0, ci_high = 0;
   std::size_t clusters = 0;
 };
-ClusteredDifference clustered_paired_difference(const std::vector<double>& a, const std::vector<double>& b,
+ClusteredDifference clustered_paired_difference(const std::vector<double>& a,
+                                                const std::vector<double>& b,
                                                 const std::vector<std::string>& cluster);
 
 }  // namespace lmeval::stats

@@ -16,9 +16,10 @@ namespace lmeval::stats {
 // se_items² = MS_items/(nK) is the usual stderr of the seed-averaged items (seeds fixed), and
 // se_seeds² = MS_seeds/(nK) the squared stderr of the K seed scores.
 struct SeedItemStderr {
-  double total = 0;     // sqrt((MS_items + MS_seeds − MS_res)/(nK)), floored at se_items; NaN if undefined
-  double items = 0;     // seeds held fixed
-  double seeds = 0;     // sd of the seed scores / sqrt(K)
+  double total =
+      0;  // sqrt((MS_items + MS_seeds − MS_res)/(nK)), floored at se_items; NaN if undefined
+  double items = 0;  // seeds held fixed
+  double seeds = 0;  // sd of the seed scores / sqrt(K)
   double residual_ms = 0;
   std::size_t n = 0, k = 0;
 };

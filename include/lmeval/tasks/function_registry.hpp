@@ -1,4 +1,5 @@
-// The `!function` registry: C++ implementations of the reference's task utils under their YAML names.
+// The `!function` registry: C++ implementations of the reference's task utils under their YAML
+// names.
 #pragma once
 
 #include <functional>
@@ -23,7 +24,8 @@ struct TaskFunction {
   std::function<Json(const Json&, const std::vector<Json>&)> process_results;
   // Beside the process_results of a multiple_choice task: the indices of the doc's correct choices
   // (TruthfulQA MC2: every answer labelled true). A task function scores itself, so doc_to_target
-  // need not name its golds; this lets --continuous_metrics score it too. Unset: those metrics skip it.
+  // need not name its golds; this lets --continuous_metrics score it too. Unset: those metrics skip
+  // it.
   std::function<std::vector<size_t>(const Json&)> gold_choices;
   // aggregation(per-document values) -> number
   std::function<double(const std::vector<Json>&)> aggregation;

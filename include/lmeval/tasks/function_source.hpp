@@ -28,8 +28,8 @@ const std::vector<FunctionSource>& reference_function_sources();
 // - no module file and the YAML lies in lm-eval's built-in task folder (`builtin_root`), which
 //   ships its ports instead of .py files: the folder's name, as registered;
 // - otherwise "python_module" names the missing file (the reference would import it).
-void bind_function_sources(Json& config, const std::filesystem::path& yaml_path,
-                           const std::filesystem::path& builtin_root,
-                           const std::vector<FunctionSource>& sources = reference_function_sources());
+void bind_function_sources(
+    Json& config, const std::filesystem::path& yaml_path, const std::filesystem::path& builtin_root,
+    const std::vector<FunctionSource>& sources = reference_function_sources());
 
 }  // namespace lmeval

@@ -42,7 +42,8 @@ class Task {
   Json doc_to_text(const Doc& doc, const Json* spec = nullptr) const;
   Json doc_to_target(const Doc& doc, const Json* spec = nullptr) const;
   // nullopt when the task has no doc_to_choice (or spec is null).
-  std::optional<std::vector<std::string>> doc_to_choice(const Doc& doc, const Json* spec = nullptr) const;
+  std::optional<std::vector<std::string>> doc_to_choice(const Doc& doc,
+                                                        const Json* spec = nullptr) const;
   // description / gen_prefix: empty -> nullopt; a feature -> doc[name]; else the rendered template.
   std::optional<std::string> resolve_field(const Doc& doc, const Json& spec,
                                            const std::string& field) const;

@@ -1,4 +1,5 @@
-// TaskConfig (the reference's schema, spec §3.1) and GroupConfig (§3.3), validated with file:line errors.
+// TaskConfig (the reference's schema, spec §3.1) and GroupConfig (§3.3), validated with file:line
+// errors.
 #pragma once
 
 #include <optional>
@@ -13,11 +14,40 @@ namespace lmeval {
 // The fields of the reference's TaskConfig dataclass (lm_eval/config/task.py), in its declaration
 // order (the order of `configs` in results), then lm-eval's own cluster_key (docs/statistics.md).
 enum class TaskField {
-  task, task_alias, tag, custom_dataset, dataset_path, dataset_name, dataset_kwargs, training_split,
-  validation_split, test_split, fewshot_split, process_docs, doc_to_text, doc_to_target, doc_to_image,
-  doc_to_audio, unsafe_code, doc_to_choice, process_results, use_prompt, description, target_delimiter,
-  fewshot_delimiter, fewshot_config, num_fewshot, metric_list, output_type, generation_kwargs, repeats,
-  filter_list, should_decontaminate, doc_to_decontamination_query, gen_prefix, metadata,
+  task,
+  task_alias,
+  tag,
+  custom_dataset,
+  dataset_path,
+  dataset_name,
+  dataset_kwargs,
+  training_split,
+  validation_split,
+  test_split,
+  fewshot_split,
+  process_docs,
+  doc_to_text,
+  doc_to_target,
+  doc_to_image,
+  doc_to_audio,
+  unsafe_code,
+  doc_to_choice,
+  process_results,
+  use_prompt,
+  description,
+  target_delimiter,
+  fewshot_delimiter,
+  fewshot_config,
+  num_fewshot,
+  metric_list,
+  output_type,
+  generation_kwargs,
+  repeats,
+  filter_list,
+  should_decontaminate,
+  doc_to_decontamination_query,
+  gen_prefix,
+  metadata,
   cluster_key,
 };
 // The YAML key of a field.
@@ -97,10 +127,11 @@ DatasetRef dataset_ref(const TaskConfig& cfg);
 struct GroupConfig {
   std::string name;
   std::optional<std::string> alias;
-  Json task = Json::array();               // member list as written
-  Json aggregate_metric_list = Json::array();  // normalised: [{metric, filter_list|null, aggregation, weight_by_size}]
+  Json task = Json::array();  // member list as written
+  Json aggregate_metric_list =
+      Json::array();  // normalised: [{metric, filter_list|null, aggregation, weight_by_size}]
   Json metadata = Json::object();
-  Json overrides = Json::object();          // every other key: pushed into member tasks
+  Json overrides = Json::object();  // every other key: pushed into member tasks
   TaskYaml source;
 };
 

@@ -1,4 +1,5 @@
-// The index of task, group and tag names over the built-in tasks/ folder and --include_path (spec §3.8).
+// The index of task, group and tag names over the built-in tasks/ folder and --include_path (spec
+// §3.8).
 #pragma once
 
 #include <filesystem>
@@ -28,7 +29,7 @@ class TaskIndex {
   static TaskIndex build(const std::vector<std::filesystem::path>& roots);
 
   const IndexEntry* find(const std::string& name) const;
-  std::vector<std::string> all_names() const;  // sorted
+  std::vector<std::string> all_names() const;               // sorted
   std::vector<std::string> names_of(IndexKind kind) const;  // sorted
   // fnmatch-style pattern over all names; sorted, de-duplicated.
   std::vector<std::string> match(const std::string& pattern) const;

@@ -20,8 +20,8 @@ struct GroupNode {
 };
 
 struct TaskSelection {
-  std::vector<TaskConfig> tasks;   // leaf tasks in flattening order
-  std::vector<GroupNode> groups;   // each requested group, then its nested groups (pre-order)
+  std::vector<TaskConfig> tasks;  // leaf tasks in flattening order
+  std::vector<GroupNode> groups;  // each requested group, then its nested groups (pre-order)
 };
 
 // `requested` as given on the command line (already split on commas). `run_metadata` is

@@ -11,8 +11,8 @@
 namespace lmeval {
 
 struct TaskYaml {
-  Json value = Json::object();            // merged mapping
-  std::filesystem::path path;              // the file that was asked for
+  Json value = Json::object();                   // merged mapping
+  std::filesystem::path path;                    // the file that was asked for
   std::map<std::string, SourceLocation> origin;  // top-level key -> where its value was written
 
   SourceLocation where(const std::string& key) const;

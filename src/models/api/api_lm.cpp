@@ -52,8 +52,9 @@ nlohmann::json gen_kwargs_group_key(const Json& kw) {
     nlohmann::json k;
     if (v.is_string()) {
       k = nlohmann::json::array();
-      unicode::for_each_codepoint(v.get_ref<const std::string&>(),
-                                  [&](char32_t, std::string_view ch) { k.push_back(std::string(ch)); });
+      unicode::for_each_codepoint(
+          v.get_ref<const std::string&>(),
+          [&](char32_t, std::string_view ch) { k.push_back(std::string(ch)); });
     } else if (v.is_object()) {
       k = nlohmann::json::array();
       for (auto jt = v.begin(); jt != v.end(); ++jt) k.push_back(jt.key());
@@ -74,7 +75,8 @@ std::string none_placeholder() {
 
 // The reference's Collator(sort_fn=(-len(ctx+cont), tuple(ctx+cont))) without grouping: longest
 // first, ties by the tokens themselves; stable. `whole` gets each request's context + continuation.
-std::vector<size_t> collator_order(const std::vector<TokenPair>& requests, std::vector<TokenIds>& whole) {
+std::vector<size_t> collator_order(const std::vector<TokenPair>& requests,
+                                   std::vector<TokenIds>& whole) {
   std::vector<size_t> order(requests.size());
   whole.assign(requests.size(), {});
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -100,9 +102,12 @@ ApiLM::ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer)
   max_length_ = args_.max_length - 1;
   if (!tokenizer_ && args_.tokenizer_backend.empty()) args_.tokenized_requests = false;
   if (tokenizer_) {
-    if (args_.custom_prefix_token_id) prefix_token_id_ = static_cast<TokenId>(*args_.custom_prefix_token_id);
-    else if (tokenizer_->bos_token().id) prefix_token_id_ = tokenizer_->bos_token().id;
-    else prefix_token_id_ = tokenizer_->eos_token().id;
+    if (args_.custom_prefix_token_id)
+      prefix_token_id_ = static_cast<TokenId>(*args_.custom_prefix_token_id);
+    else if (tokenizer_->bos_token().id)
+      prefix_token_id_ = tokenizer_->bos_token().id;
+    else
+      prefix_token_id_ = tokenizer_->eos_token().id;
   }
 
   HttpClientOptions o;
@@ -153,7 +158,8 @@ TokenPair ApiLM::encode_request(const LoglikelihoodRequest& r) const {
     if (!prefix_token_id_)
       throw UserError("the tokenizer has neither BOS nor EOS for an empty context",
                       {"", 0, 0, "--model_args custom_prefix_token_id"}, "a token id");
-    if (!cont.empty() && cont[0] == *prefix_token_id_) return {{cont[0]}, TokenIds(cont.begin() + 1, cont.end())};
+    if (!cont.empty() && cont[0] == *prefix_token_id_)
+      return {{cont[0]}, TokenIds(cont.begin() + 1, cont.end())};
     return {{*prefix_token_id_}, cont};
   }
   // TemplateLM._encode_pair: trailing whitespace of the context moves to the continuation; the
@@ -167,7 +173,8 @@ TokenPair ApiLM::encode_request(const LoglikelihoodRequest& r) const {
   TokenIds whole = tok_encode(context + continuation);
   TokenIds ctx = tok_encode(context);
   TokenIds cont;
-  if (whole.size() > ctx.size()) cont.assign(whole.begin() + static_cast<std::ptrdiff_t>(ctx.size()), whole.end());
+  if (whole.size() > ctx.size())
+    cont.assign(whole.begin() + static_cast<std::ptrdiff_t>(ctx.size()), whole.end());
   return {ctx, cont};
 }
 
@@ -188,12 +195,15 @@ void ApiLM::check_loglikelihood_supported() const {
   if (style_.endpoint == Endpoint::kChat)
     throw UserError(std::string("Loglikelihood is not supported for chat completions (model ") +
                         kind_name(args_.kind) + "): chat endpoints return no prompt logprobs",
-                    {"", 0, 0, "--model"}, "local-completions for loglikelihood and multiple_choice tasks");
+                    {"", 0, 0, "--model"},
+                    "local-completions for loglikelihood and multiple_choice tasks");
   if (args_.kind == ApiKind::kOpenAICompletions) {
     const std::string m = args_.model.is_string() ? args_.model.get<std::string>() : "";
     if (m != "babbage-002" && m != "davinci-002")
-      throw UserError("Prompt loglikelihoods are only supported by OpenAI's API for babbage-002 and davinci-002",
-                      {"", 0, 0, "--model_args model"}, "model=babbage-002 or model=davinci-002");
+      throw UserError(
+          "Prompt loglikelihoods are only supported by OpenAI's API for babbage-002 and "
+          "davinci-002",
+          {"", 0, 0, "--model_args model"}, "model=babbage-002 or model=davinci-002");
   }
 }
 
@@ -206,8 +216,8 @@ void ApiLM::set_body(Batch& b, const Json& payload) {
   if (keep_payloads_) payloads_.push_back(payload);
 }
 
-void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t requests, int64_t tokens,
-                 const std::function<void(const Batch&, const Json&)>& accept) {
+void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t requests,
+                 int64_t tokens, const std::function<void(const Batch&, const Json&)>& accept) {
   auto start = Clock::now();
   Phase* ph = nullptr;
   for (auto& p : phases_)
@@ -236,19 +246,20 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t req
   };
   auto on_retry = [&](size_t i, int attempt, double wait, const std::string& why) {
     ++ph->retries;
-    spdlog::warn("{}: {} failed (attempt {} of {}): {}; retrying in {:.1f} s", kind_name(args_.kind),
-                 batches[i].what, attempt, client_->options().retry.max_attempts, scrub(why), wait);
+    spdlog::warn("{}: {} failed (attempt {} of {}): {}; retrying in {:.1f} s",
+                 kind_name(args_.kind), batches[i].what, attempt,
+                 client_->options().retry.max_attempts, scrub(why), wait);
   };
   auto failures = client_->post_all(args_.base_url, bodies, judge, on_retry);
   ph->http_requests += batches.size();
   ph->seconds += std::chrono::duration<double>(Clock::now() - start).count();
   if (!failures.empty()) {
     const auto& f = failures.front();
-    throw RuntimeError(scrub(std::string(kind_name(args_.kind)) + ": " + batches[f.index].what + " to " +
-                             args_.base_url + " failed after " + std::to_string(f.attempts) +
-                             (f.attempts == 1 ? " attempt: " : " attempts: ") + f.message +
-                             " (" + std::to_string(done) + " of " + std::to_string(total) +
-                             " requests had finished)"));
+    throw RuntimeError(
+        scrub(std::string(kind_name(args_.kind)) + ": " + batches[f.index].what + " to " +
+              args_.base_url + " failed after " + std::to_string(f.attempts) +
+              (f.attempts == 1 ? " attempt: " : " attempts: ") + f.message + " (" +
+              std::to_string(done) + " of " + std::to_string(total) + " requests had finished)"));
   }
   ph->requests += requests;
   ph->tokens += tokens;
@@ -257,7 +268,8 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t req
 // ---------------------------------------------------------------------------------------------
 // loglikelihood
 
-std::vector<LoglikelihoodResult> ApiLM::loglikelihood(const std::vector<LoglikelihoodRequest>& requests) {
+std::vector<LoglikelihoodResult> ApiLM::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
   check_loglikelihood_supported();
   std::vector<TokenPair> enc;
   enc.reserve(requests.size());
@@ -265,7 +277,8 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood(const std::vector<Loglikel
   return loglikelihood_tokens(enc);
 }
 
-std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(const std::vector<TokenPair>& requests) {
+std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
+    const std::vector<TokenPair>& requests) {
   if (!tokenizer_)
     throw UserError("Tokenizer is required for loglikelihood tasks to compute context lengths",
                     {"", 0, 0, "--model_args tokenizer_backend"}, "tokenizer_backend=huggingface");
@@ -283,30 +296,36 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(const std::vector<T
       const auto& [ctx, cont] = requests[i];
       // batch_loglikelihood_requests: keep the last max_length tokens, shorten ctxlen to match.
       const int64_t n = static_cast<int64_t>(whole[i].size());
-      TokenIds inp = n > max_length_ ? TokenIds(whole[i].end() - max_length_, whole[i].end()) : whole[i];
+      TokenIds inp =
+          n > max_length_ ? TokenIds(whole[i].end() - max_length_, whole[i].end()) : whole[i];
       if (n > max_length_ && !warned) {
-        spdlog::warn("Context length ({}) + continuation length ({}) > max_length ({}). Left truncating context.",
-                     ctx.size(), cont.size(), max_length_);
+        spdlog::warn(
+            "Context length ({}) + continuation length ({}) > max_length ({}). Left truncating "
+            "context.",
+            ctx.size(), cont.size(), max_length_);
         warned = true;
       }
-      const int64_t ctxlen = static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_length_);
+      const int64_t ctxlen =
+          static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_length_);
       if (ctxlen <= 0)
-        throw RuntimeError(std::string(kind_name(args_.kind)) + ": a continuation of " +
-                           std::to_string(cont.size()) + " tokens leaves no context within max_length " +
-                           std::to_string(max_length_) + " (Context length must be greater than 0)");
+        throw RuntimeError(
+            std::string(kind_name(args_.kind)) + ": a continuation of " +
+            std::to_string(cont.size()) + " tokens leaves no context within max_length " +
+            std::to_string(max_length_) + " (Context length must be greater than 0)");
       b.members.push_back(i);
       b.ctxlens.push_back(ctxlen);
       inputs.push_back(std::move(inp));
     }
     set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
     b.what = "loglikelihood request " + std::to_string(batches.size() + 1) + " (" +
-             std::to_string(b.members.size()) + " prompt" + (b.members.size() == 1 ? "" : "s") + ", " +
-             std::to_string(inputs.front().size()) + " tokens)";
+             std::to_string(b.members.size()) + " prompt" + (b.members.size() == 1 ? "" : "s") +
+             ", " + std::to_string(inputs.front().size()) + " tokens)";
     batches.push_back(std::move(b));
   }
   std::vector<LoglikelihoodResult> out(requests.size());
   int64_t tokens = 0;
-  for (const auto& w : whole) tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
+  for (const auto& w : whole)
+    tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
   send(batches, "loglikelihood", requests.size(), tokens, [&](const Batch& b, const Json& answer) {
     auto res = parse_logprobs(answer, b.ctxlens);
     for (size_t k = 0; k < b.members.size(); ++k) out[b.members[k]] = res[k];
@@ -342,14 +361,17 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
       for (size_t k = s; k < std::min(order.size(), s + bs); ++k) {
         const size_t i = order[k];
         const int64_t n = static_cast<int64_t>(whole[i].size());
-        TokenIds inp = n > max_length_ ? TokenIds(whole[i].end() - max_length_, whole[i].end()) : whole[i];
-        const int64_t ctxlen = static_cast<int64_t>(reqs[i].first.size()) - std::max<int64_t>(0, n - max_length_);
+        TokenIds inp =
+            n > max_length_ ? TokenIds(whole[i].end() - max_length_, whole[i].end()) : whole[i];
+        const int64_t ctxlen =
+            static_cast<int64_t>(reqs[i].first.size()) - std::max<int64_t>(0, n - max_length_);
         b.members.push_back(i);
         b.ctxlens.push_back(ctxlen);
         inputs.push_back(std::move(inp));
       }
       set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
-      b.what = "loglikelihood_rolling request for text " + std::to_string(t + 1) + " " + short_text(texts[t]);
+      b.what = "loglikelihood_rolling request for text " + std::to_string(t + 1) + " " +
+               short_text(texts[t]);
       b.tag = t;
       batches.push_back(std::move(b));
     }
@@ -357,11 +379,12 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
   int64_t tokens = 0;
   for (const auto& ws : windows)
     for (const auto& w : ws) tokens += static_cast<int64_t>(w.second.size());
-  send(batches, "loglikelihood_rolling", texts.size(), tokens, [&](const Batch& b, const Json& answer) {
-    auto res = parse_logprobs(answer, b.ctxlens);
-    auto& dst = per_text[b.tag];
-    for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
-  });
+  send(batches, "loglikelihood_rolling", texts.size(), tokens,
+       [&](const Batch& b, const Json& answer) {
+         auto res = parse_logprobs(answer, b.ctxlens);
+         auto& dst = per_text[b.tag];
+         for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
+       });
   for (size_t t = 0; t < texts.size(); ++t)
     for (const auto& r : per_text[t]) out[t] += r.loglikelihood;
   return out;
@@ -396,7 +419,8 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
   const size_t bs = static_cast<size_t>(std::max(1, args_.batch_size));
   bool warned = false;
   for (auto& members : groups) {
-    std::stable_sort(members.begin(), members.end(), [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
+    std::stable_sort(members.begin(), members.end(),
+                     [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
     for (size_t s = 0; s < members.size(); s += bs) {
       Batch b;
       b.members.assign(members.begin() + s, members.begin() + std::min(members.size(), s + bs));
@@ -405,17 +429,22 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
       if (chat) {
         prompt = Json::parse(requests[b.members.front()].context, nullptr, false);
         if (!prompt.is_array())
-          throw RuntimeError(std::string(kind_name(args_.kind)) + ": a request context is not a message list");
+          throw RuntimeError(std::string(kind_name(args_.kind)) +
+                             ": a request context is not a message list");
       } else if (args_.tokenized_requests) {
-        Json mg = kw.is_object() && kw.contains("max_gen_toks") ? kw["max_gen_toks"] : Json(args_.max_gen_toks);
+        Json mg = kw.is_object() && kw.contains("max_gen_toks") ? kw["max_gen_toks"]
+                                                                : Json(args_.max_gen_toks);
         const int64_t max_gen_toks = mg.is_number() ? mg.get<int64_t>() : args_.max_gen_toks;
         const int64_t max_context_len = max_length_ - max_gen_toks;
         prompt = Json::array();
         for (size_t i : b.members) {
-          TokenIds ids = py_tail(tok_encode(requests[i].context, args_.add_bos_token), max_context_len);
+          TokenIds ids =
+              py_tail(tok_encode(requests[i].context, args_.add_bos_token), max_context_len);
           if (static_cast<int64_t>(ids.size()) + max_gen_toks > max_length_ && !warned) {
-            spdlog::warn("Some contexts exceeded (max length: ({}) - max_gen_toks: ({}). They were left truncated.",
-                         max_length_, max_gen_toks);
+            spdlog::warn(
+                "Some contexts exceeded (max length: ({}) - max_gen_toks: ({}). They were left "
+                "truncated.",
+                max_length_, max_gen_toks);
             warned = true;
           }
           prompt.push_back(ids_json(ids));
@@ -426,7 +455,8 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
         prompt = Json::array();
         for (size_t i : b.members) prompt.push_back(requests[i].context);
       }
-      set_body(b, generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks, args_.seed, eos_string()));
+      set_body(b, generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks,
+                                     args_.seed, eos_string()));
       b.what = "generate_until request " + std::to_string(batches.size() + 1) + " (context " +
                short_text(requests[b.members.front()].context) + ")";
       batches.push_back(std::move(b));
@@ -439,7 +469,9 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
     for (size_t k = 0; k < b.members.size(); ++k) {
       if (!res[k]) {
         if (!warned_null)
-          spdlog::warn("API returned null content. Content filled with LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER.");
+          spdlog::warn(
+              "API returned null content. Content filled with "
+              "LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER.");
         warned_null = true;
         out[b.members[k]] = none_placeholder();
       } else {
@@ -472,7 +504,8 @@ std::string ApiLM::apply_chat_template(const std::vector<ChatMessage>& messages,
                       "tokenizer=<folder with a chat template>, or local-chat-completions");
     return LM::apply_chat_template(messages, add_generation_prompt);
   }
-  // The chat endpoint gets the messages; they travel as their JSON text (the reference's JsonChatStr).
+  // The chat endpoint gets the messages; they travel as their JSON text (the reference's
+  // JsonChatStr).
   json_chat_contexts_ = true;
   Json a = Json::array();
   for (const auto& m : messages) a.push_back(Json{{"role", m.role}, {"content", m.content}});
@@ -490,9 +523,12 @@ std::optional<TokenizerInfo> ApiLM::tokenizer_info() const {
   fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
   fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
   // configure_pad_token: pad, else unk, else eos.
-  if (tokenizer_->pad_token().id) fill(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
-  else if (tokenizer_->unk_token().id) fill(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
-  else fill(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
+  if (tokenizer_->pad_token().id)
+    fill(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
+  else if (tokenizer_->unk_token().id)
+    fill(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
+  else
+    fill(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
   if (tokenizer_->eos_token().id) t.eot_token_id = *tokenizer_->eos_token().id;
   t.max_length = max_length_;
   return t;
@@ -503,12 +539,13 @@ Json ApiLM::performance_stats() const {
   for (const auto& p : phases_) {
     // The keys every backend reports (merge adds requests, tokens, seconds over parts), then the
     // HTTP facts. tokens: prompt tokens scored (0 for generation, whose lengths the server knows).
-    out[p.name] = {{"requests", p.requests},
-                   {"tokens", p.tokens},
-                   {"seconds", p.seconds},
-                   {"tokens_per_second", p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0},
-                   {"http_requests", p.http_requests},
-                   {"retries", p.retries}};
+    out[p.name] = {
+        {"requests", p.requests},
+        {"tokens", p.tokens},
+        {"seconds", p.seconds},
+        {"tokens_per_second", p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0},
+        {"http_requests", p.http_requests},
+        {"retries", p.retries}};
   }
   return out;
 }

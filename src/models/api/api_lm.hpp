@@ -22,12 +22,12 @@ const char* kind_name(ApiKind kind);
 // model_args after coercion, with the reference's defaults for the kind.
 struct ApiArgs {
   ApiKind kind = ApiKind::kLocalCompletions;
-  Json model;                     // `model` (or `pretrained`); null when neither is given
+  Json model;  // `model` (or `pretrained`); null when neither is given
   std::string base_url;
   std::string tokenizer;          // tokenizer folder or Hub id; empty = model
   std::string tokenizer_backend;  // "huggingface", "tiktoken", "remote", or "" (none)
   int num_concurrent = 1;
-  int max_retries = 3;            // attempts in all, as tenacity's stop_after_attempt
+  int max_retries = 3;  // attempts in all, as tenacity's stop_after_attempt
   int64_t max_gen_toks = 256;
   int batch_size = 1;
   int64_t seed = 1234;
@@ -40,10 +40,10 @@ struct ApiArgs {
   std::string ca_cert_path;
   std::optional<std::string> eos_string;
   double timeout_s = 300;
-  std::optional<Json> header;     // replaces the Authorization header when given
+  std::optional<Json> header;  // replaces the Authorization header when given
   std::optional<std::string> think_end_token;
-  std::string api_key;            // OPENAI_API_KEY or model_args api_key; never printed
-  RetryPolicy retry;              // backoff (tests shorten it)
+  std::string api_key;  // OPENAI_API_KEY or model_args api_key; never printed
+  RetryPolicy retry;    // backoff (tests shorten it)
 };
 
 // The model_args keys each kind accepts.
@@ -61,7 +61,8 @@ class ApiLM : public LM {
   // `tokenizer` overrides loading one from args (tests); null = load per args.
   explicit ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer = nullptr);
 
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& requests) override;
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& requests) override;
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override;
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
@@ -92,7 +93,7 @@ class ApiLM : public LM {
 
  private:
   struct Batch {
-    std::vector<size_t> members;  // indices into the caller's request list
+    std::vector<size_t> members;   // indices into the caller's request list
     std::string body;              // the request's JSON text
     std::vector<int64_t> ctxlens;  // loglikelihood only
     std::string what;              // names the request in errors

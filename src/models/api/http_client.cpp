@@ -77,7 +77,8 @@ struct HttpClient::Impl {
 
   CURLM* multi = nullptr;
   curl_slist* headers = nullptr;
-  std::vector<CURL*> idle;  // easy handles kept for reuse (their connections stay in the multi's cache)
+  std::vector<CURL*>
+      idle;  // easy handles kept for reuse (their connections stay in the multi's cache)
   std::mt19937_64 rng{std::random_device{}()};
 
   CURL* take_easy() {
@@ -101,11 +102,13 @@ HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options))
   if (options_.max_in_flight == 0) options_.max_in_flight = 1;
   impl_->multi = curl_multi_init();
   if (!impl_->multi) throw RuntimeError("libcurl: curl_multi_init failed");
-  curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.max_in_flight + 4));
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS,
+                    static_cast<long>(options_.max_in_flight + 4));
   // No "Expect: 100-continue" round trip for large bodies: servers answer POSTs directly.
   impl_->headers = curl_slist_append(impl_->headers, "Expect:");
   impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
-  for (const auto& h : options_.headers) impl_->headers = curl_slist_append(impl_->headers, h.c_str());
+  for (const auto& h : options_.headers)
+    impl_->headers = curl_slist_append(impl_->headers, h.c_str());
 }
 
 HttpClient::~HttpClient() { delete impl_; }
@@ -124,7 +127,8 @@ void setup_easy(CURL* e, const HttpClientOptions& o, curl_slist* headers, const 
   curl_easy_setopt(e, CURLOPT_HEADERDATA, response);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout_s * 1000));
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(o.timeout_s, 30.0) * 1000));
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::min(o.timeout_s, 30.0) * 1000));
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   if (!o.verify_certificate) {
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -166,7 +170,8 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
     t->attempt = attempt;
     setup_easy(t->easy, options_, im.headers, url, &t->response, t->error);
     curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, bodies[index].data());
-    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(bodies[index].size()));
+    curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(bodies[index].size()));
     curl_multi_add_handle(im.multi, t->easy);
     active.emplace(t->easy, std::move(t));
   };
@@ -210,7 +215,8 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
         if (v.kind == Verdict::kDone) v = judge(t->index, t->response);
         if (v.kind == Verdict::kRetry && t->attempt < options_.retry.max_attempts && !stopped) {
           double wait = options_.retry.wait_s(t->attempt);
-          if (t->response.retry_after_s) wait = std::max(wait, std::min(*t->response.retry_after_s, 60.0));
+          if (t->response.retry_after_s)
+            wait = std::max(wait, std::min(*t->response.retry_after_s, 60.0));
           wait *= 1.0 + options_.retry.jitter * unit(im.rng);
           if (on_retry) on_retry(t->index, t->attempt, wait, v.message);
           delayed.emplace(Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -231,7 +237,9 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
       // Wait for socket activity, or until the next retry is due.
       int timeout_ms = 1000;
       if (!delayed.empty() && !stopped) {
-        auto due = std::chrono::duration_cast<std::chrono::milliseconds>(delayed.begin()->first - Clock::now()).count();
+        auto due = std::chrono::duration_cast<std::chrono::milliseconds>(delayed.begin()->first -
+                                                                         Clock::now())
+                       .count();
         timeout_ms = static_cast<int>(std::clamp<long long>(due, 0, 1000));
       }
       if (active.empty()) {

@@ -13,9 +13,7 @@ namespace lmeval::api {
 
 namespace {
 
-std::string excerpt(const std::string& s) {
-  return s.size() > 200 ? s.substr(0, 200) + "..." : s;
-}
+std::string excerpt(const std::string& s) { return s.size() > 200 ? s.substr(0, 200) + "..." : s; }
 
 // Python's xs[start:-1] bounds for a list of n items.
 std::pair<size_t, size_t> slice_to_last(int64_t start, size_t n) {
@@ -65,7 +63,8 @@ std::vector<std::string> stop_sequences(const Json& until, const std::optional<s
       out.push_back(u.get<std::string>());
     }
   } else if (!until.is_null()) {
-    throw RuntimeError("Expected `kwargs['until']` to be of type Union[str,list] but got " + until.dump());
+    throw RuntimeError("Expected `kwargs['until']` to be of type Union[str,list] but got " +
+                       until.dump());
   }
   if (eos && std::find(out.begin(), out.end(), *eos) == out.end()) out.push_back(*eos);
   return out;
@@ -128,8 +127,8 @@ Json generation_payload(const PayloadStyle& style, const Json& model, const Json
 
 Json parse_body(const std::string& body) {
   if (json_nesting_exceeds(body))
-    throw MalformedResponse("the answer nests lists/objects more than " + std::to_string(kMaxNestingDepth) +
-                            " levels deep");
+    throw MalformedResponse("the answer nests lists/objects more than " +
+                            std::to_string(kMaxNestingDepth) + " levels deep");
   Json j = Json::parse(body, nullptr, false);
   if (j.is_discarded()) throw MalformedResponse("the answer is not JSON: " + excerpt(body));
   return j;
@@ -146,7 +145,8 @@ std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
     const Json& c = *choices[i];
     const std::string which = "choice " + std::to_string(i);
     if (!c.contains("logprobs") || !c["logprobs"].is_object())
-      throw MalformedResponse(which + " has no \"logprobs\" (does the server support echo with logprobs?)");
+      throw MalformedResponse(which +
+                              " has no \"logprobs\" (does the server support echo with logprobs?)");
     const Json& lp = c["logprobs"];
     if (!lp.contains("token_logprobs") || !lp["token_logprobs"].is_array())
       throw MalformedResponse(which + " has no logprobs.token_logprobs list");
@@ -159,18 +159,21 @@ std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
     LoglikelihoodResult r{0.0, true};
     for (size_t k = b; k < e; ++k) {
       if (!toks[k].is_number())
-        throw MalformedResponse(which + " token_logprobs[" + std::to_string(k) + "] is " + toks[k].dump());
+        throw MalformedResponse(which + " token_logprobs[" + std::to_string(k) + "] is " +
+                                toks[k].dump());
       r.loglikelihood += toks[k].get<double>();
     }
     // zip(tokens_logprobs, top_logprobs): stops at the shorter; the first miss ends the check.
     for (size_t k = 0; b + k < e && tb + k < te; ++k) {
       const Json& top = tops[tb + k];
       if (!top.is_object() || top.empty())
-        throw MalformedResponse(which + " top_logprobs[" + std::to_string(tb + k) + "] is " + top.dump());
+        throw MalformedResponse(which + " top_logprobs[" + std::to_string(tb + k) + "] is " +
+                                top.dump());
       double best = -std::numeric_limits<double>::infinity();
       for (auto it = top.begin(); it != top.end(); ++it) {
         if (!it.value().is_number())
-          throw MalformedResponse(which + " top_logprobs[" + std::to_string(tb + k) + "] holds " + it.value().dump());
+          throw MalformedResponse(which + " top_logprobs[" + std::to_string(tb + k) + "] holds " +
+                                  it.value().dump());
         best = std::max(best, it.value().get<double>());
       }
       if (toks[b + k].get<double>() != best) {
@@ -183,9 +186,9 @@ std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
   return out;
 }
 
-std::vector<std::optional<std::string>> parse_generations(Endpoint endpoint, const Json& response,
-                                                          size_t expected,
-                                                          const std::optional<std::string>& think_end_token) {
+std::vector<std::optional<std::string>> parse_generations(
+    Endpoint endpoint, const Json& response, size_t expected,
+    const std::optional<std::string>& think_end_token) {
   if (!response.is_object() || !response.contains("choices") || !response["choices"].is_array())
     throw MalformedResponse("the answer has no \"choices\" list");
   const Json& choices = response["choices"];
@@ -199,11 +202,13 @@ std::vector<std::optional<std::string>> parse_generations(Endpoint endpoint, con
       throw MalformedResponse("a choice has no integer \"index\"");
     const int64_t idx = c["index"].get<int64_t>();
     if (idx < 0 || static_cast<size_t>(idx) >= expected || seen[idx])
-      throw MalformedResponse("choice index " + std::to_string(idx) + " is out of range or repeated");
+      throw MalformedResponse("choice index " + std::to_string(idx) +
+                              " is out of range or repeated");
     seen[idx] = true;
     const Json* text = nullptr;
     if (endpoint == Endpoint::kCompletions) {
-      if (!c.contains("text")) throw MalformedResponse("choice " + std::to_string(idx) + " has no \"text\"");
+      if (!c.contains("text"))
+        throw MalformedResponse("choice " + std::to_string(idx) + " has no \"text\"");
       text = &c["text"];
     } else {
       if (!c.contains("message") || !c["message"].is_object() || !c["message"].contains("content"))

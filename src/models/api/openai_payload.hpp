@@ -49,9 +49,9 @@ std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
 
 // parse_generations for one answer with `expected` choices: completions "text", chat
 // "message.content" (after think_end_token when given). A null text stays nullopt.
-std::vector<std::optional<std::string>> parse_generations(Endpoint endpoint, const Json& response,
-                                                          size_t expected,
-                                                          const std::optional<std::string>& think_end_token);
+std::vector<std::optional<std::string>> parse_generations(
+    Endpoint endpoint, const Json& response, size_t expected,
+    const std::optional<std::string>& think_end_token);
 
 // Parses a response body, throwing MalformedResponse with a short excerpt when it is not JSON.
 Json parse_body(const std::string& body);

@@ -31,7 +31,9 @@ long delay_ms() {
 }
 
 void delay(size_t requests) {
-  if (delay_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms() * static_cast<long>(requests)));
+  if (delay_ms() > 0)
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(delay_ms() * static_cast<long>(requests)));
 }
 
 class DummyLM : public LM {
@@ -40,12 +42,14 @@ class DummyLM : public LM {
   // compare/analyze have several "models"; without one the hashes are the goldens' hashfake.
   explicit DummyLM(std::string salt) : salt_(salt.empty() ? salt : salt + kSep) {}
 
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& reqs) override {
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& reqs) override {
     std::vector<LoglikelihoodResult> out;
     out.reserve(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       delay(1);
-      std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep + reqs[i].continuation);
+      std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep +
+                                 reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
       if (progress_ && ((i + 1) % 1024 == 0 || delay_ms() > 0)) progress_(i + 1, reqs.size(), -1);
     }
@@ -77,7 +81,8 @@ class DummyLM : public LM {
       std::vector<std::string> until;
       if (r.gen_kwargs.is_object() && r.gen_kwargs.contains("until")) {
         const auto& u = r.gen_kwargs["until"];
-        if (u.is_string()) until.push_back(u.get<std::string>());
+        if (u.is_string())
+          until.push_back(u.get<std::string>());
         else if (u.is_array())
           for (const auto& s : u)
             if (s.is_string()) until.push_back(s.get<std::string>());
@@ -109,9 +114,11 @@ void register_core_models(ModelRegistry& registry) {
     for (auto it = args.begin(); it != args.end(); ++it)
       if (it.key() != "pretrained" && it.key() != "trust_remote_code" && it.key() != "salt")
         throw UserError("unknown model_args key '" + it.key() + "' for model dummy",
-                        {"", 0, 0, "--model_args"}, "pretrained (used only as the model name) or salt");
+                        {"", 0, 0, "--model_args"},
+                        "pretrained (used only as the model name) or salt");
     std::string salt;
-    if (args.contains("salt")) salt = args["salt"].is_string() ? args["salt"].get<std::string>() : args["salt"].dump();
+    if (args.contains("salt"))
+      salt = args["salt"].is_string() ? args["salt"].get<std::string>() : args["salt"].dump();
     return std::make_unique<DummyLM>(salt);
   };
   registry.add(e, {"hashfake"});

@@ -21,9 +21,9 @@ namespace fs = std::filesystem;
 
 size_t safetensors_dtype_size(const std::string& dtype) {
   static const std::map<std::string, size_t> sizes = {
-      {"F64", 8}, {"F32", 4}, {"F16", 2},  {"BF16", 2}, {"I64", 8}, {"I32", 4},
-      {"I16", 2}, {"I8", 1},  {"U8", 1},   {"BOOL", 1}, {"U16", 2}, {"U32", 4},
-      {"U64", 8}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2},    {"I64", 8},
+      {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U8", 1},      {"BOOL", 1},
+      {"U16", 2}, {"U32", 4}, {"U64", 8}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -79,7 +79,9 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
   }
   Json header;
   const std::string header_text(reinterpret_cast<const char*>(base + 8), header_len);
-  if (json_nesting_exceeds(header_text)) throw bad("header nests lists/objects more than " + std::to_string(kMaxNestingDepth) + " levels deep");
+  if (json_nesting_exceeds(header_text))
+    throw bad("header nests lists/objects more than " + std::to_string(kMaxNestingDepth) +
+              " levels deep");
   try {
     header = Json::parse(header_text);
   } catch (const Json::parse_error& e) {
@@ -152,14 +154,16 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir) {
   if (fs::exists(index)) {
     Json j = read_json_file(index, "the safetensors index");
     if (!j.contains("weight_map") || !j["weight_map"].is_object())
-      throw UserError("the safetensors index has no weight_map", {index.string(), 0, 0, "$.weight_map"},
+      throw UserError("the safetensors index has no weight_map",
+                      {index.string(), 0, 0, "$.weight_map"},
                       "an object mapping tensor names to shard files");
     std::set<std::string> seen;
     for (const auto& [name, shard] : j["weight_map"].items()) {
       if (!shard.is_string())
-        throw UserError("shard name is not a string", {index.string(), 0, 0, "$.weight_map." + name},
-                        "a file name");
-      if (seen.insert(shard.get<std::string>()).second) files.push_back(dir / shard.get<std::string>());
+        throw UserError("shard name is not a string",
+                        {index.string(), 0, 0, "$.weight_map." + name}, "a file name");
+      if (seen.insert(shard.get<std::string>()).second)
+        files.push_back(dir / shard.get<std::string>());
     }
     for (const auto& f : files)
       if (!fs::exists(f))
@@ -210,9 +214,9 @@ void WeightArchive::release(const TensorView& t) const {
 
 const std::vector<std::string>& supported_architectures() {
   static const std::vector<std::string> archs = {
-      "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-      "GPTNeoXForCausalLM", "GPT2LMHeadModel", "PhiForCausalLM", "Phi3ForCausalLM",
-      "GemmaForCausalLM", "Gemma2ForCausalLM", "OPTForCausalLM"};
+      "LlamaForCausalLM",   "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+      "GPTNeoXForCausalLM", "GPT2LMHeadModel",    "PhiForCausalLM",   "Phi3ForCausalLM",
+      "GemmaForCausalLM",   "Gemma2ForCausalLM",  "OPTForCausalLM"};
   return archs;
 }
 
@@ -225,19 +229,24 @@ class ConfigReader {
   bool has(const std::string& k) const { return j_.contains(k) && !j_[k].is_null(); }
 
   int64_t int_(const std::string& k) const {
-    if (!has(k)) throw UserError("config.json lacks '" + k + "'", {path_, 0, 0, "$." + k}, "an integer");
+    if (!has(k))
+      throw UserError("config.json lacks '" + k + "'", {path_, 0, 0, "$." + k}, "an integer");
     return as_int(j_[k], k);
   }
-  int64_t int_or(const std::string& k, int64_t def) const { return has(k) ? as_int(j_[k], k) : def; }
+  int64_t int_or(const std::string& k, int64_t def) const {
+    return has(k) ? as_int(j_[k], k) : def;
+  }
   double num_or(const std::string& k, double def) const { return has(k) ? as_num(j_[k], k) : def; }
   bool bool_or(const std::string& k, bool def) const {
     if (!has(k)) return def;
-    if (!j_[k].is_boolean()) throw UserError("'" + k + "' is not a boolean", {path_, 0, 0, "$." + k}, "true or false");
+    if (!j_[k].is_boolean())
+      throw UserError("'" + k + "' is not a boolean", {path_, 0, 0, "$." + k}, "true or false");
     return j_[k].get<bool>();
   }
   std::string str_or(const std::string& k, const std::string& def) const {
     if (!has(k)) return def;
-    if (!j_[k].is_string()) throw UserError("'" + k + "' is not a string", {path_, 0, 0, "$." + k}, "a string");
+    if (!j_[k].is_string())
+      throw UserError("'" + k + "' is not a string", {path_, 0, 0, "$." + k}, "a string");
     return j_[k].get<std::string>();
   }
   std::optional<int64_t> opt_int(const std::string& k) const {
@@ -252,7 +261,8 @@ class ConfigReader {
     return v.get<int64_t>();
   }
   double as_num(const Json& v, const std::string& k) const {
-    if (!v.is_number()) throw UserError("'" + k + "' is not a number", {path_, 0, 0, "$." + k}, "a number");
+    if (!v.is_number())
+      throw UserError("'" + k + "' is not a number", {path_, 0, 0, "$." + k}, "a number");
     return v.get<double>();
   }
   const Json& json() const { return j_; }
@@ -263,9 +273,11 @@ class ConfigReader {
   std::string path_;
 };
 
-Activation parse_activation(const std::string& name, const std::string& path, const std::string& field) {
+Activation parse_activation(const std::string& name, const std::string& path,
+                            const std::string& field) {
   if (name == "silu" || name == "swish") return Activation::kSilu;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::kGeluTanh;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
+    return Activation::kGeluTanh;
   if (name == "gelu") return Activation::kGeluExact;
   if (name == "relu") return Activation::kRelu;
   throw UserError("unsupported activation '" + name + "'", {path, 0, 0, field},
@@ -273,7 +285,8 @@ Activation parse_activation(const std::string& name, const std::string& path, co
 }
 
 // Rotary settings from transformers 5's rope_parameters or 4.x's rope_theta/rope_scaling.
-void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, double default_theta) {
+void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial,
+                double default_theta) {
   const Json& j = c.json();
   Json params = Json::object();
   if (c.has("rope_parameters") && j["rope_parameters"].is_object()) params = j["rope_parameters"];
@@ -285,7 +298,8 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
     if (params.contains(k) && params[k].is_number()) return params[k].get<double>();
     return def;
   };
-  a.rope_theta = pnum("rope_theta", c.num_or("rope_theta", c.num_or("rotary_emb_base", default_theta)));
+  a.rope_theta =
+      pnum("rope_theta", c.num_or("rope_theta", c.num_or("rotary_emb_base", default_theta)));
   double partial = pnum("partial_rotary_factor",
                         c.num_or("partial_rotary_factor", c.num_or("rotary_pct", default_partial)));
   a.rotary_dim = static_cast<int64_t>(static_cast<double>(a.head_dim) * partial);
@@ -300,15 +314,16 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
   const std::string field = c.has("rope_parameters") ? "$.rope_parameters" : "$.rope_scaling";
   auto need_max_positions = [&]() {
     if (!a.max_position_embeddings)
-      throw UserError("rope type '" + type + "' needs max_position_embeddings", {c.path(), 0, 0, "$.max_position_embeddings"},
-                      "the model's maximum length");
+      throw UserError("rope type '" + type + "' needs max_position_embeddings",
+                      {c.path(), 0, 0, "$.max_position_embeddings"}, "the model's maximum length");
     return *a.max_position_embeddings;
   };
   // transformers' standardize_rope_params: the pretraining length of llama3/yarn/longrope comes
   // from the rope parameters, else max_position_embeddings; Phi3's own top-level field wins.
   auto original_max = [&]() {
     if (phi3) return c.int_or("original_max_position_embeddings", 4096);
-    if (params.contains("original_max_position_embeddings") && params["original_max_position_embeddings"].is_number())
+    if (params.contains("original_max_position_embeddings") &&
+        params["original_max_position_embeddings"].is_number())
       return params["original_max_position_embeddings"].get<int64_t>();
     return need_max_positions();
   };
@@ -317,9 +332,12 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
     if (params.contains(key) && params[key].is_array())
       for (const auto& v : params[key])
         if (v.is_number()) out.push_back(v.get<double>());
-    if (static_cast<int64_t>(out.size()) != a.rotary_dim / 2 || (params.contains(key) && out.size() != params[key].size()))
-      throw UserError(std::string(key) + " must hold rotary_dim / 2 = " + std::to_string(a.rotary_dim / 2) + " numbers",
-                      {c.path(), 0, 0, field + "." + key}, "a list of " + std::to_string(a.rotary_dim / 2) + " numbers");
+    if (static_cast<int64_t>(out.size()) != a.rotary_dim / 2 ||
+        (params.contains(key) && out.size() != params[key].size()))
+      throw UserError(std::string(key) + " must hold rotary_dim / 2 = " +
+                          std::to_string(a.rotary_dim / 2) + " numbers",
+                      {c.path(), 0, 0, field + "." + key},
+                      "a list of " + std::to_string(a.rotary_dim / 2) + " numbers");
     return out;
   };
   if (type == "default") {
@@ -339,7 +357,9 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
     a.rope_original_max_positions = original_max();
     a.rope_factor = pnum("factor", static_cast<double>(need_max_positions()) /
                                        static_cast<double>(a.rope_original_max_positions));
-    auto mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+    auto mscale = [](double scale, double m) {
+      return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0;
+    };
     const double ms = pnum("mscale", 0.0), ms_all = pnum("mscale_all_dim", 0.0);
     if (params.contains("attention_factor") && params["attention_factor"].is_number())
       a.rope_attention_factor = params["attention_factor"].get<double>();
@@ -369,8 +389,10 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
       a.rope_attention_factor = params["attention_factor"].get<double>();
     else
       a.rope_attention_factor =
-          factor <= 1.0 ? 1.0
-                        : std::sqrt(1 + std::log(factor) / std::log(static_cast<double>(a.rope_original_max_positions)));
+          factor <= 1.0
+              ? 1.0
+              : std::sqrt(1 + std::log(factor) /
+                                  std::log(static_cast<double>(a.rope_original_max_positions)));
   } else {
     throw UserError("unsupported rope type '" + type + "'", {c.path(), 0, 0, field},
                     "default, linear, llama3, yarn, dynamic or longrope rotary embeddings");
@@ -380,7 +402,8 @@ void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial, do
 }  // namespace
 
 ArchConfig parse_arch_config(const Json& j, const std::string& path) {
-  if (!j.is_object()) throw UserError("config.json is not an object", {path, 0, 0, ""}, "a JSON object");
+  if (!j.is_object())
+    throw UserError("config.json is not an object", {path, 0, 0, ""}, "a JSON object");
   ConfigReader c(j, path);
   ArchConfig a;
   std::string arch;
@@ -465,11 +488,13 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
       if (!layer_types(window))
         for (int64_t i = 0; i < a.num_layers; i += 2) a.layer_sliding_window[i] = window;
       a.sandwich_norms = true;
-      a.attn_scale = 1.0 / std::sqrt(c.num_or("query_pre_attn_scalar", static_cast<double>(a.head_dim)));
+      a.attn_scale =
+          1.0 / std::sqrt(c.num_or("query_pre_attn_scalar", static_cast<double>(a.head_dim)));
       a.attn_softcap = c.num_or("attn_logit_softcapping", 0.0);
       a.final_softcap = c.num_or("final_logit_softcapping", 0.0);
     }
-    if (arch == "LlamaForCausalLM" && (c.bool_or("attention_bias", false) || c.bool_or("mlp_bias", false))) {
+    if (arch == "LlamaForCausalLM" &&
+        (c.bool_or("attention_bias", false) || c.bool_or("mlp_bias", false))) {
       // Handled by the weight loader: biases are optional tensors.
     }
   } else if (arch == "GPTNeoXForCausalLM") {
@@ -534,8 +559,8 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     a.position_offset = 2;
     a.norm = NormKind::kLayerNorm;
     a.norm_eps = 1e-5;
-    a.activation = parse_activation(c.str_or("activation_function", "relu"), path,
-                                    "$.activation_function");
+    a.activation =
+        parse_activation(c.str_or("activation_function", "relu"), path, "$.activation_function");
     a.gated_mlp = false;
     a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
     // opt-350m: norms after the residual adds and no final norm (OPTDecoder keeps one only with
@@ -551,7 +576,8 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     finish_heads();
     a.layer_sliding_window.assign(a.num_layers, 0);
   }
-  if (a.rope != RopeType::kNone && (a.rotary_dim <= 0 || a.rotary_dim % 2 != 0 || a.rotary_dim > a.head_dim))
+  if (a.rope != RopeType::kNone &&
+      (a.rotary_dim <= 0 || a.rotary_dim % 2 != 0 || a.rotary_dim > a.head_dim))
     throw UserError("rotary dimension " + std::to_string(a.rotary_dim) + " is invalid",
                     {path, 0, 0, "$.partial_rotary_factor"}, "an even number of dims ≤ head_dim");
   return a;

@@ -86,7 +86,7 @@ struct ArchConfig {
   bool norm_plus_one = false;  // Gemma: x·(1 + w), all in float32
   double norm_eps = 1e-5;
   Activation activation = Activation::kSilu;
-  bool gated_mlp = true;       // down(act(gate(x))·up(x)) vs fc2(act(fc1(x)))
+  bool gated_mlp = true;           // down(act(gate(x))·up(x)) vs fc2(act(fc1(x)))
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP
   bool sandwich_norms = false;     // Gemma2: norms on the branch outputs too
@@ -103,14 +103,14 @@ struct ArchConfig {
   int64_t rotary_dim = 0;
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int64_t rope_original_max_positions = 8192;
-  double rope_attention_factor = 1.0;           // YaRN/LongRoPE scale of cos and sin
+  double rope_attention_factor = 1.0;                  // YaRN/LongRoPE scale of cos and sin
   double rope_beta_fast = 32.0, rope_beta_slow = 1.0;  // YaRN ramp
-  bool rope_truncate = true;                    // YaRN: whole dimensions at the ramp's ends
+  bool rope_truncate = true;                           // YaRN: whole dimensions at the ramp's ends
   std::vector<double> rope_short_factor, rope_long_factor;  // LongRoPE, rotary_dim / 2 each
 
-  double attn_scale = 0.0;  // multiplies q·k
+  double attn_scale = 0.0;                         // multiplies q·k
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
-  std::vector<int64_t> layer_sliding_window;  // per layer, 0 = full attention
+  std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
 
   bool tie_word_embeddings = false;
   std::string torch_dtype;  // config's torch_dtype / dtype ("" when absent)

@@ -1,7 +1,7 @@
 // HFLM over the libtorch Transformer: request encoding, the Collator's ordering and grouping,
 // token-budget batches, rolling windows and generation (reference: lm_eval/models/huggingface.py).
-#include <unistd.h>
 #include "models/hf/hf_lm.hpp"
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +15,8 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/log.hpp"
-#include "lmeval/data/hub_client.hpp"
 #include "lmeval/core/unicode.hpp"
+#include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
@@ -41,7 +41,8 @@ constexpr int64_t kMaxIntArg = 2147483647;
 HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
   HfArgs a;
   if (!model_args.is_null() && !model_args.is_object())
-    throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"}, "pretrained=PATH,...");
+    throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"},
+                    "pretrained=PATH,...");
   model_args::check_known(model_args, "hf", known_args());
   bool have_pretrained = false;
   if (model_args.is_object()) {
@@ -60,11 +61,13 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
       } else if (k == "device") {
         a.device = model_args::as_string(v);
       } else if (k == "max_length") {
-        if (!model_args::is_none(v)) a.max_length = model_args::as_int_in_range(v, k, 1, kMaxIntArg);
+        if (!model_args::is_none(v))
+          a.max_length = model_args::as_int_in_range(v, k, 1, kMaxIntArg);
       } else if (k == "add_bos_token") {
         if (!model_args::is_none(v)) a.add_bos_token = model_args::as_bool(v, k);
       } else if (k == "prefix_token_id") {
-        if (!model_args::is_none(v)) a.prefix_token_id = model_args::as_int_in_range(v, k, 0, kMaxIntArg);
+        if (!model_args::is_none(v))
+          a.prefix_token_id = model_args::as_int_in_range(v, k, 0, kMaxIntArg);
       } else if (k == "batch_size") {
         a.batch_size = model_args::as_string(v);
       } else if (k == "max_batch_size") {
@@ -74,25 +77,29 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
       } else if (k == "think_end_token") {
         if (!model_args::is_none(v)) a.think_end_token = model_args::as_string(v);
       } else if (k == "threads") {
-        a.threads = static_cast<int>(model_args::as_int_in_range(v, k, 0, 4096));  // 0: libtorch's default
+        a.threads =
+            static_cast<int>(model_args::as_int_in_range(v, k, 0, 4096));  // 0: libtorch's default
       } else if (k == "backend") {
         const std::string b = model_args::as_string(v);
         if (b != "default" && b != "causal")
           throw UserError("backend=" + b + " is not supported", {"", 0, 0, "--model_args backend"},
                           "default or causal (decoder-only models)");
       } else if (k == "subfolder") {
-        if (!model_args::is_none(v) && !model_args::as_string(v).empty()) a.pretrained += "/" + model_args::as_string(v);
+        if (!model_args::is_none(v) && !model_args::as_string(v).empty())
+          a.pretrained += "/" + model_args::as_string(v);
       } else if (k == "trust_remote_code" || k == "use_fast_tokenizer" || k == "truncation") {
-        (void)model_args::as_bool(v, k);  // accepted; no effect here (no remote code, one tokenizer kind)
+        (void)model_args::as_bool(
+            v, k);  // accepted; no effect here (no remote code, one tokenizer kind)
       } else if (k == "parallelize") {
         if (model_args::as_bool(v, k))
-          throw UserError("parallelize=True is not supported", {"", 0, 0, "--model_args parallelize"},
-                          "one device per run");
+          throw UserError("parallelize=True is not supported",
+                          {"", 0, 0, "--model_args parallelize"}, "one device per run");
       }
     }
   }
   if (!have_pretrained || a.pretrained.empty())
-    throw UserError("model hf needs model_args pretrained=PATH", {"", 0, 0, "--model_args pretrained"},
+    throw UserError("model hf needs model_args pretrained=PATH",
+                    {"", 0, 0, "--model_args pretrained"},
                     "pretrained=<local Hugging Face model folder>");
   if (options.batch_size) a.batch_size = *options.batch_size;
   if (options.max_batch_size) a.max_batch_size = *options.max_batch_size;
@@ -116,9 +123,10 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   fs::path dir = args.pretrained;
   if (!fs::is_directory(dir)) {
     if (fs::exists(dir) || args.pretrained.rfind("/", 0) == 0 || args.pretrained.rfind(".", 0) == 0)
-      throw UserError("pretrained='" + args.pretrained + "' is not a model folder",
-                      {args.pretrained, 0, 0, "--model_args pretrained"},
-                      "a Hugging Face model folder or a Hub repo id such as EleutherAI/pythia-160m");
+      throw UserError(
+          "pretrained='" + args.pretrained + "' is not a model folder",
+          {args.pretrained, 0, 0, "--model_args pretrained"},
+          "a Hugging Face model folder or a Hub repo id such as EleutherAI/pythia-160m");
     dir = hub::resolve_model_dir(args.pretrained, args.revision.empty() ? "main" : args.revision);
   }
   LoadOptions lo;
@@ -142,21 +150,31 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   }
   eot_token_id_ = tokenizer_->eos_token().id;
   // Pad token (configure_pad_token): pad, else unk, else eos.
-  if (tokenizer_->pad_token().id) pad_token_id_ = tokenizer_->pad_token().id;
-  else if (tokenizer_->unk_token().id) pad_token_id_ = tokenizer_->unk_token().id;
-  else pad_token_id_ = eot_token_id_;
-  if (args.prefix_token_id) prefix_token_id_ = static_cast<Token>(*args.prefix_token_id);
-  else if (tokenizer_->bos_token().id) prefix_token_id_ = *tokenizer_->bos_token().id;
-  else if (eot_token_id_) prefix_token_id_ = *eot_token_id_;
-  else throw UserError("the tokenizer has neither BOS nor EOS; pass prefix_token_id", {"", 0, 0, "--model_args prefix_token_id"}, "a token id");
+  if (tokenizer_->pad_token().id)
+    pad_token_id_ = tokenizer_->pad_token().id;
+  else if (tokenizer_->unk_token().id)
+    pad_token_id_ = tokenizer_->unk_token().id;
+  else
+    pad_token_id_ = eot_token_id_;
+  if (args.prefix_token_id)
+    prefix_token_id_ = static_cast<Token>(*args.prefix_token_id);
+  else if (tokenizer_->bos_token().id)
+    prefix_token_id_ = *tokenizer_->bos_token().id;
+  else if (eot_token_id_)
+    prefix_token_id_ = *eot_token_id_;
+  else
+    throw UserError("the tokenizer has neither BOS nor EOS; pass prefix_token_id",
+                    {"", 0, 0, "--model_args prefix_token_id"}, "a token id");
   prefix_text_ = tokenizer_->decode(std::vector<Token>{prefix_token_id_}, false);
   for (int64_t e : load_generation_eos(dir)) eos_ids_.push_back(static_cast<Token>(e));
-  if (eos_ids_.empty() && cfg.eos_token_id) eos_ids_.push_back(static_cast<Token>(*cfg.eos_token_id));
+  if (eos_ids_.empty() && cfg.eos_token_id)
+    eos_ids_.push_back(static_cast<Token>(*cfg.eos_token_id));
 
   if (args.batch_size.empty() || args.batch_size.rfind("auto", 0) == 0) {
     auto_batch_ = true;
     // auto:N re-detects the batch size N times over a run (the reference's batch_schedule).
-    if (args.batch_size.rfind("auto:", 0) == 0) auto_schedule_ = std::max<int64_t>(1, std::stoll(args.batch_size.substr(5)));
+    if (args.batch_size.rfind("auto:", 0) == 0)
+      auto_schedule_ = std::max<int64_t>(1, std::stoll(args.batch_size.substr(5)));
   } else {
     auto_batch_ = false;
     fixed_rows_ = std::stoll(args.batch_size);
@@ -206,8 +224,10 @@ Json HFLM::chat_template_variables() const { return chat_template_special_tokens
 std::vector<Token> HFLM::tok_encode(const std::string& text, std::optional<bool> add_special_tokens,
                                     size_t left_truncate_len) const {
   bool special = true;  // the tokenizer's default: its post-processor's special tokens
-  if (add_special_tokens) special = *add_special_tokens;
-  else if (args_.add_bos_token) special = *args_.add_bos_token;
+  if (add_special_tokens)
+    special = *add_special_tokens;
+  else if (args_.add_bos_token)
+    special = *args_.add_bos_token;
   if (!add_special_tokens && text.rfind(prefix_text_, 0) == 0) special = false;
   std::vector<Token> ids = tokenizer_->encode(text, special);
   if (left_truncate_len && ids.size() > left_truncate_len)
@@ -233,7 +253,8 @@ TokenPair HFLM::encode_request(const LoglikelihoodRequest& r) const {
   std::vector<Token> whole = tok_encode(context + continuation);
   std::vector<Token> ctx = tok_encode(context);
   std::vector<Token> cont;
-  if (whole.size() > ctx.size()) cont.assign(whole.begin() + static_cast<std::ptrdiff_t>(ctx.size()), whole.end());
+  if (whole.size() > ctx.size())
+    cont.assign(whole.begin() + static_cast<std::ptrdiff_t>(ctx.size()), whole.end());
   return {ctx, cont};
 }
 
@@ -257,14 +278,16 @@ int64_t available_memory_bytes() {
 // Rows × length allowed in one forward pass.
 int64_t HFLM::token_budget(int64_t length) {
   length = std::max<int64_t>(length, 1);
-  if (!auto_batch_) return std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * length * oom_shrink_));
+  if (!auto_batch_)
+    return std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * length * oom_shrink_));
   if (model_->on_cuda()) {
     if (detected_rows_ == 0) {
       // Probe with the longest batch: from max_batch_size rows, halve on out-of-memory.
       int64_t rows = args_.max_batch_size;
       while (rows > 1) {
         try {
-          ScoreRow r{std::vector<Token>(static_cast<size_t>(length), 1), {ScoreSpan{length - 1, {1}}}};
+          ScoreRow r{std::vector<Token>(static_cast<size_t>(length), 1),
+                     {ScoreSpan{length - 1, {1}}}};
           model_->score(std::vector<ScoreRow>(static_cast<size_t>(rows), r));
           break;
         } catch (const OutOfMemory&) {
@@ -278,8 +301,8 @@ int64_t HFLM::token_budget(int64_t length) {
     return std::max<int64_t>(1, static_cast<int64_t>(detected_rows_ * length * oom_shrink_));
   }
   // CPU: a share of the available memory, and no more tokens than keep the matmuls busy.
-  const double budget_bytes = std::min<double>(0.3 * static_cast<double>(available_memory_bytes()),
-                                               8.0 * (1LL << 30));
+  const double budget_bytes =
+      std::min<double>(0.3 * static_cast<double>(available_memory_bytes()), 8.0 * (1LL << 30));
   const double per_token = model_->activation_bytes_per_token(length);
   int64_t tokens = static_cast<int64_t>(budget_bytes / per_token);
   tokens = std::min<int64_t>(tokens, 8192);
@@ -346,7 +369,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     if (static_cast<int64_t>(cont.size()) > L)
       throw UserError("a continuation of " + std::to_string(cont.size()) +
                           " tokens is longer than max_length " + std::to_string(L),
-                      {"", 0, 0, "max_length"}, "continuations shorter than the model's max_length");
+                      {"", 0, 0, "max_length"},
+                      "continuations shorter than the model's max_length");
     std::vector<Token> toks = ctx;
     toks.insert(toks.end(), cont.begin(), cont.end());
     const bool fits = toks.size() <= static_cast<size_t>(L + 1);
@@ -386,7 +410,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       bi = t.branches.size();
       if (args_.logits_cache) t.branch_of.emplace(branch, bi);
       t.branches.push_back({branch, {}});
-      const int64_t P = static_cast<int64_t>(t.prefix.size()), n = static_cast<int64_t>(branch.size());
+      const int64_t P = static_cast<int64_t>(t.prefix.size()),
+                    n = static_cast<int64_t>(branch.size());
       t.longest = std::max(t.longest, P + n);
       t.cost = share ? (t.cost == 0 ? P : t.cost) + n : t.cost + P + n;
     }
@@ -412,22 +437,26 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     // reference does). Plain auto is one part.
     bool new_segment = false;
     if (auto_batch_) {
-      const int64_t seg = static_cast<int64_t>(pos) * auto_schedule_ / static_cast<int64_t>(order.size());
+      const int64_t seg =
+          static_cast<int64_t>(pos) * auto_schedule_ / static_cast<int64_t>(order.size());
       if (seg != segment) {
         new_segment = true;
-        if (segment >= 0 && model_->on_cuda() && detected_rows_ < args_.max_batch_size) detected_rows_ = 0;
+        if (segment >= 0 && model_->on_cuda() && detected_rows_ < args_.max_batch_size)
+          detected_rows_ = 0;
         segment = seg;
       }
     }
     const int64_t T = trees[order[pos]].longest;
     const int64_t budget = token_budget(T);
-    const int64_t max_rows = auto_batch_ ? std::numeric_limits<int64_t>::max()
-                                         : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
+    const int64_t max_rows =
+        auto_batch_ ? std::numeric_limits<int64_t>::max()
+                    : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
     size_t end = pos;
     int64_t cost = 0, rows_in = 0;
     while (end < order.size()) {
       const Tree& t = trees[order[end]];
-      const int64_t c = share ? t.cost : T * static_cast<int64_t>(t.branches.size());  // padded rows
+      const int64_t c =
+          share ? t.cost : T * static_cast<int64_t>(t.branches.size());  // padded rows
       const int64_t r = static_cast<int64_t>(t.branches.size());
       if (end > pos && (cost + c > budget || rows_in + r > max_rows)) break;
       cost += c;
@@ -438,7 +467,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     // max_batch_size, what the reference's probe finds on a CPU) as config.batch_sizes, once
     // per run as the reference's batch_sizes dict (on CUDA the probe records its result).
     if (new_segment && !model_->on_cuda() && static_cast<int64_t>(batch_sizes_.size()) <= segment)
-      batch_sizes_.push_back(static_cast<int>(std::min<int64_t>(args_.max_batch_size, std::max<int64_t>(1, budget / T))));
+      batch_sizes_.push_back(static_cast<int>(
+          std::min<int64_t>(args_.max_batch_size, std::max<int64_t>(1, budget / T))));
     std::vector<ScoreTree> batch;
     int64_t batch_tokens = 0;
     for (size_t k = pos; k < end; ++k) {
@@ -461,7 +491,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     try {
       scores = model_->score_trees(batch);
     } catch (const OutOfMemory& e) {
-      if (end - pos <= 1) throw RuntimeError(std::string("out of memory on a batch of one request: ") + e.what());
+      if (end - pos <= 1)
+        throw RuntimeError(std::string("out of memory on a batch of one request: ") + e.what());
       oom_shrink_ /= 2;  // retry the same work with smaller batches
       log::warn("hf: out of memory; retrying with half the batch");
       continue;
@@ -485,12 +516,14 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
   // The stats count the tokens the requests hold (each request's input, as an unshared backend
   // feeds it), so that they add up over --shard parts; fed_tokens is what ran after sharing.
   for (const auto& [ctx, cont] : reqs)
-    if (!cont.empty()) ph.tokens += std::min<int64_t>(L, static_cast<int64_t>(ctx.size() + cont.size()) - 1);
+    if (!cont.empty())
+      ph.tokens += std::min<int64_t>(L, static_cast<int64_t>(ctx.size() + cont.size()) - 1);
   ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return results;
 }
 
-std::vector<LoglikelihoodResult> HFLM::loglikelihood(const std::vector<LoglikelihoodRequest>& requests) {
+std::vector<LoglikelihoodResult> HFLM::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
   std::vector<TokenPair> enc;
   enc.reserve(requests.size());
   for (const auto& r : requests) enc.push_back(encode_request(r));
@@ -523,7 +556,8 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
   std::vector<std::pair<std::string, std::vector<size_t>>> groups;
   std::map<std::string, size_t> gidx;
   for (size_t i = 0; i < requests.size(); ++i) {
-    nlohmann::json sorted = nlohmann::json::parse(requests[i].gen_kwargs.is_null() ? "{}" : requests[i].gen_kwargs.dump());
+    nlohmann::json sorted = nlohmann::json::parse(
+        requests[i].gen_kwargs.is_null() ? "{}" : requests[i].gen_kwargs.dump());
     auto [it, fresh] = gidx.emplace(sorted.dump(), groups.size());
     if (fresh) groups.push_back({sorted.dump(), {}});
     groups[it->second].second.push_back(i);
@@ -538,11 +572,14 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
     // normalize_gen_kwargs
     std::vector<std::string> until;
     if (kw.contains("until")) {
-      if (kw["until"].is_string()) until.push_back(kw["until"].get<std::string>());
+      if (kw["until"].is_string())
+        until.push_back(kw["until"].get<std::string>());
       else if (kw["until"].is_array())
-        for (const auto& u : kw["until"]) until.push_back(u.is_string() ? u.get<std::string>() : u.dump());
+        for (const auto& u : kw["until"])
+          until.push_back(u.is_string() ? u.get<std::string>() : u.dump());
       else if (!kw["until"].is_null())
-        throw UserError("until must be a string or a list", {"", 0, 0, "generation_kwargs.until"}, "str or list");
+        throw UserError("until must be a string or a list", {"", 0, 0, "generation_kwargs.until"},
+                        "str or list");
     }
     int64_t max_gen = 256;
     for (const char* k : {"max_gen_toks", "max_new_tokens", "max_tokens", "max_completion_tokens"})
@@ -550,31 +587,35 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
         max_gen = model_args::as_int(kw[k], k);
         break;
       }
-    double temperature = kw.contains("temperature") && kw["temperature"].is_number() ? kw["temperature"].get<double>() : 0.0;
-    bool do_sample = kw.contains("do_sample") && !kw["do_sample"].is_null() ? model_args::as_bool(kw["do_sample"], "do_sample")
-                                                                           : temperature > 0.0;
+    double temperature = kw.contains("temperature") && kw["temperature"].is_number()
+                             ? kw["temperature"].get<double>()
+                             : 0.0;
+    bool do_sample = kw.contains("do_sample") && !kw["do_sample"].is_null()
+                         ? model_args::as_bool(kw["do_sample"], "do_sample")
+                         : temperature > 0.0;
     if (!eos_text.empty() && std::find(until.begin(), until.end(), eos_text) == until.end())
       until.push_back(eos_text);
     const int64_t max_ctx_len = max_length_ - max_gen;
     if (max_ctx_len <= 0)
       // HFLM.generate_until asserts the same (no truncation rescues it): e.g. leaderboard_ifeval's
       // max_gen_toks 1280 on a 512-token model stops the reference too.
-      throw UserError("requested max tokens to generate (max_gen_toks " + std::to_string(max_gen) +
-                          ") must be less than the model's maximum sequence length (max_length " +
-                          std::to_string(max_length_) + ")",
-                      {"", 0, 0, "max_gen_toks"},
-                      "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
-                      "--model_args max_length=N if the model supports longer sequences");
+      throw UserError(
+          "requested max tokens to generate (max_gen_toks " + std::to_string(max_gen) +
+              ") must be less than the model's maximum sequence length (max_length " +
+              std::to_string(max_length_) + ")",
+          {"", 0, 0, "max_gen_toks"},
+          "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
+          "--model_args max_length=N if the model supports longer sequences");
     // Sort by (-len(tok_encode(context)), context).
     std::vector<std::pair<int64_t, size_t>> keyed;
-    for (size_t i : members) keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
+    for (size_t i : members)
+      keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
     std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first > b.first;
       return requests[a.second].context < requests[b.second].context;
     });
     std::vector<std::pair<std::string, size_t>> stops;  // stop string, lookback tokens
-    for (const auto& s : until)
-      stops.push_back({s, tokenizer_->encode(s, false).size() + 2});
+    for (const auto& s : until) stops.push_back({s, tokenizer_->encode(s, false).size() + 2});
     SamplingOptions so;
     so.max_new_tokens = max_gen;
     so.eos_ids = eos_ids_;
@@ -583,32 +624,39 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
     so.temperature = temperature > 0 ? temperature : 1.0;
     if (kw.contains("top_p") && kw["top_p"].is_number()) so.top_p = kw["top_p"].get<double>();
     if (kw.contains("top_k") && kw["top_k"].is_number()) so.top_k = kw["top_k"].get<int64_t>();
-    so.seed = args_.seed ? std::optional<uint64_t>(static_cast<uint64_t>(*args_.seed)) : std::nullopt;
+    so.seed =
+        args_.seed ? std::optional<uint64_t>(static_cast<uint64_t>(*args_.seed)) : std::nullopt;
     size_t pos = 0;
     while (pos < keyed.size()) {
       // Batch encoding: the first string decides whether special tokens are added.
       const std::string& first = requests[keyed[pos].second].context;
       std::optional<bool> special;
       const std::string& bos_text = tokenizer_->bos_token().text;
-      if (!bos_text.empty() && first.rfind(bos_text, 0) == 0) special = false;
-      else if (args_.add_bos_token) special = *args_.add_bos_token;
-      else special = true;
+      if (!bos_text.empty() && first.rfind(bos_text, 0) == 0)
+        special = false;
+      else if (args_.add_bos_token)
+        special = *args_.add_bos_token;
+      else
+        special = true;
       std::vector<std::vector<Token>> prompts;
       const int64_t P = std::min<int64_t>(keyed[pos].first + 2, max_ctx_len);
-      int64_t rows = auto_batch_ ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
-                                 : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
+      int64_t rows = auto_batch_
+                         ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
+                         : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
       size_t end = std::min(keyed.size(), pos + static_cast<size_t>(rows));
       int64_t prompt_tokens = 0;
       for (size_t k = pos; k < end; ++k) {
         std::vector<Token> ids = tokenizer_->encode(requests[keyed[k].second].context, *special);
-        if (static_cast<int64_t>(ids.size()) > max_ctx_len) ids.erase(ids.begin(), ids.end() - max_ctx_len);
+        if (static_cast<int64_t>(ids.size()) > max_ctx_len)
+          ids.erase(ids.begin(), ids.end() - max_ctx_len);
         prompt_tokens += static_cast<int64_t>(ids.size());
         prompts.push_back(std::move(ids));
       }
       StopFn stop = [&](size_t, const std::vector<Token>& gen) {
         for (const auto& [s, look] : stops) {
           const size_t n = std::min(gen.size(), look);
-          std::string tail = tokenizer_->decode(std::span<const Token>(gen.data() + gen.size() - n, n), false);
+          std::string tail =
+              tokenizer_->decode(std::span<const Token>(gen.data() + gen.size() - n, n), false);
           if (tail.find(s) != std::string::npos) return true;
         }
         return false;
@@ -617,7 +665,8 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
       try {
         gens = model_->generate(prompts, so, stop);
       } catch (const OutOfMemory& e) {
-        if (end - pos <= 1) throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
+        if (end - pos <= 1)
+          throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
         oom_shrink_ /= 2;
         log::warn("hf: out of memory; retrying with half the batch");
         continue;
@@ -640,7 +689,8 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
           if (args_.think_end_token && !args_.think_end_token->empty()) {
             const auto at = text.rfind(*args_.think_end_token);
             if (at != std::string::npos)
-              text = std::string(unicode::py_lstrip(text.substr(at + args_.think_end_token->size())));
+              text =
+                  std::string(unicode::py_lstrip(text.substr(at + args_.think_end_token->size())));
           }
         }
         for (const auto& s : until) {

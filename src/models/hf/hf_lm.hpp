@@ -52,7 +52,8 @@ class HFLM : public LM {
  public:
   explicit HFLM(const HfArgs& args);
 
-  std::vector<LoglikelihoodResult> loglikelihood(const std::vector<LoglikelihoodRequest>& requests) override;
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& requests) override;
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override;
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
@@ -67,7 +68,8 @@ class HFLM : public LM {
   }
 
   // HFLM.tok_encode (spec §6.4).
-  std::vector<Token> tok_encode(const std::string& text, std::optional<bool> add_special_tokens = {},
+  std::vector<Token> tok_encode(const std::string& text,
+                                std::optional<bool> add_special_tokens = {},
                                 size_t left_truncate_len = 0) const;
   // TemplateLM.loglikelihood's encoding of one request: (context ids, continuation ids).
   TokenPair encode_request(const LoglikelihoodRequest& request) const;
@@ -89,7 +91,9 @@ class HFLM : public LM {
   void set_prefix_sharing(bool on) { prefix_sharing_ = on; }
   // Tokens fed and the largest batch (tokens) of a phase so far, for the benchmark.
   int64_t fed_tokens(const std::string& phase_name) { return phase(phase_name).fed_tokens; }
-  int64_t max_batch_tokens(const std::string& phase_name) { return phase(phase_name).max_batch_tokens; }
+  int64_t max_batch_tokens(const std::string& phase_name) {
+    return phase(phase_name).max_batch_tokens;
+  }
 
  private:
   struct Phase {
@@ -112,12 +116,12 @@ class HFLM : public LM {
   std::optional<Token> eot_token_id_, pad_token_id_;
   std::vector<Token> eos_ids_;
   std::string prefix_text_;
-  int64_t fixed_rows_ = 0;           // from batch_size N
+  int64_t fixed_rows_ = 0;  // from batch_size N
   bool auto_batch_ = true;
-  int64_t auto_schedule_ = 1;        // N of batch_size auto:N
+  int64_t auto_schedule_ = 1;  // N of batch_size auto:N
   bool prefix_sharing_ = true;
-  int64_t detected_rows_ = 0;        // CUDA probe result
-  double oom_shrink_ = 1.0;          // budget factor after an out-of-memory retry
+  int64_t detected_rows_ = 0;  // CUDA probe result
+  double oom_shrink_ = 1.0;    // budget factor after an out-of-memory retry
   std::vector<int> batch_sizes_;
   std::vector<Phase> phases_;
   bool warned_truncation_ = false;

@@ -4,7 +4,8 @@
 #include <string>
 
 extern "C" const char* lmeval_hf_plugin_abi() {
-  static const std::string abi = std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(lmeval::kHfPluginAbi);
+  static const std::string abi =
+      std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(lmeval::kHfPluginAbi);
   return abi.c_str();
 }
 

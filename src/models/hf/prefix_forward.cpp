@@ -26,40 +26,45 @@ float* fptr(const Tensor& t) { return t.data_ptr<float>(); }
 const float* cfptr(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
 // y[r] = norm(x[r]) for `rows` rows of width n (rows `ld` floats apart).
-void norm_rows(const ArchConfig& cfg, const float* x, int64_t ldx, float* y, int64_t ldy, int64_t rows,
-               int64_t n, const float* w, const float* b) {
-  at::parallel_for(0, rows, std::max<int64_t>(1, kParallelWork / std::max<int64_t>(n, 1)), [&](int64_t r0, int64_t r1) {
-    std::vector<float> tmp(static_cast<size_t>(n));
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* xr = x + r * ldx;
-      float* yr = y + r * ldy;
-      if (cfg.norm == NormKind::kLayerNorm) {
-        const float mean = kernels::sum(xr, n) / static_cast<float>(n);
-        for (int64_t i = 0; i < n; ++i) tmp[i] = (xr[i] - mean) * (xr[i] - mean);
-        const float var = kernels::sum(tmp.data(), n) / static_cast<float>(n);
-        const float inv = 1.0f / std::sqrt(var + static_cast<float>(cfg.norm_eps));
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mean) * inv * w[i] + (b ? b[i] : 0.0f);
-      } else {
-        const float var = kernels::dot(xr, xr, n) / static_cast<float>(n);
-        const float inv = 1.0f / std::sqrt(var + static_cast<float>(cfg.norm_eps));
-        if (cfg.norm_plus_one)
-          for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * inv) * (w[i] + 1.0f);
-        else
-          for (int64_t i = 0; i < n; ++i) yr[i] = w[i] * (xr[i] * inv);
-      }
-    }
-  });
+void norm_rows(const ArchConfig& cfg, const float* x, int64_t ldx, float* y, int64_t ldy,
+               int64_t rows, int64_t n, const float* w, const float* b) {
+  at::parallel_for(0, rows, std::max<int64_t>(1, kParallelWork / std::max<int64_t>(n, 1)),
+                   [&](int64_t r0, int64_t r1) {
+                     std::vector<float> tmp(static_cast<size_t>(n));
+                     for (int64_t r = r0; r < r1; ++r) {
+                       const float* xr = x + r * ldx;
+                       float* yr = y + r * ldy;
+                       if (cfg.norm == NormKind::kLayerNorm) {
+                         const float mean = kernels::sum(xr, n) / static_cast<float>(n);
+                         for (int64_t i = 0; i < n; ++i) tmp[i] = (xr[i] - mean) * (xr[i] - mean);
+                         const float var = kernels::sum(tmp.data(), n) / static_cast<float>(n);
+                         const float inv = 1.0f / std::sqrt(var + static_cast<float>(cfg.norm_eps));
+                         for (int64_t i = 0; i < n; ++i)
+                           yr[i] = (xr[i] - mean) * inv * w[i] + (b ? b[i] : 0.0f);
+                       } else {
+                         const float var = kernels::dot(xr, xr, n) / static_cast<float>(n);
+                         const float inv = 1.0f / std::sqrt(var + static_cast<float>(cfg.norm_eps));
+                         if (cfg.norm_plus_one)
+                           for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * inv) * (w[i] + 1.0f);
+                         else
+                           for (int64_t i = 0; i < n; ++i) yr[i] = w[i] * (xr[i] * inv);
+                       }
+                     }
+                   });
 }
 
 float activate(Activation a, float x) {
   switch (a) {
-    case Activation::kSilu: return x / (1.0f + std::exp(-x));
+    case Activation::kSilu:
+      return x / (1.0f + std::exp(-x));
     case Activation::kGeluTanh: {
       const float c = 0.7978845608028654f;  // sqrt(2/pi)
       return 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
     }
-    case Activation::kGeluExact: return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
-    case Activation::kRelu: return x > 0.0f ? x : 0.0f;
+    case Activation::kGeluExact:
+      return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
+    case Activation::kRelu:
+      return x > 0.0f ? x : 0.0f;
   }
   return x;
 }
@@ -76,14 +81,16 @@ void log_softmax_row(const float* x, float* y, int64_t n) {
 
 }  // namespace
 
-const Transformer::Impl::RopeTable& Transformer::Impl::rope_table(int64_t variant, int64_t positions) {
+const Transformer::Impl::RopeTable& Transformer::Impl::rope_table(int64_t variant,
+                                                                  int64_t positions) {
   RopeTable& t = rope_tables[variant];
   if (positions <= t.rows) return t;
   const int64_t rd = cfg.rotary_dim, half = rd / 2;
   // The variant's frequencies: a length that selects it (dynamic NTK: the length is the variant).
   const int64_t length = cfg.rope == RopeType::kDynamic ? variant
-                         : variant && cfg.rope == RopeType::kLongRope ? cfg.rope_original_max_positions + 1
-                                                                      : 0;
+                         : variant && cfg.rope == RopeType::kLongRope
+                             ? cfg.rope_original_max_positions + 1
+                             : 0;
   Tensor inv = inv_freq_for_length(length).to(at::kCPU).to(at::kFloat).contiguous();
   const float* f = inv.data_ptr<float>();
   const float scale = static_cast<float>(cfg.rope_attention_factor);
@@ -109,11 +116,13 @@ const Transformer::Impl::RopeTable& Transformer::Impl::rope_table(int64_t varian
 Tensor Transformer::Impl::buffer(size_t slot, int64_t rows, int64_t cols) {
   if (workspace.size() <= slot) workspace.resize(slot + 1);
   Tensor& w = workspace[slot];
-  if (!w.defined() || w.numel() < rows * cols) w = at::empty({rows * cols}, at::TensorOptions().dtype(at::kFloat));
+  if (!w.defined() || w.numel() < rows * cols)
+    w = at::empty({rows * cols}, at::TensorOptions().dtype(at::kFloat));
   return w.narrow(0, 0, rows * cols).view({rows, cols});
 }
 
-Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs) {
+Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
+                                            const std::vector<Seq>& seqs) {
   const int64_t N = static_cast<int64_t>(ids.size());
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
   const int64_t qdim = H * hd, ld_qkv = (H + 2 * KV) * hd, I = cfg.intermediate_size;
@@ -152,7 +161,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
       const int64_t E = cfg.embed_proj_dim;
       Tensor rows = buffer(7, N, E);
       for (int64_t r = 0; r < N; ++r)
-        std::copy(e + static_cast<int64_t>(ids[r]) * E, e + (static_cast<int64_t>(ids[r]) + 1) * E, fptr(rows) + r * E);
+        std::copy(e + static_cast<int64_t>(ids[r]) * E, e + (static_cast<int64_t>(ids[r]) + 1) * E,
+                  fptr(rows) + r * E);
       kernels::matmul_nt(fptr(rows), E, fptr(proj_in), E, nullptr, hp, Hd, N, Hd, E);
     }
     for (int64_t r = 0; r < N; ++r) {
@@ -180,28 +190,30 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
       norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
     kernels::matmul_nt(xp, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
     // Per head: q/k norm (Qwen3), then rotary embedding of q and k.
-    at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
-      std::vector<float> tmp(static_cast<size_t>(hd));
-      for (int64_t r = r0; r < r1; ++r) {
-        float* row = qp + r * ld_qkv;
-        for (int64_t hh = 0; hh < H + KV; ++hh) {
-          float* v = row + hh * hd;
-          if (cfg.qk_norm) {
-            std::copy(v, v + hd, tmp.begin());
-            norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd, cfptr(hh < H ? L.q_norm_w : L.k_norm_w),
-                      cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
-          }
-          if (cfg.rope == RopeType::kNone) continue;
-          const float* c = row_table[r]->cos.data() + pos[r] * rd;
-          const float* s = row_table[r]->sin.data() + pos[r] * rd;
-          for (int64_t i = 0; i < half; ++i) {
-            const float x1 = v[i], x2 = v[half + i];
-            v[i] = x1 * c[i] - x2 * s[i];
-            v[half + i] = x2 * c[half + i] + x1 * s[half + i];
-          }
-        }
-      }
-    });
+    at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv),
+                     [&](int64_t r0, int64_t r1) {
+                       std::vector<float> tmp(static_cast<size_t>(hd));
+                       for (int64_t r = r0; r < r1; ++r) {
+                         float* row = qp + r * ld_qkv;
+                         for (int64_t hh = 0; hh < H + KV; ++hh) {
+                           float* v = row + hh * hd;
+                           if (cfg.qk_norm) {
+                             std::copy(v, v + hd, tmp.begin());
+                             norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd,
+                                       cfptr(hh < H ? L.q_norm_w : L.k_norm_w),
+                                       cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
+                           }
+                           if (cfg.rope == RopeType::kNone) continue;
+                           const float* c = row_table[r]->cos.data() + pos[r] * rd;
+                           const float* s = row_table[r]->sin.data() + pos[r] * rd;
+                           for (int64_t i = 0; i < half; ++i) {
+                             const float x1 = v[i], x2 = v[half + i];
+                             v[i] = x1 * c[i] - x2 * s[i];
+                             v[half + i] = x2 * c[half + i] + x1 * s[half + i];
+                           }
+                         }
+                       }
+                     });
     // Attention, one (sequence, query head) at a time.
     const int64_t rep = H / KV;
     const int64_t tasks = static_cast<int64_t>(seqs.size()) * H;
@@ -224,8 +236,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
           std::copy(k, k + hd, kbuf.begin() + j * hd);
           for (int64_t d = 0; d < hd; ++d) vt[d * S + j] = v[d];
         }
-        kernels::matmul_nt(qp + s.row0 * ld_qkv + head * hd, ld_qkv, kbuf.data(), hd, nullptr, scores.data(),
-                           S, s.len, S, hd);
+        kernels::matmul_nt(qp + s.row0 * ld_qkv + head * hd, ld_qkv, kbuf.data(), hd, nullptr,
+                           scores.data(), S, s.len, S, hd);
         const float scale = static_cast<float>(cfg.attn_scale);
         const float cap = static_cast<float>(cfg.attn_softcap);
         for (int64_t t = 0; t < s.len; ++t) {
@@ -248,8 +260,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
           for (int64_t j = lo; j <= q; ++j) row[j] /= total;
           for (int64_t j = q + 1; j < S; ++j) row[j] = 0.0f;
         }
-        kernels::matmul_nt(scores.data(), S, vt.data(), S, nullptr, ap + s.row0 * qdim + head * hd, qdim, s.len,
-                           hd, S);
+        kernels::matmul_nt(scores.data(), S, vt.data(), S, nullptr, ap + s.row0 * qdim + head * hd,
+                           qdim, s.len, hd, S);
       }
     });
     kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), fptr(o), Hd, N, Hd, qdim);
@@ -304,7 +316,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids, const
 Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   const int64_t n = hidden_rows.size(0), Hd = cfg.hidden_size, V = cfg.vocab_size;
   Tensor src = hidden_rows.contiguous();
-  Tensor x = at::empty({n, Hd}, at::kFloat), lg = at::empty({n, V}, at::kFloat), lp = at::empty({n, V}, at::kFloat);
+  Tensor x = at::empty({n, Hd}, at::kFloat), lg = at::empty({n, V}, at::kFloat),
+         lp = at::empty({n, V}, at::kFloat);
   if (cfg.final_norm)
     norm_rows(cfg, fptr(src), Hd, fptr(x), Hd, n, Hd, cfptr(final_w), cfptr(final_b));
   else

@@ -10,7 +10,8 @@ namespace {
 
 at::Tensor exponents(int64_t rd) {
   // arange(0, dim, 2, int64).float() / dim, as every transformers rope init function.
-  return at::arange(0, rd, 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) / static_cast<double>(rd);
+  return at::arange(0, rd, 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) /
+         static_cast<double>(rd);
 }
 
 at::Tensor factor_tensor(const std::vector<double>& f) {
@@ -27,7 +28,8 @@ at::Tensor llama3(const ArchConfig& cfg, at::Tensor inv) {
   at::Tensor smooth = (old_len / wavelen - cfg.rope_low_freq_factor) /
                       (cfg.rope_high_freq_factor - cfg.rope_low_freq_factor);
   at::Tensor smoothed = (1 - smooth) * scaled / cfg.rope_factor + smooth * scaled;
-  at::Tensor medium = wavelen.lt(high_wavelen).logical_not().logical_and(wavelen.gt(low_wavelen).logical_not());
+  at::Tensor medium =
+      wavelen.lt(high_wavelen).logical_not().logical_and(wavelen.gt(low_wavelen).logical_not());
   return at::where(medium, smoothed, scaled);
 }
 
@@ -41,7 +43,8 @@ at::Tensor yarn(const ArchConfig& cfg) {
   at::Tensor extrapolation = pos_freqs.reciprocal();
   at::Tensor interpolation = (pos_freqs * cfg.rope_factor).reciprocal();
   auto correction_dim = [&](double rotations) {
-    return (static_cast<double>(dim) * std::log(orig / (rotations * 2 * M_PI))) / (2 * std::log(base));
+    return (static_cast<double>(dim) * std::log(orig / (rotations * 2 * M_PI))) /
+           (2 * std::log(base));
   };
   double low = correction_dim(cfg.rope_beta_fast), high = correction_dim(cfg.rope_beta_slow);
   if (cfg.rope_truncate) {
@@ -51,7 +54,9 @@ at::Tensor yarn(const ArchConfig& cfg) {
   low = std::max(low, 0.0);
   high = std::min(high, static_cast<double>(dim - 1));
   if (low == high) high += 0.001;  // as transformers: no division by zero
-  at::Tensor ramp = ((at::arange(dim / 2, at::TensorOptions().dtype(at::kFloat)) - low) / (high - low)).clamp(0, 1);
+  at::Tensor ramp =
+      ((at::arange(dim / 2, at::TensorOptions().dtype(at::kFloat)) - low) / (high - low))
+          .clamp(0, 1);
   at::Tensor extrapolation_factor = 1 - ramp;
   return interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor;
 }
@@ -88,12 +93,16 @@ int64_t rope_variant(const ArchConfig& cfg, int64_t length) {
 at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant) {
   const int64_t rd = cfg.rotary_dim;
   switch (cfg.rope) {
-    case RopeType::kYarn: return yarn(cfg);
-    case RopeType::kDynamic: return dynamic_ntk(cfg, variant);
+    case RopeType::kYarn:
+      return yarn(cfg);
+    case RopeType::kDynamic:
+      return dynamic_ntk(cfg, variant);
     case RopeType::kLongRope:
-      return (factor_tensor(variant ? cfg.rope_long_factor : cfg.rope_short_factor) * at::pow(cfg.rope_theta, exponents(rd)))
+      return (factor_tensor(variant ? cfg.rope_long_factor : cfg.rope_short_factor) *
+              at::pow(cfg.rope_theta, exponents(rd)))
           .reciprocal();
-    default: break;
+    default:
+      break;
   }
   at::Tensor inv = at::pow(cfg.rope_theta, exponents(rd)).reciprocal();
   if (cfg.rope == RopeType::kLinear) inv = inv / cfg.rope_factor;

@@ -11,8 +11,8 @@
 #include <torch/version.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <thread>
@@ -49,16 +49,20 @@ std::optional<at::ScalarType> dtype_by_name(const std::string& name) {
 
 std::string dtype_str(at::ScalarType t) {
   switch (t) {
-    case at::kFloat: return "torch.float32";
-    case at::kHalf: return "torch.float16";
-    case at::kBFloat16: return "torch.bfloat16";
-    case at::kDouble: return "torch.float64";
-    default: return "torch.float32";
+    case at::kFloat:
+      return "torch.float32";
+    case at::kHalf:
+      return "torch.float16";
+    case at::kBFloat16:
+      return "torch.bfloat16";
+    case at::kDouble:
+      return "torch.float64";
+    default:
+      return "torch.float32";
   }
 }
 
 }  // namespace
-
 
 // Loads a tensor under the first of `names` present, checks its shape, converts to the model
 // dtype/device.
@@ -108,7 +112,8 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
       if (p.defined()) defined.push_back(p);
     if (defined.empty()) return Tensor();
     if (defined.size() != parts.size())
-      throw UserError("some q/k/v (or gate/up) tensors have biases and others not", {}, "consistent biases");
+      throw UserError("some q/k/v (or gate/up) tensors have biases and others not", {},
+                      "consistent biases");
     return at::cat(defined, 0);
   };
   layers.resize(cfg.num_layers);
@@ -149,7 +154,8 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
       Tensor qkv = take(w, alt(p, l + "attention.query_key_value.weight"), {3 * Hd, Hd}, true);
       L.qkv_w = qkv.view({H, 3, hd, Hd}).transpose(0, 1).reshape({3 * Hd, Hd}).contiguous();
       Tensor qb = take(w, alt(p, l + "attention.query_key_value.bias"), {3 * Hd}, false);
-      if (qb.defined()) L.qkv_b = qb.view({H, 3, hd}).transpose(0, 1).reshape({3 * Hd}).contiguous();
+      if (qb.defined())
+        L.qkv_b = qb.view({H, 3, hd}).transpose(0, 1).reshape({3 * Hd}).contiguous();
       L.o_w = take(w, alt(p, l + "attention.dense.weight"), {Hd, Hd}, true);
       L.o_b = take(w, alt(p, l + "attention.dense.bias"), {Hd}, false);
       L.up_w = take(w, alt(p, l + "mlp.dense_h_to_4h.weight"), {I, Hd}, true);
@@ -286,12 +292,15 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     } else if (dev.size() > 5 && dev[4] == ':') {
       // An index past the GPUs present would fail inside libtorch on first use.
       const std::string idx = dev.substr(5);
-      long n = idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 6 ? std::stol(idx) : -1;
+      long n = idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 6
+                   ? std::stol(idx)
+                   : -1;
       long count = static_cast<long>(torch::cuda::device_count());
       if (n < 0 || n >= count)
-        throw UserError("device '" + dev + "' does not exist: this machine has " + std::to_string(count) +
-                            " CUDA device" + (count == 1 ? "" : "s"),
-                        {"", 0, 0, "device"}, "cpu, cuda or cuda:N with N from 0 to " + std::to_string(count - 1));
+        throw UserError("device '" + dev + "' does not exist: this machine has " +
+                            std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s"),
+                        {"", 0, 0, "device"},
+                        "cpu, cuda or cuda:N with N from 0 to " + std::to_string(count - 1));
     }
   } else if (dev != "cpu") {
     throw UserError("unsupported device '" + options.device + "'", {"", 0, 0, "device"},
@@ -300,7 +309,8 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   try {
     impl->device = at::Device(dev);
   } catch (const c10::Error&) {
-    throw UserError("invalid device '" + options.device + "'", {"", 0, 0, "device"}, "cpu, cuda or cuda:N");
+    throw UserError("invalid device '" + options.device + "'", {"", 0, 0, "device"},
+                    "cpu, cuda or cuda:N");
   }
   if (options.dtype.empty() || options.dtype == "auto") {
     // auto: the checkpoint's dtype on CUDA; float32 on the CPU (bf16/fp16 matmuls are slow there).
@@ -322,10 +332,11 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
       (void)at::softmax(at::addmm(a, a, a), -1);
       (void)at::matmul(a.unsqueeze(0), a.unsqueeze(0));
     } catch (const c10::Error&) {
-      throw UserError("dtype " + dtype_str(impl->dtype).substr(6) +
-                          " cannot run on the CPU with this libtorch (it has no CPU kernels for it)",
-                      {"", 0, 0, "--model_args dtype"},
-                      "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
+      throw UserError(
+          "dtype " + dtype_str(impl->dtype).substr(6) +
+              " cannot run on the CPU with this libtorch (it has no CPU kernels for it)",
+          {"", 0, 0, "--model_args dtype"},
+          "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
     }
   }
   if (!options.softmax_dtype.empty() && options.softmax_dtype != "auto") {
@@ -335,7 +346,8 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
                       {"", 0, 0, "softmax_dtype"}, "float32, float16, bfloat16 or float64");
     impl->softmax_dtype = *t;
   }
-  if (impl->dtype == at::kDouble && options.softmax_dtype.empty()) impl->softmax_dtype = at::kDouble;
+  if (impl->dtype == at::kDouble && options.softmax_dtype.empty())
+    impl->softmax_dtype = at::kDouble;
   if (!impl->device.is_cuda()) {
     int threads = options.threads > 0 ? options.threads
                                       : static_cast<int>(std::thread::hardware_concurrency());
@@ -364,8 +376,9 @@ namespace {
 
 // A span's score from `picked` (the targets' log-probs in order, from position k on) and the
 // argmax of each scored row (`row_of[k]`: the row of the k-th target).
-SpanScore span_score(const Tensor& picked, const int64_t* greedy, const std::vector<int64_t>& row_of,
-                     size_t k, const std::vector<Token>& targets) {
+SpanScore span_score(const Tensor& picked, const int64_t* greedy,
+                     const std::vector<int64_t>& row_of, size_t k,
+                     const std::vector<Token>& targets) {
   SpanScore sc;
   const int64_t n = static_cast<int64_t>(targets.size());
   // float32 log-probs are summed in double (less rounding than the reference's float32 sum);
@@ -392,7 +405,8 @@ bool Transformer::batch_invariant() const { return impl_->invariant_path(); }
 
 void Transformer::simulate_memory_limit(int64_t tokens) { impl_->simulated_limit_tokens = tokens; }
 
-std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const std::vector<ScoreTree>& trees) {
+std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(
+    const std::vector<ScoreTree>& trees) {
   Impl& m = *impl_;
   std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
   if (!m.invariant_path()) {
@@ -426,7 +440,8 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
       auto scored = score_trees(flat);
       size_t k = 0;
       for (size_t i = 0; i < trees.size(); ++i)
-        for (size_t j = 0; j < trees[i].branches.size(); ++j) out[i].push_back(std::move(scored[k++][0]));
+        for (size_t j = 0; j < trees[i].branches.size(); ++j)
+          out[i].push_back(std::move(scored[k++][0]));
       return out;
     }
   }
@@ -450,7 +465,8 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
       for (const auto& b : trees[i].branches) {
         branch_row0[i].push_back(static_cast<int64_t>(ids.size()));
         if (b.tokens.empty()) continue;
-        seqs.push_back({static_cast<int64_t>(ids.size()), static_cast<int64_t>(b.tokens.size()), parent});
+        seqs.push_back(
+            {static_cast<int64_t>(ids.size()), static_cast<int64_t>(b.tokens.size()), parent});
         ids.insert(ids.end(), b.tokens.begin(), b.tokens.end());
       }
     }
@@ -479,7 +495,8 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
     // Log-softmax rows in chunks, so that no [scored rows x vocab] tensor outlives a chunk.
     const int64_t n = static_cast<int64_t>(rows.size()), V = m.cfg.vocab_size;
     std::vector<std::vector<int64_t>> picks_of(rows.size());  // row -> indices into row_of
-    for (size_t k = 0; k < row_of.size(); ++k) picks_of[row_of[k]].push_back(static_cast<int64_t>(k));
+    for (size_t k = 0; k < row_of.size(); ++k)
+      picks_of[row_of[k]].push_back(static_cast<int64_t>(k));
     Tensor picked = at::empty({static_cast<int64_t>(row_of.size())}, at::kFloat);
     Tensor greedy = at::empty({n}, at::kLong);
     constexpr int64_t kChunk = 64;
@@ -499,7 +516,8 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(const 
       for (const auto& b : trees[i].branches) {
         out[i].emplace_back();
         for (const auto& s : b.spans) {
-          out[i].back().push_back(span_score(picked, greedy.data_ptr<int64_t>(), row_of, k, s.targets));
+          out[i].back().push_back(
+              span_score(picked, greedy.data_ptr<int64_t>(), row_of, k, s.targets));
           k += s.targets.size();
         }
       }
@@ -548,12 +566,15 @@ std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRo
       for (int64_t b = 0; b < B; ++b) out[b].resize(rows[b].spans.size());
       return out;
     }
-    Tensor idx = at::from_blob(flat.data(), {static_cast<int64_t>(flat.size())}, at::kLong).to(m.device);
+    Tensor idx =
+        at::from_blob(flat.data(), {static_cast<int64_t>(flat.size())}, at::kLong).to(m.device);
     Tensor sel = h.reshape({B * T, h.size(2)}).index_select(0, idx);
     Tensor lp = at::log_softmax(m.logits(sel).to(m.softmax_dtype), -1);
     Tensor greedy = lp.argmax(-1).to(at::kCPU);
-    Tensor pr = at::from_blob(pick_row.data(), {static_cast<int64_t>(pick_row.size())}, at::kLong).to(m.device);
-    Tensor pc = at::from_blob(pick_col.data(), {static_cast<int64_t>(pick_col.size())}, at::kLong).to(m.device);
+    Tensor pr = at::from_blob(pick_row.data(), {static_cast<int64_t>(pick_row.size())}, at::kLong)
+                    .to(m.device);
+    Tensor pc = at::from_blob(pick_col.data(), {static_cast<int64_t>(pick_col.size())}, at::kLong)
+                    .to(m.device);
     Tensor picked = lp.index({pr, pc}).to(at::kCPU).contiguous();
     size_t k = 0;
     for (int64_t b = 0; b < B; ++b)
@@ -600,8 +621,9 @@ std::vector<float> Transformer::full_logprobs(const std::vector<std::vector<Toke
   });
 }
 
-std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vector<Token>>& prompts,
-                                                      const SamplingOptions& opt, const StopFn& stop) {
+std::vector<std::vector<Token>> Transformer::generate(
+    const std::vector<std::vector<Token>>& prompts, const SamplingOptions& opt,
+    const StopFn& stop) {
   Impl& m = *impl_;
   c10::InferenceMode guard;
   return guarded([&] {
@@ -637,7 +659,8 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
     // transformers' Phi3ForCausalLM.prepare_inputs_for_generation drops the KV cache when a
     // sequence first grows past original_max_position_embeddings, so that every key is rotated
     // with LongRoPE's long factors from then on: all tokens so far are run again.
-    const bool recompute_at_switch = m.cfg.architecture == "Phi3ForCausalLM" && m.cfg.rope == RopeType::kLongRope;
+    const bool recompute_at_switch =
+        m.cfg.architecture == "Phi3ForCausalLM" && m.cfg.rope == RopeType::kLongRope;
     std::vector<int64_t> fed_ids, fed_pos;  // [step][B] after the prompt
     for (int64_t step = 0; step < opt.max_new_tokens; ++step) {
       Tensor lg = m.logits(h.select(1, h.size(1) - 1)).to(at::kFloat);
@@ -653,7 +676,8 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
           Tensor cum = sorted.softmax(-1).cumsum(-1);
           Tensor remove = cum.le(1.0 - opt.top_p);
           remove.select(-1, remove.size(-1) - 1).fill_(false);
-          lg = lg.scatter(-1, order, sorted.masked_fill(remove, -std::numeric_limits<float>::infinity()));
+          lg = lg.scatter(-1, order,
+                          sorted.masked_fill(remove, -std::numeric_limits<float>::infinity()));
         }
         next = at::multinomial(lg.softmax(-1), 1).squeeze(-1);
       } else {
@@ -677,7 +701,8 @@ std::vector<std::vector<Token>> Transformer::generate(const std::vector<std::vec
       if (all_done || step + 1 == opt.max_new_tokens) break;
       bool switch_now = false;
       for (int64_t b = 0; b < B; ++b)
-        switch_now = switch_now || (recompute_at_switch && !done[b] && fpos[b] == m.cfg.rope_original_max_positions);
+        switch_now = switch_now || (recompute_at_switch && !done[b] &&
+                                    fpos[b] == m.cfg.rope_original_max_positions);
       fed_ids.insert(fed_ids.end(), feed.begin(), feed.end());
       fed_pos.insert(fed_pos.end(), fpos.begin(), fpos.end());
       if (switch_now) {
@@ -709,7 +734,8 @@ double Transformer::activation_bytes_per_token(int64_t length) const {
   const double elt = impl_->dtype == at::kDouble ? 8 : (impl_->dtype == at::kFloat ? 4 : 2);
   // Live at the peak of one layer: a few hidden-sized tensors, q/k/v (expanded for GQA), the
   // MLP's intermediate tensors, and float32 attention scores and probabilities of the row.
-  const double hidden = 6.0 * c.hidden_size + 4.0 * c.num_heads * c.head_dim + 3.0 * c.intermediate_size;
+  const double hidden =
+      6.0 * c.hidden_size + 4.0 * c.num_heads * c.head_dim + 3.0 * c.intermediate_size;
   return elt * hidden + 4.0 * 3.0 * c.num_heads * static_cast<double>(length) +
          elt * c.hidden_size * c.num_layers * 0.0;
 }

@@ -16,10 +16,10 @@ namespace lmeval::hf {
 using Token = int32_t;
 
 struct LoadOptions {
-  std::string dtype = "auto";    // auto | float32 | float16 | bfloat16 (| float64 for tests)
-  std::string device = "cpu";    // cpu | cuda | cuda:N
-  std::string softmax_dtype;     // "" = float32 at scored positions; or float16/bfloat16/float64
-  int threads = 0;               // 0 = hardware concurrency
+  std::string dtype = "auto";  // auto | float32 | float16 | bfloat16 (| float64 for tests)
+  std::string device = "cpu";  // cpu | cuda | cuda:N
+  std::string softmax_dtype;   // "" = float32 at scored positions; or float16/bfloat16/float64
+  int threads = 0;             // 0 = hardware concurrency
 };
 
 // A span of positions of one row whose next-token predictions are scored:

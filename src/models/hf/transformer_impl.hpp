@@ -41,16 +41,15 @@ inline auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-
 namespace detail {
 
 struct Layer {
-  Tensor ln1_w, ln1_b, ln2_w, ln2_b;      // norms before attention and before the MLP
-  Tensor post_attn_w, post_mlp_w;         // Gemma2 norms on the branch outputs
-  Tensor qkv_w, qkv_b;                    // rows [Q; K; V]
+  Tensor ln1_w, ln1_b, ln2_w, ln2_b;  // norms before attention and before the MLP
+  Tensor post_attn_w, post_mlp_w;     // Gemma2 norms on the branch outputs
+  Tensor qkv_w, qkv_b;                // rows [Q; K; V]
   Tensor o_w, o_b;
   Tensor q_norm_w, q_norm_b, k_norm_w, k_norm_b;  // Qwen3 (RMS), Phi (LayerNorm)
-  Tensor up_w, up_b;                      // gated: rows [gate; up]; plain: fc1
+  Tensor up_w, up_b;                              // gated: rows [gate; up]; plain: fc1
   Tensor down_w, down_b;
 };
 
@@ -128,7 +127,8 @@ struct Transformer::Impl {
 
   // ----- forward -------------------------------------------------------------------------
   Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {
-    if (cfg.norm == NormKind::kLayerNorm) return at::layer_norm(x, {x.size(-1)}, w, b, cfg.norm_eps);
+    if (cfg.norm == NormKind::kLayerNorm)
+      return at::layer_norm(x, {x.size(-1)}, w, b, cfg.norm_eps);
     Tensor xf = x.to(at::kFloat);
     Tensor var = xf.pow(2).mean(-1, true);
     xf = xf * at::rsqrt(var + cfg.norm_eps);
@@ -137,10 +137,14 @@ struct Transformer::Impl {
   }
   Tensor act(const Tensor& x) const {
     switch (cfg.activation) {
-      case Activation::kSilu: return at::silu(x);
-      case Activation::kGeluTanh: return at::gelu(x, "tanh");
-      case Activation::kGeluExact: return at::gelu(x);
-      case Activation::kRelu: return at::relu(x);
+      case Activation::kSilu:
+        return at::silu(x);
+      case Activation::kGeluTanh:
+        return at::gelu(x, "tanh");
+      case Activation::kGeluExact:
+        return at::gelu(x);
+      case Activation::kRelu:
+        return at::relu(x);
     }
     return x;
   }
@@ -157,7 +161,8 @@ struct Transformer::Impl {
   }
 
   // Boolean [B|1, 1, T, S] mask: true = may attend.
-  Tensor make_mask(int64_t T, int64_t S, int64_t past, const Tensor& key_keep, int64_t window) const {
+  Tensor make_mask(int64_t T, int64_t S, int64_t past, const Tensor& key_keep,
+                   int64_t window) const {
     Tensor q = at::arange(past, past + T, lopt()).unsqueeze(1);
     Tensor k = at::arange(0, S, lopt()).unsqueeze(0);
     Tensor allow = k.le(q);
@@ -171,7 +176,8 @@ struct Transformer::Impl {
     return allow;
   }
 
-  Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only) const {
+  Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask,
+                   bool causal_only) const {
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
     if (H != KV) {
       const int64_t rep = H / KV;
@@ -203,14 +209,16 @@ struct Transformer::Impl {
   // cos and sin [B, 1, T, rotary_dim] (model dtype) for positions [B, T]. A row's frequency
   // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
   // (left padding sits at position 0; a decoding step's one position is the row's last).
-  void rope_cos_sin(const Tensor& pos, const std::vector<int64_t>* lengths, Tensor& cos, Tensor& sin) {
+  void rope_cos_sin(const Tensor& pos, const std::vector<int64_t>* lengths, Tensor& cos,
+                    Tensor& sin) {
     Tensor inv;
     if (rope_length_dependent(cfg)) {
       const int64_t B = pos.size(0);
       Tensor last = pos.amax(1).to(at::kCPU).contiguous();
       std::vector<Tensor> rows;
       for (int64_t b = 0; b < B; ++b)
-        rows.push_back(inv_freq_for_length(lengths ? (*lengths)[b] : last.data_ptr<int64_t>()[b] + 1));
+        rows.push_back(
+            inv_freq_for_length(lengths ? (*lengths)[b] : last.data_ptr<int64_t>()[b] + 1));
       inv = at::stack(rows).unsqueeze(1);  // [B, 1, rd/2]
     } else {
       inv = inv_freq_for_length(0);

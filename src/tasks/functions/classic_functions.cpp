@@ -8,8 +8,8 @@
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/tasks/function_registry.hpp"
-#include "tasks/functions/doc_util.hpp"
 #include "lmeval/tasks/functions/classic.hpp"
+#include "tasks/functions/doc_util.hpp"
 
 namespace lmeval::tasks {
 
@@ -60,14 +60,16 @@ Json hellaswag_process_doc(const Json& doc) {
   Json out = doc;
   out["query"] = hellaswag_preprocess(str_field(doc, "activity_label") + ": " + ctx);
   Json choices = Json::array();
-  for (const auto& e : doc.at("endings")) choices.push_back(hellaswag_preprocess(e.get<std::string>()));
+  for (const auto& e : doc.at("endings"))
+    choices.push_back(hellaswag_preprocess(e.get<std::string>()));
   out["choices"] = std::move(choices);
   const Json& label = doc.at("label");
   if (label.is_number_integer()) {
     out["gold"] = label.get<int64_t>();
   } else {
     // int(doc["label"]): a label that is not an integer literal is bad data, not a crash.
-    std::string l = label.is_string() ? std::string(unicode::py_strip(label.get<std::string>())) : "";
+    std::string l =
+        label.is_string() ? std::string(unicode::py_strip(label.get<std::string>())) : "";
     if (l.empty() || l.find_first_not_of("+-0123456789") != std::string::npos)
       throw UserError("hellaswag: label " + label.dump() + " is not an integer");
     out["gold"] = std::stoll(l);
@@ -93,8 +95,8 @@ Json winogrande_doc_to_choice(const Json& doc) {
   const std::string& s = str_field(doc, "sentence");
   size_t idx = s.find('_');
   if (idx == std::string::npos) throw UserError("winogrande: sentence has no '_'");
-  return Json::array({s.substr(0, idx) + str_field(doc, "option1"),
-                      s.substr(0, idx) + str_field(doc, "option2")});
+  return Json::array(
+      {s.substr(0, idx) + str_field(doc, "option1"), s.substr(0, idx) + str_field(doc, "option2")});
 }
 
 std::string general_detokenize(std::string_view in) {
@@ -364,7 +366,6 @@ std::string pcre_sub_all(const char* pattern, const char* repl, const std::strin
   out.resize(out_len);
   return out;
 }
-
 
 // sacrebleu TokenizerV14International after _preprocess_segment's rstrip.
 std::vector<std::string> bleu_tokens(std::string_view line) {

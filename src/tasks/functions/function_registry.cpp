@@ -18,7 +18,8 @@ void FunctionRegistry::add(const std::string& family, const std::string& name, T
   fns_[family + ":" + name] = std::move(fn);
 }
 
-const TaskFunction* FunctionRegistry::find(const std::string& family, const std::string& name) const {
+const TaskFunction* FunctionRegistry::find(const std::string& family,
+                                           const std::string& name) const {
   auto it = fns_.find(family + ":" + name);
   if (it != fns_.end()) return &it->second;
   it = fns_.find(":" + name);
@@ -42,8 +43,8 @@ void throw_needs_python(const Json& ref) {
           (fs::exists(module, ec)
                ? "lm-eval has no C++ port of this exact " + file + " (" + module +
                      "), and running Python task code is not supported yet"
-               : "there is no " + file + " next to the YAML (" + module +
-                     "), and importing `" + name.substr(0, name.rfind('.')) +
+               : "there is no " + file + " next to the YAML (" + module + "), and importing `" +
+                     name.substr(0, name.rfind('.')) +
                      "` from a Python environment is not supported yet"),
       {ref.value("file", ""), ref.value("line", 0), 0, "!function"},
       "a task whose functions lm-eval ports (the reference's own module files) or no !function");
@@ -60,8 +61,10 @@ const TaskFunction& resolve_function_ref(const Json& ref) {
     for (const auto& k : FunctionRegistry::instance().names())
       if (k.rfind(family + ":", 0) == 0 || k[0] == ':') known.push_back(k.substr(k.find(':') + 1));
     std::string hint = did_you_mean(name, known);
-    throw UserError("unknown function '!function " + name + "' (no C++ implementation registered for "
-                        "folder '" + family + "')" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+    throw UserError("unknown function '!function " + name +
+                        "' (no C++ implementation registered for "
+                        "folder '" +
+                        family + "')" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
                     {ref.value("file", ""), ref.value("line", 0), 0, "!function"},
                     "a function built into lm-eval (see `lm-eval ls functions`)");
   }

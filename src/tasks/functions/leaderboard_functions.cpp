@@ -11,12 +11,12 @@
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/tasks/function_registry.hpp"
-#include "tasks/functions/doc_util.hpp"
 #include "lmeval/tasks/functions/ifeval.hpp"
 #include "lmeval/tasks/functions/leaderboard.hpp"
 #include "lmeval/tasks/functions/math/answer_extraction.hpp"
 #include "lmeval/tasks/task_context.hpp"
 #include "lmeval/template/template.hpp"
+#include "tasks/functions/doc_util.hpp"
 
 namespace lmeval::tasks {
 
@@ -89,7 +89,8 @@ std::string musr_doc_to_text(const Json& doc) {
   std::string choices;
   size_t i = 1;
   for (const auto& c : musr_doc_to_choice(doc))
-    choices += std::to_string(i++) + " - " + (c.is_string() ? c.get<std::string>() : c.dump()) + "\n";
+    choices +=
+        std::to_string(i++) + " - " + (c.is_string() ? c.get<std::string>() : c.dump()) + "\n";
   return str_field(doc, "narrative") + "\n\n" + str_field(doc, "question") + "\n\n" + choices +
          "\nAnswer:";
 }
@@ -142,15 +143,32 @@ std::string math_get_unnormalized_answer(std::string_view text) {
 
 std::string math_normalize_final_answer(std::string_view in) {
   static const std::vector<std::pair<std::string, std::string>> kSubstitutions = {
-      {"an ", ""},        {"a ", ""},           {".$", "$"},         {"\\$", ""},
-      {"\\ ", ""},        {" ", ""},            {"mbox", "text"},    {",\\text{and}", ","},
+      {"an ", ""},          {"a ", ""},
+      {".$", "$"},          {"\\$", ""},
+      {"\\ ", ""},          {" ", ""},
+      {"mbox", "text"},     {",\\text{and}", ","},
       {"\\text{and}", ","}, {"\\text{m}", "\\text{}"}};
-  static const std::vector<std::string> kRemoved = {
-      "square", "ways", "integers", "dollars", "mph", "inches", "ft", "hours", "km", "units",
-      "\\ldots", "sue", "points", "feet", "minutes", "digits", "cents", "degrees", "cm", "gm",
-      "pounds", "meters", "meals", "edges", "students", "childrentickets", "multiples",
-      "\\text{s}", "\\text{.}", "\\text{\ns}", "\\text{}^2", "\\text{}^3", "\\text{\n}",
-      "\\text{}", "\\mathrm{th}", "^\\circ", "^{\\circ}", "\\;", ",\\!", "{,}", "\"", "\\dots"};
+  static const std::vector<std::string> kRemoved = {"square",       "ways",
+                                                    "integers",     "dollars",
+                                                    "mph",          "inches",
+                                                    "ft",           "hours",
+                                                    "km",           "units",
+                                                    "\\ldots",      "sue",
+                                                    "points",       "feet",
+                                                    "minutes",      "digits",
+                                                    "cents",        "degrees",
+                                                    "cm",           "gm",
+                                                    "pounds",       "meters",
+                                                    "meals",        "edges",
+                                                    "students",     "childrentickets",
+                                                    "multiples",    "\\text{s}",
+                                                    "\\text{.}",    "\\text{\ns}",
+                                                    "\\text{}^2",   "\\text{}^3",
+                                                    "\\text{\n}",   "\\text{}",
+                                                    "\\mathrm{th}", "^\\circ",
+                                                    "^{\\circ}",    "\\;",
+                                                    ",\\!",         "{,}",
+                                                    "\"",           "\\dots"};
   std::string s(in);
   size_t eq = s.rfind('=');
   if (eq != std::string::npos) s = s.substr(eq + 1);
@@ -242,7 +260,8 @@ struct NumParser {
       ++i;
       return v;
     }
-    if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) return static_cast<long double>(s[i++] - '0');
+    if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+      return static_cast<long double>(s[i++] - '0');
     return std::nullopt;
   }
   std::optional<long double> atom() {
@@ -280,7 +299,8 @@ struct NumParser {
     if (st == i) return std::nullopt;
     // Numbers as sympy's parse_latex takes them: ".6", "30." and "072" are not (is_equiv False).
     std::string_view tok = s.substr(st, i - st);
-    if (tok.front() == '.' || tok.back() == '.' || (tok.size() > 1 && tok[0] == '0' && tok[1] != '.') ||
+    if (tok.front() == '.' || tok.back() == '.' ||
+        (tok.size() > 1 && tok[0] == '0' && tok[1] != '.') ||
         std::count(tok.begin(), tok.end(), '.') > 1)
       return std::nullopt;
     try {
@@ -411,7 +431,9 @@ void register_task_functions_leaderboard(FunctionRegistry& r) {
         doc_fn([](const Json& d) -> Json { return tasks::math_doc_to_text(d); }));
   {
     TaskFunction fn;
-    fn.process_docs = [](std::vector<Json> docs) { return tasks::math_process_docs(std::move(docs)); };
+    fn.process_docs = [](std::vector<Json> docs) {
+      return tasks::math_process_docs(std::move(docs));
+    };
     r.add("math", "utils.process_docs", std::move(fn));
   }
   r.add("math", "utils.list_fewshot_samples",
@@ -440,13 +462,16 @@ void register_task_functions_leaderboard(FunctionRegistry& r) {
       // The reference draws missing IFEval arguments from the same global `random` as GPQA.
       auto& ctx = task_context();
       if (!ctx.global_random) ctx.global_random = std::make_shared<PyRandom>(0);
-      return ifeval::process_results(doc, first_response(results, "leaderboard_ifeval"), *ctx.global_random);
+      return ifeval::process_results(doc, first_response(results, "leaderboard_ifeval"),
+                                     *ctx.global_random);
     };
     r.add("ifeval", "utils.process_results", std::move(fn));
   }
   {
     TaskFunction fn;
-    fn.aggregation = [](const std::vector<Json>& items) { return ifeval::agg_inst_level_acc(items); };
+    fn.aggregation = [](const std::vector<Json>& items) {
+      return ifeval::agg_inst_level_acc(items);
+    };
     r.add("ifeval", "utils.agg_inst_level_acc", std::move(fn));
   }
 }

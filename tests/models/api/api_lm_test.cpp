@@ -13,10 +13,10 @@
 namespace lmeval::api {
 namespace {
 
-using test::FakeReply;
-using test::FakeServer;
 using test::completions;
 using test::fake_lp;
+using test::FakeReply;
+using test::FakeServer;
 
 std::unique_ptr<Tokenizer> stories_tokenizer() {
   return load_tokenizer(testing::source_dir() / "models" / "stories260K");
@@ -34,7 +34,8 @@ ApiArgs local_args(const std::string& url, const std::string& extra = "") {
   return args;
 }
 
-double expected_ll(const Tokenizer& tok, const std::string& ctx, const std::string& cont, bool* greedy) {
+double expected_ll(const Tokenizer& tok, const std::string& ctx, const std::string& cont,
+                   bool* greedy) {
   auto whole = tok.encode(ctx + cont, false);
   auto c = tok.encode(ctx, false);
   double s = 0;
@@ -49,7 +50,8 @@ double expected_ll(const Tokenizer& tok, const std::string& ctx, const std::stri
 
 TEST(ApiLM_Loglikelihood, TokenPromptsScoreTheContinuationOnly) {
   auto tok = stories_tokenizer();
-  FakeServer server([&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
   ApiLM lm(local_args(server.url()), stories_tokenizer());
   lm.keep_payloads(true);
   std::vector<LoglikelihoodRequest> reqs = {
@@ -58,9 +60,10 @@ TEST(ApiLM_Loglikelihood, TokenPromptsScoreTheContinuationOnly) {
   ASSERT_EQ(res.size(), 3u);
   for (size_t i = 0; i < reqs.size(); ++i) {
     bool greedy;
-    double want = expected_ll(*tok, reqs[i].context.substr(0, reqs[i].context.find_last_not_of(' ') + 1),
-                              reqs[i].context.substr(reqs[i].context.find_last_not_of(' ') + 1) + reqs[i].continuation,
-                              &greedy);
+    double want = expected_ll(
+        *tok, reqs[i].context.substr(0, reqs[i].context.find_last_not_of(' ') + 1),
+        reqs[i].context.substr(reqs[i].context.find_last_not_of(' ') + 1) + reqs[i].continuation,
+        &greedy);
     EXPECT_DOUBLE_EQ(res[i].loglikelihood, want) << i;
     EXPECT_EQ(res[i].is_greedy, greedy) << i;
   }
@@ -79,31 +82,38 @@ TEST(ApiLM_Loglikelihood, TokenPromptsScoreTheContinuationOnly) {
 
 TEST(ApiLM_Loglikelihood, StringPromptsAndBatches) {
   auto tok = stories_tokenizer();
-  FakeServer server([&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
   ApiArgs args = local_args(server.url());
   args.tokenized_requests = false;
   args.batch_size = 2;
   ApiLM lm(args, stories_tokenizer());
-  std::vector<LoglikelihoodRequest> reqs = {
-      {"Once upon a time", " there was"}, {"The dog", " ran"}, {"A big red ball", " rolled away fast"}};
+  std::vector<LoglikelihoodRequest> reqs = {{"Once upon a time", " there was"},
+                                            {"The dog", " ran"},
+                                            {"A big red ball", " rolled away fast"}};
   auto res = lm.loglikelihood(reqs);
   ASSERT_EQ(server.calls(), 2);  // 3 prompts in batches of 2
   auto bodies = server.bodies();
-  EXPECT_TRUE(bodies[0]["prompt"].is_array() && bodies[0]["prompt"].size() == 2 && bodies[0]["prompt"][0].is_string());
+  EXPECT_TRUE(bodies[0]["prompt"].is_array() && bodies[0]["prompt"].size() == 2 &&
+              bodies[0]["prompt"][0].is_string());
   EXPECT_EQ(bodies[1]["prompt"].size(), 1u);
   for (size_t i = 0; i < reqs.size(); ++i) {
     bool greedy;
-    EXPECT_DOUBLE_EQ(res[i].loglikelihood, expected_ll(*tok, reqs[i].context, reqs[i].continuation, &greedy)) << i;
+    EXPECT_DOUBLE_EQ(res[i].loglikelihood,
+                     expected_ll(*tok, reqs[i].context, reqs[i].continuation, &greedy))
+        << i;
   }
 }
 
 TEST(ApiLM_Loglikelihood, RollingSumsEveryToken) {
   auto tok = stories_tokenizer();
-  FakeServer server([&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
   ApiArgs args = local_args(server.url());
   args.max_length = 8;  // windows of 6 tokens: several requests per text
   ApiLM lm(args, stories_tokenizer());
-  std::string text = "Once upon a time there was a little girl named Lily who loved to play outside.";
+  std::string text =
+      "Once upon a time there was a little girl named Lily who loved to play outside.";
   auto ids = tok->encode(text, false);
   ASSERT_GT(ids.size(), 12u);
   double want = fake_lp(*tok->bos_token().id, ids[0]);
@@ -116,7 +126,8 @@ TEST(ApiLM_Loglikelihood, RollingSumsEveryToken) {
 
 TEST(ApiLM_Generate, StopSequencesMaxTokensAndOrder) {
   auto tok = stories_tokenizer();
-  FakeServer server([&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return completions(b, tok.get()); });
   ApiLM lm(local_args(server.url()), stories_tokenizer());
   std::vector<GenerationRequest> reqs = {
       {"Hi", Json{{"until", Json::array({"\n\n"})}, {"max_gen_toks", 7}, {"do_sample", false}}},
@@ -153,7 +164,8 @@ class ApiLM_Faults : public ::testing::TestWithParam<FaultCase> {};
 TEST_P(ApiLM_Faults, EndInRetrySuccessOrOneClearError) {
   const FaultCase& c = GetParam();
   auto tok = stories_tokenizer();
-  FakeServer server([&](const std::string&, const Json& b, int call) { return c.reply(call, b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int call) { return c.reply(call, b, tok.get()); });
   ApiArgs args = local_args(server.url());
   args.timeout_s = c.timeout_s;
   ApiLM lm(args, stories_tokenizer());
@@ -161,7 +173,8 @@ TEST_P(ApiLM_Faults, EndInRetrySuccessOrOneClearError) {
   if (c.succeeds) {
     auto res = lm.loglikelihood(reqs);
     bool greedy;
-    EXPECT_DOUBLE_EQ(res[0].loglikelihood, expected_ll(*tok, reqs[0].context, reqs[0].continuation, &greedy));
+    EXPECT_DOUBLE_EQ(res[0].loglikelihood,
+                     expected_ll(*tok, reqs[0].context, reqs[0].continuation, &greedy));
     EXPECT_EQ(server.calls(), 2);
     Json perf = lm.performance_stats()["loglikelihood"];
     EXPECT_EQ(perf["requests"], 1);
@@ -185,11 +198,12 @@ TEST_P(ApiLM_Faults, EndInRetrySuccessOrOneClearError) {
 INSTANTIATE_TEST_SUITE_P(
     Loopback, ApiLM_Faults,
     ::testing::Values(
-        FaultCase{"TooManyRequestsThenSuccess",
-                  [](int call, const Json& b, const Tokenizer* t) {
-                    return call == 0 ? FakeReply{429, R"({"error":"slow down"})"} : completions(b, t);
-                  },
-                  5, true, ""},
+        FaultCase{
+            "TooManyRequestsThenSuccess",
+            [](int call, const Json& b, const Tokenizer* t) {
+              return call == 0 ? FakeReply{429, R"({"error":"slow down"})"} : completions(b, t);
+            },
+            5, true, ""},
         FaultCase{"ServerErrorThenSuccess",
                   [](int call, const Json& b, const Tokenizer* t) {
                     return call == 0 ? FakeReply{503, "busy"} : completions(b, t);
@@ -210,23 +224,31 @@ INSTANTIATE_TEST_SUITE_P(
                   },
                   5, true, ""},
         FaultCase{"AlwaysServerError",
-                  [](int, const Json&, const Tokenizer*) { return FakeReply{500, "internal error"}; }, 5,
-                  false, "HTTP 500: internal error"},
+                  [](int, const Json&, const Tokenizer*) {
+                    return FakeReply{500, "internal error"};
+                  },
+                  5, false, "HTTP 500: internal error"},
         FaultCase{"MalformedJson",
-                  [](int, const Json&, const Tokenizer*) { return FakeReply{200, "{\"choices\": [oops"}; }, 5,
-                  false, "not JSON"},
+                  [](int, const Json&, const Tokenizer*) {
+                    return FakeReply{200, "{\"choices\": [oops"};
+                  },
+                  5, false, "not JSON"},
         FaultCase{"MissingLogprobs",
                   [](int, const Json&, const Tokenizer*) {
                     return FakeReply{200, R"({"choices":[{"index":0,"text":"x"}]})"};
                   },
                   5, false, "no \"logprobs\""},
         FaultCase{"WrongNumberOfChoices",
-                  [](int, const Json&, const Tokenizer*) { return FakeReply{200, R"({"choices":[]})"}; }, 5,
-                  false, "0 choices for 1 prompts"}),
+                  [](int, const Json&, const Tokenizer*) {
+                    return FakeReply{200, R"({"choices":[]})"};
+                  },
+                  5, false, "0 choices for 1 prompts"}),
     [](const ::testing::TestParamInfo<FaultCase>& i) { return std::string(i.param.name); });
 
 TEST(ApiLM_Faults, BadRequestFailsWithoutRetrying) {
-  FakeServer server([](const std::string&, const Json&, int) { return FakeReply{400, R"({"error":"bad prompt"})"}; });
+  FakeServer server([](const std::string&, const Json&, int) {
+    return FakeReply{400, R"({"error":"bad prompt"})"};
+  });
   ApiLM lm(local_args(server.url()), stories_tokenizer());
   EXPECT_THROW(lm.loglikelihood({{"a", " b"}}), RuntimeError);
   EXPECT_EQ(server.calls(), 1);
@@ -247,7 +269,9 @@ TEST(ApiLM_Faults, FinishedRequestsAreKeptWhenOneFails) {
   ApiLM lm(args, stories_tokenizer());
   size_t last_done = 0;
   lm.set_progress([&](size_t done, size_t, int64_t) { last_done = done; });
-  EXPECT_THROW(lm.loglikelihood({{"Once upon a time", " there"}, {"x y", " z"}, {"The dog", " ran"}}), RuntimeError);
+  EXPECT_THROW(
+      lm.loglikelihood({{"Once upon a time", " there"}, {"x y", " z"}, {"The dog", " ran"}}),
+      RuntimeError);
   EXPECT_EQ(last_done, 2u);
 }
 
@@ -277,14 +301,22 @@ TEST(ApiLM_Concurrency, RequestsOverlap) {
 TEST(ApiLM_Chat, SendsMessagesAndReadsContent) {
   FakeServer server([](const std::string& path, const Json& b, int) {
     std::string text = "<think>hmm</think>  " + b["messages"].back()["content"].get<std::string>();
-    return FakeReply{200, Json{{"choices", Json::array({Json{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}}})}}.dump()};
+    return FakeReply{
+        200, Json{{"choices",
+                   Json::array({Json{{"index", 0},
+                                     {"message", {{"role", "assistant"}, {"content", text}}}}})}}
+                 .dump()};
   });
-  Json a = {{"model", "m"}, {"base_url", server.url("/v1/chat/completions")}, {"think_end_token", "</think>"}};
+  Json a = {{"model", "m"},
+            {"base_url", server.url("/v1/chat/completions")},
+            {"think_end_token", "</think>"}};
   ApiLM lm(parse_api_args(ApiKind::kLocalChat, a, {}));
-  std::vector<GenerationRequest> reqs = {{"Q?", Json{{"until", Json::array({"a", "b", "c", "d", "e"})}}}};
+  std::vector<GenerationRequest> reqs = {
+      {"Q?", Json{{"until", Json::array({"a", "b", "c", "d", "e"})}}}};
   EXPECT_THROW(lm.generate_until(reqs), UserError);  // needs --apply_chat_template
   reqs[0].context = lm.apply_chat_template({{"system", "Be brief."}, {"user", "Q?"}}, true);
-  EXPECT_EQ(reqs[0].context, R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q?"}])");
+  EXPECT_EQ(reqs[0].context,
+            R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q?"}])");
   auto out = lm.generate_until(reqs);
   EXPECT_EQ(out[0], "Q?");
   auto b = server.bodies().at(0);
@@ -301,7 +333,8 @@ TEST(ApiLM_Secrets, KeyIsSentButNeverInErrors) {
   FakeServer server([&](const std::string&, const Json&, int) {
     return FakeReply{401, "{\"error\": \"invalid key Bearer " + key + "\"}"};
   });
-  Json a = {{"model", "m"}, {"base_url", server.url()}, {"api_key", key}, {"tokenizer_backend", "none"}};
+  Json a = {
+      {"model", "m"}, {"base_url", server.url()}, {"api_key", key}, {"tokenizer_backend", "none"}};
   ApiLM lm(parse_api_args(ApiKind::kLocalCompletions, a, {}));
   try {
     lm.generate_until({{"hi", Json::object()}});

@@ -21,7 +21,8 @@ using test::FakeServer;
 
 TEST(ApiModels_Args, UnknownKeyListsTheKnownOnes) {
   try {
-    parse_api_args(ApiKind::kLocalCompletions, Json{{"base_url", "http://x"}, {"num_concurent", 4}}, {});
+    parse_api_args(ApiKind::kLocalCompletions, Json{{"base_url", "http://x"}, {"num_concurent", 4}},
+                   {});
     FAIL();
   } catch (const UserError& e) {
     std::string m = e.what();
@@ -43,15 +44,22 @@ TEST(ApiModels_Args, ReferenceDefaults) {
   EXPECT_EQ(a.tokenizer_backend, "huggingface");
   EXPECT_EQ(a.tokenizer, "m");
   EXPECT_EQ(a.timeout_s, 300);
-  ApiArgs c = parse_api_args(ApiKind::kLocalChat, Json{{"model", "m"}, {"base_url", "http://h"}}, {});
+  ApiArgs c =
+      parse_api_args(ApiKind::kLocalChat, Json{{"model", "m"}, {"base_url", "http://h"}}, {});
   EXPECT_FALSE(c.tokenized_requests);
   EXPECT_EQ(c.tokenizer_backend, "");
   // --batch_size wins; auto falls back to 1 as in the reference.
   ModelOptions o;
   o.batch_size = "auto";
-  EXPECT_EQ(parse_api_args(ApiKind::kLocalCompletions, Json{{"base_url", "http://h"}, {"model", "m"}, {"batch_size", 4}}, o).batch_size, 1);
+  EXPECT_EQ(parse_api_args(ApiKind::kLocalCompletions,
+                           Json{{"base_url", "http://h"}, {"model", "m"}, {"batch_size", 4}}, o)
+                .batch_size,
+            1);
   o.batch_size = "8";
-  EXPECT_EQ(parse_api_args(ApiKind::kLocalCompletions, Json{{"base_url", "http://h"}, {"model", "m"}}, o).batch_size, 8);
+  EXPECT_EQ(
+      parse_api_args(ApiKind::kLocalCompletions, Json{{"base_url", "http://h"}, {"model", "m"}}, o)
+          .batch_size,
+      8);
 }
 
 TEST(ApiModels_Args, OpenAIKindsNeedAKey) {
@@ -63,22 +71,26 @@ TEST(ApiModels_Args, OpenAIKindsNeedAKey) {
   ApiArgs a = parse_api_args(ApiKind::kOpenAIChat, Json{{"model", "gpt-4o"}}, {});
   EXPECT_EQ(a.api_key, "sk-from-env");
   EXPECT_EQ(a.base_url, "https://api.openai.com/v1/chat/completions");
-  if (old) setenv("OPENAI_API_KEY", saved.c_str(), 1);
-  else unsetenv("OPENAI_API_KEY");
+  if (old)
+    setenv("OPENAI_API_KEY", saved.c_str(), 1);
+  else
+    unsetenv("OPENAI_API_KEY");
 }
 
 // A whole run through the binary: the key reaches the server, never the results or the console.
 TEST(ApiModels_Cli, RunKeepsTheKeyOutOfResults) {
   const std::string key = "sk-cli-secret-0123456789";
   auto tok = load_tokenizer(testing::source_dir() / "models" / "stories260K");
-  FakeServer server([&](const std::string&, const Json& b, int) { return test::completions(b, tok.get()); });
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return test::completions(b, tok.get()); });
   fs::path out = fs::temp_directory_path() / ("lmeval_api_cli_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  std::string cmd = lmeval::testing::lmeval_binary().string() +
-                    " run --model local-completions --model_args model=stories,base_url=" + server.url() +
-                    ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
-                    ",api_key=" + key + ",num_concurrent=4 --tasks demo_story_cloze --limit 5 --output_path " +
-                    out.string() + " --log_samples";
+  std::string cmd =
+      lmeval::testing::lmeval_binary().string() +
+      " run --model local-completions --model_args model=stories,base_url=" + server.url() +
+      ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
+      ",api_key=" + key + ",num_concurrent=4 --tasks demo_story_cloze --limit 5 --output_path " +
+      out.string() + " --log_samples";
   auto r = testing::run_command(cmd);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find(key), std::string::npos);
@@ -116,29 +128,40 @@ TEST(ApiModels_Cli, ChatCompletionsRunsAGenerationTask) {
   fs::create_directories(dir);
   {
     std::ofstream docs(dir / "docs.jsonl");
-    docs << R"({"question": "2+2?", "answer": "4"})" << "\n" << R"({"question": "3+3?", "answer": "6"})" << "\n";
+    docs << R"({"question": "2+2?", "answer": "4"})"
+         << "\n"
+         << R"({"question": "3+3?", "answer": "6"})"
+         << "\n";
     std::ofstream yaml(dir / "api_chat_demo.yaml");
     yaml << "task: api_chat_demo\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: "
          << (dir / "docs.jsonl").string()
-         << "\ntest_split: test\noutput_type: generate_until\ndoc_to_text: \"Q: {{question}}\\nA:\"\n"
-            "doc_to_target: \"{{answer}}\"\ngeneration_kwargs:\n  until: [\"\\n\"]\n  max_gen_toks: 16\n"
+         << "\ntest_split: test\noutput_type: generate_until\ndoc_to_text: \"Q: "
+            "{{question}}\\nA:\"\n"
+            "doc_to_target: \"{{answer}}\"\ngeneration_kwargs:\n  until: [\"\\n\"]\n  "
+            "max_gen_toks: 16\n"
             "metric_list:\n  - metric: exact_match\n";
   }
   FakeServer server([](const std::string& path, const Json& b, int) {
     if (path != "/v1/chat/completions" || !b.contains("messages")) return FakeReply{404, "no"};
     std::string q = b["messages"].back()["content"].get<std::string>();
     std::string a = q.find("2+2") != std::string::npos ? "4" : "5";
-    return FakeReply{200, Json{{"choices", Json::array({Json{{"index", 0}, {"message", {{"role", "assistant"}, {"content", a}}}}})}}.dump()};
+    return FakeReply{
+        200,
+        Json{{"choices", Json::array({Json{{"index", 0},
+                                           {"message", {{"role", "assistant"}, {"content", a}}}}})}}
+            .dump()};
   });
   std::string base = lmeval::testing::lmeval_binary().string() +
                      " run --model local-chat-completions --model_args model=m,base_url=" +
-                     server.url("/v1/chat/completions") + " --tasks api_chat_demo --include_path " + dir.string();
+                     server.url("/v1/chat/completions") + " --tasks api_chat_demo --include_path " +
+                     dir.string();
   auto no_template = testing::run_command(base);
   EXPECT_EQ(no_template.exit_code, 2) << no_template.err;
   EXPECT_NE(no_template.err.find("--apply_chat_template"), std::string::npos) << no_template.err;
   EXPECT_EQ(server.calls(), 0);
 
-  auto r = testing::run_command(base + " --apply_chat_template --output_path " + (dir / "out").string());
+  auto r =
+      testing::run_command(base + " --apply_chat_template --output_path " + (dir / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(server.calls(), 2);
   for (const auto& b : server.bodies()) {
@@ -177,10 +200,11 @@ TEST(ApiModels_Cli, FailedRunResumesFromTheCache) {
   });
   fs::path dir = fs::temp_directory_path() / ("lmeval_api_resume_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  std::string cmd = "LMEVAL_CACHE_CHUNK=4 " + lmeval::testing::lmeval_binary().string() +
-                    " run --model local-completions --model_args model=stories,base_url=" + server.url() +
-                    ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
-                    ",max_retries=1 --tasks demo_story_cloze --limit 10 --use_cache " + (dir / "cache").string();
+  std::string cmd =
+      "LMEVAL_CACHE_CHUNK=4 " + lmeval::testing::lmeval_binary().string() +
+      " run --model local-completions --model_args model=stories,base_url=" + server.url() +
+      ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
+      ",max_retries=1 --tasks demo_story_cloze --limit 10 --use_cache " + (dir / "cache").string();
   auto first = testing::run_command(cmd);
   EXPECT_EQ(first.exit_code, 1) << first.err;
   EXPECT_NE(first.err.find("HTTP 500: down"), std::string::npos) << first.err;

@@ -142,10 +142,12 @@ inline Json echo_choice(const std::vector<int>& toks, int index) {
               {"logprobs", {{"tokens", names}, {"token_logprobs", lp}, {"top_logprobs", top}}}};
 }
 
-// Answers completions requests: echo+logprobs for loglikelihood, "<n> tokens" (the prompt's length) otherwise.
+// Answers completions requests: echo+logprobs for loglikelihood, "<n> tokens" (the prompt's length)
+// otherwise.
 inline FakeReply completions(const Json& body, const Tokenizer* tok) {
   Json prompts = body["prompt"];
-  if (!prompts.is_array() || (!prompts.empty() && prompts[0].is_number())) prompts = Json::array({prompts});
+  if (!prompts.is_array() || (!prompts.empty() && prompts[0].is_number()))
+    prompts = Json::array({prompts});
   Json choices = Json::array();
   for (size_t i = 0; i < prompts.size(); ++i) {
     std::vector<int> toks;

@@ -16,8 +16,8 @@ using test::FakeReply;
 using test::FakeServer;
 
 const Json& goldens() {
-  static const Json g =
-      Json::parse(testing::read_file(testing::source_dir() / "tests/models/api/goldens/reference_payloads.json"));
+  static const Json g = Json::parse(testing::read_file(
+      testing::source_dir() / "tests/models/api/goldens/reference_payloads.json"));
   return g;
 }
 
@@ -25,12 +25,17 @@ const Json& goldens() {
 FakeReply stand_in(const Json& b, const Tokenizer* tok) {
   if (b.contains("messages")) {
     std::string text = "<think>hmm</think>  " + b["messages"].back()["content"].get<std::string>();
-    return {200, Json{{"choices", Json::array({Json{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}}})}}.dump()};
+    return {200,
+            Json{{"choices",
+                  Json::array({Json{{"index", 0},
+                                    {"message", {{"role", "assistant"}, {"content", text}}}}})}}
+                .dump()};
   }
   return test::completions(b, tok);
 }
 
-void expect_same_bodies(const std::vector<Json>& ours, const Json& reference, const std::string& what) {
+void expect_same_bodies(const std::vector<Json>& ours, const Json& reference,
+                        const std::string& what) {
   ASSERT_EQ(ours.size(), reference.size()) << what;
   for (size_t i = 0; i < ours.size(); ++i) {
     // Field order too: the reference builds each body as a dict literal.
@@ -50,12 +55,14 @@ TEST_P(ApiPayload_Reference, SameBodiesAndResults) {
   args["base_url"] = server.url();
   args["tokenizer"] = (testing::source_dir() / "models" / "stories260K").string();
   args["tokenizer_backend"] = "huggingface";
-  ApiLM lm(parse_api_args(ApiKind::kLocalCompletions, args, {}), load_tokenizer(testing::source_dir() / "models" / "stories260K"));
+  ApiLM lm(parse_api_args(ApiKind::kLocalCompletions, args, {}),
+           load_tokenizer(testing::source_dir() / "models" / "stories260K"));
   lm.keep_payloads(true);
 
   const Json& ll = c["loglikelihood"];
   std::vector<LoglikelihoodRequest> reqs;
-  for (const auto& r : ll["requests"]) reqs.push_back({r[0].get<std::string>(), r[1].get<std::string>()});
+  for (const auto& r : ll["requests"])
+    reqs.push_back({r[0].get<std::string>(), r[1].get<std::string>()});
   auto res = lm.loglikelihood(reqs);
   expect_same_bodies(lm.payloads(), ll["payloads"], "loglikelihood");
   for (size_t i = 0; i < res.size(); ++i) {
@@ -70,7 +77,8 @@ TEST_P(ApiPayload_Reference, SameBodiesAndResults) {
   auto rr = lm.loglikelihood_rolling(texts);
   std::vector<Json> rolling_bodies(lm.payloads().begin() + before, lm.payloads().end());
   expect_same_bodies(rolling_bodies, roll["payloads"], "loglikelihood_rolling");
-  for (size_t i = 0; i < rr.size(); ++i) EXPECT_EQ(rr[i], roll["results"][i].get<double>()) << "rolling " << i;
+  for (size_t i = 0; i < rr.size(); ++i)
+    EXPECT_EQ(rr[i], roll["results"][i].get<double>()) << "rolling " << i;
 
   const Json& gen = c["generate_until"];
   std::vector<GenerationRequest> greqs;
@@ -79,7 +87,8 @@ TEST_P(ApiPayload_Reference, SameBodiesAndResults) {
   auto out = lm.generate_until(greqs);
   std::vector<Json> gen_bodies(lm.payloads().begin() + before, lm.payloads().end());
   expect_same_bodies(gen_bodies, gen["payloads"], "generate_until");
-  for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], gen["results"][i].get<std::string>()) << "generation " << i;
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], gen["results"][i].get<std::string>()) << "generation " << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(Goldens, ApiPayload_Reference, ::testing::Range<size_t>(0, 6),
@@ -90,10 +99,13 @@ INSTANTIATE_TEST_SUITE_P(Goldens, ApiPayload_Reference, ::testing::Range<size_t>
 TEST(ApiPayload_Reference, ChatMessagesAndThinkEndToken) {
   const Json& c = goldens()["chat"];
   FakeServer server([&](const std::string&, const Json& b, int) { return stand_in(b, nullptr); });
-  Json args = {{"model", "stories"}, {"base_url", server.url("/v1/chat/completions")}, {"think_end_token", "</think>"}};
+  Json args = {{"model", "stories"},
+               {"base_url", server.url("/v1/chat/completions")},
+               {"think_end_token", "</think>"}};
   ApiLM lm(parse_api_args(ApiKind::kLocalChat, args, {}));
   lm.keep_payloads(true);
-  std::string context = lm.apply_chat_template({{"system", "Be brief."}, {"user", "Q? \u00e9"}}, true);
+  std::string context =
+      lm.apply_chat_template({{"system", "Be brief."}, {"user", "Q? \u00e9"}}, true);
   EXPECT_EQ(context, c["context"].get<std::string>());
   auto out = lm.generate_until({{context, c["gen_kwargs"]}});
   expect_same_bodies(lm.payloads(), c["payloads"], "chat");
@@ -122,13 +134,16 @@ TEST(ApiPayload_Parse, GenerationsPlacedByIndexAndNulls) {
   auto r = parse_generations(Endpoint::kCompletions, answer, 2, std::nullopt);
   EXPECT_FALSE(r[0].has_value());
   EXPECT_EQ(r[1].value(), "b");
-  EXPECT_THROW(parse_generations(Endpoint::kCompletions, answer, 3, std::nullopt), MalformedResponse);
+  EXPECT_THROW(parse_generations(Endpoint::kCompletions, answer, 3, std::nullopt),
+               MalformedResponse);
   EXPECT_THROW(parse_body("<html>"), MalformedResponse);
 }
 
 TEST(ApiPayload_Build, OpenAIChatReasoningModelsDropStop) {
   PayloadStyle s{Endpoint::kChat, true};
-  Json p = generation_payload(s, "o3-mini", Json::array(), Json{{"until", Json::array({"\n"})}, {"temperature", 0}}, 256, 1234, std::nullopt);
+  Json p = generation_payload(s, "o3-mini", Json::array(),
+                              Json{{"until", Json::array({"\n"})}, {"temperature", 0}}, 256, 1234,
+                              std::nullopt);
   EXPECT_FALSE(p.contains("stop"));
   EXPECT_EQ(p["temperature"], 1);
   EXPECT_EQ(p["max_completion_tokens"], 256);

@@ -40,8 +40,11 @@ TEST(HfArgs, UnknownKeyListsKnownOnes) {
   EXPECT_THROW(parse_hf_args(Json{{"dtype", "float32"}}, {}), UserError);  // no pretrained
   EXPECT_THROW(parse_hf_args(Json{{"pretrained", "x"}, {"batch_size", "auto:x"}}, {}), UserError);
   EXPECT_THROW(parse_hf_args(Json{{"pretrained", "x"}, {"max_length", "long"}}, {}), UserError);
-  HfArgs a = parse_hf_args(Json{{"pretrained", "x"}, {"add_bos_token", "True"}, {"max_length", "64"},
-                                {"batch_size", 8}, {"logits_cache", "False"}},
+  HfArgs a = parse_hf_args(Json{{"pretrained", "x"},
+                                {"add_bos_token", "True"},
+                                {"max_length", "64"},
+                                {"batch_size", 8},
+                                {"logits_cache", "False"}},
                            {});
   EXPECT_EQ(a.add_bos_token, std::optional<bool>(true));
   EXPECT_EQ(a.max_length, std::optional<int64_t>(64));
@@ -112,12 +115,15 @@ constexpr double kBatchTolerance = 1e-5;
 // Requests of many lengths, with shared contexts and one-token continuations.
 std::vector<LoglikelihoodRequest> mixed_requests() {
   std::vector<LoglikelihoodRequest> reqs;
-  std::vector<std::string> ctxs = {"Once upon a time", "Lily went to the park",
-                                   "Tom had a big red ball. He", "The cat sat on the mat and",
-                                   "One day, a little bird", "Once upon a time, there was a little boy "
+  std::vector<std::string> ctxs = {"Once upon a time",
+                                   "Lily went to the park",
+                                   "Tom had a big red ball. He",
+                                   "The cat sat on the mat and",
+                                   "One day, a little bird",
+                                   "Once upon a time, there was a little boy "
                                    "named Tim. Tim liked to play with his toys. One day, he"};
-  std::vector<std::string> conts = {" a", " b", " saw", " was happy.", " went to the park with mom.",
-                                    " flew"};
+  std::vector<std::string> conts = {
+      " a", " b", " saw", " was happy.", " went to the park with mom.", " flew"};
   for (const auto& c : ctxs)
     for (const auto& k : conts) reqs.push_back({c, k});
   reqs.push_back({"", "Once upon a time"});
@@ -219,13 +225,15 @@ TEST(HfLM, AutoScheduleRedetects) {
   EXPECT_EQ(plain->batch_sizes().size(), 1u);
   EXPECT_GE(sched->batch_sizes().size(), 2u);
   EXPECT_LE(sched->batch_sizes().size(), 3u);
-  for (size_t i = 0; i < reqs.size(); ++i) EXPECT_LE(std::abs(a[i].loglikelihood - b[i].loglikelihood), kBatchTolerance);
+  for (size_t i = 0; i < reqs.size(); ++i)
+    EXPECT_LE(std::abs(a[i].loglikelihood - b[i].loglikelihood), kBatchTolerance);
 }
 
 TEST(HfLM, RollingEqualsTokenSums) {
   LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
   const std::string text =
-      "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. "
+      "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
+      "park. "
       "One day, she saw a big, red ball.";
   // Short max_length forces several windows; long max_length gives one window over BOS + text.
   auto small = load_stories(Json{{"max_length", 16}});
@@ -247,7 +255,8 @@ TEST(HfLM, RollingEqualsTokenSums) {
     all.insert(all.end(), cont.begin(), cont.end());
     std::vector<Token> inp(all.begin(), all.end() - 1);
     auto rows = big->transformer().full_logprobs({inp}, {}, {});
-    for (size_t i = 0; i < cont.size(); ++i) want16 += rows[(inp.size() - cont.size() + i) * 512 + cont[i]];
+    for (size_t i = 0; i < cont.size(); ++i)
+      want16 += rows[(inp.size() - cont.size() + i) * 512 + cont[i]];
   }
   auto got = small->loglikelihood_rolling({text, "", text});
   EXPECT_NEAR(got[0], want16, 1e-4);
@@ -274,7 +283,8 @@ TEST(HfLM, GenerateUntilStopsAndCuts) {
   EXPECT_EQ(out[2], full);
   auto five = lm->tokenizer().decode(
       std::vector<Token>(ref["prompts"][0]["greedy100"]["new_ids"].begin(),
-                         ref["prompts"][0]["greedy100"]["new_ids"].begin() + 5), true);
+                         ref["prompts"][0]["greedy100"]["new_ids"].begin() + 5),
+      true);
   EXPECT_EQ(out[3], five);
   // From BOS alone (empty context: the tokenizer adds BOS), the published llama2.c sample.
   auto bos = lm->generate_until({{"", Json{{"max_gen_toks", 256}}}});
@@ -286,8 +296,8 @@ TEST(HfLM, GenerateUntilStopsAndCuts) {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("lmeval_hf_test_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("lmeval_hf_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -301,7 +311,8 @@ class TempDir {
 
 void copy_fixture(const fs::path& to) {
   const fs::path from = lmeval::testing::shared_dir() / "fixtures" / "llama";
-  for (const char* f : {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"})
+  for (const char* f :
+       {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"})
     fs::copy_file(from / f, to / f, fs::copy_options::overwrite_existing);
   fs::permissions(to / "model.safetensors", fs::perms::owner_read | fs::perms::owner_write);
   fs::permissions(to / "config.json", fs::perms::owner_read | fs::perms::owner_write);
@@ -403,7 +414,8 @@ TEST(HfRegistry, RegistersThreeNames) {
     const ModelInfoEntry* e = r.find(n);
     ASSERT_NE(e, nullptr) << n;
     EXPECT_EQ(e->name, "hf");
-    EXPECT_NE(std::find(e->known_args.begin(), e->known_args.end(), "pretrained"), e->known_args.end());
+    EXPECT_NE(std::find(e->known_args.begin(), e->known_args.end(), "pretrained"),
+              e->known_args.end());
   }
 }
 

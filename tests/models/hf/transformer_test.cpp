@@ -19,9 +19,20 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kFixtures = {
-    "llama", "llama3_rope", "llama_tied", "mistral", "qwen2", "qwen3", "gpt_neox_parallel",
-    "gpt_neox_sequential", "gpt2", "phi", "phi3", "gemma", "gemma2", "opt"};
+const std::vector<std::string> kFixtures = {"llama",
+                                            "llama3_rope",
+                                            "llama_tied",
+                                            "mistral",
+                                            "qwen2",
+                                            "qwen3",
+                                            "gpt_neox_parallel",
+                                            "gpt_neox_sequential",
+                                            "gpt2",
+                                            "phi",
+                                            "phi3",
+                                            "gemma",
+                                            "gemma2",
+                                            "opt"};
 
 json read_json(const fs::path& p) { return json::parse(lmeval::testing::read_file(p)); }
 
@@ -113,7 +124,8 @@ void check_fixture(const fs::path& dir, const std::string& name) {
 
   // Greedy generation with a KV cache, both prompts in one left-padded batch and alone.
   std::vector<std::vector<Token>> prompts;
-  for (const auto& g : golden["generate"]) prompts.push_back(g["prompt_ids"].get<std::vector<Token>>());
+  for (const auto& g : golden["generate"])
+    prompts.push_back(g["prompt_ids"].get<std::vector<Token>>());
   SamplingOptions so;
   so.max_new_tokens = 20;
   so.eos_ids = {2};
@@ -137,8 +149,9 @@ INSTANTIATE_TEST_SUITE_P(HfFixtures, FixtureTest, ::testing::ValuesIn(kFixtures)
                          [](const auto& info) { return info.param; });
 
 // Rarer variants, made by scripts/gen_hf_arch_fixtures.py with transformers (in the repo: small).
-const std::vector<std::string> kArchFixtures = {"llama_yarn", "qwen2_yarn", "llama_dynamic", "phi3_longrope",
-                                                "opt_postnorm", "phi_qk_layernorm"};
+const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",
+                                                "llama_dynamic", "phi3_longrope",
+                                                "opt_postnorm",  "phi_qk_layernorm"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
@@ -169,22 +182,26 @@ TEST(HfLengthDependentRope, SharedContextsScoreEachContinuationAtItsOwnLength) {
       ScoreTree t{std::vector<Token>(ids.begin(), ids.begin() + P), {}};
       // The whole rest, scored from the prefix's last position on; and a short sibling first.
       t.branches.push_back({std::vector<Token>(ids.begin() + P, ids.begin() + P + 4),
-                            {ScoreSpan{static_cast<int64_t>(P) - 1, std::vector<Token>(ids.begin() + P, ids.begin() + P + 4)}}});
+                            {ScoreSpan{static_cast<int64_t>(P) - 1,
+                                       std::vector<Token>(ids.begin() + P, ids.begin() + P + 4)}}});
       t.branches.push_back({std::vector<Token>(ids.begin() + P, ids.end()),
-                            {ScoreSpan{static_cast<int64_t>(P) - 1, std::vector<Token>(ids.begin() + P, ids.end())}}});
+                            {ScoreSpan{static_cast<int64_t>(P) - 1,
+                                       std::vector<Token>(ids.begin() + P, ids.end())}}});
       trees.push_back(t);
       want.push_back(std::accumulate(next.begin() + P - 1, next.end(), 0.0));
     }
     ASSERT_EQ(trees.size(), 2u) << name;
     auto got = model->score_trees(trees);
-    for (size_t i = 0; i < trees.size(); ++i) EXPECT_NEAR(got[i][1][0].logprob, want[i], 1e-3) << name << " tree " << i;
+    for (size_t i = 0; i < trees.size(); ++i)
+      EXPECT_NEAR(got[i][1][0].logprob, want[i], 1e-3) << name << " tree " << i;
   }
 }
 
 // Config errors of the new variants name the field.
 TEST(HfArchConfig, LongRopeFactorsOfTheWrongLengthAreRejected) {
   auto read_config = [](const std::string& name) {
-    return nlohmann::ordered_json::parse(lmeval::testing::read_file(arch_fixture(name) / "config.json"));
+    return nlohmann::ordered_json::parse(
+        lmeval::testing::read_file(arch_fixture(name) / "config.json"));
   };
   auto c = read_config("phi3_longrope");
   c["rope_parameters"]["short_factor"] = nlohmann::ordered_json::array({1.0, 2.0});

@@ -43,13 +43,13 @@ std::vector<std::string> loose_variants(const std::string& response) {
   std::string first = join(std::min<size_t>(1, r.size()), r.size());
   std::string last = join(0, r.size() - 1);
   std::string both = r.size() >= 2 ? join(1, r.size() - 1) : std::string();
-  return {response, no_star(response), first, last, both, no_star(first), no_star(last),
-          no_star(both)};
+  return {response, no_star(response), first,         last,
+          both,     no_star(first),    no_star(last), no_star(both)};
 }
 
 struct Verdicts {
-  std::map<int64_t, Json> inputs;    // key -> input_data row
-  std::vector<Json> golden;          // golden_gpt4_verdicts rows, in order
+  std::map<int64_t, Json> inputs;  // key -> input_data row
+  std::vector<Json> golden;        // golden_gpt4_verdicts rows, in order
 };
 
 const Verdicts& verdicts() {
@@ -125,7 +125,8 @@ TEST(IfevalTest, MatchesReferenceVerdictsOnGpt4Responses) {
   std::cout << "[ifeval] identical: prompt_strict " << same[0] << "/541, inst_strict " << same[1]
             << "/" << total_inst << ", prompt_loose " << same[2] << "/541, inst_loose " << same[3]
             << "/" << total_inst << "\n";
-  const Json summary = Json::parse(read_file(shared_dir() / "data/ifeval/golden_gpt4_summary.json"));
+  const Json summary =
+      Json::parse(read_file(shared_dir() / "data/ifeval/golden_gpt4_summary.json"));
   std::cout.precision(17);
   std::cout << "[ifeval] ours: " << prompt_strict / 541 << " " << agg_inst_level_acc(strict_items)
             << " " << prompt_loose / 541 << " " << agg_inst_level_acc(loose_items) << "\n";
@@ -142,41 +143,53 @@ TEST(IfevalTest, NlpHelpersMatchNltkAndLangdetect) {
   const Verdicts& v = verdicts();
   std::map<int64_t, std::string> responses;
   for (const Json& g : v.golden) responses[g["key"].get<int64_t>()] = g["response"];
-  std::vector<Json> rows = read_jsonl(source_dir() / "tests/tasks/functions/ifeval_nlp_golden.jsonl");
+  std::vector<Json> rows =
+      read_jsonl(source_dir() / "tests/tasks/functions/ifeval_nlp_golden.jsonl");
   ASSERT_GT(rows.size(), 2000u);
   size_t ok_sent = 0, ok_words = 0, ok_upper = 0, ok_tokens = 0, ok_lang = 0, ok_probs = 0;
   for (const Json& row : rows) {
-    std::string text = loose_variants(responses.at(row["key"].get<int64_t>()))
-                           .at(row["variant"].get<size_t>());
-    std::string where = std::to_string(row["key"].get<int64_t>()) + "/" +
-                        std::to_string(row["variant"].get<int>());
+    std::string text =
+        loose_variants(responses.at(row["key"].get<int64_t>())).at(row["variant"].get<size_t>());
+    std::string where =
+        std::to_string(row["key"].get<int64_t>()) + "/" + std::to_string(row["variant"].get<int>());
     size_t sentences = count_sentences(text);
-    if (sentences == row["sentences"].get<size_t>()) ++ok_sent;
-    else ADD_FAILURE() << where << " sentences " << sentences << " vs " << row["sentences"];
+    if (sentences == row["sentences"].get<size_t>())
+      ++ok_sent;
+    else
+      ADD_FAILURE() << where << " sentences " << sentences << " vs " << row["sentences"];
     size_t words = count_words(text);
-    if (words == row["words"].get<size_t>()) ++ok_words;
-    else ADD_FAILURE() << where << " words " << words << " vs " << row["words"];
+    if (words == row["words"].get<size_t>())
+      ++ok_words;
+    else
+      ADD_FAILURE() << where << " words " << words << " vs " << row["words"];
     std::vector<std::string> toks = word_tokenize(text);
     size_t upper = 0;
     for (const std::string& t : toks) upper += py_isupper(t);
-    if (upper == row["upper"].get<size_t>()) ++ok_upper;
-    else ADD_FAILURE() << where << " upper tokens " << upper << " vs " << row["upper"];
-    if (toks.size() == row["tokens"].get<size_t>()) ++ok_tokens;
-    else ADD_FAILURE() << where << " tokens " << toks.size() << " vs " << row["tokens"];
+    if (upper == row["upper"].get<size_t>())
+      ++ok_upper;
+    else
+      ADD_FAILURE() << where << " upper tokens " << upper << " vs " << row["upper"];
+    if (toks.size() == row["tokens"].get<size_t>())
+      ++ok_tokens;
+    else
+      ADD_FAILURE() << where << " tokens " << toks.size() << " vs " << row["tokens"];
     std::optional<std::string> lang = detect_language(text, 0);
     Json got_lang = lang ? Json(*lang) : Json(nullptr);
-    if (got_lang == row["lang"]) ++ok_lang;
-    else ADD_FAILURE() << where << " lang " << got_lang << " vs " << row["lang"];
+    if (got_lang == row["lang"])
+      ++ok_lang;
+    else
+      ADD_FAILURE() << where << " lang " << got_lang << " vs " << row["lang"];
     Json probs = Json::array();
     for (const auto& [l, p] : detect_language_probabilities(text, 0)) probs.push_back({l, p});
-    if (probs == row["langs"]) ++ok_probs;
-    else ADD_FAILURE() << where << " langs " << probs.dump() << " vs " << row["langs"].dump();
+    if (probs == row["langs"])
+      ++ok_probs;
+    else
+      ADD_FAILURE() << where << " langs " << probs.dump() << " vs " << row["langs"].dump();
   }
   std::cout << "[ifeval-nlp] " << rows.size() << " texts: sentences " << ok_sent << ", words "
             << ok_words << ", upper " << ok_upper << ", tokens " << ok_tokens << ", lang "
             << ok_lang << ", probabilities (bit-exact) " << ok_probs << "\n";
 }
-
 
 std::string ascii_map(const std::string& s, bool upper) {
   std::string out = s;
@@ -223,9 +236,11 @@ TEST(IfevalTest, MatchesReferenceOnPerturbedResponses) {
       Json want_res = want;
       want_res.erase("key");
       want_res.erase("variant");
-      if (got == want_res) ++same_docs;
-      else ADD_FAILURE() << "key " << want["key"] << " variant " << k << ": " << got.dump()
-                         << " vs reference " << want_res.dump();
+      if (got == want_res)
+        ++same_docs;
+      else
+        ADD_FAILURE() << "key " << want["key"] << " variant " << k << ": " << got.dump()
+                      << " vs reference " << want_res.dump();
       for (const char* m : {"inst_level_strict_acc", "inst_level_loose_acc"}) {
         total_inst += want_res[m].size();
         for (size_t j = 0; j < want_res[m].size() && j < got[m].size(); ++j)
@@ -260,7 +275,8 @@ TEST(IfevalTest, HubRowsWithNullKwargsScoreTheSame) {
 // (goldens/samples/leaderboard_ifeval__default.jsonl: first 20 documents, Hub-format kwargs).
 TEST(IfevalTest, MatchesReferenceSamplesOfDummyModelRun) {
   LMEVAL_REQUIRE_SHARED("goldens/samples/leaderboard_ifeval__default.jsonl");
-  std::vector<Json> rows = read_jsonl(shared_dir() / "goldens/samples/leaderboard_ifeval__default.jsonl");
+  std::vector<Json> rows =
+      read_jsonl(shared_dir() / "goldens/samples/leaderboard_ifeval__default.jsonl");
   ASSERT_EQ(rows.size(), 20u);
   PyRandom rng(0);
   for (const Json& row : rows) {
@@ -285,9 +301,11 @@ TEST(IfevalTest, MatchesReferenceOnEdgeCases) {
       Json want = g["results"][d][r];
       Json have = Json::array({got["inst_level_strict_acc"][0], got["inst_level_loose_acc"][0]});
       ++total;
-      if (have == want) ++same;
-      else ADD_FAILURE() << doc["instruction_id_list"][0] << " " << doc["kwargs"][0].dump()
-                         << " on response " << r << ": " << have << " vs reference " << want;
+      if (have == want)
+        ++same;
+      else
+        ADD_FAILURE() << doc["instruction_id_list"][0] << " " << doc["kwargs"][0].dump()
+                      << " on response " << r << ": " << have << " vs reference " << want;
     }
   }
   std::cout << "[ifeval-edge] identical " << same << "/" << total << "\n";
@@ -304,9 +322,8 @@ TEST(IfevalTest, StrictAndLooseOnHandMadeResponses) {
   PyRandom rng(0);
   // An empty (or blank) response follows nothing, not even no_comma.
   Json r = process_results(make_doc("punctuation:no_comma", Json::object()), " \n ", rng);
-  EXPECT_EQ(r.dump(),
-            R"({"prompt_level_strict_acc":false,"inst_level_strict_acc":[false],)"
-            R"("prompt_level_loose_acc":false,"inst_level_loose_acc":[false]})");
+  EXPECT_EQ(r.dump(), R"({"prompt_level_strict_acc":false,"inst_level_strict_acc":[false],)"
+                      R"("prompt_level_loose_acc":false,"inst_level_loose_acc":[false]})");
   // Loose removes the first line ("Sure, here it is:") and then the comma is gone.
   r = process_results(make_doc("punctuation:no_comma", Json::object()),
                       "Sure, here it is:\nno commas here", rng);
@@ -333,24 +350,27 @@ TEST(IfevalTest, StrictAndLooseOnHandMadeResponses) {
   // Sentences (Punkt: "Dr." is an abbreviation) and words.
   Json s = make_doc("length_constraints:number_sentences",
                     Json{{"num_sentences", 3}, {"relation", "less than"}});
-  EXPECT_TRUE(process_results(s, "Dr. Smith came. He left.", rng)["prompt_level_strict_acc"]
-                  .get<bool>());
+  EXPECT_TRUE(
+      process_results(s, "Dr. Smith came. He left.", rng)["prompt_level_strict_acc"].get<bool>());
   EXPECT_EQ(count_sentences("Dr. Smith came. He left."), 2u);
   EXPECT_EQ(count_words("it's a well-known fact"), 6u);
   // Capital words: NLTK splits "DON'T" into "DO" and "N'T".
   std::vector<std::string> toks = word_tokenize("I DON'T KNOW.");
   EXPECT_EQ(toks, (std::vector<std::string>{"I", "DO", "N'T", "KNOW", "."}));
   // Bytes that are not UTF-8 are read as U+FFFD, as Python's errors="replace" would.
-  Json w = make_doc("length_constraints:number_words", Json{{"num_words", 2}, {"relation", "at least"}});
-  EXPECT_TRUE(process_results(w, "caf\xc3 ok \xff done", rng)["prompt_level_strict_acc"].get<bool>());
+  Json w =
+      make_doc("length_constraints:number_words", Json{{"num_words", 2}, {"relation", "at least"}});
+  EXPECT_TRUE(
+      process_results(w, "caf\xc3 ok \xff done", rng)["prompt_level_strict_acc"].get<bool>());
   // Language detection.
   EXPECT_EQ(detect_language("Das ist ein kurzer deutscher Satz über das Wetter."), "de");
   EXPECT_EQ(detect_language("12345 !!!"), std::nullopt);
   Json lc = make_doc("change_case:english_lowercase", Json::object());
   // No letters at all: islower() is false, so not followed (langdetect is not reached).
   EXPECT_FALSE(process_results(lc, "123", rng)["prompt_level_strict_acc"].get<bool>());
-  EXPECT_TRUE(process_results(lc, "this is all lower case english text about the weather", rng)
-                  ["prompt_level_strict_acc"].get<bool>());
+  EXPECT_TRUE(process_results(lc, "this is all lower case english text about the weather",
+                              rng)["prompt_level_strict_acc"]
+                  .get<bool>());
 }
 
 TEST(IfevalTest, AggregatesInstructionLevelAccuracy) {

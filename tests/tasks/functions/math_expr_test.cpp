@@ -7,10 +7,10 @@
 
 #include <array>
 #include <cmath>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "lmeval/tasks/functions/leaderboard.hpp"
@@ -24,7 +24,8 @@ using Json = nlohmann::ordered_json;
 namespace m = lmeval::tasks::math;
 
 std::vector<Json> golden(const char* kind) {
-  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / "math_expr_goldens.jsonl");
+  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" /
+                   "math_expr_goldens.jsonl");
   std::vector<Json> out;
   std::string line;
   while (std::getline(in, line))
@@ -85,14 +86,17 @@ TEST(MathExpr, HeldOutAgreementWithMathVerify) {
     Json doc = {{"solution", c["solution"]}};
     int ours = lmeval::tasks::math_exact_match(doc, c["response"].get<std::string>());
     int ref = c["exact_match"].get<int>();
-    if (ours == ref) ++agree;
-    else (ours ? false_pos : false_neg)++;
+    if (ours == ref)
+      ++agree;
+    else
+      (ours ? false_pos : false_neg)++;
     if (ours != ref && std::getenv("LMEVAL_MATH_VERIFY_DIFFS"))
       std::printf("ours %d math-verify %d: %s | %s\n", ours, ref, c["solution"].dump().c_str(),
                   c["response"].dump().c_str());
   }
-  std::printf("held-out agreement with math-verify: %zu/%zu (%zu ours-only 1, %zu math-verify-only 1)\n",
-              agree, cases.size(), false_pos, false_neg);
+  std::printf(
+      "held-out agreement with math-verify: %zu/%zu (%zu ours-only 1, %zu math-verify-only 1)\n",
+      agree, cases.size(), false_pos, false_neg);
   EXPECT_GE(agree, cases.size());
   EXPECT_EQ(false_pos, 0u);
 }
@@ -105,7 +109,9 @@ namespace {
 TEST(MathExpr, DeepAndLongInputsAreScored) {
   EXPECT_EQ(m::parse_latex(std::string(20000, '(') + "1" + std::string(20000, ')')), nullptr);
   std::string long_response;
-  for (int i = 0; i < 3000; ++i) long_response += "Step " + std::to_string(i) + ": $x_{" + std::to_string(i) + "} = " + std::to_string(i) + "$. ";
+  for (int i = 0; i < 3000; ++i)
+    long_response += "Step " + std::to_string(i) + ": $x_{" + std::to_string(i) +
+                     "} = " + std::to_string(i) + "$. ";
   long_response += "Final Answer: The final answer is $\\frac{1}{2}$. I hope it is correct.";
   Json doc = {{"solution", "so it is $\\boxed{\\dfrac12}$."}};
   EXPECT_EQ(lmeval::tasks::math_exact_match(doc, long_response), 1);
@@ -142,35 +148,42 @@ std::string edited(const std::string& solution, const Json& c) {
 }
 
 TEST(MathExpr, MathSolutionsAgreementWithMathVerify) {
-  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / "math_dataset_goldens.jsonl");
+  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" /
+                   "math_dataset_goldens.jsonl");
   std::vector<Json> lines;
   std::map<int, std::string> solutions;
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) {
       lines.push_back(Json::parse(line));
-      if (lines.back().contains("solution")) solutions[lines.back()["problem"]] = lines.back()["solution"];
+      if (lines.back().contains("solution"))
+        solutions[lines.back()["problem"]] = lines.back()["solution"];
     }
   std::map<std::string, std::array<size_t, 3>> by_form;  // agree, ours-only 1, math-verify-only 1
   size_t cases = 0, agree = 0, false_pos = 0, self_ours = 0, self_ref = 0;
   for (const auto& c : lines) {
     const std::string& solution = solutions.at(c["problem"]);
-    std::string response = c.contains("response")               ? c["response"].get<std::string>()
-                           : c.contains("response_solution_of")  ? solutions.at(c["response_solution_of"])
-                           : c.contains("boxed_replacement")     ? with_boxed(solution, c["boxed_replacement"])
-                           : c.contains("edit")                  ? edited(solution, c)
-                                                                 : solution;
+    std::string response =
+        c.contains("response")               ? c["response"].get<std::string>()
+        : c.contains("response_solution_of") ? solutions.at(c["response_solution_of"])
+        : c.contains("boxed_replacement")    ? with_boxed(solution, c["boxed_replacement"])
+        : c.contains("edit")                 ? edited(solution, c)
+                                             : solution;
     int ours = lmeval::tasks::math_exact_match(Json{{"solution", solution}}, response);
     int ref = c["exact_match"].get<int>();
     auto& f = by_form[c["form"].get<std::string>()];
     ++cases;
-    if (ours == ref) ++agree, ++f[0];
-    else if (ours) ++false_pos, ++f[1];
-    else ++f[2];
+    if (ours == ref)
+      ++agree, ++f[0];
+    else if (ours)
+      ++false_pos, ++f[1];
+    else
+      ++f[2];
     if (c["form"] == "self") self_ours += ours, self_ref += ref;
     if (ours != ref && std::getenv("LMEVAL_MATH_VERIFY_DIFFS"))
-      std::printf("[%s] ours %d math-verify %d: %s | %s\n", c["form"].get<std::string>().c_str(), ours, ref,
-                  Json(solution.substr(solution.size() > 160 ? solution.size() - 160 : 0)).dump().c_str(),
-                  Json(response.substr(response.size() > 200 ? response.size() - 200 : 0)).dump().c_str());
+      std::printf(
+          "[%s] ours %d math-verify %d: %s | %s\n", c["form"].get<std::string>().c_str(), ours, ref,
+          Json(solution.substr(solution.size() > 160 ? solution.size() - 160 : 0)).dump().c_str(),
+          Json(response.substr(response.size() > 200 ? response.size() - 200 : 0)).dump().c_str());
   }
   // exact_match_original (Minerva extraction and normalisation, sympy's parse_latex equivalence)
   // on the same pairs.
@@ -178,23 +191,31 @@ TEST(MathExpr, MathSolutionsAgreementWithMathVerify) {
   for (const auto& c : lines) {
     if (!c.contains("exact_match_original")) continue;
     const std::string& solution = solutions.at(c["problem"]);
-    Json doc = {{"solution", solution}, {"answer", lmeval::tasks::math_remove_boxed(lmeval::tasks::math_last_boxed_only_string(solution))}};
+    Json doc = {{"solution", solution},
+                {"answer", lmeval::tasks::math_remove_boxed(
+                               lmeval::tasks::math_last_boxed_only_string(solution))}};
     int ours = lmeval::tasks::math_exact_match_original(doc, c["response"].get<std::string>());
     int ref = c["exact_match_original"].get<int>();
     ++orig_cases;
-    if (ours == ref) ++orig_agree;
-    else if (ours) ++orig_false_pos;
+    if (ours == ref)
+      ++orig_agree;
+    else if (ours)
+      ++orig_false_pos;
     if (ours != ref && std::getenv("LMEVAL_MATH_VERIFY_DIFFS"))
-      std::printf("[original %s] ours %d reference %d: %s | %s\n", c["form"].get<std::string>().c_str(), ours, ref,
-                  doc["answer"].dump().c_str(), c["response"].dump().c_str());
+      std::printf("[original %s] ours %d reference %d: %s | %s\n",
+                  c["form"].get<std::string>().c_str(), ours, ref, doc["answer"].dump().c_str(),
+                  c["response"].dump().c_str());
   }
-  std::printf("exact_match_original: %zu/%zu agree (%zu ours-only 1)\n", orig_agree, orig_cases, orig_false_pos);
+  std::printf("exact_match_original: %zu/%zu agree (%zu ours-only 1)\n", orig_agree, orig_cases,
+              orig_false_pos);
   EXPECT_GT(orig_cases, 2000u);
   EXPECT_EQ(orig_false_pos, 0u);
   EXPECT_GE(orig_agree, orig_cases - orig_cases / 100);  // symbolic equivalences are not attempted
   std::printf("MATH solutions: %zu/%zu agree (%zu ours-only 1);", agree, cases, false_pos);
-  for (const auto& [form, f] : by_form) std::printf(" %s %zu/%zu-%zu", form.c_str(), f[0], f[1], f[2]);
-  std::printf("; solutions matching themselves: lm-eval %zu, math-verify %zu\n", self_ours, self_ref);
+  for (const auto& [form, f] : by_form)
+    std::printf(" %s %zu/%zu-%zu", form.c_str(), f[0], f[1], f[2]);
+  std::printf("; solutions matching themselves: lm-eval %zu, math-verify %zu\n", self_ours,
+              self_ref);
   ASSERT_GT(cases, 2800u);
   EXPECT_GE(agree, cases);
   EXPECT_EQ(false_pos, 0u);

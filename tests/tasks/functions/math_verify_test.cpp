@@ -34,7 +34,9 @@ constexpr size_t kAgreeFloor = 670, kFalsePositiveCeiling = 0, kSelfAgreeFloor =
 
 struct Agreement {
   size_t cases = 0, agree = 0, false_pos = 0, false_neg = 0;
-  double rate() const { return cases ? static_cast<double>(agree) / static_cast<double>(cases) : 0; }
+  double rate() const {
+    return cases ? static_cast<double>(agree) / static_cast<double>(cases) : 0;
+  }
 };
 
 TEST(MathVerifyGolden, AgreementWithMathVerify) {
@@ -54,15 +56,19 @@ TEST(MathVerifyGolden, AgreementWithMathVerify) {
     for (Agreement* a : {&all, is_self ? &self : nullptr}) {
       if (!a) continue;
       ++a->cases;
-      if (ours == ref) ++a->agree;
-      else if (ours) ++a->false_pos;
-      else ++a->false_neg;
+      if (ours == ref)
+        ++a->agree;
+      else if (ours)
+        ++a->false_pos;
+      else
+        ++a->false_neg;
     }
   }
-  std::printf("math-verify agreement: %zu/%zu (%.1f%%; %zu ours-only 1, %zu math-verify-only 1); "
-              "each string against itself: %zu/%zu agree (1 for lm-eval: %zu, for math-verify: %zu)\n",
-              all.agree, all.cases, 100 * all.rate(), all.false_pos, all.false_neg, self.agree,
-              self.cases, self_ours, self_ref);
+  std::printf(
+      "math-verify agreement: %zu/%zu (%.1f%%; %zu ours-only 1, %zu math-verify-only 1); "
+      "each string against itself: %zu/%zu agree (1 for lm-eval: %zu, for math-verify: %zu)\n",
+      all.agree, all.cases, 100 * all.rate(), all.false_pos, all.false_neg, self.agree, self.cases,
+      self_ours, self_ref);
   // Floors at the measured figures: a change that lowers them fails. A 1 where math-verify says
   // 0 (a false positive) is worse than a miss, so those may not grow at all.
   EXPECT_EQ(all.cases, 672u);

@@ -134,8 +134,9 @@ TEST(MathHard, BoxedExtraction) {
 }
 
 TEST(MathHard, MinervaNormalisation) {
-  EXPECT_EQ(math_get_unnormalized_answer("Final Answer: The final answer is $24$. I hope it is correct."),
-            "$24$");
+  EXPECT_EQ(
+      math_get_unnormalized_answer("Final Answer: The final answer is $24$. I hope it is correct."),
+      "$24$");
   EXPECT_EQ(math_get_unnormalized_answer("no answer"), kMathInvalidAnswer);
   EXPECT_EQ(math_normalize_final_answer("$24$"), "24");
   EXPECT_EQ(math_normalize_final_answer("x = 10,000"), "10000");
@@ -161,15 +162,17 @@ TEST(MathHard, Equivalence) {
 
 TEST(MathHard, ProcessDocsAndScores) {
   std::vector<Json> docs = {
-      {{"problem", "p1"}, {"level", "Level 5"}, {"type", "Algebra"},
+      {{"problem", "p1"},
+       {"level", "Level 5"},
+       {"type", "Algebra"},
        {"solution", "So $x=\\boxed{\\frac{3}{2}}$."}},
       {{"problem", "p2"}, {"level", "Level 4"}, {"type", "Algebra"}, {"solution", "\\boxed{1}"}}};
   auto out = math_process_docs(docs);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0]["answer"], "\\frac{3}{2}");
   EXPECT_FALSE(out[0].contains("few_shot"));
-  EXPECT_EQ(math_exact_match_original(out[0],
-                                      " Final Answer: The final answer is $\\frac32$. I hope it is correct."),
+  EXPECT_EQ(math_exact_match_original(
+                out[0], " Final Answer: The final answer is $\\frac32$. I hope it is correct."),
             1);
   EXPECT_EQ(math_exact_match_original(out[0], " The answer is 1.5"), 0);  // no Minerva phrase
   EXPECT_EQ(math_exact_match(out[0], " The answer is $1.5$."), 1);

@@ -12,7 +12,7 @@ namespace lmeval::api {
 
 // One answer from the server, or the transport failure that stood in for it.
 struct HttpResponse {
-  long status = 0;              // HTTP status; 0 when no complete answer arrived
+  long status = 0;  // HTTP status; 0 when no complete answer arrived
   std::string body;
   std::string transport_error;  // curl's message (timeout, connection cut, refused); empty if none
   std::optional<double> retry_after_s;  // a Retry-After header in seconds, when sent
@@ -58,7 +58,8 @@ struct HttpFailure {
 };
 
 using JudgeFn = std::function<Verdict(size_t index, const HttpResponse& response)>;
-using RetryLogFn = std::function<void(size_t index, int attempt, double wait_s, const std::string& why)>;
+using RetryLogFn =
+    std::function<void(size_t index, int attempt, double wait_s, const std::string& why)>;
 
 class HttpClient {
  public:

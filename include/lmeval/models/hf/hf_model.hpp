@@ -41,5 +41,6 @@ extern "C" {
 // "<project version>/<kHfPluginAbi>": the loader refuses a plugin built from other sources.
 const char* lmeval_hf_plugin_abi();
 // A new model; throws lmeval::UserError/RuntimeError like make_hf_model.
-lmeval::LM* lmeval_hf_plugin_create(const lmeval::Json& model_args, const lmeval::ModelOptions& options);
+lmeval::LM* lmeval_hf_plugin_create(const lmeval::Json& model_args,
+                                    const lmeval::ModelOptions& options);
 }

@@ -39,8 +39,8 @@ Json math_fewshot_samples();
 // process_result_v1 (exact_match_original): Minerva normalisation, string equality, then a
 // numeric equivalence check standing in for sympy's parse_latex + simplify.
 int math_exact_match_original(const Json& doc, std::string_view candidate);
-// exact_match: math-verify's verify(parse(solution, LaTeX only), parse(response)), re-implemented in
-// tasks/functions/math/ (docs/tasks.md, math).
+// exact_match: math-verify's verify(parse(solution, LaTeX only), parse(response)), re-implemented
+// in tasks/functions/math/ (docs/tasks.md, math).
 int math_exact_match(const Json& doc, std::string_view candidate);
 // Numeric/structural equivalence of two normalised LaTeX answers (fractions, sqrt-free numbers,
 // percentages, tuples/intervals element-wise); false when either side is not understood.

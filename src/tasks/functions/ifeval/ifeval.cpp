@@ -57,7 +57,6 @@ std::vector<std::string> split_literal(std::string_view s, std::string_view sep)
   }
 }
 
-
 size_t count_matches(std::string_view pattern, std::string_view s, unsigned flags = 0) {
   return PyRegex::compile(pattern, flags)->finditer(s).size();
 }
@@ -131,8 +130,9 @@ class Args {
     if (v->is_array()) {
       for (const Json& e : *v) {
         if (!e.is_string())
-          throw UserError("IFEval argument '" + name + "' must be a list of strings, got " +
-                              v->dump(), where_.at(name), "a list of strings");
+          throw UserError(
+              "IFEval argument '" + name + "' must be a list of strings, got " + v->dump(),
+              where_.at(name), "a list of strings");
         out.push_back(e.get<std::string>());
       }
     } else {
@@ -154,9 +154,11 @@ class Args {
     std::optional<std::string> r = take_string(name);
     if (!r) return choice(kRelations);
     if (*r != kLessThan && *r != kAtLeast)
-      throw UserError("The supported relation for comparison must be in ('less than', "
-                      "'at least'), but " + *r + " is given.",
-                      where_.at(name), "'less than' or 'at least'");
+      throw UserError(
+          "The supported relation for comparison must be in ('less than', "
+          "'at least'), but " +
+              *r + " is given.",
+          where_.at(name), "'less than' or 'at least'");
     return *r;
   }
 
@@ -165,8 +167,10 @@ class Args {
   std::string required_string(const std::string& name) {
     std::optional<std::string> v = take_string(name);
     if (!v)
-      throw UserError("IFEval argument '" + name + "' is missing or empty (the reference would "
-                      "draw random keywords; not supported)", where_.at(name), "a non-empty string");
+      throw UserError("IFEval argument '" + name +
+                          "' is missing or empty (the reference would "
+                          "draw random keywords; not supported)",
+                      where_.at(name), "a non-empty string");
     return *v;
   }
 
@@ -204,8 +208,9 @@ std::shared_ptr<const PyRegex> compile_user_regex(const std::string& pattern, un
   try {
     return PyRegex::compile(pattern, flags);
   } catch (const UserError& e) {
-    throw UserError("IFEval argument '" + arg + "' is not a valid regular expression: " +
-                        e.message(), where.at(arg), "a Python regular expression");
+    throw UserError(
+        "IFEval argument '" + arg + "' is not a valid regular expression: " + e.message(),
+        where.at(arg), "a Python regular expression");
   }
 }
 
@@ -224,8 +229,10 @@ Check build(const std::string& id, Args& a) {
   if (id == "keywords:existence") {
     std::optional<std::vector<std::string>> kws = a.take_string_list("keywords");
     if (!kws)
-      throw UserError("IFEval argument 'keywords' is missing or empty (the reference would draw "
-                      "random keywords; not supported)", where.at("keywords"), "a list of strings");
+      throw UserError(
+          "IFEval argument 'keywords' is missing or empty (the reference would draw "
+          "random keywords; not supported)",
+          where.at("keywords"), "a list of strings");
     std::sort(kws->begin(), kws->end());
     std::vector<std::shared_ptr<const PyRegex>> res;
     for (const std::string& k : *kws)
@@ -239,8 +246,10 @@ Check build(const std::string& id, Args& a) {
   if (id == "keywords:frequency") {
     std::optional<std::string> kw = a.take_string("keyword");
     if (!kw)
-      throw UserError("IFEval argument 'keyword' is missing or empty (the reference would draw a "
-                      "random keyword; not supported)", where.at("keyword"), "a non-empty string");
+      throw UserError(
+          "IFEval argument 'keyword' is missing or empty (the reference would draw a "
+          "random keyword; not supported)",
+          where.at("keyword"), "a non-empty string");
     std::string keyword(strip(*kw));
     int64_t frequency = a.int_or_random("frequency", 1, 3);
     std::string relation = a.relation("relation");
@@ -252,14 +261,15 @@ Check build(const std::string& id, Args& a) {
   if (id == "keywords:forbidden_words") {
     std::optional<std::vector<std::string>> words = a.take_string_list("forbidden_words");
     if (!words)
-      throw UserError("IFEval argument 'forbidden_words' is missing or empty (the reference would "
-                      "draw random keywords; not supported)", where.at("forbidden_words"),
-                      "a list of strings");
+      throw UserError(
+          "IFEval argument 'forbidden_words' is missing or empty (the reference would "
+          "draw random keywords; not supported)",
+          where.at("forbidden_words"), "a list of strings");
     std::set<std::string> uniq(words->begin(), words->end());  // sorted(set(...))
     std::vector<std::shared_ptr<const PyRegex>> res;
     for (const std::string& w : uniq)
-      res.push_back(compile_user_regex("\\b" + w + "\\b", PyRegex::IGNORECASE, where,
-                                       "forbidden_words"));
+      res.push_back(
+          compile_user_regex("\\b" + w + "\\b", PyRegex::IGNORECASE, where, "forbidden_words"));
     return [res](const std::string& v) {
       for (const auto& re : res)
         if (re->search(v)) return false;
@@ -300,8 +310,10 @@ Check build(const std::string& id, Args& a) {
     std::optional<std::string> lang = a.take_string("language");
     std::string language = lang ? *lang : a.choice(kLanguageCodes);
     if (std::find(kLanguageCodes.begin(), kLanguageCodes.end(), language) == kLanguageCodes.end())
-      throw UserError("IFEval language '" + language + "' is not one of the reference's "
-                      "LANGUAGE_CODES", where.at("language"), "an ISO 639-1 code it lists");
+      throw UserError("IFEval language '" + language +
+                          "' is not one of the reference's "
+                          "LANGUAGE_CODES",
+                      where.at("language"), "an ISO 639-1 code it lists");
     return [language](const std::string& v) { return language_is(v, language); };
   }
   if (id == "length_constraints:number_sentences") {
@@ -343,9 +355,10 @@ Check build(const std::string& id, Args& a) {
     if (!nth_arg || nth <= 0 || nth > num) nth = a.randint(1, num + 1);
     std::optional<std::string> fw = a.take_string("first_word");
     if (!fw)
-      throw UserError("IFEval argument 'first_word' is missing or empty (the reference would draw "
-                      "a random keyword; not supported)", where.at("first_word"),
-                      "a non-empty string");
+      throw UserError(
+          "IFEval argument 'first_word' is missing or empty (the reference would draw "
+          "a random keyword; not supported)",
+          where.at("first_word"), "a non-empty string");
     std::string first_word = lower(*fw);
     return [num, nth, first_word](const std::string& v) {
       std::vector<std::string> paragraphs = split_literal(v, "\n\n");
@@ -530,12 +543,13 @@ struct Built {
 Built build_all(const Json& doc, PyRandom& rng) {
   if (!doc.is_object()) throw UserError("IFEval doc must be an object", {}, "a JSON object");
   std::string key = "?";
-  if (doc.contains("key")) key = doc["key"].is_string() ? doc["key"].get<std::string>()
-                                                        : doc["key"].dump();
+  if (doc.contains("key"))
+    key = doc["key"].is_string() ? doc["key"].get<std::string>() : doc["key"].dump();
   SourceLocation loc{"", 0, 0, "doc key " + key};
   auto ids_it = doc.find("instruction_id_list");
   if (ids_it == doc.end() || !ids_it->is_array())
-    throw UserError("IFEval doc has no instruction_id_list array", loc, "a list of instruction ids");
+    throw UserError("IFEval doc has no instruction_id_list array", loc,
+                    "a list of instruction ids");
   auto kw_it = doc.find("kwargs");
   if (kw_it == doc.end() || !kw_it->is_array() || kw_it->size() != ids_it->size())
     throw UserError("IFEval doc's kwargs must be a list with one object per instruction", loc,
@@ -544,8 +558,7 @@ Built build_all(const Json& doc, PyRandom& rng) {
   for (size_t i = 0; i < ids_it->size(); ++i) {
     const Json& idj = (*ids_it)[i];
     if (!idj.is_string())
-      throw UserError("IFEval instruction id must be a string, got " + idj.dump(), loc,
-                      "a string");
+      throw UserError("IFEval instruction id must be a string, got " + idj.dump(), loc, "a string");
     Where where{key, i, idj.get<std::string>()};
     Args args((*kw_it)[i], where, rng);
     out.checks.push_back(build(where.id, args));
@@ -572,8 +585,8 @@ std::vector<std::string> loose_variants(const std::string& response) {
     s.erase(std::remove(s.begin(), s.end(), '*'), s.end());
     return s;
   };
-  return {response,          no_star(response),    remove_first,          remove_last,
-          remove_both,       no_star(remove_first), no_star(remove_last), no_star(remove_both)};
+  return {response,    no_star(response),     remove_first,         remove_last,
+          remove_both, no_star(remove_first), no_star(remove_last), no_star(remove_both)};
 }
 
 std::mutex& global_mu() {

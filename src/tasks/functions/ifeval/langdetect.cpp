@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "lmeval/core/py_random.hpp"
@@ -97,7 +97,8 @@ const Model& model() {
         for (size_t k = pos + 1; k < e; ++k) count = count * 64 + b64_digit(line[k]);
         size_t len = gram.size();
         // add_profile: only 1..3-grams get a probability (others stay 0.0 but are "present").
-        double p = (len >= 1 && len <= 3) ? static_cast<double>(count) / n_words[lang][len - 1] : 0.0;
+        double p =
+            (len >= 1 && len <= 3) ? static_cast<double>(count) / n_words[lang][len - 1] : 0.0;
         entries.emplace_back(lang, p);
         pos = e + 1;
       }
@@ -133,11 +134,11 @@ char32_t normalize(char32_t ch, const Model& m) {
     if (ch == 0x21b) return 0x163;
     return ch;
   }
-  if (ch >= 0x2000 && ch <= 0x206f) return ' ';  // General Punctuation
-  if (ch >= 0x600 && ch <= 0x6ff) return ch == 0x6cc ? 0x64a : ch;  // Arabic
+  if (ch >= 0x2000 && ch <= 0x206f) return ' ';                         // General Punctuation
+  if (ch >= 0x600 && ch <= 0x6ff) return ch == 0x6cc ? 0x64a : ch;      // Arabic
   if (ch >= 0x1e00 && ch <= 0x1eff) return ch >= 0x1ea0 ? 0x1ec3 : ch;  // Latin Ext. Additional
-  if (ch >= 0x3040 && ch <= 0x309f) return 0x3042;  // Hiragana
-  if (ch >= 0x30a0 && ch <= 0x30ff) return 0x30a2;  // Katakana
+  if (ch >= 0x3040 && ch <= 0x309f) return 0x3042;                      // Hiragana
+  if (ch >= 0x30a0 && ch <= 0x30ff) return 0x30a2;                      // Katakana
   if ((ch >= 0x3100 && ch <= 0x312f) || (ch >= 0x31a0 && ch <= 0x31bf)) return 0x3105;  // Bopomofo
   if (ch >= 0x4e00 && ch <= 0x9fff) {  // CJK Unified Ideographs
     auto it = m.cjk_map.find(ch);
@@ -171,10 +172,9 @@ bool is_upper(char32_t c) { return detail::py_char_isupper(c); }
 std::vector<double> detect_block(std::string_view input, int64_t seed, bool& no_features) {
   const Model& m = model();
   // Detector.append
-  static const detail::Pcre* url_re =
-      new detail::Pcre("https?://[-_.?&~;+=/#0-9A-Za-z]{1,2076}");
-  static const detail::Pcre* mail_re = new detail::Pcre(
-      "[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}");
+  static const detail::Pcre* url_re = new detail::Pcre("https?://[-_.?&~;+=/#0-9A-Za-z]{1,2076}");
+  static const detail::Pcre* mail_re =
+      new detail::Pcre("[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}");
   // Neither pattern can match without "http" / "@"; skip the scans then.
   std::string cleaned(input);
   if (cleaned.find("http") != std::string::npos) cleaned = url_re->sub(cleaned, " ");

@@ -20,15 +20,15 @@ Pcre::Pcre(std::string_view pattern, uint32_t extra_options) {
   pcre2_set_newline(ctx, PCRE2_NEWLINE_LF);
   int err = 0;
   PCRE2_SIZE off = 0;
-  code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                        PCRE2_UTF | PCRE2_UCP | PCRE2_ALT_CIRCUMFLEX | extra_options, &err, &off,
-                        ctx);
+  code_ =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                    PCRE2_UTF | PCRE2_UCP | PCRE2_ALT_CIRCUMFLEX | extra_options, &err, &off, ctx);
   pcre2_compile_context_free(ctx);
   if (!code_) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(err, buf, sizeof(buf));
-    throw RuntimeError("ifeval: internal regex failed to compile: " + std::string(pattern) +
-                       ": " + reinterpret_cast<const char*>(buf));
+    throw RuntimeError("ifeval: internal regex failed to compile: " + std::string(pattern) + ": " +
+                       reinterpret_cast<const char*>(buf));
   }
   pcre2_jit_compile(static_cast<pcre2_code*>(code_), PCRE2_JIT_COMPLETE);
 }
@@ -49,8 +49,8 @@ struct MatchData {
 
 std::optional<Spans> run_match(const pcre2_code* code, pcre2_match_data* md, std::string_view s,
                                size_t pos, uint32_t opts) {
-  int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), pos, opts, md,
-                       nullptr);
+  int rc =
+      pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), pos, opts, md, nullptr);
   if (rc < 0) {
     if (rc == PCRE2_ERROR_NOMATCH) return std::nullopt;
     throw RuntimeError("ifeval: regex match failed (invalid UTF-8 or resource limit)");
@@ -84,8 +84,8 @@ std::vector<Spans> Pcre::finditer(std::string_view s) const {
   bool must_advance = false;
   while (pos <= s.size()) {
     // The subject is UTF-8-checked by the first call only (PCRE2 would re-check it every time).
-    uint32_t opts = (must_advance ? PCRE2_NOTEMPTY_ATSTART : 0) |
-                    (out.empty() ? 0 : PCRE2_NO_UTF_CHECK);
+    uint32_t opts =
+        (must_advance ? PCRE2_NOTEMPTY_ATSTART : 0) | (out.empty() ? 0 : PCRE2_NO_UTF_CHECK);
     auto m = run_match(code, md.md, s, pos, opts);
     if (!m) break;
     auto [b, e] = (*m)[0];
@@ -118,7 +118,8 @@ std::string Pcre::sub(std::string_view s, std::string_view repl) const {
           i = j;
           continue;
         }
-        if (g < m.size() && m[g].first != npos) out.append(s.substr(m[g].first, m[g].second - m[g].first));
+        if (g < m.size() && m[g].first != npos)
+          out.append(s.substr(m[g].first, m[g].second - m[g].first));
         continue;
       }
       out += c;

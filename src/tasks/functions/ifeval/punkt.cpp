@@ -85,9 +85,9 @@ const Params& params() {
 #define LMEVAL_PUNKT_WORDSTART "[^\\(\\\"\\`{\\[:;&\\#\\*@\\)}\\]\\-,]"
 
 struct Regexes {
-  Pcre word_tokenizer{"(" LMEVAL_PUNKT_MULTICHAR "|(?=" LMEVAL_PUNKT_WORDSTART ")\\S+?(?=\\s|$|"
-                      LMEVAL_PUNKT_NONWORD "|" LMEVAL_PUNKT_MULTICHAR "|,(?=$|\\s|"
-                      LMEVAL_PUNKT_NONWORD "|" LMEVAL_PUNKT_MULTICHAR "))|\\S)"};
+  Pcre word_tokenizer{"(" LMEVAL_PUNKT_MULTICHAR "|(?=" LMEVAL_PUNKT_WORDSTART
+                      ")\\S+?(?=\\s|$|" LMEVAL_PUNKT_NONWORD "|" LMEVAL_PUNKT_MULTICHAR
+                      "|,(?=$|\\s|" LMEVAL_PUNKT_NONWORD "|" LMEVAL_PUNKT_MULTICHAR "))|\\S)"};
   Pcre period_context{"[.?!](?=(" LMEVAL_PUNKT_NONWORD "|\\s+(\\S+)))"};
   Pcre boundary_realignment{
       "[\"')\\]}\\x{2018}\\x{2019}\\x{201c}\\x{201d}\\x{ab}\\x{bb}]+?(?:\\s+|(?=--)|$)",
@@ -166,7 +166,8 @@ void first_pass(Token& t) {
     t.sentbreak = true;
   } else if (t.is_ellipsis()) {
     t.ellipsis = true;
-  } else if (t.period_final && !(t.tok.size() >= 2 && t.tok.compare(t.tok.size() - 2, 2, "..") == 0)) {
+  } else if (t.period_final &&
+             !(t.tok.size() >= 2 && t.tok.compare(t.tok.size() - 2, 2, "..") == 0)) {
     std::string head = unicode::py_lower(std::string_view(t.tok).substr(0, t.tok.size() - 1));
     size_t dash = head.rfind('-');
     std::string last = dash == std::string::npos ? head : head.substr(dash + 1);
@@ -303,8 +304,8 @@ std::vector<Slice> realign_boundaries(std::string_view text, const std::vector<S
       continue;
     }
     Slice s2 = slices[i + 1];
-    std::string_view t2 = s2.start < s2.stop ? text.substr(s2.start, s2.stop - s2.start)
-                                             : std::string_view();
+    std::string_view t2 =
+        s2.start < s2.stop ? text.substr(s2.start, s2.stop - s2.start) : std::string_view();
     auto m = regexes().boundary_realignment.search(t2, 0, true);
     if (m) {
       std::string_view g = t2.substr((*m)[0].first, (*m)[0].second - (*m)[0].first);
@@ -365,8 +366,8 @@ struct WordRegexes {
     for (const char* p :
          {"(?i)\\b(can)(?#X)(not)\\b", "(?i)\\b(d)(?#X)('ye)\\b", "(?i)\\b(gim)(?#X)(me)\\b",
           "(?i)\\b(gon)(?#X)(na)\\b", "(?i)\\b(got)(?#X)(ta)\\b", "(?i)\\b(lem)(?#X)(me)\\b",
-          "(?i)\\b(more)(?#X)('n)\\b", "(?i)\\b(wan)(?#X)(na)(?=\\s)",
-          "(?i) ('t)(?#X)(is)\\b", "(?i) ('t)(?#X)(was)\\b"})
+          "(?i)\\b(more)(?#X)('n)\\b", "(?i)\\b(wan)(?#X)(na)(?=\\s)", "(?i) ('t)(?#X)(is)\\b",
+          "(?i) ('t)(?#X)(was)\\b"})
       add(after_pad, p, " \\1 \\2 ");
   }
 };

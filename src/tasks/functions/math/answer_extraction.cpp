@@ -25,16 +25,18 @@ struct Pattern {
   int priority;
 };
 
-const char* const kLatexGroups[] = {"latexDisplayDollar", "latexDisplayBracket", "latexInlineDollar",
-                                    "latexInlineParenthesis", "latexInlineBracket", "latexFraction",
-                                    "latexBoxed"};
+const char* const kLatexGroups[] = {
+    "latexDisplayDollar", "latexDisplayBracket", "latexInlineDollar", "latexInlineParenthesis",
+    "latexInlineBracket", "latexFraction",       "latexBoxed"};
 
 // One LaTeX span ($$..$$, \[..\], $..$, \(..\), " [..] ", a bare \frac of numbers), named by
 // prefix, optionally followed by a percent sign; `boxed` spans must contain a \boxed{}.
 std::string latex_span(const std::string& prefix, bool boxed) {
   std::string dd = R"((?:[^$]|\$(?!\$)))", db = R"((?:[^\\]|\\(?!\])))", id = R"((?:\\[$]|[^\n$]))",
               ip = R"((?:[^\\\n]|\\(?!\))))", ib = R"([^\n\]\[])";
-  auto body = [&](const std::string& c) { return boxed ? c + "*?\\\\boxed{" + c + "+?}" + c + "*?" : c + "+?"; };
+  auto body = [&](const std::string& c) {
+    return boxed ? c + "*?\\\\boxed{" + c + "+?}" + c + "*?" : c + "+?";
+  };
   std::vector<std::string> alts = {
       R"((?<!\\)\$\$(?P<)" + prefix + "latexDisplayDollar>" + body(dd) + R"()(?<!\\)\$\$)",
       R"((?<!\\)\\\[(?P<)" + prefix + "latexDisplayBracket>" + body(db) + R"()(?<!\\)\\\])",
@@ -42,10 +44,13 @@ std::string latex_span(const std::string& prefix, bool boxed) {
       R"((?<!\\)\\\((?P<)" + prefix + "latexInlineParenthesis>" + body(ip) + R"()(?<!\\)\\\))",
       R"(\s\[(?P<)" + prefix + "latexInlineBracket>" + body(ib) + R"()\]\s)",
   };
-  if (!boxed) alts.push_back("(?P<" + prefix + R"(latexFraction>-?\\frac{-?\d+(?:[.,]\d+)?}{-?\d+(?:[.,]\d+)?}))");
+  if (!boxed)
+    alts.push_back("(?P<" + prefix +
+                   R"(latexFraction>-?\\frac{-?\d+(?:[.,]\d+)?}{-?\d+(?:[.,]\d+)?}))");
   std::string joined;
   for (const auto& a : alts) joined += (joined.empty() ? "" : "|") + a;
-  return "(?:(?:" + joined + R"()\s*(?P<)" + prefix + R"(percent>(?:\\?%|[Pp]ercent|[Pp]ercentage|[Pp]ct))?))";
+  return "(?:(?:" + joined + R"()\s*(?P<)" + prefix +
+         R"(percent>(?:\\?%|[Pp]ercent|[Pp]ercentage|[Pp]ct))?))";
 }
 
 // Up to six spans joined by "and", "or" or commas.
@@ -79,11 +84,17 @@ std::vector<Pattern> expr_patterns() {
   std::string expr = R"((?P<expr>-?\(?-?\d)" + chars + "*[" + ops + "]" + chars + R"(+\)?))";
   std::string prefix = R"((?:^|\s|\=)(?:\*\*)?)";
   std::string suffix = R"((?:\*\*)?(?:\.|,|:|\s|\)|\$|$))";
-  std::string currency = "[\\$\xE2\x82\xAC\xC2\xA3\xC2\xA5\xE2\x82\xB9\xE2\x82\xBD\xE2\x82\xAA\xE2\x82\xA9\xE2\x82\xAB\xE0\xB8\xBF"
-                         "\xE2\x82\xA1\xE2\x82\xA2\xE2\x82\xA3\xE2\x82\xA4\xE2\x82\xA5\xE2\x82\xA6\xE2\x82\xA7\xE2\x82\xA8"
-                         "\xE2\x82\xA9\xE2\x82\xAA\xE2\x82\xAB\xE2\x82\xAD\xE2\x82\xAE\xE2\x82\xAF\xE2\x82\xB0\xE2\x82\xB1"
-                         "\xE2\x82\xB2\xE2\x82\xB3\xE2\x82\xB4\xE2\x82\xB5\xE2\x82\xB6\xE2\x82\xB7\xE2\x82\xB8\xE2\x82\xB9"
-                         "\xE2\x82\xBA\xE2\x82\xBB\xE2\x82\xBC\xE2\x82\xBD\xE2\x82\xBE\xE2\x82\xBF]";
+  std::string currency =
+      "[\\$"
+      "\xE2\x82\xAC\xC2\xA3\xC2\xA5\xE2\x82\xB9\xE2\x82\xBD\xE2\x82\xAA\xE2\x82\xA9\xE2\x82\xAB\xE0"
+      "\xB8\xBF"
+      "\xE2\x82\xA1\xE2\x82\xA2\xE2\x82\xA3\xE2\x82\xA4\xE2\x82\xA5\xE2\x82\xA6\xE2\x82\xA7\xE2\x82"
+      "\xA8"
+      "\xE2\x82\xA9\xE2\x82\xAA\xE2\x82\xAB\xE2\x82\xAD\xE2\x82\xAE\xE2\x82\xAF\xE2\x82\xB0\xE2\x82"
+      "\xB1"
+      "\xE2\x82\xB2\xE2\x82\xB3\xE2\x82\xB4\xE2\x82\xB5\xE2\x82\xB6\xE2\x82\xB7\xE2\x82\xB8\xE2\x82"
+      "\xB9"
+      "\xE2\x82\xBA\xE2\x82\xBB\xE2\x82\xBC\xE2\x82\xBD\xE2\x82\xBE\xE2\x82\xBF]";
   std::string with_expr = "(?:" + prefix + expr + suffix + ")";
   std::string with_number = "(?:" + prefix + currency + "?" + number + ")";
   std::string either = "(?:" + with_expr + "|" + with_number + ")";
@@ -128,7 +139,8 @@ ExtractedAnswer extract_latex(const PyMatch& m) {
         continue;  // the pattern has no such group
       }
       if (!v || v->empty()) continue;
-      std::string text = normalize_latex(*v, std::string(g) == "latexBoxed" ? BoxedMode::Last : BoxedMode::All);
+      std::string text =
+          normalize_latex(*v, std::string(g) == "latexBoxed" ? BoxedMode::Last : BoxedMode::All);
       texts.push_back(text);
       NodePtr value = parse_normalized(text);
       std::optional<std::string_view> pct;
@@ -142,11 +154,14 @@ ExtractedAnswer extract_latex(const PyMatch& m) {
     }
   }
   if (values.empty()) return {};
-  if (values.size() > 1 && std::all_of(values.begin(), values.end(), [](const NodePtr& v) { return v != nullptr; })) {
+  if (values.size() > 1 &&
+      std::all_of(values.begin(), values.end(), [](const NodePtr& v) { return v != nullptr; })) {
     std::vector<NodePtr> elems;
     for (const auto& v : values) {
-      if (v->kind == Kind::FiniteSet) elems.insert(elems.end(), v->kids.begin(), v->kids.end());
-      else elems.push_back(v);
+      if (v->kind == Kind::FiniteSet)
+        elems.insert(elems.end(), v->kids.begin(), v->kids.end());
+      else
+        elems.push_back(v);
     }
     std::string joined;
     for (const auto& t : texts) joined += (joined.empty() ? "" : " and ") + t;
@@ -213,7 +228,8 @@ ExtractedAnswer extract_answer(std::string_view text_view, bool with_plain_expre
   for (const auto& p : latex) all.push_back(&p);
   if (with_plain_expressions)
     for (const auto& p : exprs) all.push_back(&p);
-  std::stable_sort(all.begin(), all.end(), [](const Pattern* a, const Pattern* b) { return a->priority < b->priority; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Pattern* a, const Pattern* b) { return a->priority < b->priority; });
 
   ExtractedAnswer out;
   std::optional<std::string> first_fallback;
@@ -221,7 +237,8 @@ ExtractedAnswer extract_answer(std::string_view text_view, bool with_plain_expre
     size_t j = i;
     std::vector<Candidate> cands;
     while (j < all.size() && all[j]->priority == all[i]->priority) {
-      for (const PyMatch& m : all[j]->re->finditer(text)) cands.push_back({m, m.start(0), m.end(0), all[j]->family});
+      for (const PyMatch& m : all[j]->re->finditer(text))
+        cands.push_back({m, m.start(0), m.end(0), all[j]->family});
       ++j;
     }
     i = j;
@@ -230,7 +247,8 @@ ExtractedAnswer extract_answer(std::string_view text_view, bool with_plain_expre
       return a.end > b.end || (a.end == b.end && a.start < b.start);
     });
     for (const auto& c : cands) {
-      ExtractedAnswer e = c.family == Family::Latex ? extract_latex(c.match) : extract_expr(c.match);
+      ExtractedAnswer e =
+          c.family == Family::Latex ? extract_latex(c.match) : extract_expr(c.match);
       if (!e.fallback.empty() && !first_fallback) first_fallback = e.fallback;
       if (e.value) {
         out.value = e.value;

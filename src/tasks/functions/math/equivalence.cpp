@@ -39,7 +39,9 @@ bool only_symbols(const Node& n) {
 }
 
 const Node& first_relation(const Node& n) { return n.kind == Kind::And ? *n.kids.front() : n; }
-const Node& last_relation(const Node& n) { return n.kind == Kind::And ? last_relation(*n.kids.back()) : n; }
+const Node& last_relation(const Node& n) {
+  return n.kind == Kind::And ? last_relation(*n.kids.back()) : n;
+}
 
 bool is_equation(const Node& n) {
   if (n.kind == Kind::Relation) return n.text == "=";
@@ -49,13 +51,18 @@ bool is_equation(const Node& n) {
   return true;
 }
 
-bool is_assignment(const Node& n) { return is_equation(n) && only_symbols(*first_relation(n).kids[0]); }
-
-bool is_set(const Node& n) {
-  return n.kind == Kind::FiniteSet || n.kind == Kind::Interval || n.kind == Kind::Union || n.kind == Kind::SetConst;
+bool is_assignment(const Node& n) {
+  return is_equation(n) && only_symbols(*first_relation(n).kids[0]);
 }
 
-NodePtr minus(const NodePtr& a, const NodePtr& b) { return make(Kind::Add, "", {a, make(Kind::Neg, "", {b})}); }
+bool is_set(const Node& n) {
+  return n.kind == Kind::FiniteSet || n.kind == Kind::Interval || n.kind == Kind::Union ||
+         n.kind == Kind::SetConst;
+}
+
+NodePtr minus(const NodePtr& a, const NodePtr& b) {
+  return make(Kind::Add, "", {a, make(Kind::Neg, "", {b})});
+}
 
 NodePtr with_open(NodePtr iv, bool lo, bool ro) {
   auto m = std::const_pointer_cast<Node>(iv);
@@ -73,18 +80,22 @@ std::optional<double> real_constant(const Node& n) {
 // A relation in one variable standing alone on one side, as a set (sympy's as_set for the
 // shapes answers take: x < 5, 2 <= x, 1 < x < 3, x = 2).
 NodePtr relation_as_set(const Node& rel) {
-  auto bound_of = [](const Node& r, double& bound, std::string& op, NodePtr& bound_node) -> std::string {
-    static const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"=", "="}};
+  auto bound_of = [](const Node& r, double& bound, std::string& op,
+                     NodePtr& bound_node) -> std::string {
+    static const std::map<std::string, std::string> flip = {
+        {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"=", "="}};
     std::set<std::string> l, rr;
     free_symbols(*r.kids[0], l);
     free_symbols(*r.kids[1], rr);
     const Node* var = nullptr;
     NodePtr other;
     op = r.text;
-    if (r.kids[0]->kind == Kind::Symbol || (r.kids[0]->kind == Kind::Func && r.kids[0]->text[0] == '@')) {
+    if (r.kids[0]->kind == Kind::Symbol ||
+        (r.kids[0]->kind == Kind::Func && r.kids[0]->text[0] == '@')) {
       if (!rr.empty()) return "";
       var = r.kids[0].get(), other = r.kids[1];
-    } else if (r.kids[1]->kind == Kind::Symbol || (r.kids[1]->kind == Kind::Func && r.kids[1]->text[0] == '@')) {
+    } else if (r.kids[1]->kind == Kind::Symbol ||
+               (r.kids[1]->kind == Kind::Func && r.kids[1]->text[0] == '@')) {
       if (!l.empty()) return "";
       var = r.kids[1].get(), other = r.kids[0];
       if (!flip.count(op)) return "";
@@ -127,19 +138,22 @@ NodePtr relation_as_set(const Node& rel) {
     }
   }
   if (lov > hiv) return make(Kind::SetConst, "empty");
-  return with_open(make(Kind::Interval, "", {lo, hi}), lo_open || std::isinf(lov), hi_open || std::isinf(hiv));
+  return with_open(make(Kind::Interval, "", {lo, hi}), lo_open || std::isinf(lov),
+                   hi_open || std::isinf(hiv));
 }
 
 // ---------------------------------------------------------------- numbers
 
 bool is_number_literal(const Node& n) {
   if (n.kind == Kind::Integer || n.kind == Kind::Float) return true;
-  if (n.kind == Kind::Neg) return n.kids[0]->kind == Kind::Integer || n.kids[0]->kind == Kind::Float;
+  if (n.kind == Kind::Neg)
+    return n.kids[0]->kind == Kind::Integer || n.kids[0]->kind == Kind::Float;
   // \frac of two integers is a sympy Rational
   if (n.kind == Kind::Mul && n.kids.size() == 2 && n.kids[1]->kind == Kind::Pow) {
     const Node& num = *n.kids[0];
     const Node& pw = *n.kids[1];
-    bool int_num = num.kind == Kind::Integer || (num.kind == Kind::Neg && num.kids[0]->kind == Kind::Integer);
+    bool int_num =
+        num.kind == Kind::Integer || (num.kind == Kind::Neg && num.kids[0]->kind == Kind::Integer);
     return int_num && pw.kids[0]->kind == Kind::Integer && pw.kids[1]->kind == Kind::Neg &&
            pw.kids[1]->kids[0]->text == "1" && pw.kids[0]->text != "0";
   }
@@ -176,7 +190,8 @@ bool contains_float(const Node& n) {
 
 // The powers with a decimal in the exponent and the functions with one in an argument.
 void float_powers_and_functions(const Node& n, std::set<std::string>& out) {
-  if ((n.kind == Kind::Pow && contains_float(*n.kids[1])) || (n.kind == Kind::Func && contains_float(n)))
+  if ((n.kind == Kind::Pow && contains_float(*n.kids[1])) ||
+      (n.kind == Kind::Func && contains_float(n)))
     out.insert(to_string(n));
   for (const auto& k : n.kids) float_powers_and_functions(*k, out);
 }
@@ -211,7 +226,9 @@ bool identical(const Node& a, const Node& b) {
     }
     if (va->rows != vb->rows || va->cols != vb->cols) return false;
     bool finite_all = true;
-    for (size_t i = 0; i < va->v.size(); ++i) finite_all = finite_all && std::isfinite(std::abs(va->v[i])) && std::isfinite(std::abs(vb->v[i]));
+    for (size_t i = 0; i < va->v.size(); ++i)
+      finite_all =
+          finite_all && std::isfinite(std::abs(va->v[i])) && std::isfinite(std::abs(vb->v[i]));
     if (!finite_all) continue;
     for (size_t i = 0; i < va->v.size(); ++i)
       if (!close(va->v[i], vb->v[i], 1e-8)) return false;
@@ -263,13 +280,15 @@ std::optional<std::string> sympy_str(const Node& n) {
     p /= g, q /= g;
     return q == 1 ? std::to_string(p) : std::to_string(p) + "/" + std::to_string(q);
   }
-  if (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Integer) return n.kids[0]->text == "0" ? "0" : "-" + n.kids[0]->text;
+  if (n.kind == Kind::Neg && n.kids[0]->kind == Kind::Integer)
+    return n.kids[0]->text == "0" ? "0" : "-" + n.kids[0]->text;
   if (is_float_literal(n)) {
     double v = std::strtod(strip_neg(n).text.c_str(), nullptr) * (n.kind == Kind::Neg ? -1 : 1);
     double a = std::fabs(v);
     if (a != 0 && (a < 1e-5 || a >= 1e15)) return std::nullopt;
     int int_digits = a < 1 ? 1 : static_cast<int>(std::floor(std::log10(a))) + 1;
-    int decimals = a < 1 ? 15 - (a == 0 ? 0 : -static_cast<int>(std::floor(std::log10(a))) - 1) : 15 - int_digits;
+    int decimals = a < 1 ? 15 - (a == 0 ? 0 : -static_cast<int>(std::floor(std::log10(a))) - 1)
+                         : 15 - int_digits;
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", std::max(decimals, 0), v);
     return std::string(buf);
@@ -279,15 +298,20 @@ std::optional<std::string> sympy_str(const Node& n) {
 
 bool symbols_eq(const Node& g, const Node& p) {
   auto is_e = [](const Node& n) { return n.kind == Kind::Constant && n.text == "e"; };
-  if ((g.kind == Kind::Symbol && g.text == "e" && is_e(p)) || (p.kind == Kind::Symbol && p.text == "e" && is_e(g))) return true;
+  if ((g.kind == Kind::Symbol && g.text == "e" && is_e(p)) ||
+      (p.kind == Kind::Symbol && p.text == "e" && is_e(g)))
+    return true;
   // "abc" reads as a*b*c: compare the names concatenated in written order.
   auto concat = [&](const Node& m) -> std::optional<std::string> {
     if (m.kind != Kind::Mul) return std::nullopt;
     std::string out;
     for (const auto& k : m.kids) {
-      if (is_e(*k)) out += "e";
-      else if (k->kind == Kind::Symbol) out += k->text;
-      else return std::nullopt;
+      if (is_e(*k))
+        out += "e";
+      else if (k->kind == Kind::Symbol)
+        out += k->text;
+      else
+        return std::nullopt;
     }
     return out;
   };
@@ -312,7 +336,8 @@ bool symbols_eq(const Node& g, const Node& p) {
 // ---------------------------------------------------------------- relations
 
 const std::map<std::string, std::string>& inverse_relations() {
-  static const std::map<std::string, std::string> k = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"=", "="}};
+  static const std::map<std::string, std::string> k = {
+      {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}, {"=", "="}};
   return k;
 }
 
@@ -337,7 +362,8 @@ bool proportional(const Node& g, const Node& p) {
       return false;
     }
     Complex r = x / y;
-    if (ratio && std::abs(*ratio - r) > 1e-8 * std::max(std::abs(*ratio), std::abs(r))) return false;
+    if (ratio && std::abs(*ratio - r) > 1e-8 * std::max(std::abs(*ratio), std::abs(r)))
+      return false;
     ratio = r;
     ++usable;
   }
@@ -356,12 +382,17 @@ bool relational_eq(const Node& g, const Node& p) {
     return true;
   }
   if (g.kind != Kind::Relation || p.kind != Kind::Relation) return false;
-  auto scalar_side = [](const Node& r) { return !is_set(*r.kids[0]) && !is_set(*r.kids[1]) && r.kids[0]->kind != Kind::Tuple && r.kids[1]->kind != Kind::Tuple; };
+  auto scalar_side = [](const Node& r) {
+    return !is_set(*r.kids[0]) && !is_set(*r.kids[1]) && r.kids[0]->kind != Kind::Tuple &&
+           r.kids[1]->kind != Kind::Tuple;
+  };
   if (!scalar_side(g) || !scalar_side(p)) return false;  // sympy cannot subtract sets
-  if (g.text == p.text && expr_eq(minus(g.kids[0], g.kids[1]), minus(p.kids[0], p.kids[1]))) return true;
+  if (g.text == p.text && expr_eq(minus(g.kids[0], g.kids[1]), minus(p.kids[0], p.kids[1])))
+    return true;
   auto inv = inverse_relations().find(g.text);
   if (inv == inverse_relations().end()) return false;  // math-verify raises on !=, scoring 0
-  if (inv->second == p.text && expr_eq(minus(g.kids[0], g.kids[1]), minus(p.kids[1], p.kids[0]))) return true;
+  if (inv->second == p.text && expr_eq(minus(g.kids[0], g.kids[1]), minus(p.kids[1], p.kids[0])))
+    return true;
   return proportional(g, p);
 }
 
@@ -391,7 +422,8 @@ std::optional<std::vector<NodePtr>> numerically_sorted(const std::vector<NodePtr
     }
     keyed.emplace_back(key, e);
   }
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<NodePtr> out;
   for (auto& [k, e] : keyed) out.push_back(e);
   return out;
@@ -441,8 +473,8 @@ bool deep_set_tuple_eq(const Node& g, const Node& p) {
 }
 
 bool interval_eq(const Node& a, const Node& b) {
-  return a.left_open == b.left_open && a.right_open == b.right_open && expr_eq(a.kids[0], b.kids[0]) &&
-         expr_eq(a.kids[1], b.kids[1]);
+  return a.left_open == b.left_open && a.right_open == b.right_open &&
+         expr_eq(a.kids[0], b.kids[0]) && expr_eq(a.kids[1], b.kids[1]);
 }
 
 // Intervals and unions of them as sorted, merged pieces of the real line (for set equality).
@@ -474,16 +506,21 @@ std::optional<std::vector<Piece>> pieces(const Node& n) {
     }
     return out;
   }
-  if (n.kind == Kind::SetConst && n.text == "reals") return std::vector<Piece>{{-INFINITY, INFINITY, true, true}};
+  if (n.kind == Kind::SetConst && n.text == "reals")
+    return std::vector<Piece>{{-INFINITY, INFINITY, true, true}};
   if (n.kind == Kind::SetConst && n.text == "empty") return std::vector<Piece>{};
   return std::nullopt;
 }
 std::vector<Piece> merged(std::vector<Piece> v) {
-  std::sort(v.begin(), v.end(), [](const Piece& a, const Piece& b) { return a.lo < b.lo || (a.lo == b.lo && !a.lo_open && b.lo_open); });
+  std::sort(v.begin(), v.end(), [](const Piece& a, const Piece& b) {
+    return a.lo < b.lo || (a.lo == b.lo && !a.lo_open && b.lo_open);
+  });
   std::vector<Piece> out;
   for (const auto& p : v) {
-    if (!out.empty() && (p.lo < out.back().hi || (p.lo == out.back().hi && !(p.lo_open && out.back().hi_open)))) {
-      if (p.hi > out.back().hi || (p.hi == out.back().hi && !p.hi_open)) out.back().hi = p.hi, out.back().hi_open = p.hi_open;
+    if (!out.empty() &&
+        (p.lo < out.back().hi || (p.lo == out.back().hi && !(p.lo_open && out.back().hi_open)))) {
+      if (p.hi > out.back().hi || (p.hi == out.back().hi && !p.hi_open))
+        out.back().hi = p.hi, out.back().hi_open = p.hi_open;
     } else {
       out.push_back(p);
     }
@@ -496,27 +533,39 @@ bool same_points(const Node& a, const Node& b) {
   auto ma = merged(*pa), mb = merged(*pb);
   if (ma.size() != mb.size()) return false;
   for (size_t i = 0; i < ma.size(); ++i) {
-    auto eq = [](double x, double y) { return x == y || std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(x)); };
-    if (!eq(ma[i].lo, mb[i].lo) || !eq(ma[i].hi, mb[i].hi) || ma[i].lo_open != mb[i].lo_open || ma[i].hi_open != mb[i].hi_open)
+    auto eq = [](double x, double y) {
+      return x == y || std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(x));
+    };
+    if (!eq(ma[i].lo, mb[i].lo) || !eq(ma[i].hi, mb[i].hi) || ma[i].lo_open != mb[i].lo_open ||
+        ma[i].hi_open != mb[i].hi_open)
       return false;
   }
   return true;
 }
 
 bool sets_eq(const NodePtr& gold, const NodePtr& pred) {
-  NodePtr a = (is_set(*gold) || gold->kind == Kind::Tuple) ? gold : make(Kind::FiniteSet, "", {gold});
-  NodePtr b = (is_set(*pred) || pred->kind == Kind::Tuple) ? pred : make(Kind::FiniteSet, "", {pred});
+  NodePtr a =
+      (is_set(*gold) || gold->kind == Kind::Tuple) ? gold : make(Kind::FiniteSet, "", {gold});
+  NodePtr b =
+      (is_set(*pred) || pred->kind == Kind::Tuple) ? pred : make(Kind::FiniteSet, "", {pred});
   if (a->kind == Kind::Interval && b->kind == Kind::Interval) return interval_eq(*a, *b);
   if (to_string(*a) == to_string(*b)) return true;
-  if (is_set(*a) && is_set(*b) && !(a->kind == Kind::FiniteSet && b->kind == Kind::FiniteSet) && same_points(*a, *b)) return true;
-  bool fa = a->kind == Kind::FiniteSet || a->kind == Kind::Tuple, fb = b->kind == Kind::FiniteSet || b->kind == Kind::Tuple;
+  if (is_set(*a) && is_set(*b) && !(a->kind == Kind::FiniteSet && b->kind == Kind::FiniteSet) &&
+      same_points(*a, *b))
+    return true;
+  bool fa = a->kind == Kind::FiniteSet || a->kind == Kind::Tuple,
+       fb = b->kind == Kind::FiniteSet || b->kind == Kind::Tuple;
   if (fa && fb) return deep_set_tuple_eq(*a, *b);
   // An open interval (a, b) may have been meant as a pair; sympy's answer for symbolic endpoints
   // depends on its internal ordering, so only numeric ones are compared that way.
-  auto numeric_ends = [](const Node& iv) { return real_constant(*iv.kids[0]) && real_constant(*iv.kids[1]); };
-  if (a->kind == Kind::Interval && fb && a->left_open && a->right_open && b->kids.size() == 2 && numeric_ends(*a))
+  auto numeric_ends = [](const Node& iv) {
+    return real_constant(*iv.kids[0]) && real_constant(*iv.kids[1]);
+  };
+  if (a->kind == Kind::Interval && fb && a->left_open && a->right_open && b->kids.size() == 2 &&
+      numeric_ends(*a))
     return deep_set_tuple_eq(*make(Kind::Tuple, "", a->kids), *b);
-  if (b->kind == Kind::Interval && fa && b->left_open && b->right_open && a->kids.size() == 2 && numeric_ends(*b))
+  if (b->kind == Kind::Interval && fa && b->left_open && b->right_open && a->kids.size() == 2 &&
+      numeric_ends(*b))
     return deep_set_tuple_eq(*a, *make(Kind::Tuple, "", b->kids));
   return false;
 }
@@ -527,8 +576,10 @@ bool expr_eq(NodePtr gold, NodePtr pred) {
   bool ga = is_assignment(*gold), pa = is_assignment(*pred);
   bool ge = is_equation(*gold), pe = is_equation(*pred);
   // An assignment chain x = a = b stands for x = b.
-  if (ga) gold = make(Kind::Relation, "=", {first_relation(*gold).kids[0], last_relation(*gold).kids[1]});
-  if (pa) pred = make(Kind::Relation, "=", {first_relation(*pred).kids[0], last_relation(*pred).kids[1]});
+  if (ga)
+    gold = make(Kind::Relation, "=", {first_relation(*gold).kids[0], last_relation(*gold).kids[1]});
+  if (pa)
+    pred = make(Kind::Relation, "=", {first_relation(*pred).kids[0], last_relation(*pred).kids[1]});
   // The gold's form decides: 1 vs 9 = 1 compares 1 with 1; x = 1 vs 1 compares 1 with 1.
   if (pe && !ge) {
     pred = last_relation(*pred).kids[1];
@@ -541,7 +592,8 @@ bool expr_eq(NodePtr gold, NodePtr pred) {
   if (to_string(*gold) == to_string(*pred)) return true;
   if (is_relation(*gold) && is_relation(*pred)) return relational_eq(*gold, *pred);
   if (is_relation(*gold) || is_relation(*pred)) return false;
-  if (is_set(*gold) || is_set(*pred) || gold->kind == Kind::Tuple || pred->kind == Kind::Tuple) return sets_eq(gold, pred);
+  if (is_set(*gold) || is_set(*pred) || gold->kind == Kind::Tuple || pred->kind == Kind::Tuple)
+    return sets_eq(gold, pred);
   if (gold->kind == Kind::Symbol || pred->kind == Kind::Symbol) return symbols_eq(*gold, *pred);
   // sympy: numeric comparison (with its float rounding), then simplify(gold - pred) == 0.
   return numeric_eq(*gold, *pred) || identical(*gold, *pred);

@@ -17,7 +17,8 @@ uint64_t mix(uint64_t h) {  // splitmix64 finaliser
 }
 
 double unit_random(const std::string& name, int point, int salt) {
-  uint64_t h = std::hash<std::string>{}(name) ^ (static_cast<uint64_t>(point) * 0x100000001b3ULL) ^ salt;
+  uint64_t h =
+      std::hash<std::string>{}(name) ^ (static_cast<uint64_t>(point) * 0x100000001b3ULL) ^ salt;
   return static_cast<double>(mix(h) >> 11) / 9007199254740992.0;  // [0, 1)
 }
 
@@ -25,7 +26,8 @@ double unit_random(const std::string& name, int point, int salt) {
 // of both signs and away from 0 and +-1, where special cases live.
 Complex symbol_value(const std::string& name, int point) {
   std::string_view suffix(kComplexSuffix);
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     return {2.4 * unit_random(name, point, 5) - 1.2, 2.4 * unit_random(name, point, 6) - 1.2};
   double u = unit_random(name, point, 1);
   double mag = 0.3 + 2.4 * u;
@@ -59,7 +61,8 @@ std::optional<Value> mat_mul(const Value& a, const Value& b) {
   Value r{a.rows, b.cols, std::vector<Complex>(a.rows * b.cols)};
   for (size_t i = 0; i < a.rows; ++i)
     for (size_t j = 0; j < b.cols; ++j)
-      for (size_t k = 0; k < a.cols; ++k) r.v[i * b.cols + j] += a.v[i * a.cols + k] * b.v[k * b.cols + j];
+      for (size_t k = 0; k < a.cols; ++k)
+        r.v[i * b.cols + j] += a.v[i * a.cols + k] * b.v[k * b.cols + j];
   return r;
 }
 
@@ -182,7 +185,8 @@ std::optional<Value> eval(const Node& n, int point, const Binding* bound = nullp
       if (!b || !e) return std::nullopt;
       if (!b->is_scalar()) {
         auto k = real_of(*e);
-        if (!k || *k < 1 || *k != std::round(*k) || b->rows != b->cols || *k > 64) return std::nullopt;
+        if (!k || *k < 1 || *k != std::round(*k) || b->rows != b->cols || *k > 64)
+          return std::nullopt;
         Value r = *b;
         for (int i = 1; i < static_cast<int>(*k); ++i) {
           auto m = mat_mul(r, *b);
@@ -215,7 +219,8 @@ std::optional<Value> eval(const Node& n, int point, const Binding* bound = nullp
       if (!n.text.empty() && n.text[0] == '@') {  // an undefined function: a fixed smooth one
         Complex acc = 0.0;
         for (size_t i = 0; i < args.size(); ++i) {
-          double k1 = 0.5 + unit_random(n.text, static_cast<int>(i), 3), k2 = unit_random(n.text, static_cast<int>(i), 4);
+          double k1 = 0.5 + unit_random(n.text, static_cast<int>(i), 3),
+                 k2 = unit_random(n.text, static_cast<int>(i), 4);
           acc += std::sin(k1 * args[i] + k2) * (1.0 + static_cast<double>(i));
         }
         return make_scalar(acc);

@@ -34,7 +34,8 @@ std::string join(const std::vector<NodePtr>& kids, const char* sep, bool sorted 
 std::string to_string(const Node& n) {
   switch (n.kind) {
     case Kind::Symbol:  // \text{86.4} is a symbol, not the number 86.4
-      return std::isalpha(static_cast<unsigned char>(n.text[0])) ? n.text : cat("Symbol(", n.text, ")");
+      return std::isalpha(static_cast<unsigned char>(n.text[0])) ? n.text
+                                                                 : cat("Symbol(", n.text, ")");
     case Kind::Integer:
     case Kind::Float:
     case Kind::Constant:
@@ -61,12 +62,13 @@ std::string to_string(const Node& n) {
     case Kind::Tuple:
       return cat("(", join(n.kids, ", "), ",)");
     case Kind::Interval:
-      return std::string(n.left_open ? "(" : "[") + to_string(*n.kids[0]) + ", " + to_string(*n.kids[1]) +
-             (n.right_open ? ")" : "]");
+      return std::string(n.left_open ? "(" : "[") + to_string(*n.kids[0]) + ", " +
+             to_string(*n.kids[1]) + (n.right_open ? ")" : "]");
     case Kind::Union:
       return join(n.kids, " U ", true);
     case Kind::Matrix:
-      return "Matrix" + std::to_string(n.rows) + "x" + std::to_string(n.cols) + "[" + join(n.kids, ", ") + "]";
+      return "Matrix" + std::to_string(n.rows) + "x" + std::to_string(n.cols) + "[" +
+             join(n.kids, ", ") + "]";
   }
   return "?";
 }

@@ -35,20 +35,146 @@ size_t code_points(std::string_view s) {
 // Units a model writes after a number ("5 cm", "3 hours"): removed from the end, with a plural.
 const std::string& units_pattern() {
   static const std::string p = [] {
-    const char* units[] = {
-        "integerpoint", "feet", "sue", "digit", "pound", "meal", "edge", "student", "children ticket",
-        "multiple", "east", "degree", "mph", "kmph", "ft", "m square", " m east", "sq m", "deg", "mile",
-        "q .", "monkey", "prime", "ratio", "profit of rs", "rd", "o", "gm", "p . m", "lb", "tile", "per",
-        "dm", "lt", "gain", "ab", "way", "west", "a .", "b .", "c .", "d .", "e .", "f .", "g .", "h .",
-        "t", "h", "no change", "men", "soldier", "pie", "bc", "excess", "st", "inches", "noon", "cent",
-        "by", "gal", "kmh", "c", "acre", "rise", "a . m", "th", "\xCF\x80 r 2", "sq", "mark", "l", "toy",
-        "coin", "sq . m", "gallon", "\xC2\xB0 f", "profit", "minw", "yr", "women", "am", "pm", "hr",
-        "cu cm", "square", "v \xC3\xA2 \xE2\x82\xAC \xE2\x84\xA2", "are", "rupee", "rounds", "cubic",
-        "cc", "mtr", "s", "ohm", "number", "kmph", "day", "hour", "minute", "min", "second", "man",
-        "woman", "sec", "cube", "mt", "sq inch", "mp", "\xE2\x88\x8F cm \xC2\xB3", "hectare", "more",
-        "sec", "unit", "cu . m", "cm 2", "rs .", "rs", "kg", "g", "month", "km", "m", "cm", "mm", "apple",
-        "liter", "loss", "yard", "pure", "year", "increase", "decrease", "d", "less", "Surface", "litre",
-        "pi sq m", "s .", "metre", "meter", "inch"};
+    const char* units[] = {"integerpoint",
+                           "feet",
+                           "sue",
+                           "digit",
+                           "pound",
+                           "meal",
+                           "edge",
+                           "student",
+                           "children ticket",
+                           "multiple",
+                           "east",
+                           "degree",
+                           "mph",
+                           "kmph",
+                           "ft",
+                           "m square",
+                           " m east",
+                           "sq m",
+                           "deg",
+                           "mile",
+                           "q .",
+                           "monkey",
+                           "prime",
+                           "ratio",
+                           "profit of rs",
+                           "rd",
+                           "o",
+                           "gm",
+                           "p . m",
+                           "lb",
+                           "tile",
+                           "per",
+                           "dm",
+                           "lt",
+                           "gain",
+                           "ab",
+                           "way",
+                           "west",
+                           "a .",
+                           "b .",
+                           "c .",
+                           "d .",
+                           "e .",
+                           "f .",
+                           "g .",
+                           "h .",
+                           "t",
+                           "h",
+                           "no change",
+                           "men",
+                           "soldier",
+                           "pie",
+                           "bc",
+                           "excess",
+                           "st",
+                           "inches",
+                           "noon",
+                           "cent",
+                           "by",
+                           "gal",
+                           "kmh",
+                           "c",
+                           "acre",
+                           "rise",
+                           "a . m",
+                           "th",
+                           "\xCF\x80 r 2",
+                           "sq",
+                           "mark",
+                           "l",
+                           "toy",
+                           "coin",
+                           "sq . m",
+                           "gallon",
+                           "\xC2\xB0 f",
+                           "profit",
+                           "minw",
+                           "yr",
+                           "women",
+                           "am",
+                           "pm",
+                           "hr",
+                           "cu cm",
+                           "square",
+                           "v \xC3\xA2 \xE2\x82\xAC \xE2\x84\xA2",
+                           "are",
+                           "rupee",
+                           "rounds",
+                           "cubic",
+                           "cc",
+                           "mtr",
+                           "s",
+                           "ohm",
+                           "number",
+                           "kmph",
+                           "day",
+                           "hour",
+                           "minute",
+                           "min",
+                           "second",
+                           "man",
+                           "woman",
+                           "sec",
+                           "cube",
+                           "mt",
+                           "sq inch",
+                           "mp",
+                           "\xE2\x88\x8F cm \xC2\xB3",
+                           "hectare",
+                           "more",
+                           "sec",
+                           "unit",
+                           "cu . m",
+                           "cm 2",
+                           "rs .",
+                           "rs",
+                           "kg",
+                           "g",
+                           "month",
+                           "km",
+                           "m",
+                           "cm",
+                           "mm",
+                           "apple",
+                           "liter",
+                           "loss",
+                           "yard",
+                           "pure",
+                           "year",
+                           "increase",
+                           "decrease",
+                           "d",
+                           "less",
+                           "Surface",
+                           "litre",
+                           "pi sq m",
+                           "s .",
+                           "metre",
+                           "meter",
+                           "inch"};
     std::string alt;
     for (const char* u : units) {
       if (!alt.empty()) alt += '|';
@@ -141,8 +267,10 @@ std::string fix_sqrt(const std::string& text) {
   for (size_t i = 1; i < parts.size(); ++i) {
     std::string p = lstrip(parts[i]);
     out += "\\sqrt";
-    if (!p.empty() && p[0] != '{' && p[0] != '[') out.append("{").append(p, 0, 1).append("}").append(p, 1);
-    else out += p;
+    if (!p.empty() && p[0] != '{' && p[0] != '[')
+      out.append("{").append(p, 0, 1).append("}").append(p, 1);
+    else
+      out += p;
   }
   return out;
 }
@@ -170,7 +298,9 @@ std::string fix_a_slash_b(const std::string& text) {
   auto parts = split(text, "/");
   if (parts.size() != 2) return text;
   static const auto int_re = PyRegex::compile(R"(^-?(?:0|[1-9]\d*)$)");
-  if (!int_re->search(parts[0]) || !int_re->search(parts[1]) || parts[0] == "-0" || parts[1] == "-0") return text;
+  if (!int_re->search(parts[0]) || !int_re->search(parts[1]) || parts[0] == "-0" ||
+      parts[1] == "-0")
+    return text;
   return std::string("\\frac{").append(parts[0]).append("}{").append(parts[1]).append("}");
 }
 
@@ -186,8 +316,10 @@ std::string extract_boxed_content(std::string_view text_view, BoxedMode mode) {
     size_t bi = current == 0 ? std::string::npos : text.rfind("\\boxed", current - 1);
     size_t fi = current == 0 ? std::string::npos : text.rfind("\\fbox", current - 1);
     // rfind(sub, 0, end) only finds occurrences ending by `end`
-    while (bi != std::string::npos && bi + 6 > current) bi = bi == 0 ? std::string::npos : text.rfind("\\boxed", bi - 1);
-    while (fi != std::string::npos && fi + 5 > current) fi = fi == 0 ? std::string::npos : text.rfind("\\fbox", fi - 1);
+    while (bi != std::string::npos && bi + 6 > current)
+      bi = bi == 0 ? std::string::npos : text.rfind("\\boxed", bi - 1);
+    while (fi != std::string::npos && fi + 5 > current)
+      fi = fi == 0 ? std::string::npos : text.rfind("\\fbox", fi - 1);
     if (bi == std::string::npos && fi == std::string::npos) break;
     bool boxed = fi == std::string::npos || (bi != std::string::npos && bi > fi);
     size_t start = boxed ? bi : fi;
@@ -202,7 +334,8 @@ std::string extract_boxed_content(std::string_view text_view, BoxedMode mode) {
     std::optional<size_t> close;
     while (i + 1 < max_pos) {
       ++i;
-      if (text[i] == '{') ++depth;
+      if (text[i] == '{')
+        ++depth;
       else if (text[i] == '}' && --depth == 0) {
         close = i;
         break;
@@ -216,8 +349,8 @@ std::string extract_boxed_content(std::string_view text_view, BoxedMode mode) {
     if (mode == BoxedMode::Last && last_boxed_start) {
       std::string between = text.substr(*close + 1, *last_boxed_start - (*close + 1));
       std::string prev = results.empty() ? "" : results.back();
-      bool ok = code_points(between) < 10 ||
-                (prev != content && code_points(between) < 70 && separator->search(between).has_value());
+      bool ok = code_points(between) < 10 || (prev != content && code_points(between) < 70 &&
+                                              separator->search(between).has_value());
       if (!ok) break;
     }
     if (results.empty() || results.back() != content) results.push_back(content);
@@ -245,7 +378,8 @@ std::string normalize_latex(std::string_view in, BoxedMode mode) {
       R"(\\m?right(\\\}|\}|\\\||\||\]|\)|\\rbrack|\\rgroup|\\rbrace|\\rbrack|\\vert|\\rvert|\\rceil|\\rfloor|\\vert|\\rvert|\\rangle|\\lrcorner|\\urcorner))");
   text = left->sub(R"(\1)", text);
   text = right->sub(R"(\1)", text);
-  static const auto permutation = PyRegex::compile(R"(\(([a-zA-Z0-9+\-*/\\ ]+?)\)_{([a-zA-Z0-9+\-*/\\ ]+?)})");
+  static const auto permutation =
+      PyRegex::compile(R"(\(([a-zA-Z0-9+\-*/\\ ]+?)\)_{([a-zA-Z0-9+\-*/\\ ]+?)})");
   text = permutation->sub(R"(\\frac{(\1)!}{((\1)-(\2))!})", text);
   static const auto to_remove = PyRegex::compile(
       R"(\\mathrm\{th\}|\\!\s*|\\text\s*\{\s*\}|\\\$|\$|(?<!\\)["']|\\displaystyle)");
@@ -256,7 +390,8 @@ std::string normalize_latex(std::string_view in, BoxedMode mode) {
   static const auto double_backslash = PyRegex::compile(R"(\\\\(?=[a-zA-Z]))");
   if (text.find("matrix") == std::string::npos) text = double_backslash->sub(R"(\\)", text);
   // units
-  static const auto unit_superscript = PyRegex::compile(R"((\\(?:text|mbox){.*?})(\^\d|\{\^\d\})?$)");
+  static const auto unit_superscript =
+      PyRegex::compile(R"((\\(?:text|mbox){.*?})(\^\d|\{\^\d\})?$)");
   std::string t(unicode::py_strip(unit_superscript->sub("", text)));
   if (!t.empty() && t != text) text = t;
   static const auto units = PyRegex::compile(units_pattern());

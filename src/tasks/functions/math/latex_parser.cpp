@@ -26,9 +26,10 @@ struct Token {
 
 // Spacing commands and the like that never change the value.
 bool is_spacing_cmd(const std::string& c) {
-  static const std::set<std::string> k = {",", ";", ":", "!", " ", "quad", "qquad", "displaystyle",
-                                          "textstyle", "limits", "nonumber", "middle", "big",
-                                          "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr"};
+  static const std::set<std::string> k = {
+      ",",         ";",      ":",        "!",      " ",   "quad", "qquad", "displaystyle",
+      "textstyle", "limits", "nonumber", "middle", "big", "Big",  "bigg",  "Bigg",
+      "bigl",      "bigr",   "Bigl",     "Bigr"};
   return k.count(c) > 0;
 }
 
@@ -41,7 +42,8 @@ std::vector<Token> lex(std::string_view s) {
       ++i;
       continue;
     }
-    if (std::isdigit(c) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+    if (std::isdigit(c) ||
+        (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       size_t st = i;
       while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
       if (i + 1 < s.size() && s[i] == '.' && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
@@ -90,9 +92,9 @@ std::vector<Token> lex(std::string_view s) {
       std::string u(s.substr(i, len));
       i += len;
       static const std::map<std::string, std::string> kUnicode = {
-          {"\xC3\x97", "times"}, {"\xC2\xB7", "cdot"}, {"\xE2\x8B\x85", "cdot"},
-          {"\xC3\xB7", "div"},   {"\xE2\x89\xA4", "le"}, {"\xE2\x89\xA5", "ge"},
-          {"\xE2\x89\xA0", "ne"}, {"\xCF\x80", "pi"},   {"\xE2\x88\x9E", "infty"}};
+          {"\xC3\x97", "times"},  {"\xC2\xB7", "cdot"},   {"\xE2\x8B\x85", "cdot"},
+          {"\xC3\xB7", "div"},    {"\xE2\x89\xA4", "le"}, {"\xE2\x89\xA5", "ge"},
+          {"\xE2\x89\xA0", "ne"}, {"\xCF\x80", "pi"},     {"\xE2\x88\x9E", "infty"}};
       auto it = kUnicode.find(u);
       if (it == kUnicode.end()) throw ParseFail{};
       out.push_back({Tok::Cmd, it->second});
@@ -107,18 +109,19 @@ std::vector<Token> lex(std::string_view s) {
 
 const std::set<std::string>& trig_functions() {
   static const std::set<std::string> k = {
-      "sin",  "cos",  "tan",  "sec",  "csc",  "cot",  "arcsin", "arccos", "arctan", "arcsec",
-      "arccsc", "arccot", "sinh", "cosh", "tanh", "sech", "csch", "coth", "arsinh", "arcosh",
-      "artanh", "asin", "acos", "atan"};
+      "sin",    "cos",    "tan",    "sec",    "csc",    "cot",  "arcsin", "arccos",
+      "arctan", "arcsec", "arccsc", "arccot", "sinh",   "cosh", "tanh",   "sech",
+      "csch",   "coth",   "arsinh", "arcosh", "artanh", "asin", "acos",   "atan"};
   return k;
 }
 
 const std::set<std::string>& greek_letters() {
   static const std::set<std::string> k = {
-      "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
-      "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "rho", "varrho",
-      "sigma", "varsigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega", "Gamma",
-      "Delta", "Theta", "Lambda", "Xi", "Sigma", "Upsilon", "Phi", "Psi", "Omega", "Pi"};
+      "alpha",   "beta",     "gamma",   "delta", "epsilon",  "varepsilon", "zeta",    "eta",
+      "theta",   "vartheta", "iota",    "kappa", "lambda",   "mu",         "nu",      "xi",
+      "omicron", "rho",      "varrho",  "sigma", "varsigma", "tau",        "upsilon", "phi",
+      "varphi",  "chi",      "psi",     "omega", "Gamma",    "Delta",      "Theta",   "Lambda",
+      "Xi",      "Sigma",    "Upsilon", "Phi",   "Psi",      "Omega",      "Pi"};
   return k;
 }
 
@@ -129,7 +132,8 @@ std::string lower(std::string s) {
 
 NodePtr neg(NodePtr a) { return make(Kind::Neg, "", {std::move(a)}); }
 NodePtr integer(long v) {
-  return v < 0 ? neg(make(Kind::Integer, std::to_string(-v))) : make(Kind::Integer, std::to_string(v));
+  return v < 0 ? neg(make(Kind::Integer, std::to_string(-v)))
+               : make(Kind::Integer, std::to_string(v));
 }
 NodePtr divide(NodePtr a, NodePtr b) {
   return make(Kind::Mul, "", {std::move(a), make(Kind::Pow, "", {std::move(b), integer(-1)})});
@@ -145,7 +149,8 @@ int rational_sign(const Node& n) {
     const Node& pw = *n.kids[1];
     bool reciprocal = pw.kids[1]->kind == Kind::Neg && pw.kids[1]->kids[0]->kind == Kind::Integer &&
                       pw.kids[1]->kids[0]->text == "1";
-    if (reciprocal && pw.kids[0]->kind == Kind::Integer && pw.kids[0]->text != "0") return rational_sign(*n.kids[0]);
+    if (reciprocal && pw.kids[0]->kind == Kind::Integer && pw.kids[0]->text != "0")
+      return rational_sign(*n.kids[0]);
   }
   return 0;
 }
@@ -153,7 +158,8 @@ bool positive_rational(const Node& n) { return rational_sign(n) > 0; }
 
 class Parser {
  public:
-  Parser(std::vector<Token> toks, bool complex_mode) : t_(std::move(toks)), complex_(complex_mode) {}
+  Parser(std::vector<Token> toks, bool complex_mode)
+      : t_(std::move(toks)), complex_(complex_mode) {}
 
   NodePtr top() {
     auto groups = element_groups({});
@@ -167,7 +173,8 @@ class Parser {
         ++count;
         if (e != first && (e->kind == Kind::Relation || e->kind == Kind::And)) others_plain = false;
       }
-    if (count > 1 && others_plain && first->kind == Kind::Relation && first->text == "=" && names(*first->kids[0])) {
+    if (count > 1 && others_plain && first->kind == Kind::Relation && first->text == "=" &&
+        names(*first->kids[0])) {
       auto rest = groups;
       rest[0][0] = first->kids[1];
       return make(Kind::Relation, "=", {first->kids[0], elements_to_value(rest)});
@@ -189,12 +196,14 @@ class Parser {
   // and operands of unions, never operands of arithmetic or of inequalities; relations are
   // elements only (2(x = 2) is not read).
   static bool sets_where_allowed(const Node& n, bool sets_ok, bool relations_ok = true) {
-    bool set_valued = n.kind == Kind::Tuple || n.kind == Kind::Interval || n.kind == Kind::FiniteSet ||
-                      n.kind == Kind::Union || n.kind == Kind::SetConst;
+    bool set_valued = n.kind == Kind::Tuple || n.kind == Kind::Interval ||
+                      n.kind == Kind::FiniteSet || n.kind == Kind::Union ||
+                      n.kind == Kind::SetConst;
     bool relation = n.kind == Kind::Relation || n.kind == Kind::And;
     if ((set_valued && !sets_ok) || (relation && !relations_ok)) return false;
     bool container = n.kind == Kind::Tuple || n.kind == Kind::FiniteSet || n.kind == Kind::Union;
-    bool kids_sets = container || n.kind == Kind::And || (n.kind == Kind::Relation && n.text == "=");
+    bool kids_sets =
+        container || n.kind == Kind::And || (n.kind == Kind::Relation && n.text == "=");
     bool kids_relations = container || n.kind == Kind::And;
     for (const auto& k : n.kids)
       if (!sets_where_allowed(*k, kids_sets, kids_relations)) return false;
@@ -218,8 +227,12 @@ class Parser {
 
   const Token& peek(size_t k = 0) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
   bool at_end() const { return peek().type == Tok::End; }
-  bool is_char(const char* c, size_t k = 0) const { return peek(k).type == Tok::Char && peek(k).text == c; }
-  bool is_cmd(const char* c, size_t k = 0) const { return peek(k).type == Tok::Cmd && peek(k).text == c; }
+  bool is_char(const char* c, size_t k = 0) const {
+    return peek(k).type == Tok::Char && peek(k).text == c;
+  }
+  bool is_cmd(const char* c, size_t k = 0) const {
+    return peek(k).type == Tok::Cmd && peek(k).text == c;
+  }
   void expect_char(const char* c) {
     if (!is_char(c)) throw ParseFail{};
     ++p_;
@@ -269,7 +282,8 @@ class Parser {
     }
     auto v = relation();
     if (v->kind == Kind::Func && v->text == "\\pm") {
-      return {make(Kind::Add, "", {v->kids[0], v->kids[1]}), make(Kind::Add, "", {v->kids[0], neg(v->kids[1])})};
+      return {make(Kind::Add, "", {v->kids[0], v->kids[1]}),
+              make(Kind::Add, "", {v->kids[0], neg(v->kids[1])})};
     }
     return {v};
   }
@@ -293,9 +307,9 @@ class Parser {
     }
     if (k.type != Tok::Cmd) return std::nullopt;
     static const std::map<std::string, std::string> ops = {
-        {"le", "<="}, {"leq", "<="}, {"leqslant", "<="}, {"ge", ">="}, {"geq", ">="},
-        {"geqslant", ">="}, {"lt", "<"}, {"gt", ">"}, {"ne", "!="}, {"neq", "!="},
-        {"approx", "~"}, {"in", "in"}};
+        {"le", "<="},  {"leq", "<="},      {"leqslant", "<="}, {"ge", ">="},
+        {"geq", ">="}, {"geqslant", ">="}, {"lt", "<"},        {"gt", ">"},
+        {"ne", "!="},  {"neq", "!="},      {"approx", "~"},    {"in", "in"}};
     auto it = ops.find(k.text);
     if (it == ops.end()) return std::nullopt;
     return it->second;
@@ -308,7 +322,8 @@ class Parser {
     while (auto op = relop()) {
       ++p_;
       NodePtr rhs = set_expr();
-      if (*op != "=" && *op != "in" && (!sets_where_allowed(*left, false, false) || !sets_where_allowed(*rhs, false, false)))
+      if (*op != "=" && *op != "in" &&
+          (!sets_where_allowed(*left, false, false) || !sets_where_allowed(*rhs, false, false)))
         throw ParseFail{};
       if (*op == "~") {  // x \approx v is v; v \approx w is v (and a chain stays as it is)
         if (chain.empty()) lhs = left = only_symbols(*lhs) ? rhs : lhs;
@@ -331,7 +346,9 @@ class Parser {
       std::string op = peek().text;
       ++p_;
       NodePtr r = additive();
-      auto as_set = [](NodePtr n) { return n->kind == Kind::Tuple ? make(Kind::FiniteSet, "", n->kids) : n; };
+      auto as_set = [](NodePtr n) {
+        return n->kind == Kind::Tuple ? make(Kind::FiniteSet, "", n->kids) : n;
+      };
       if (op != "cup") throw ParseFail{};
       v = make(Kind::Union, "", {as_set(v), as_set(r)});
     }
@@ -369,9 +386,10 @@ class Parser {
         return k.text == "(" || k.text == "{" || (k.text == "|" && abs_depth_ == 0);
       case Tok::Cmd: {
         static const std::set<std::string> not_atoms = {
-            "cdot", "times", "div", "cup", "cap", "setminus", "pm", "mp", "le", "leq", "ge", "geq",
-            "lt", "gt", "ne", "neq", "approx", "in", "right", "rfloor", "rceil", "\\", "}", "%",
-            "end", "leqslant", "geqslant", "notin", "to", "rangle", "|"};
+            "cdot",   "times",    "div",      "cup",    "cap",   "setminus", "pm", "mp",
+            "le",     "leq",      "ge",       "geq",    "lt",    "gt",       "ne", "neq",
+            "approx", "in",       "right",    "rfloor", "rceil", "\\",       "}",  "%",
+            "end",    "leqslant", "geqslant", "notin",  "to",    "rangle",   "|"};
         return !not_atoms.count(k.text);
       }
       default:
@@ -395,9 +413,11 @@ class Parser {
         NodePtr f = postfix();
         // A positive number right after an integer adds to it, as latex2sympy reads it (mixed
         // numbers): "2\frac{1}{2}" is 5/2, "2 3" is 5, "2(100)" is 102; "2(-3)" multiplies.
-        if (positive_rational(*f) && (factors.back()->kind == Kind::Integer || factors.back().get() == integer_run)) {
-          std::vector<NodePtr> terms = factors.back().get() == integer_run ? factors.back()->kids
-                                                                            : std::vector<NodePtr>{factors.back()};
+        if (positive_rational(*f) &&
+            (factors.back()->kind == Kind::Integer || factors.back().get() == integer_run)) {
+          std::vector<NodePtr> terms = factors.back().get() == integer_run
+                                           ? factors.back()->kids
+                                           : std::vector<NodePtr>{factors.back()};
           terms.push_back(f);
           factors.back() = make(Kind::Add, "", terms);
           integer_run = factors.back().get();
@@ -445,8 +465,10 @@ class Parser {
   NodePtr postfix() {
     NodePtr v = atom();
     while (true) {
-      bool set_valued = v->kind == Kind::Tuple || v->kind == Kind::Interval || v->kind == Kind::FiniteSet;
-      if (set_valued && (is_char("^") || is_char("!") || is_char("%") || is_cmd("%") || is_cmd("circ") || is_char("_")))
+      bool set_valued =
+          v->kind == Kind::Tuple || v->kind == Kind::Interval || v->kind == Kind::FiniteSet;
+      if (set_valued && (is_char("^") || is_char("!") || is_char("%") || is_cmd("%") ||
+                         is_cmd("circ") || is_char("_")))
         throw ParseFail{};  // (1,8)^\circ: a tuple takes no operator
       if (is_char("^")) {
         ++p_;
@@ -514,8 +536,10 @@ class Parser {
       ++p_;
       std::string sub = raw_group();
       name.append("_");
-      if (sub.size() > 1) name.append("{").append(sub).append("}");
-      else name.append(sub);
+      if (sub.size() > 1)
+        name.append("{").append(sub).append("}");
+      else
+        name.append(sub);
     }
     return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
   }
@@ -549,7 +573,8 @@ class Parser {
       if (a && b && std::abs(a->imag()) < 1e-12 && std::abs(b->imag()) < 1e-12 &&
           ((lo && ro && b->real() <= a->real()) || (!lo && !ro && b->real() < a->real())))
         return make(Kind::Tuple, "", flat);
-      if (a && b && std::abs(a->imag()) < 1e-12 && std::abs(b->imag()) < 1e-12 && b->real() <= a->real()) {
+      if (a && b && std::abs(a->imag()) < 1e-12 && std::abs(b->imag()) < 1e-12 &&
+          b->real() <= a->real()) {
         // sympy's Interval: empty when reversed or half-open on one point, {a} for [a, a]
         if (b->real() == a->real() && !lo && !ro) return make(Kind::FiniteSet, "", {flat[0]});
         return make(Kind::SetConst, "empty");
@@ -602,7 +627,8 @@ class Parser {
   // x` is sin(x)cos(x).
   NodePtr bare_argument() {
     std::vector<NodePtr> f{postfix()};
-    while (starts_implicit_factor() && !(peek().type == Tok::Cmd && is_function(peek().text))) f.push_back(postfix());
+    while (starts_implicit_factor() && !(peek().type == Tok::Cmd && is_function(peek().text)))
+      f.push_back(postfix());
     return f.size() == 1 ? f[0] : make(Kind::Mul, "", f);
   }
 
@@ -661,7 +687,8 @@ class Parser {
     } else if (name == "exp") {
       v = make(Kind::Pow, "", {make(Kind::Constant, "e"), args[0]});
     } else {
-      if (!trig_functions().count(name) && name != "max" && name != "min" && name != "gcd" && name != "lcm")
+      if (!trig_functions().count(name) && name != "max" && name != "min" && name != "gcd" &&
+          name != "lcm")
         throw ParseFail{};
       if (trig_functions().count(name) && args.size() != 1) throw ParseFail{};
       v = make(Kind::Func, name, args);
@@ -752,29 +779,33 @@ class Parser {
       for (char ch : content)  // \text{\alpha + 1} is the symbol alpha+1
         if (!std::isspace(static_cast<unsigned char>(ch)) && ch != '\\')
           name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (name.size() >= 2 && name.front() == '(' && name.back() == ')') name = name.substr(1, name.size() - 2);
+      if (name.size() >= 2 && name.front() == '(' && name.back() == ')')
+        name = name.substr(1, name.size() - 2);
       if (name.empty() || content.find('{') != std::string::npos) throw ParseFail{};
       if (name == "pi") return make(Kind::Constant, "pi");
       return make(Kind::Symbol, complex_ ? name + kComplexSuffix : name);
     }
     if (c == "mathbb") {
       std::string s = raw_group();
-      static const std::map<std::string, std::string> sets = {
-          {"R", "reals"}, {"Z", "integers"}, {"N", "naturals"}, {"Q", "rationals"}, {"C", "complexes"}};
+      static const std::map<std::string, std::string> sets = {{"R", "reals"},
+                                                              {"Z", "integers"},
+                                                              {"N", "naturals"},
+                                                              {"Q", "rationals"},
+                                                              {"C", "complexes"}};
       auto it = sets.find(s);
       if (it == sets.end()) throw ParseFail{};
       return make(Kind::SetConst, it->second);
     }
-    if (c == "mathbf" || c == "mathrm" || c == "mathit" || c == "boldsymbol" || c == "bm" || c == "vec" ||
-        c == "overrightarrow" || c == "overline" || c == "hat" || c == "bar" || c == "tilde" ||
-        c == "mathcal" || c == "widehat" || c == "dot") {
+    if (c == "mathbf" || c == "mathrm" || c == "mathit" || c == "boldsymbol" || c == "bm" ||
+        c == "vec" || c == "overrightarrow" || c == "overline" || c == "hat" || c == "bar" ||
+        c == "tilde" || c == "mathcal" || c == "widehat" || c == "dot") {
       std::string content = raw_group();
       return symbol(lower(c + "{" + content + "}"));
     }
     if (c == "begin") {
       std::string env = raw_group();
-      static const std::set<std::string> envs = {"pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix",
-                                                 "matrix", "array", "smallmatrix"};
+      static const std::set<std::string> envs = {"pmatrix", "bmatrix", "Bmatrix", "vmatrix",
+                                                 "Vmatrix", "matrix",  "array",   "smallmatrix"};
       if (!envs.count(env)) throw ParseFail{};
       return matrix(env);
     }
@@ -817,8 +848,11 @@ NodePtr parse_latex(std::string_view latex) {
       if (c == '-') neg_sign = true;
       if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') digits += c;
     }
-    NodePtr n = digits.find('.') != std::string::npos ? make(Kind::Float, digits)
-                                                      : make(Kind::Integer, digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1)));
+    NodePtr n =
+        digits.find('.') != std::string::npos
+            ? make(Kind::Float, digits)
+            : make(Kind::Integer,
+                   digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1)));
     return neg_sign ? neg(n) : n;
   }
   try {
@@ -831,7 +865,8 @@ NodePtr parse_latex(std::string_view latex) {
 
 NodePtr parse_plain_expr(std::string_view expr) {
   for (char c : expr)
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || std::string_view(".+-*/^() ").find(c) != std::string_view::npos))
+    if (!(std::isdigit(static_cast<unsigned char>(c)) ||
+          std::string_view(".+-*/^() ").find(c) != std::string_view::npos))
       return nullptr;
   std::string s(expr);
   // "**" is Python's power; a bare space between two numbers is a syntax error there.

@@ -15,24 +15,24 @@ namespace lmeval::tasks::math {
 inline constexpr const char* kComplexSuffix = "~c";
 
 enum class Kind {
-  Integer,   // text: the digits (exact; may exceed 64 bits)
-  Float,     // text: the decimal literal as written (a float for math-verify's rounding rule)
-  Symbol,    // text: the (lowercased) name, + kComplexSuffix for a complex symbol
-  Constant,  // text: "pi", "e", "inf"
-  Add,       // kids: terms
-  Mul,       // kids: factors
-  Pow,       // kids: base, exponent
-  Neg,       // kids: operand
-  Func,      // text: name (sin, log, f, ...); kids: arguments
-  Percent,   // kids: value; means value/100 but compares as a percentage
-  Relation,  // text: "=", "<", "<=", ">", ">=", "!="; kids: lhs, rhs
-  And,       // kids: relations of a chain, in order
-  FiniteSet, // kids: elements in written order
-  Tuple,     // kids: elements
-  Interval,  // kids: start, end; left_open/right_open
-  Union,     // kids: operands
-  Matrix,    // kids: row-major elements; rows x cols
-  SetConst,  // text: "empty", "reals", ...
+  Integer,    // text: the digits (exact; may exceed 64 bits)
+  Float,      // text: the decimal literal as written (a float for math-verify's rounding rule)
+  Symbol,     // text: the (lowercased) name, + kComplexSuffix for a complex symbol
+  Constant,   // text: "pi", "e", "inf"
+  Add,        // kids: terms
+  Mul,        // kids: factors
+  Pow,        // kids: base, exponent
+  Neg,        // kids: operand
+  Func,       // text: name (sin, log, f, ...); kids: arguments
+  Percent,    // kids: value; means value/100 but compares as a percentage
+  Relation,   // text: "=", "<", "<=", ">", ">=", "!="; kids: lhs, rhs
+  And,        // kids: relations of a chain, in order
+  FiniteSet,  // kids: elements in written order
+  Tuple,      // kids: elements
+  Interval,   // kids: start, end; left_open/right_open
+  Union,      // kids: operands
+  Matrix,     // kids: row-major elements; rows x cols
+  SetConst,   // text: "empty", "reals", ...
 };
 
 struct Node;
