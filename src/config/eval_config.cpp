@@ -143,10 +143,7 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
 }
 
 void EvalConfig::finalize() {
-  check_setting_ranges(*this);
-  // Range checks of the table's entries, for flags and --config values alike.
-  for (const auto& o : run_options())
-    if (o.check) o.check(*this);
+  check_setting_ranges(*this);  // the run flag table's range checks
   if (predict_only) log_samples = true;
   if ((log_samples || predict_only) && !output_path)
     throw UserError("Specify --output_path if providing --log_samples or --predict_only",

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "lmeval/config/eval_config.hpp"
+#include "lmeval/config/run_options.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -12,8 +13,6 @@
 namespace lmeval {
 
 namespace {
-
-constexpr int64_t kMaxInt = 2147483647;
 
 std::string number_text(double v) { return py::float_repr(v); }
 
@@ -50,16 +49,9 @@ void check_include_path(const std::string& path) {
 }
 
 void check_setting_ranges(const EvalConfig& cfg) {
-  if (cfg.limit) check_limit(*cfg.limit);
-  if (cfg.num_fewshot) check_int_range(*cfg.num_fewshot, "--num_fewshot", 0, kMaxInt);
-  if (cfg.max_batch_size) check_int_range(*cfg.max_batch_size, "--max_batch_size", 1, kMaxInt);
-  check_int_range(cfg.bootstrap_iters, "--bootstrap_iters", 0, kMaxInt);
-  if (cfg.batch_size.is_string())
-    check_batch_size(cfg.batch_size.get<std::string>(), "--batch_size");
-  else if (cfg.batch_size.is_number_integer())
-    check_int_range(cfg.batch_size.get<int64_t>(), "--batch_size", 1, kMaxBatchSize);
-  if (cfg.verbosity) check_verbosity(*cfg.verbosity);
-  if (cfg.include_path) check_include_path(*cfg.include_path);
+  // The checks belong to the run flag table's entries (config/run_options.cpp).
+  for (const auto& o : run_options())
+    if (o.check) o.check(cfg);
 }
 
 }  // namespace lmeval

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "lmeval/config/arg_parsing.hpp"
+#include "lmeval/config/flag_checks.hpp"
 #include "lmeval/config/shard_spec.hpp"
 #include "lmeval/core/input_checks.hpp"
 
@@ -588,6 +589,38 @@ std::vector<RunOption> build_table() {
 
   for (const char* key : {"wandb_args", "wandb_config_args", "trackio_args", "hf_hub_log_args"})
     add(refused_integration(key));
+
+  // Range checks (config/flag_checks.hpp), run in this order by check_setting_ranges for flags
+  // and --config values alike.
+  auto check = [&](const std::string& key, std::function<void(const EvalConfig&)> f) {
+    for (auto& o : t)
+      if (o.key == key) o.check = std::move(f);
+  };
+  static constexpr int64_t kMaxInt = 2147483647;
+  check("limit", [](const EvalConfig& c) {
+    if (c.limit) check_limit(*c.limit);
+  });
+  check("num_fewshot", [](const EvalConfig& c) {
+    if (c.num_fewshot) check_int_range(*c.num_fewshot, "--num_fewshot", 0, kMaxInt);
+  });
+  check("max_batch_size", [](const EvalConfig& c) {
+    if (c.max_batch_size) check_int_range(*c.max_batch_size, "--max_batch_size", 1, kMaxInt);
+  });
+  check("bootstrap_iters", [](const EvalConfig& c) {
+    check_int_range(c.bootstrap_iters, "--bootstrap_iters", 0, kMaxInt);
+  });
+  check("batch_size", [](const EvalConfig& c) {
+    if (c.batch_size.is_string())
+      check_batch_size(c.batch_size.get<std::string>(), "--batch_size");
+    else if (c.batch_size.is_number_integer())
+      check_int_range(c.batch_size.get<int64_t>(), "--batch_size", 1, kMaxBatchSize);
+  });
+  check("verbosity", [](const EvalConfig& c) {
+    if (c.verbosity) check_verbosity(*c.verbosity);
+  });
+  check("include_path", [](const EvalConfig& c) {
+    if (c.include_path) check_include_path(*c.include_path);
+  });
   return t;
 }
 

@@ -127,3 +127,25 @@ TEST(Config_RunOptions, ResultsConfigBlockInTheReferencesOrder) {
   EXPECT_TRUE(block["torch_seed"].is_null());
   EXPECT_EQ(block["fewshot_seed"], 1234);
 }
+
+// The range checks live on the table's entries: each names its own flag, and finalize runs them
+// for flags and --config values alike.
+TEST(Config_RunOptions, RangeChecksBelongToTheirEntries) {
+  for (const char* key : {"limit", "num_fewshot", "max_batch_size", "bootstrap_iters", "batch_size",
+                          "verbosity", "include_path"}) {
+    const RunOption* o = find_run_option(key);
+    ASSERT_NE(o, nullptr) << key;
+    EXPECT_TRUE(static_cast<bool>(o->check)) << key;
+  }
+  EvalConfig cfg;
+  cfg.num_fewshot = -1;
+  try {
+    find_run_option("num_fewshot")->check(cfg);
+    ADD_FAILURE() << "a negative num_fewshot passed its check";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("--num_fewshot"), std::string::npos) << e.what();
+  }
+  EvalConfig fine;
+  for (const auto& o : run_options())
+    if (o.check) EXPECT_NO_THROW(o.check(fine)) << o.key;
+}

@@ -24,7 +24,8 @@ std::string check_verbosity(const std::string& value);
 // --include_path: an existing folder of task YAMLs (or one YAML file).
 void check_include_path(const std::string& path);
 
-// All of the above over a config (batch_size through check_batch_size).
+// The range checks of the run flag table (config/run_options.cpp: limit, num_fewshot,
+// max_batch_size, bootstrap_iters, batch_size through check_batch_size, verbosity, include_path).
 void check_setting_ranges(const EvalConfig& cfg);
 
 }  // namespace lmeval
