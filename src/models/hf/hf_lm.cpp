@@ -298,7 +298,13 @@ int64_t HFLM::token_budget(int64_t length) {
       batch_sizes_.push_back(static_cast<int>(rows));
       log::info("hf: determined largest batch size: " + std::to_string(rows));
     }
-    return std::max<int64_t>(1, static_cast<int64_t>(detected_rows_ * length * oom_shrink_));
+    // At least kDeviceTokens tokens per forward pass: the probe's max_batch_size rows of a short
+    // task leave a large GPU mostly idle; an out-of-memory halves the budget (oom_shrink_).
+    constexpr int64_t kDeviceTokens = 32768;
+    return std::max<int64_t>(
+        1,
+        static_cast<int64_t>(static_cast<double>(std::max(detected_rows_ * length, kDeviceTokens)) *
+                             oom_shrink_));
   }
   // CPU: a share of the available memory, and no more tokens than keep the matmuls busy.
   const double budget_bytes =
@@ -359,7 +365,7 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
   };
   std::vector<Tree> trees;
   std::map<std::vector<Token>, size_t> tree_of;
-  const bool share = prefix_sharing_ && model_->batch_invariant();
+  const bool share = prefix_sharing_ && model_->shares_prefixes();
   for (size_t i = 0; i < reqs.size(); ++i) {
     const auto& [ctx, cont] = reqs[i];
     if (cont.empty()) {  // nothing to score

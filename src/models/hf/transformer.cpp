@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <limits>
 #include <map>
 #include <thread>
@@ -339,6 +341,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
           "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
     }
   }
+  impl->force_device_path = options.device_path;
   if (!options.softmax_dtype.empty() && options.softmax_dtype != "auto") {
     auto t = dtype_by_name(options.softmax_dtype);
     if (!t)
@@ -372,8 +375,6 @@ int64_t Transformer::num_parameters() const { return impl_->n_params; }
 std::string Transformer::dtype_name() const { return dtype_str(impl_->dtype); }
 bool Transformer::on_cuda() const { return impl_->device.is_cuda(); }
 
-namespace {
-
 // A span's score from `picked` (the targets' log-probs in order, from position k on) and the
 // argmax of each scored row (`row_of[k]`: the row of the k-th target).
 SpanScore span_score(const Tensor& picked, const int64_t* greedy,
@@ -399,9 +400,11 @@ SpanScore span_score(const Tensor& picked, const int64_t* greedy,
   return sc;
 }
 
-}  // namespace
-
 bool Transformer::batch_invariant() const { return impl_->invariant_path(); }
+
+bool Transformer::shares_prefixes() const {
+  return impl_->invariant_path() || (impl_->device_path() && !rope_length_dependent(impl_->cfg));
+}
 
 void Transformer::simulate_memory_limit(int64_t tokens) { impl_->simulated_limit_tokens = tokens; }
 
@@ -409,6 +412,10 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(
     const std::vector<ScoreTree>& trees) {
   Impl& m = *impl_;
   std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
+  if (m.device_path() && !rope_length_dependent(m.cfg)) {
+    c10::InferenceMode guard;
+    return guarded([&] { return m.score_tree_rows(trees); });
+  }
   if (!m.invariant_path()) {
     std::vector<ScoreRow> rows;
     for (const auto& t : trees)
@@ -566,16 +573,7 @@ std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRo
       for (int64_t b = 0; b < B; ++b) out[b].resize(rows[b].spans.size());
       return out;
     }
-    Tensor idx =
-        at::from_blob(flat.data(), {static_cast<int64_t>(flat.size())}, at::kLong).to(m.device);
-    Tensor sel = h.reshape({B * T, h.size(2)}).index_select(0, idx);
-    Tensor lp = at::log_softmax(m.logits(sel).to(m.softmax_dtype), -1);
-    Tensor greedy = lp.argmax(-1).to(at::kCPU);
-    Tensor pr = at::from_blob(pick_row.data(), {static_cast<int64_t>(pick_row.size())}, at::kLong)
-                    .to(m.device);
-    Tensor pc = at::from_blob(pick_col.data(), {static_cast<int64_t>(pick_col.size())}, at::kLong)
-                    .to(m.device);
-    Tensor picked = lp.index({pr, pc}).to(at::kCPU).contiguous();
+    auto [picked, greedy] = m.pick_scores(h.reshape({B * T, h.size(2)}), flat, pick_row, pick_col);
     size_t k = 0;
     for (int64_t b = 0; b < B; ++b)
       for (const auto& s : rows[b].spans) {
@@ -655,7 +653,37 @@ std::vector<std::vector<Token>> Transformer::generate(
     if (opt.seed) at::manual_seed(*opt.seed);
     std::vector<std::vector<Token>> out(B);
     std::vector<bool> done(B, false);
+    // LMEVAL_HF_PROFILE=1: where a generation batch's time goes (device synchronised).
+    static const bool profile = std::getenv("LMEVAL_HF_PROFILE") != nullptr;
+    using clock = std::chrono::steady_clock;
+    auto sync = [&] {
+      if (profile && m.device.is_cuda()) torch::cuda::synchronize();
+    };
+    const auto t_start = clock::now();
+    double stop_s = 0, head_s = 0, fwd_s = 0;
+    int64_t steps = 0;
     Tensor h = m.forward(ids_t, pos_t, &cache, keep_t);
+    sync();
+    const auto t_prefill = clock::now();
+    struct Report {
+      bool on;
+      std::function<void()> f;
+      ~Report() {
+        if (on) f();
+      }
+    } report{
+        profile, [&] {
+          sync();
+          const double all = std::chrono::duration<double>(clock::now() - t_start).count();
+          const double pre = std::chrono::duration<double>(t_prefill - t_start).count();
+          log::info("hf profile: generate " + std::to_string(B) + " rows, prompt " +
+                    std::to_string(P) + ": prefill " + std::to_string(pre * 1e3) + " ms, " +
+                    std::to_string(steps) + " steps " +
+                    std::to_string(steps ? (all - pre) * 1e3 / static_cast<double>(steps) : 0.0) +
+                    " ms/step (forward " + std::to_string(fwd_s * 1e3) + " ms, head+pick " +
+                    std::to_string(head_s * 1e3) + " ms, stop checks " +
+                    std::to_string(stop_s * 1e3) + " ms in all)");
+        }};
     // transformers' Phi3ForCausalLM.prepare_inputs_for_generation drops the KV cache when a
     // sequence first grows past original_max_position_embeddings, so that every key is rotated
     // with LongRoPE's long factors from then on: all tokens so far are run again.
@@ -663,6 +691,8 @@ std::vector<std::vector<Token>> Transformer::generate(
         m.cfg.architecture == "Phi3ForCausalLM" && m.cfg.rope == RopeType::kLongRope;
     std::vector<int64_t> fed_ids, fed_pos;  // [step][B] after the prompt
     for (int64_t step = 0; step < opt.max_new_tokens; ++step) {
+      ++steps;
+      const auto t_head = clock::now();
       Tensor lg = m.logits(h.select(1, h.size(1) - 1)).to(at::kFloat);
       Tensor next;
       if (opt.do_sample) {
@@ -684,6 +714,8 @@ std::vector<std::vector<Token>> Transformer::generate(
         next = lg.argmax(-1);
       }
       next = next.to(at::kCPU);
+      const auto t_stop = clock::now();
+      if (profile) head_s += std::chrono::duration<double>(t_stop - t_head).count();
       const int64_t* nx = next.data_ptr<int64_t>();
       std::vector<int64_t> feed(B, opt.pad_id), fpos(B, 1);
       bool all_done = true;
@@ -698,6 +730,7 @@ std::vector<std::vector<Token>> Transformer::generate(
           done[b] = true;
         if (!done[b]) all_done = false;
       }
+      if (profile) stop_s += std::chrono::duration<double>(clock::now() - t_stop).count();
       if (all_done || step + 1 == opt.max_new_tokens) break;
       bool switch_now = false;
       for (int64_t b = 0; b < B; ++b)
@@ -719,9 +752,14 @@ std::vector<std::vector<Token>> Transformer::generate(
         h = m.forward(a, ap, &cache, keep_t);
         continue;
       }
+      const auto t_fwd = clock::now();
       Tensor f = at::from_blob(feed.data(), {B, 1}, at::kLong).to(m.device);
       Tensor fp = at::from_blob(fpos.data(), {B, 1}, at::kLong).to(m.device);
       h = m.forward(f, fp, &cache, keep_t);
+      if (profile) {
+        sync();
+        fwd_s += std::chrono::duration<double>(clock::now() - t_fwd).count();
+      }
     }
     return out;
   });

@@ -20,6 +20,9 @@ struct LoadOptions {
   std::string device = "cpu";  // cpu | cuda | cuda:N
   std::string softmax_dtype;   // "" = float32 at scored positions; or float16/bfloat16/float64
   int threads = 0;             // 0 = hardware concurrency
+  // Tests: the device path (padded batches, tree masks; what CUDA runs) on the CPU in float32,
+  // to prove it against the batch-invariant path.
+  bool device_path = false;
 };
 
 // A span of positions of one row whose next-token predictions are scored:
@@ -76,11 +79,15 @@ class Transformer {
 
   // One forward pass over right-padded rows; scores every span. Throws OutOfMemory on device OOM.
   std::vector<std::vector<SpanScore>> score(const std::vector<ScoreRow>& rows);
-  // One forward pass over prefix trees: [tree][branch][span]. Prefixes are shared on the
-  // batch-invariant path; elsewhere each branch runs as a row of its own.
+  // One forward pass over prefix trees: [tree][branch][span]. Each prefix runs once for all its
+  // branches (batch-invariant path: prefix_forward.cpp; device path: one row per tree with a
+  // tree mask, tree_rows.cpp); elsewhere each branch runs as a row of its own.
   std::vector<std::vector<std::vector<SpanScore>>> score_trees(const std::vector<ScoreTree>& trees);
   // True when scores do not depend on the batch (float32 on the CPU: kernels.hpp).
   bool batch_invariant() const;
+  // True when score_trees computes a prefix once for all its branches (false for rotary
+  // frequencies that depend on each sequence's length, and for the CPU's non-float32 path).
+  bool shares_prefixes() const;
 
   // Full log-softmax rows (float32, [B][T][V] flattened) of a padded batch, for tests and tools:
   // ids and mask [B][T] (mask 1 = real token), positions [B][T].

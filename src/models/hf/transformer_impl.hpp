@@ -63,6 +63,12 @@ struct KvCache {
 using detail::KvCache;
 using detail::Layer;
 
+// A span's score from `picked` (the targets' log-probs in order, from position k on) and the
+// argmax of each scored row (`row_of[k]`: the row of the k-th target). transformer.cpp.
+SpanScore span_score(const Tensor& picked, const int64_t* greedy,
+                     const std::vector<int64_t>& row_of, size_t k,
+                     const std::vector<Token>& targets);
+
 struct Transformer::Impl {
   ArchConfig cfg;
   at::Device device{at::kCPU};
@@ -101,8 +107,12 @@ struct Transformer::Impl {
     int64_t parent = -1;
   };
   bool invariant_path() const {
-    return !device.is_cuda() && dtype == at::kFloat && softmax_dtype == at::kFloat;
+    return !device_path() && dtype == at::kFloat && softmax_dtype == at::kFloat;
   }
+  // The device path: padded batches, batched attention kernels (SDPA on CUDA), prefix trees
+  // as rows with a tree mask. Runs on the CPU too when a test asks (LoadOptions::device_path).
+  bool force_device_path = false;
+  bool device_path() const { return device.is_cuda() || force_device_path; }
   // Hidden states [rows, hidden] before the final norm (a view of the workspace: valid until
   // the next call).
   Tensor forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs);
@@ -119,6 +129,18 @@ struct Transformer::Impl {
   // of other sizes do not leave the allocator holding freed blocks beside new ones.
   std::vector<Tensor> workspace;
   Tensor buffer(size_t slot, int64_t rows, int64_t cols);
+
+  // ----- device path (tree_rows.cpp) ------------------------------------------------------
+  // Prefix trees as rows (prefix, then every branch) under a tree mask: [tree][branch][span].
+  std::vector<std::vector<std::vector<SpanScore>>> score_tree_rows(
+      const std::vector<ScoreTree>& trees);
+  // Log-probs of the targets and the argmax of scored rows: `flat` are rows of `hidden`
+  // [N, hidden]; target k is column pick_col[k] of scored row pick_row[k] (an index into
+  // `flat`). Returns (picked float32 [targets], greedy int64 [flat]) on the CPU; the LM head
+  // and log-softmax run in chunks of rows, so no [rows x vocab] tensor outgrows a chunk.
+  std::pair<Tensor, Tensor> pick_scores(const Tensor& hidden, const std::vector<int64_t>& flat,
+                                        const std::vector<int64_t>& pick_row,
+                                        const std::vector<int64_t>& pick_col);
 
   // ----- loading -------------------------------------------------------------------------
   void load_weights(const WeightArchive& w, const std::string& dir);
@@ -238,8 +260,11 @@ struct Transformer::Impl {
   // Hidden states [B, T, hidden] before the final norm.
   // `lengths` (right-padded scoring batches): attention runs per row over its real tokens only,
   // so that a row's numbers do not depend on the padding around it.
+  // `tree_allow` (no cache): an explicit [B, 1, T, T] mask of which keys each query may see
+  // (prefix trees laid out as rows: tree_rows.cpp); sliding windows are applied on top of it by
+  // position.
   Tensor forward(const Tensor& ids, const Tensor& pos, KvCache* cache, const Tensor& key_keep,
-                 const std::vector<int64_t>* lengths = nullptr) {
+                 const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {}) {
     const int64_t B = ids.size(0), T = ids.size(1);
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
     Tensor h = at::embedding(embed, ids);
@@ -251,10 +276,18 @@ struct Transformer::Impl {
     const int64_t past = cache ? cache->len : 0;
     const int64_t S = past + T;
     std::map<int64_t, Tensor> masks;
-    const bool causal_only = !key_keep.defined() && past == 0;
+    const bool causal_only = !key_keep.defined() && past == 0 && !tree_allow.defined();
     for (int64_t w : cfg.layer_sliding_window) {
       const int64_t eff = (w > 0 && w < S) ? w : 0;
-      if (!masks.count(eff)) masks[eff] = make_mask(T, S, past, key_keep, eff);
+      if (masks.count(eff)) continue;
+      if (!tree_allow.defined()) {
+        masks[eff] = make_mask(T, S, past, key_keep, eff);
+      } else if (eff == 0) {
+        masks[eff] = tree_allow;
+      } else {
+        Tensor gap = pos.unsqueeze(2) - pos.unsqueeze(1);  // [B, T(query), T(key)]
+        masks[eff] = tree_allow.logical_and(gap.lt(eff).unsqueeze(1));
+      }
     }
     for (size_t li = 0; li < layers.size(); ++li) {
       const Layer& L = layers[li];
@@ -283,7 +316,9 @@ struct Transformer::Impl {
         v = cache->v[li].narrow(2, 0, S);
       }
       Tensor a;
-      if (lengths && causal_only && B > 1) {
+      // The device path runs right-padded rows in one batched causal attention instead: a real
+      // token never sees the padding after it, and the kernels' numbers may differ by batch.
+      if (lengths && causal_only && B > 1 && !device_path()) {
         a = at::zeros_like(q);
         for (int64_t b = 0; b < B; ++b) {
           const int64_t n = (*lengths)[b];
