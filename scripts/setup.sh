@@ -29,6 +29,7 @@ PACKAGES=(
   libzstd-dev libsnappy-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
   libtorch-dev libopenblas0-pthread libsqlite3-dev
   python3 python3-venv
+  python3-dev pybind11-dev  # liblmeval_python.so: the embedded interpreter for Python task helpers
   chromium fonts-liberation  # test_analysis renders `lm-eval report` headless (about 2 min to install; the test skips without it)
 )
 

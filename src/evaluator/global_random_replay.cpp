@@ -12,6 +12,8 @@ namespace lmeval {
 
 void seed_global_random(const EvalConfig& cfg) {
   task_context().global_random = std::make_shared<PyRandom>(cfg.seed[0].value_or(0));
+  task_context().python_random_seed = cfg.seed[0];
+  task_context().numpy_seed = cfg.seed.size() > 1 ? cfg.seed[1] : std::nullopt;
 }
 
 TaskNameDraws task_name_draws(const TaskSelection& selection) {

@@ -289,22 +289,25 @@ Json FewshotConfig::to_json() const {
   return out;
 }
 
-static Json display_functions(const Json& v) {
+// `in_fewshot`: inside fewshot_config, whose functions the reference shows as repr(fn).
+static Json display_functions(const Json& v, bool in_fewshot = false) {
   if (is_function_ref(v)) {
     try {
-      return resolve_function_ref(v).display;
+      const TaskFunction& fn = resolve_function_ref(v);
+      return in_fewshot && !fn.repr.empty() ? fn.repr : fn.display;
     } catch (...) {
       return function_ref_name(v);
     }
   }
   if (v.is_object()) {
     Json o = Json::object();
-    for (auto it = v.begin(); it != v.end(); ++it) o[it.key()] = display_functions(it.value());
+    for (auto it = v.begin(); it != v.end(); ++it)
+      o[it.key()] = display_functions(it.value(), in_fewshot);
     return o;
   }
   if (v.is_array()) {
     Json a = Json::array();
-    for (const auto& x : v) a.push_back(display_functions(x));
+    for (const auto& x : v) a.push_back(display_functions(x, in_fewshot));
     return a;
   }
   return v;
@@ -339,7 +342,7 @@ Json task_config_to_results(const TaskConfig& cfg, std::optional<int> num_fewsho
     } else if (f == "fewshot_config") {
       v = resolved_fewshot_config(cfg).to_json();
     }
-    out[f] = display_functions(v);
+    out[f] = display_functions(v, f == "fewshot_config");
   }
   return out;
 }

@@ -66,6 +66,8 @@ inline bool function_display_matches(const Json& ours, const Json& golden) {
     return false;
   }
   const std::string& o = ours.get_ref<const std::string&>();
+  // A function run in the embedded Python shows its own repr: the same but for its address.
+  if (g.rfind("<function ", 0) == 0 && o.rfind("<function " + name + " at 0x", 0) == 0) return true;
   return o.size() >= name.size() && o.compare(o.size() - name.size(), name.size(), name) == 0;
 }
 

@@ -31,6 +31,9 @@ struct TaskFunction {
   std::function<double(const std::vector<Json>&)> aggregation;
   // what the results' `configs` show for it (the reference shows the Python source)
   std::string display;
+  // what the results' fewshot_config shows for it (the reference shows repr(fn) there); empty:
+  // `display`
+  std::string repr;
   // process_docs draws from the run's global `random` (GPQA's answer shuffle). The reference
   // re-runs process_docs on every access to a task's documents, so such a function gives
   // different documents at each access and Task::reaccess_eval_docs must replay those accesses.

@@ -1,0 +1,25 @@
+// `!function`s that run Python: the reference's helper modules with no C++ port of their exact
+// source, called in the embedded interpreter of the user's active environment (the
+// liblmeval_python.so plugin, opened and started only when such a function is first resolved).
+#pragma once
+
+#include <string>
+
+#include "lmeval/core/json.hpp"
+#include "lmeval/tasks/function_registry.hpp"
+
+namespace lmeval {
+
+// The TaskFunction calling the Python function a bound reference names ("python_module": see
+// bind_function_sources), imported once per process. UserError (exit 2) at the `!function`'s file
+// and line when Python cannot run it: no plugin (built without Python), no Python environment, a
+// Python version other than the plugin's, or an import that fails.
+const TaskFunction& python_task_function(const Json& ref);
+
+// Whether this lm-eval has its Python plugin (liblmeval_python.so) where it looks for it.
+bool python_plugin_present();
+
+// What to do to run Python task code when the plugin is absent.
+std::string how_to_enable_python();
+
+}  // namespace lmeval

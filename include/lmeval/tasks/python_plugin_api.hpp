@@ -1,0 +1,61 @@
+// The interface between lm-eval and its embedded-CPython plugin (liblmeval_python.so), which runs
+// the reference's Python task helpers (`!function` targets with no C++ port of their source).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "lmeval/core/json.hpp"
+
+namespace lmeval {
+
+// Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
+// "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
+inline constexpr int kPythonPluginAbi = 1;
+
+// The Python environment the helpers run in, as that environment's own interpreter reports it
+// (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
+// interpreter keeps its own standard library (the extension modules of another patch release's
+// lib-dynload need private functions of that release) and imports everything else from the
+// environment's sys.path.
+struct PythonEnvironment {
+  std::string executable;
+  std::string prefix, exec_prefix;
+  std::vector<std::string> path;
+  std::vector<std::string> stdlib;  // sysconfig's stdlib and platstdlib
+  int major = 0, minor = 0;
+};
+
+// How a call hands its arguments to the function (the reference's call of each hook).
+enum class PythonCall : int {
+  doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none
+  process_docs = 1,     // fn(datasets.Dataset of the rows) -> Dataset or list of rows
+  process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples
+  aggregation = 3,      // fn(list of per-document values) -> number
+  filter = 4,           // fn(resps, docs): a `custom` filter's function
+};
+
+// No C++ exception crosses the boundary: failures come back as false plus a message.
+struct PythonPluginApi {
+  const char* abi;
+  // PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION of the libpython the plugin links.
+  int python_version;
+  // Starts the interpreter in `env` (once per process); seeds `random` and numpy's global
+  // generator as the reference's simple_evaluate does when the seeds are >= 0.
+  bool (*start)(const PythonEnvironment* env, long long random_seed, long long numpy_seed,
+                std::string* error);
+  // The function `qualified` (`utils.fn`) of the module file `module_path`, imported as the
+  // reference's lm_eval/tasks/_yaml_loader.py imports it; null plus *error when that fails.
+  // *display and *repr: what the reference shows for it in a results file's configs (its source)
+  // and fewshot_config (repr(fn)).
+  void* (*function)(const char* module_path, const char* qualified, std::string* display,
+                    std::string* repr, std::string* error);
+  bool (*call)(void* fn, PythonCall kind, const Json* args, std::size_t nargs, Json* out,
+               std::string* error);
+};
+
+}  // namespace lmeval
+
+// The plugin's one exported symbol.
+extern "C" const lmeval::PythonPluginApi* lmeval_python_plugin_api();

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""How many of the reference's tasks `lm-eval validate` accepts (docs/fidelity.md, issue 15 point 7a).
+
+Lists every subtask of the reference's own task folder (lm_eval/tasks of the lm-eval package in
+VENV, through its TaskManager: YAML tasks and Python-class tasks) and validates them with
+`lm-eval validate --include_path <that folder>`, VIRTUAL_ENV=VENV (so `!function`s without a C++
+port run in that environment's Python), in batches; a failing batch is split until each failing
+task is validated alone, whose problems are its reason. Writes a JSON report.
+
+Usage: scripts/validate_reference_library.py [--venv .venv-standin] [--lm-eval build/lm-eval]
+                                             [--batch 64] [--out validate_library.json]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LIST = r"""
+import json, os, lm_eval
+from lm_eval.tasks import TaskManager
+tm = TaskManager()
+out = []
+for name in tm.all_subtasks:
+    e = tm.task_index[name]
+    out.append([name, e.kind.name, str(e.yaml_path) if e.yaml_path else ""])
+print(json.dumps({"root": os.path.join(os.path.dirname(lm_eval.__file__), "tasks"), "tasks": out}))
+"""
+
+
+def validate(args, root, names):
+    env = dict(os.environ, VIRTUAL_ENV=os.path.abspath(args.venv))
+    cmd = [args.lm_eval, "validate", "--include_path", root, "--tasks", ",".join(names)]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+    return r.returncode, r.stdout + r.stderr
+
+
+def problems(text):
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.endswith("problem found:") or line.endswith("problems found:"):
+            return [l.strip() for l in lines[i + 1:] if l.startswith("  ")]
+    return [l for l in lines if "error" in l.lower()][-3:] or lines[-3:]
+
+
+def check(args, root, names, failures, stats):
+    rc, text = validate(args, root, names)
+    stats["invocations"] += 1
+    if rc == 0:
+        return
+    if len(names) == 1:
+        failures[names[0]] = {"exit": rc, "problems": problems(text)}
+        return
+    half = len(names) // 2
+    check(args, root, names[:half], failures, stats)
+    check(args, root, names[half:], failures, stats)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--venv", default=os.path.join(REPO, ".venv-standin"))
+    ap.add_argument("--lm-eval", default=os.path.join(REPO, "build", "lm-eval"))
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--out", default="validate_library.json")
+    ap.add_argument("--only", help="comma-separated subset of task names (for a quick check)")
+    args = ap.parse_args()
+
+    listed = json.loads(subprocess.check_output(
+        [os.path.join(args.venv, "bin", "python"), "-c", LIST], text=True))
+    root, tasks = listed["root"], listed["tasks"]
+    if args.only:
+        keep = set(args.only.split(","))
+        tasks = [t for t in tasks if t[0] in keep]
+    names = [t[0] for t in tasks]
+    failures, stats = {}, collections.Counter()
+    t0 = time.time()
+    for i in range(0, len(names), args.batch):
+        check(args, root, names[i:i + args.batch], failures, stats)
+        print(f"{min(i + args.batch, len(names))}/{len(names)} validated, {len(failures)} failing, "
+              f"{time.time() - t0:.0f}s", file=sys.stderr)
+    kinds = collections.Counter(t[1] for t in tasks)
+    failed_kinds = collections.Counter(t[1] for t in tasks if t[0] in failures)
+    report = {
+        "tasks": len(names),
+        "passed": len(names) - len(failures),
+        "by_kind": {k: {"tasks": n, "failed": failed_kinds[k]} for k, n in kinds.items()},
+        "seconds": round(time.time() - t0),
+        "validate_invocations": stats["invocations"],
+        "failures": {n: dict(f, yaml=dict((t[0], t[2]) for t in tasks)[n].replace(root + "/", ""))
+                     for n, f in sorted(failures.items())},
+    }
+    for f in report["failures"].values():
+        f["problems"] = [p.replace(root + "/", "") for p in f["problems"]]
+    with open(args.out, "w", encoding="utf-8") as fo:
+        json.dump(report, fo, indent=1, ensure_ascii=False)
+        fo.write("\n")
+    print(f"{report['passed']}/{report['tasks']} pass validate "
+          f"({100 * report['passed'] / max(1, report['tasks']):.1f}%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+// liblmeval_python.so: an embedded CPython (Debian's libpython3 through pybind11) that runs the
+// reference's Python task helpers. lm-eval opens it with dlopen only when a task names a
+// `!function` with no C++ port of its exact source (src/tasks/functions/python_functions.cpp).
+#include <pybind11/embed.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "lmeval/tasks/python_plugin_api.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using lmeval::Json;
+using lmeval::PythonCall;
+
+// Python-side helpers: importing by path as lm_eval/tasks/_yaml_loader.py does, the Dataset the
+// reference's load gives process_docs, and the one line naming a failure's last frame.
+constexpr const char* kHelpers = R"PY(
+import importlib.util, inspect, sys, traceback
+from pathlib import Path
+
+def load_function(module_file, qualified):
+    # _yaml_loader._import_func_in_yml / _load_module_with_cache: the module next to the YAML,
+    # named after its place under lm_eval/tasks/ (so its relative imports resolve) or its path.
+    fn_name = qualified.rpartition(".")[2]
+    path = Path(module_file).resolve()
+    if not path.exists():
+        mod_path = qualified.rpartition(".")[0]
+        module = __import__(mod_path, fromlist=[fn_name])
+        return getattr(module, fn_name)
+    s = str(path)
+    i = s.find("/lm_eval/tasks/")
+    if i != -1:
+        name = "lm_eval.tasks." + s[i + len("/lm_eval/tasks/"):].replace(".py", "").replace("/", ".")
+    else:
+        name = str(path.with_suffix(""))
+    module = sys.modules.get(name)
+    mtime = path.stat().st_mtime_ns
+    if module is None or getattr(module, "__mtime__", None) != mtime:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"Cannot load module from {path}")
+        module = importlib.util.module_from_spec(spec)
+        module.__mtime__ = mtime
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    if not hasattr(module, fn_name):
+        raise AttributeError(f"Module '{path}' has no function '{fn_name}'")
+    return getattr(module, fn_name)
+
+def source_of(fn):
+    # TaskConfig.serialize_function
+    try:
+        return inspect.getsource(fn)
+    except (TypeError, OSError):
+        return str(fn)
+
+def call_doc(fn, doc):
+    # fewshot_config.samples is called with no argument
+    try:
+        takes_none = len(inspect.signature(fn).parameters) == 0
+    except (TypeError, ValueError):
+        takes_none = False
+    return fn() if takes_none else fn(doc)
+
+def process_docs(fn, rows):
+    import datasets
+    out = fn(datasets.Dataset.from_list(rows))
+    if isinstance(out, datasets.Dataset):
+        return out.to_list()
+    return list(out)
+
+def use_environment(executable, prefix, exec_prefix, path, stdlib):
+    # The environment's sys.path minus its standard library (this interpreter keeps its own),
+    # site-packages folders added as site adds them (their .pth files run).
+    import os, site
+    std = {os.path.normpath(p) for p in stdlib}
+    std |= {os.path.join(p, "lib-dynload") for p in std}
+    for p in path:
+        if not p:
+            continue
+        n = os.path.normpath(p)
+        if n in std or (n.endswith(".zip") and os.path.basename(n).startswith("python")):
+            continue
+        if n in sys.path:
+            continue
+        if os.path.basename(n) in ("site-packages", "dist-packages"):
+            site.addsitedir(n)
+        else:
+            sys.path.append(n)
+    sys.executable = executable
+    sys.prefix, sys.exec_prefix = prefix, exec_prefix
+
+def seed(random_seed, numpy_seed):
+    import random
+    if random_seed is not None:
+        random.seed(random_seed)
+    if numpy_seed is not None:
+        try:
+            import numpy as np
+        except ImportError:
+            return
+        np.random.seed(numpy_seed)
+
+def describe(exc, tb):
+    frames = traceback.extract_tb(exc.__traceback__ or tb)
+    what = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    if not frames:
+        return what, ""
+    f = frames[-1]
+    where = f"{f.filename}, line {f.lineno}, in {f.name}"
+    if f.line:
+        where += ": " + f.line.strip()
+    return what, where
+)PY";
+
+std::mutex g_start_mu;
+bool g_started = false;
+py::object* g_helpers = nullptr;  // never destroyed: the interpreter is never finalized
+
+py::object to_python(const Json& v, bool pairs_as_tuples = false) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return py::none();
+    case Json::value_t::boolean:
+      return py::bool_(v.get<bool>());
+    case Json::value_t::number_integer:
+      return py::int_(v.get<long long>());
+    case Json::value_t::number_unsigned:
+      return py::int_(v.get<unsigned long long>());
+    case Json::value_t::number_float:
+      return py::float_(v.get<double>());
+    case Json::value_t::string:
+      return py::str(v.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      // The reference's loglikelihood results are (logprob, is_greedy) tuples.
+      if (pairs_as_tuples && v.size() == 2 && v[0].is_number() && v[1].is_boolean())
+        return py::make_tuple(v[0].get<double>(), v[1].get<bool>());
+      py::list out(v.size());
+      for (size_t i = 0; i < v.size(); ++i) out[i] = to_python(v[i], pairs_as_tuples);
+      return out;
+    }
+    case Json::value_t::object: {
+      py::dict out;
+      for (const auto& [k, x] : v.items()) out[py::str(k)] = to_python(x, pairs_as_tuples);
+      return out;
+    }
+    default:
+      return py::none();
+  }
+}
+
+Json to_json(py::handle o) {
+  if (o.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
+  if (py::isinstance<py::int_>(o)) {
+    try {
+      return o.cast<long long>();
+    } catch (const py::cast_error&) {
+      PyErr_Clear();
+      try {
+        return o.cast<unsigned long long>();
+      } catch (const py::cast_error&) {
+        PyErr_Clear();
+        return py::float_(py::reinterpret_borrow<py::object>(o)).cast<double>();
+      }
+    }
+  }
+  if (py::isinstance<py::float_>(o)) return o.cast<double>();
+  if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+  if (py::isinstance<py::dict>(o)) {
+    Json out = Json::object();
+    for (auto [k, x] : o.cast<py::dict>())
+      out[py::isinstance<py::str>(k) ? k.cast<std::string>() : py::str(k).cast<std::string>()] =
+          to_json(x);
+    return out;
+  }
+  if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
+    Json out = Json::array();
+    for (auto x : o) out.push_back(to_json(x));
+    return out;
+  }
+  if (py::isinstance<py::bytes>(o)) return o.cast<std::string>();
+  // numpy scalars and arrays: their Python values.
+  if (py::hasattr(o, "tolist")) return to_json(o.attr("tolist")());
+  if (py::hasattr(o, "item")) return to_json(o.attr("item")());
+  if (py::isinstance<py::iterable>(o) && !py::hasattr(o, "keys")) {
+    Json out = Json::array();
+    for (auto x : o) out.push_back(to_json(x));
+    return out;
+  }
+  return py::str(o).cast<std::string>();
+}
+
+// "TypeError: msg (last frame: file, line N, in fn: code)".
+std::string describe(py::error_already_set& e) {
+  try {
+    py::tuple d = g_helpers->attr("describe")(e.value(), e.trace());
+    std::string what = d[0].cast<std::string>(), where = d[1].cast<std::string>();
+    return where.empty() ? what : what + " (last frame: " + where + ")";
+  } catch (...) {
+    return e.what();
+  }
+}
+
+void flush_streams() {
+  if (!g_started || !Py_IsInitialized()) return;
+  PyGILState_STATE s = PyGILState_Ensure();
+  PyRun_SimpleString(
+      "import sys\nfor s in (sys.stdout, sys.stderr):\n  try: s.flush()\n  except Exception: "
+      "pass\n");
+  PyGILState_Release(s);
+}
+
+bool start(const lmeval::PythonEnvironment* env, long long random_seed, long long numpy_seed,
+           std::string* error) {
+  std::lock_guard<std::mutex> lock(g_start_mu);
+  if (g_started) return true;
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  // lm-eval keeps its own signal handling (Ctrl-C) and argv; the interpreter keeps its own
+  // standard library, and site runs later on the environment's folders (use_environment).
+  config.install_signal_handlers = 0;
+  config.parse_argv = 0;
+  config.site_import = 0;
+  PyStatus st = Py_InitializeFromConfig(&config);
+  PyConfig_Clear(&config);
+  if (PyStatus_Exception(st)) {
+    *error = std::string("the interpreter did not start: ") +
+             (st.err_msg ? st.err_msg : "Py_InitializeFromConfig failed");
+    return false;
+  }
+  try {
+    py::module_ m = py::module_::import("types").attr("ModuleType")("_lmeval_helpers");
+    py::exec(kHelpers, m.attr("__dict__"));
+    g_helpers = new py::object(m);
+    g_helpers->attr("use_environment")(env->executable, env->prefix, env->exec_prefix, env->path,
+                                       env->stdlib);
+    g_helpers->attr("seed")(random_seed >= 0 ? py::object(py::int_(random_seed)) : py::none(),
+                            numpy_seed >= 0 ? py::object(py::int_(numpy_seed)) : py::none());
+    try {
+      py::module_::import("datasets").attr("disable_progress_bars")();
+    } catch (py::error_already_set&) {
+      // datasets is needed only by process_docs, which says so when it is missing.
+    }
+  } catch (py::error_already_set& e) {
+    *error = "the interpreter's set-up failed: " + std::string(e.what());
+    return false;
+  }
+  g_started = true;
+  std::atexit(flush_streams);
+  // Every call takes the GIL itself (py::gil_scoped_acquire), from whichever thread.
+  PyEval_SaveThread();
+  return true;
+}
+
+void* function(const char* module_path, const char* qualified, std::string* display,
+               std::string* repr, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    py::object fn = g_helpers->attr("load_function")(module_path, qualified);
+    if (display) *display = g_helpers->attr("source_of")(fn).cast<std::string>();
+    if (repr) *repr = py::repr(fn).cast<std::string>();
+    return new py::object(std::move(fn));  // kept for the process's life
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return nullptr;
+  }
+}
+
+bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Json* out,
+          std::string* error) {
+  py::gil_scoped_acquire gil;
+  const py::object& fn = *static_cast<py::object*>(handle);
+  try {
+    py::object r;
+    switch (kind) {
+      case PythonCall::doc:
+        r = g_helpers->attr("call_doc")(fn, to_python(args[0]));
+        break;
+      case PythonCall::process_docs:
+        r = g_helpers->attr("process_docs")(fn, to_python(args[0]));
+        break;
+      case PythonCall::process_results:
+        r = fn(to_python(args[0]), to_python(args[1], /*pairs_as_tuples=*/true));
+        break;
+      case PythonCall::aggregation:
+        r = fn(to_python(args[0], true));
+        break;
+      case PythonCall::filter:
+        r = fn(to_python(args[0], true), to_python(args[1]));
+        break;
+    }
+    (void)nargs;
+    *out = to_json(r);
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return false;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const lmeval::PythonPluginApi*
+lmeval_python_plugin_api() {
+  static const std::string abi =
+      std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(lmeval::kPythonPluginAbi);
+  static const lmeval::PythonPluginApi api = {
+      abi.c_str(), PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION, start, function, call,
+  };
+  return &api;
+}

@@ -1,0 +1,305 @@
+// Python `!function`s through the embedded-interpreter plugin (see python_functions.hpp).
+#include "lmeval/tasks/python_functions.hpp"
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "lmeval/config/yaml_loader.hpp"
+#include "lmeval/core/error.hpp"
+#include "lmeval/tasks/python_plugin_api.hpp"
+#include "lmeval/tasks/task_context.hpp"
+
+namespace lmeval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kPluginFile = "liblmeval_python.so";
+
+// $LMEVAL_PLUGIN_DIR, else beside the executable (build/), else PREFIX/lib/lm-eval (installed).
+fs::path plugin_path() {
+  if (const char* env = std::getenv("LMEVAL_PLUGIN_DIR"); env && *env)
+    return fs::path(env) / kPluginFile;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return fs::current_path() / kPluginFile;
+  const fs::path here = exe.parent_path() / kPluginFile;
+  const fs::path installed = exe.parent_path().parent_path() / "lib" / "lm-eval" / kPluginFile;
+  if (!fs::exists(here, ec) && fs::exists(installed, ec)) return installed;
+  return here;
+}
+
+SourceLocation where_of(const Json& ref) {
+  return {ref.value("file", ""), ref.value("line", 0), 0, "!function"};
+}
+
+// The interpreter of the user's active environment: $VIRTUAL_ENV's, else `python3` on PATH.
+std::string environment_python(std::string* described) {
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
+    for (const char* name : {"python3", "python"}) {
+      fs::path p = fs::path(venv) / "bin" / name;
+      if (::access(p.c_str(), X_OK) == 0) {
+        *described = "the active virtual environment's " + p.string() + " ($VIRTUAL_ENV)";
+        return p.string();
+      }
+    }
+    *described = "$VIRTUAL_ENV (" + std::string(venv) + ", which has no bin/python3)";
+    return "";
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    fs::path p = fs::path(dir) / "python3";
+    if (::access(p.c_str(), X_OK) == 0) {
+      *described = "python3 on PATH (" + p.string() + ")";
+      return p.string();
+    }
+  }
+  *described = "python3 on PATH (none found)";
+  return "";
+}
+
+// Runs `exe -c code` and returns its stdout; exit status in *status (-1: could not run it).
+std::string capture(const std::string& exe, const char* code, int* status) {
+  int fds[2];
+  *status = -1;
+  if (::pipe(fds) != 0) return "";
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    execl(exe.c_str(), exe.c_str(), "-c", code, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+
+constexpr const char* kQuery =
+    "import json, sys, sysconfig\n"
+    "p = sysconfig.get_paths()\n"
+    "print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'exec_prefix': "
+    "sys.exec_prefix, 'path': sys.path, 'stdlib': [p['stdlib'], p['platstdlib']], "
+    "'version': list(sys.version_info[:2])}))\n";
+
+struct Runtime {
+  const PythonPluginApi* api = nullptr;
+  std::string failure;  // why Python cannot run (set once)
+  SourceLocation failure_where;
+};
+
+std::string python_version_name(int v) {
+  return std::to_string(v / 100) + "." + std::to_string(v % 100);
+}
+
+// Opens the plugin and starts the interpreter once per process; api null and failure set when
+// that is impossible.
+Runtime& runtime(const Json& ref) {
+  static Runtime rt;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    const fs::path path = plugin_path();
+    if (!fs::exists(path)) {
+      rt.failure =
+          "lm-eval's Python plugin " + path.string() + " is not there: " + how_to_enable_python();
+      return;
+    }
+    // RTLD_GLOBAL: the extension modules Python imports (numpy, pyarrow, ...) take the C API from
+    // the global scope, as they do in the python3 executable. Never closed.
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) {
+      const char* err = dlerror();
+      rt.failure = "lm-eval's Python plugin " + path.string() + " could not be loaded (" +
+                   std::string(err ? err : "unknown error") +
+                   "): install its libpython3 (Debian python3-dev) or rebuild it with "
+                   "scripts/setup.sh";
+      return;
+    }
+    using ApiFn = const PythonPluginApi* (*)();
+    auto get = reinterpret_cast<ApiFn>(dlsym(handle, "lmeval_python_plugin_api"));
+    const std::string expected =
+        std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(kPythonPluginAbi);
+    const PythonPluginApi* api = get ? get() : nullptr;
+    if (!api || expected != api->abi) {
+      rt.failure = "lm-eval's Python plugin " + path.string() + " was built from other sources (" +
+                   (api ? std::string(api->abi) : "no version") + ", this lm-eval is " + expected +
+                   "): rebuild it with scripts/setup.sh";
+      return;
+    }
+    std::string described;
+    const std::string exe = environment_python(&described);
+    if (exe.empty()) {
+      rt.failure = "Python task code runs in the active Python environment, and there is none: " +
+                   described + "; activate a virtual environment or put python3 on PATH";
+      return;
+    }
+    int status = 0;
+    const std::string out = capture(exe, kQuery, &status);
+    Json info;
+    try {
+      info = Json::parse(out);
+    } catch (const std::exception&) {
+      status = -1;
+    }
+    if (status != 0 || !info.is_object()) {
+      rt.failure = "Python task code runs in " + described + ", which did not run (exit " +
+                   std::to_string(status) + ")";
+      return;
+    }
+    PythonEnvironment env;
+    env.executable = info.value("executable", "");
+    env.prefix = info.value("prefix", "");
+    env.exec_prefix = info.value("exec_prefix", "");
+    for (const auto& p : info["path"]) env.path.push_back(p.get<std::string>());
+    for (const auto& p : info["stdlib"]) env.stdlib.push_back(p.get<std::string>());
+    env.major = info["version"][0].get<int>();
+    env.minor = info["version"][1].get<int>();
+    if (env.major * 100 + env.minor != api->python_version) {
+      rt.failure = "Python task code runs in " + described + ", which is Python " +
+                   std::to_string(env.major) + "." + std::to_string(env.minor) +
+                   ", but this lm-eval embeds Python " + python_version_name(api->python_version) +
+                   " (the libpython3 it was built with): activate a Python " +
+                   python_version_name(api->python_version) +
+                   " environment, or rebuild lm-eval against that Python's libpython";
+      return;
+    }
+    const auto& ctx = task_context();
+    std::string error;
+    if (!api->start(&env, ctx.python_random_seed.value_or(-1), ctx.numpy_seed.value_or(-1),
+                    &error)) {
+      rt.failure = "the embedded Python (" + described + ") did not start: " + error;
+      return;
+    }
+    rt.api = api;
+  });
+  (void)ref;
+  return rt;
+}
+
+// The TaskFunction of one Python function: every hook calls the same function, with the
+// arguments the reference gives that hook.
+TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref,
+                           std::string display) {
+  const std::string name = function_ref_name(ref);
+  const SourceLocation where = where_of(ref);
+  auto invoke = [api, fn, name, where](PythonCall kind, std::initializer_list<const Json*> args) {
+    std::vector<Json> in;
+    for (const Json* a : args) in.push_back(*a);
+    Json out;
+    std::string error;
+    if (!api->call(fn, kind, in.data(), in.size(), &out, &error))
+      throw UserError("`!function " + name + "` raised " + error, where,
+                      "a function that runs on the task's documents without raising");
+    return out;
+  };
+  TaskFunction f;
+  f.display = std::move(display);
+  f.doc_fn = [invoke](const Json& doc) { return invoke(PythonCall::doc, {&doc}); };
+  f.process_docs = [invoke, name, where](std::vector<Json> rows) {
+    Json arr = Json::array();
+    for (auto& r : rows) arr.push_back(std::move(r));
+    Json out = invoke(PythonCall::process_docs, {&arr});
+    std::vector<Json> docs;
+    docs.reserve(out.size());
+    for (auto& d : out) {
+      if (!d.is_object())
+        throw UserError("`!function " + name + "` returned a document that is not a mapping", where,
+                        "process_docs returning a Dataset or a list of dicts");
+      docs.push_back(std::move(d));
+    }
+    return docs;
+  };
+  f.process_results = [invoke, name, where](const Json& doc, const std::vector<Json>& results) {
+    Json arr(results);
+    Json out = invoke(PythonCall::process_results, {&doc, &arr});
+    if (!out.is_object())
+      throw UserError("`!function " + name + "` returned " + std::string(out.type_name()) +
+                          ", not a dict of metric values",
+                      where, "process_results(doc, results) returning {metric: value}");
+    return out;
+  };
+  f.aggregation = [invoke, name, where](const std::vector<Json>& values) {
+    Json arr(values);
+    Json out = invoke(PythonCall::aggregation, {&arr});
+    if (!out.is_number())
+      throw UserError(
+          "`!function " + name + "` returned " + std::string(out.type_name()) + ", not a number",
+          where, "an aggregation returning a number");
+    return out.get<double>();
+  };
+  return f;
+}
+
+}  // namespace
+
+bool python_plugin_present() { return fs::exists(plugin_path()); }
+
+std::string how_to_enable_python() {
+  return "build lm-eval with its Python plugin (liblmeval_python.so: Debian's python3-dev and "
+         "pybind11-dev, then scripts/setup.sh; it is on unless -DLMEVAL_WITH_PYTHON=OFF), or "
+         "point LMEVAL_PLUGIN_DIR at the folder that holds it";
+}
+
+const TaskFunction& python_task_function(const Json& ref) {
+  static std::mutex mu;
+  static std::map<std::string, TaskFunction> loaded;
+  const std::string module = ref.value("python_module", "");
+  const std::string name = function_ref_name(ref);
+  // No module file beside the YAML: the reference imports the module by name from sys.path.
+  std::error_code ec;
+  const std::string source = fs::exists(module, ec)
+                                 ? module
+                                 : "there is no " + fs::path(module).filename().string() +
+                                       " next to the YAML (" + module + "), so `" +
+                                       name.substr(0, name.rfind('.')) +
+                                       "` is imported from the environment's sys.path";
+  Runtime& rt = runtime(ref);
+  if (!rt.api)
+    throw UserError("`!function " + name + "` needs Python (" + source + "): " + rt.failure,
+                    where_of(ref), "Python task code that the embedded interpreter can run");
+  std::lock_guard<std::mutex> lock(mu);
+  const std::string key = module + "\n" + name + "\n" + ref.value("file", "") + ":" +
+                          std::to_string(ref.value("line", 0));
+  if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+  std::string display, repr, error;
+  void* fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &error);
+  if (!fn)
+    throw UserError("`!function " + name + "` could not be imported (" + source + "): " + error,
+                    where_of(ref), "a module next to the YAML that defines the function");
+  TaskFunction f = make_function(rt.api, fn, ref, std::move(display));
+  f.repr = std::move(repr);
+  return loaded.emplace(key, std::move(f)).first->second;
+}
+
+}  // namespace lmeval

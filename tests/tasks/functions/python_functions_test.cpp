@@ -1,0 +1,203 @@
+// `!function`s with no C++ port run in the embedded Python (liblmeval_python.so): the fixture task
+// folder tests/fixtures/python_tasks (its own utils.py: process_docs with Dataset.filter/map,
+// doc_to_text, doc_to_choice, doc_to_target, process_results, an aggregation) gives the requests,
+// samples and results the reference gives on it (goldens by scripts/gen_python_task_goldens.sh);
+// Python exceptions, a Python of another version and a build without the plugin are exit 2 with
+// a message naming what to do. Skipped, saying why, without the plugin or a usable environment.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "e2e/golden_compare.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using lmeval::testing::lmeval_binary;
+using lmeval::testing::run_command;
+using lmeval::testing::source_dir;
+using lmeval::testing::golden::GoldenRun;
+
+namespace {
+
+fs::path fixture() { return source_dir() / "tests" / "fixtures" / "python_tasks"; }
+fs::path plugin() { return lmeval_binary().parent_path() / "liblmeval_python.so"; }
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The environment Python task code runs in here: $LMEVAL_TEST_VENV, $VIRTUAL_ENV, the repo's
+// .venv-standin (scripts/gen_standin_goldens.sh) or a venv-ref beside the repo; usable when its
+// python imports datasets and is the plugin's version. Empty, with *why, when there is none.
+fs::path python_env(std::string* why) {
+  std::vector<fs::path> candidates;
+  for (const char* var : {"LMEVAL_TEST_VENV", "VIRTUAL_ENV"})
+    if (const char* v = std::getenv(var); v && *v) candidates.emplace_back(v);
+  candidates.push_back(source_dir() / ".venv-standin");
+  candidates.push_back(source_dir().parent_path() / "venv-ref");
+  if (!fs::exists(plugin())) {
+    *why = plugin().string() + " was not built (LMEVAL_WITH_PYTHON off or no python3-dev)";
+    return {};
+  }
+  for (const auto& c : candidates) {
+    if (!fs::exists(c / "bin" / "python3")) continue;
+    auto r = run_command(quoted(c / "bin" / "python3") +
+                         " -c 'import datasets, sys; print(sys.version_info[1])' 2>/dev/null");
+    if (r.exit_code == 0) return c;
+  }
+  *why =
+      "no Python environment with `datasets` (set LMEVAL_TEST_VENV, or make .venv-standin with "
+      "scripts/gen_standin_goldens.sh)";
+  return {};
+}
+
+#define REQUIRE_PYTHON_ENV(var)           \
+  std::string why_;                       \
+  const fs::path var = python_env(&why_); \
+  if (var.empty()) GTEST_SKIP() << why_;
+
+std::vector<GoldenRun> load_runs() {
+  return lmeval::testing::golden::load_runs(fixture() / "goldens" / "manifest.json",
+                                            "manifest_absent");
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path d =
+      fs::temp_directory_path() / ("lmeval_python_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+class PythonTaskGoldenTest : public ::testing::TestWithParam<GoldenRun> {};
+
+// Requests in the order the model receives them, results and samples equal the reference's.
+TEST_P(PythonTaskGoldenTest, MatchesReference) {
+  const auto& e = GetParam().entry;
+  ASSERT_FALSE(e.is_null()) << "no " << fixture() / "goldens" / "manifest.json";
+  REQUIRE_PYTHON_ENV(env);
+  fs::path out = scratch(GetParam().label);
+  fs::path rec = out / "requests.jsonl";
+  std::string cmd = "VIRTUAL_ENV=" + quoted(env) + " LMEVAL_RECORD_REQUESTS=" + quoted(rec) + " " +
+                    lmeval::testing::golden::run_command_line(e, fixture() / "data", out / "run") +
+                    " --include_path " + quoted(fixture() / "tasks");
+  auto res = run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
+  auto diffs = lmeval::testing::golden::diff_run(e, fixture() / "goldens", out / "run");
+  size_t compared = 0;
+  for (auto& d : lmeval::testing::golden::diff_recorded_requests(
+           rec, fixture() / "goldens" / e.at("requests").get<std::string>(), &compared))
+    diffs.push_back("recorded requests: " + d);
+  EXPECT_EQ(compared, e.at("requests_kept").get<size_t>());
+  for (const auto& d : diffs) ADD_FAILURE() << d;
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixture, PythonTaskGoldenTest, ::testing::ValuesIn(load_runs()),
+                         [](const auto& info) { return info.param.label; });
+
+// A task folder whose helpers raise: `dir` holds utils.py and one YAML per hook.
+fs::path raising_tasks() {
+  fs::path d = scratch("raising");
+  std::ofstream(d / "utils.py") << "def doc_to_text(doc):\n"
+                                   "    return doc['missing']\n"
+                                   "\n"
+                                   "def process_docs(dataset):\n"
+                                   "    return dataset.map(lambda doc: {'x': 1 / 0})\n";
+  const std::string head =
+      "dataset_path: lmeval-fixtures/py_helpers\ntest_split: test\noutput_type: loglikelihood\n"
+      "doc_to_target: ' a'\n";
+  std::ofstream(d / "text.yaml") << "task: raises_in_doc_to_text\n"
+                                 << head << "doc_to_text: !function utils.doc_to_text\n";
+  std::ofstream(d / "docs.yaml") << "task: raises_in_process_docs\n"
+                                 << head << "doc_to_text: q\n"
+                                 << "process_docs: !function utils.process_docs\n";
+  return d;
+}
+
+std::string run_tasks(const fs::path& dir, const std::string& task, const std::string& env) {
+  return "cd " + quoted(dir) + " && " + env + " " + quoted(lmeval_binary()) +
+         " run --model dummy --tasks " + task + " --include_path . --data_dir " +
+         quoted(fixture() / "data");
+}
+
+// The run stops with exit 2 naming the task, the YAML file and line of the `!function`, the
+// exception and the traceback's last frame.
+TEST(PythonFunctions, ExceptionNamesTaskYamlLineAndLastFrame) {
+  REQUIRE_PYTHON_ENV(env);
+  fs::path dir = raising_tasks();
+  auto r = run_command(run_tasks(dir, "raises_in_doc_to_text", "VIRTUAL_ENV=" + quoted(env)));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("text.yaml:6"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task raises_in_doc_to_text"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("raised KeyError: 'missing'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("utils.py, line 2, in doc_to_text: return doc['missing']"),
+            std::string::npos)
+      << r.err;
+
+  r = run_command(run_tasks(dir, "raises_in_process_docs", "VIRTUAL_ENV=" + quoted(env)));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("docs.yaml:7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task raises_in_process_docs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ZeroDivisionError: division by zero"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("utils.py, line 5, in <lambda>"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+// An environment whose Python is another version than the embedded libpython: exit 2 saying so,
+// before the interpreter starts (the environment's python is a stand-in reporting 3.99).
+TEST(PythonFunctions, OtherPythonVersionIsRefused) {
+  if (!fs::exists(plugin())) GTEST_SKIP() << plugin() << " was not built";
+  fs::path venv = scratch("venv399");
+  fs::create_directories(venv / "bin");
+  {
+    std::ofstream py(venv / "bin" / "python3");
+    py << "#!/bin/sh\n"
+          "echo '{\"executable\": \""
+       << (venv / "bin" / "python3").string()
+       << "\", \"prefix\": \"/x\", \"exec_prefix\": \"/x\", \"path\": [], \"stdlib\": [], "
+          "\"version\": [3, 99]}'\n";
+  }
+  fs::permissions(venv / "bin" / "python3", fs::perms::owner_all);
+  auto r = run_command("cd " + quoted(fixture() / "tasks") + " && VIRTUAL_ENV=" + quoted(venv) +
+                       " " + quoted(lmeval_binary()) +
+                       " run --model dummy --tasks py_helpers_mc --include_path . --data_dir " +
+                       quoted(fixture() / "data"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("which is Python 3.99, but this lm-eval embeds Python 3."),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("py_helpers_mc.yaml:5"), std::string::npos) << r.err;
+  fs::remove_all(venv);
+}
+
+// Without the plugin, validate names each function that needs Python and how to enable it.
+TEST(PythonFunctions, ValidateWithoutPluginSaysHowToEnable) {
+  fs::path empty = scratch("noplugin");
+  auto r = run_command("cd " + quoted(fixture() / "tasks") +
+                       " && LMEVAL_PLUGIN_DIR=" + quoted(empty) + " " + quoted(lmeval_binary()) +
+                       " validate --tasks py_helpers_gen --include_path . --data_dir " +
+                       quoted(fixture() / "data"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("`!function utils.process_docs_gen` needs Python"), std::string::npos) << all;
+  EXPECT_NE(all.find("py_helpers_gen.yaml:5"), std::string::npos) << all;
+  EXPECT_NE(all.find("python3-dev and pybind11-dev"), std::string::npos) << all;
+  EXPECT_NE(all.find("-DLMEVAL_WITH_PYTHON"), std::string::npos) << all;
+  fs::remove_all(empty);
+}
+
+// With the plugin and an environment, validate imports the functions: the fixture passes.
+TEST(PythonFunctions, ValidatePassesWithPython) {
+  REQUIRE_PYTHON_ENV(env);
+  auto r = run_command("cd " + quoted(fixture() / "tasks") + " && VIRTUAL_ENV=" + quoted(env) +
+                       " " + quoted(lmeval_binary()) +
+                       " validate --tasks py_helpers_mc,py_helpers_gen,py_helpers_ll "
+                       "--include_path . --data_dir " +
+                       quoted(fixture() / "data"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+}  // namespace
