@@ -226,6 +226,14 @@ bool start(const lmeval::PythonEnvironment* env, long long random_seed, long lon
   config.install_signal_handlers = 0;
   config.parse_argv = 0;
   config.site_import = 0;
+  // Its own standard library: without `home` the path search would start from a python3 on PATH
+  // (another installation's standard library).
+  PyStatus home = PyConfig_SetBytesString(&config, &config.home, LMEVAL_PYTHON_HOME);
+  if (PyStatus_Exception(home)) {
+    PyConfig_Clear(&config);
+    *error = home.err_msg ? home.err_msg : "PyConfig_SetBytesString failed";
+    return false;
+  }
   PyStatus st = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
   if (PyStatus_Exception(st)) {
