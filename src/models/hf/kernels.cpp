@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -97,7 +99,162 @@ bool detect_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supp
 bool detect_avx2() { return false; }
 #endif
 
-const bool kAvx2 = detect_avx2();
+// Whether the AVX2 path runs (tests may switch it off: set_avx2_for_testing).
+bool g_avx2 = detect_avx2();
+
+// ----- matmul_nn_acc: one fused multiply-add chain per element ------------------------------
+
+// Portable: the chain of element (i, j) for rows i < m, columns [j0, j1).
+void nn_portable(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                 int64_t m, int64_t j0, int64_t j1, int64_t k) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = j0; j < j1; ++j) {
+      float acc = c[i * ldc + j];
+      for (int64_t p = 0; p < k; ++p) acc = std::fma(a[i * lda + p], b[p * ldb + j], acc);
+      c[i * ldc + j] = acc;
+    }
+}
+
+#ifdef LMEVAL_HF_X86
+// MR rows of C by NV vectors of 8 columns: the classic outer-product micro-kernel; lane j of
+// an accumulator runs exactly the scalar chain of element j.
+template <int MR, int NV>
+__attribute__((target("avx2,fma"))) void nn_block_avx2(const float* a, int64_t lda, const float* b,
+                                                       int64_t ldb, float* c, int64_t ldc,
+                                                       int64_t k) {
+  __m256 acc[MR][NV];
+#pragma GCC unroll 4
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm256_loadu_ps(c + i * ldc + 8 * v);
+  for (int64_t p = 0; p < k; ++p) {
+    __m256 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm256_loadu_ps(b + p * ldb + 8 * v);
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; ++i) {
+      const __m256 av = _mm256_broadcast_ss(a + i * lda + p);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm256_fmadd_ps(av, bv[v], acc[i][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm256_storeu_ps(c + i * ldc + 8 * v, acc[i][v]);
+}
+
+template <int NV>
+void nn_rows_avx2(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                  int64_t k, int mr) {
+  switch (mr) {
+    case 4:
+      return nn_block_avx2<4, NV>(a, lda, b, ldb, c, ldc, k);
+    case 3:
+      return nn_block_avx2<3, NV>(a, lda, b, ldb, c, ldc, k);
+    case 2:
+      return nn_block_avx2<2, NV>(a, lda, b, ldb, c, ldc, k);
+    default:
+      return nn_block_avx2<1, NV>(a, lda, b, ldb, c, ldc, k);
+  }
+}
+
+void nn_avx2(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+             int64_t m, int64_t n, int64_t k) {
+  constexpr int kRows = 4;  // 4 x 3 vectors: 12 accumulators, 3 B vectors, 1 broadcast
+  int64_t j = 0;
+  for (; j + 8 <= n;) {
+    const int nv = static_cast<int>(std::min<int64_t>(3, (n - j) / 8));
+    for (int64_t i = 0; i < m; i += kRows) {
+      const int mr = static_cast<int>(std::min<int64_t>(kRows, m - i));
+      const float* ai = a + i * lda;
+      float* ci = c + i * ldc + j;
+      if (nv == 3)
+        nn_rows_avx2<3>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+      else if (nv == 2)
+        nn_rows_avx2<2>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+      else
+        nn_rows_avx2<1>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+    }
+    j += 8 * nv;
+  }
+  if (j < n) nn_portable(a, lda, b, ldb, c, ldc, m, j, n, k);
+}
+#endif
+
+// ----- exp: one float32 polynomial (Cephes' expf), the same operations on both paths ---------
+
+constexpr float kExpLo = -87.33654f;  // below: 0 (exp underflows to subnormals there)
+constexpr float kExpHi = 88.3762626647949f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+constexpr float kP0 = 1.9875691500E-4f, kP1 = 1.3981999507E-3f, kP2 = 8.3334519073E-3f,
+                kP3 = 4.1665795894E-2f, kP4 = 1.6666665459E-1f, kP5 = 5.0000001201E-1f;
+
+float exp_portable(float x) {
+  if (!(x >= kExpLo)) return x != x ? x : 0.0f;
+  x = std::min(x, kExpHi);
+  const float n = std::nearbyint(x * kLog2e);
+  float r = std::fma(n, -kLn2Hi, x);
+  r = std::fma(n, -kLn2Lo, r);
+  float p = kP0;
+  p = std::fma(p, r, kP1);
+  p = std::fma(p, r, kP2);
+  p = std::fma(p, r, kP3);
+  p = std::fma(p, r, kP4);
+  p = std::fma(p, r, kP5);
+  const float z = r * r;
+  const float y = std::fma(p, z, r) + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float two_n;
+  std::memcpy(&two_n, &bits, sizeof two_n);
+  return y * two_n;
+}
+
+#ifdef LMEVAL_HF_X86
+__attribute__((target("avx2,fma"))) __m256 exp_avx2(__m256 x) {
+  const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(kExpLo), _CMP_GE_OQ);
+  const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  const __m256 xin = x;
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpLo)), _mm256_set1_ps(kExpHi));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-kLn2Hi), x);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(-kLn2Lo), r);
+  __m256 p = _mm256_set1_ps(kP0);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP5));
+  const __m256 z = _mm256_mul_ps(r, r);
+  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, z, r), _mm256_set1_ps(1.0f));
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  const __m256 e = _mm256_mul_ps(y, _mm256_castsi256_ps(bits));
+  return _mm256_blendv_ps(_mm256_and_ps(e, keep), xin, nan);
+}
+
+__attribute__((target("avx2,fma"))) void exp_shifted_avx2(float* x, int64_t n, float shift) {
+  const __m256 s = _mm256_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(x + i, exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), s)));
+  for (; i < n; ++i) x[i] = exp_portable(x[i] - shift);
+}
+
+__attribute__((target("avx2"))) float max_avx2(const float* x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+  alignas(32) float l[8];
+  _mm256_store_ps(l, m);
+  float r = l[0];
+  for (int j = 1; j < 8; ++j) r = std::max(r, l[j]);
+  for (; i < n; ++i) r = std::max(r, x[i]);
+  return r;
+}
+#endif
 
 constexpr int kMR = 4, kNR = 3;  // 12 accumulators + 3 weight vectors + 1 row vector
 
@@ -105,7 +262,7 @@ template <int MR, int NR>
 void block(const float* a, int64_t lda, const float* w, int64_t ldw, float* out, int64_t ldo,
            int64_t k) {
 #ifdef LMEVAL_HF_X86
-  if (kAvx2) return block_avx2<MR, NR>(a, lda, w, ldw, out, ldo, k);
+  if (g_avx2) return block_avx2<MR, NR>(a, lda, w, ldw, out, ldo, k);
 #endif
   block_portable<MR, NR>(a, lda, w, ldw, out, ldo, k);
 }
@@ -139,7 +296,9 @@ void any_block(const float* a, int64_t lda, const float* w, int64_t ldw, float* 
 
 }  // namespace
 
-bool using_avx2() { return kAvx2; }
+bool using_avx2() { return g_avx2; }
+
+void set_avx2_for_testing(bool on) { g_avx2 = on && detect_avx2(); }
 
 float dot(const float* a, const float* b, int64_t k) {
   float r = 0;
@@ -154,6 +313,31 @@ float sum(const float* x, int64_t n) {
     for (int l = 0; l < 8; ++l) lanes[l] += x[i + l];
   for (int l = 0; full + l < n; ++l) lanes[l] += x[full + l];
   return combine(lanes);
+}
+
+void matmul_nn_acc(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                   int64_t m, int64_t n, int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+#ifdef LMEVAL_HF_X86
+  if (g_avx2) return nn_avx2(a, lda, b, ldb, c, ldc, m, n, k);
+#endif
+  nn_portable(a, lda, b, ldb, c, ldc, m, 0, n, k);
+}
+
+void exp_shifted(float* x, int64_t n, float shift) {
+#ifdef LMEVAL_HF_X86
+  if (g_avx2) return exp_shifted_avx2(x, n, shift);
+#endif
+  for (int64_t i = 0; i < n; ++i) x[i] = exp_portable(x[i] - shift);
+}
+
+float max(const float* x, int64_t n) {
+#ifdef LMEVAL_HF_X86
+  if (g_avx2) return max_avx2(x, n);
+#endif
+  float r = x[0];
+  for (int64_t i = 1; i < n; ++i) r = std::max(r, x[i]);
+  return r;
 }
 
 void matmul_nt(const float* a, int64_t lda, const float* w, int64_t ldw, const float* bias,

@@ -7,8 +7,12 @@
 // reduction length: a dot product is eight fused multiply-add chains (lane l takes the indices
 // congruent to l mod 8, in increasing order) summed as ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7)).
 // Zero-padding the reduction (masked attention probabilities beyond a query's last key) adds
-// exact zeros, so a score does not depend on batch size, padding or prefix sharing. The AVX2
-// path and the portable path produce the same bits.
+// exact zeros, so a score does not depend on batch size, padding or prefix sharing. The
+// attention's products (matmul_nn_acc) are instead one fused multiply-add chain per element
+// over the reduction index in increasing order (the outer-product form that runs at full
+// vector width on short reductions such as a head's 64 dimensions); zeros leave such a chain
+// exactly as it was too. The AVX2 path and the portable path produce the same bits
+// (tests/models/hf/kernels_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +31,25 @@ float dot(const float* a, const float* b, int64_t k);
 // Sum of x[0..n) with the same lane structure as dot.
 float sum(const float* x, int64_t n);
 
+// C[i][j] += sum over p < k of A[i][p] * B[p][j] for i < m, j < n; B is row-major [k][n]
+// (rows ldb floats apart). Each element is one fused multiply-add chain over p in increasing
+// order, starting from C's value: a zero A[i][p] leaves the element exactly as it was (finite
+// B), and splitting k into consecutive calls gives the same bits as one call. The attention's
+// products (scores = Q K^T with K transposed, then P V) use it; runs on the calling thread.
+void matmul_nn_acc(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                   int64_t m, int64_t n, int64_t k);
+
+// x[i] = exp(x[i] - shift) for i < n, each element by the same float32 polynomial (relative
+// error ~2e-7; 0 below exp(-87.3)), whatever its place in x.
+void exp_shifted(float* x, int64_t n, float shift);
+
+// Largest of x[0..n) (n > 0).
+float max(const float* x, int64_t n);
+
 // True when the AVX2+FMA path is in use (else the portable path).
 bool using_avx2();
+
+// Tests: switch the AVX2 path off (or back on where supported) to compare both paths' bits.
+void set_avx2_for_testing(bool on);
 
 }  // namespace lmeval::hf::kernels

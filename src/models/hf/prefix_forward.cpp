@@ -2,9 +2,10 @@
 // sequences; a sequence may continue another one (its parent), attending to the parent's keys
 // and values computed in the same pass, so that a multiple-choice context is run once for all
 // its continuations. Every number a row gets depends only on that row's own sequence: matrix
-// products use kernels::matmul_nt (fixed reduction order), and norms, rotary tables,
-// activations and softmaxes are per-row scalar loops (ATen's vectorised elementwise kernels
-// send a batch-dependent subset of elements through a scalar tail with other rounding).
+// products use kernels::matmul_nt and kernels::matmul_nn_acc (fixed reduction order), softmaxes
+// kernels::exp_shifted (one polynomial for every element), and norms, rotary tables and
+// activations are per-row scalar loops (ATen's vectorised elementwise kernels send a
+// batch-dependent subset of elements through a scalar tail with other rounding).
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -21,6 +22,9 @@ namespace {
 // Elements of work below which a loop stays on one thread: a parallel region's fork and join
 // cost more than a small model's rows (and much more on a loaded machine).
 constexpr int64_t kParallelWork = int64_t{1} << 18;
+
+// Queries per attention task: the block's score rows (kQueryBlock x keys) stay in L2.
+constexpr int64_t kQueryBlock = 64;
 
 float* fptr(const Tensor& t) { return t.data_ptr<float>(); }
 const float* cfptr(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
@@ -69,14 +73,19 @@ float activate(Activation a, float x) {
   return x;
 }
 
-// Log-softmax of one row of n logits; sums in double.
-void log_softmax_row(const float* x, float* y, int64_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, x[i]);
-  double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(x[i] - m));
-  const float lse = static_cast<float>(std::log(s));
-  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - lse;
+// Log-softmax of one row of n logits, in place; the exponentials (kernels::exp_shifted, into
+// tmp) are summed in double, four fixed lanes.
+void log_softmax_row(float* x, int64_t n, std::vector<float>& tmp) {
+  const float m = kernels::max(x, n);
+  tmp.assign(x, x + n);
+  kernels::exp_shifted(tmp.data(), n, m);
+  double lanes[4] = {};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; ++l) lanes[l] += tmp[i + l];
+  for (int l = 0; i + l < n; ++l) lanes[l] += tmp[i + l];
+  const float lse = static_cast<float>(std::log((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])));
+  for (int64_t j = 0; j < n; ++j) x[j] = (x[j] - m) - lse;
 }
 
 }  // namespace
@@ -214,56 +223,95 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                          }
                        }
                      });
-    // Attention, one (sequence, query head) at a time.
-    const int64_t rep = H / KV;
-    const int64_t tasks = static_cast<int64_t>(seqs.size()) * H;
-    const int64_t work = N * max_pos * hd * H;  // ~ multiply-adds of the layer's attention
-    at::parallel_for(0, tasks, work < 16 * kParallelWork ? tasks : 1, [&](int64_t t0, int64_t t1) {
-      std::vector<float> kbuf, vt, scores;
-      for (int64_t task = t0; task < t1; ++task) {
-        const Seq& s = seqs[task / H];
-        const int64_t head = task % H, g = head / rep;
-        const int64_t plen = s.parent >= 0 ? seqs[s.parent].len : 0;
-        const int64_t prow = s.parent >= 0 ? seqs[s.parent].row0 : 0;
-        const int64_t S = plen + s.len;
-        kbuf.resize(static_cast<size_t>(S * hd));
-        vt.resize(static_cast<size_t>(hd * S));
-        scores.resize(static_cast<size_t>(s.len * S));
-        for (int64_t j = 0; j < S; ++j) {
-          const int64_t r = j < plen ? prow + j : s.row0 + (j - plen);
-          const float* k = qp + r * ld_qkv + qdim + g * hd;
-          const float* v = qp + r * ld_qkv + qdim + KV * hd + g * hd;
-          std::copy(k, k + hd, kbuf.begin() + j * hd);
-          for (int64_t d = 0; d < hd; ++d) vt[d * S + j] = v[d];
-        }
-        kernels::matmul_nt(qp + s.row0 * ld_qkv + head * hd, ld_qkv, kbuf.data(), hd, nullptr,
-                           scores.data(), S, s.len, S, hd);
-        const float scale = static_cast<float>(cfg.attn_scale);
-        const float cap = static_cast<float>(cfg.attn_softcap);
-        for (int64_t t = 0; t < s.len; ++t) {
-          float* row = scores.data() + t * S;
-          const int64_t q = plen + t;  // the query's position = the index of its own key
-          const int64_t lo = window > 0 ? std::max<int64_t>(0, q - window + 1) : 0;
-          float m = -std::numeric_limits<float>::infinity();
-          for (int64_t j = lo; j <= q; ++j) {
-            float v = row[j] * scale;
-            if (cap > 0.0f) v = std::tanh(v / cap) * cap;
-            row[j] = v;
-            m = std::max(m, v);
-          }
-          float total = 0;
-          for (int64_t j = lo; j <= q; ++j) {
-            row[j] = std::exp(row[j] - m);
-            total += row[j];
-          }
-          for (int64_t j = 0; j < lo; ++j) row[j] = 0.0f;
-          for (int64_t j = lo; j <= q; ++j) row[j] /= total;
-          for (int64_t j = q + 1; j < S; ++j) row[j] = 0.0f;
-        }
-        kernels::matmul_nt(scores.data(), S, vt.data(), S, nullptr, ap + s.row0 * qdim + head * hd,
-                           qdim, s.len, hd, S);
-      }
-    });
+    // Attention in blocks of kQueryBlock queries of one (sequence, head): scores against the
+    // keys up to the block's last query only (Q times the transposed keys), softmax per row,
+    // then P times V. Every product is a matmul_nn_acc chain over the key (or head) dimension
+    // in increasing order, and masked probabilities are exact zeros, so a row's numbers do not
+    // depend on the blocks, its batch or prefix sharing.
+    {
+      const int64_t rep = H / KV;
+      // Keys transposed and values gathered, per sequence's own rows and key/value head
+      // (contiguous operands for the products below):
+      // kt[row0 * KV * hd + (g * hd + d) * len + t], vc[row0 * KV * hd + (g * len + t) * hd + d].
+      float* kt = fptr(buffer(8, N, KV * hd));
+      float* vc = fptr(buffer(9, N, KV * hd));
+      const int64_t per_task = N / static_cast<int64_t>(seqs.size()) * hd;
+      at::parallel_for(0, static_cast<int64_t>(seqs.size()) * KV,
+                       std::max<int64_t>(1, kParallelWork / std::max<int64_t>(per_task, 1)),
+                       [&](int64_t t0, int64_t t1) {
+                         for (int64_t task = t0; task < t1; ++task) {
+                           const Seq& s = seqs[task / KV];
+                           const int64_t g = task % KV;
+                           float* kd = kt + s.row0 * KV * hd + g * hd * s.len;
+                           float* vd = vc + s.row0 * KV * hd + g * hd * s.len;
+                           for (int64_t t = 0; t < s.len; ++t) {
+                             const float* k = qp + (s.row0 + t) * ld_qkv + qdim + g * hd;
+                             for (int64_t d = 0; d < hd; ++d) kd[d * s.len + t] = k[d];
+                             std::copy(k + KV * hd, k + KV * hd + hd, vd + t * hd);
+                           }
+                         }
+                       });
+      // Tasks: (sequence, head, query block), sequences' blocks in order.
+      std::vector<int64_t> task0(seqs.size() + 1, 0);
+      for (size_t i = 0; i < seqs.size(); ++i)
+        task0[i + 1] = task0[i] + H * ((seqs[i].len + kQueryBlock - 1) / kQueryBlock);
+      const int64_t tasks = task0.back();
+      const int64_t work = N * max_pos * hd * H;  // ~ multiply-adds of the layer's attention
+      const float scale = static_cast<float>(cfg.attn_scale);
+      const float cap = static_cast<float>(cfg.attn_softcap);
+      at::parallel_for(
+          0, tasks, work < 16 * kParallelWork ? tasks : 1, [&](int64_t t0, int64_t t1) {
+            std::vector<float> scores;
+            size_t si = std::upper_bound(task0.begin(), task0.end(), t0) - task0.begin() - 1;
+            for (int64_t task = t0; task < t1; ++task) {
+              while (task >= task0[si + 1]) ++si;
+              const Seq& s = seqs[si];
+              const int64_t blocks = (s.len + kQueryBlock - 1) / kQueryBlock;
+              const int64_t head = (task - task0[si]) / blocks, g = head / rep;
+              const int64_t b0 = (task - task0[si]) % blocks * kQueryBlock;
+              const int64_t b1 = std::min(s.len, b0 + kQueryBlock), qb = b1 - b0;
+              const Seq* par = s.parent >= 0 ? &seqs[s.parent] : nullptr;
+              const int64_t plen = par ? par->len : 0;
+              const int64_t S = plen + b1;  // keys up to the block's last query
+              // The first key any query of the block sees (sliding window); earlier probabilities
+              // are zeros, which leave a chain exactly as it was.
+              const int64_t first = window > 0 ? std::max<int64_t>(0, plen + b0 - window + 1) : 0;
+              scores.assign(static_cast<size_t>(qb * S), 0.0f);
+              const float* q = qp + (s.row0 + b0) * ld_qkv + head * hd;
+              if (par && first < plen)
+                kernels::matmul_nn_acc(q, ld_qkv, kt + par->row0 * KV * hd + g * hd * plen + first,
+                                       plen, scores.data() + first, S, qb, plen - first, hd);
+              const int64_t own0 = std::max<int64_t>(first, plen);
+              kernels::matmul_nn_acc(q, ld_qkv,
+                                     kt + s.row0 * KV * hd + g * hd * s.len + (own0 - plen), s.len,
+                                     scores.data() + own0, S, qb, S - own0, hd);
+              for (int64_t t = 0; t < qb; ++t) {
+                float* row = scores.data() + t * S;
+                const int64_t qpos = plen + b0 + t;  // the query's position = its own key's index
+                const int64_t lo = window > 0 ? std::max<int64_t>(0, qpos - window + 1) : 0;
+                const int64_t n = qpos + 1 - lo;
+                float* r = row + lo;
+                for (int64_t j = 0; j < n; ++j) r[j] *= scale;
+                if (cap > 0.0f)
+                  for (int64_t j = 0; j < n; ++j) r[j] = std::tanh(r[j] / cap) * cap;
+                kernels::exp_shifted(r, n, kernels::max(r, n));
+                const float total = kernels::sum(r, n);
+                for (int64_t j = 0; j < n; ++j) r[j] /= total;
+                std::fill(row, r, 0.0f);
+                std::fill(row + qpos + 1, row + S, 0.0f);
+              }
+              float* out = ap + (s.row0 + b0) * qdim + head * hd;
+              for (int64_t t = 0; t < qb; ++t) std::fill(out + t * qdim, out + t * qdim + hd, 0.0f);
+              if (par && first < plen)
+                kernels::matmul_nn_acc(scores.data() + first, S,
+                                       vc + par->row0 * KV * hd + (g * plen + first) * hd, hd, out,
+                                       qdim, qb, hd, plen - first);
+              kernels::matmul_nn_acc(scores.data() + own0, S,
+                                     vc + s.row0 * KV * hd + (g * s.len + own0 - plen) * hd, hd,
+                                     out, qdim, qb, hd, S - own0);
+            }
+          });
+    }
     kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), fptr(o), Hd, N, Hd, qdim);
     if (cfg.sandwich_norms) {
       Tensor t = o.clone();
@@ -316,8 +364,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
 Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   const int64_t n = hidden_rows.size(0), Hd = cfg.hidden_size, V = cfg.vocab_size;
   Tensor src = hidden_rows.contiguous();
-  Tensor x = at::empty({n, Hd}, at::kFloat), lg = at::empty({n, V}, at::kFloat),
-         lp = at::empty({n, V}, at::kFloat);
+  Tensor x = at::empty({n, Hd}, at::kFloat), lg = at::empty({n, V}, at::kFloat);
   if (cfg.final_norm)
     norm_rows(cfg, fptr(src), Hd, fptr(x), Hd, n, Hd, cfptr(final_w), cfptr(final_b));
   else
@@ -332,15 +379,15 @@ Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   kernels::matmul_nt(fptr(x), E, fptr(head_w), E, cfptr(head_b), fptr(lg), V, n, V, E);
   const float cap = static_cast<float>(cfg.final_softcap);
   float* l = fptr(lg);
-  float* out = fptr(lp);
   at::parallel_for(0, n, std::max<int64_t>(1, kParallelWork / V), [&](int64_t r0, int64_t r1) {
+    std::vector<float> tmp;
     for (int64_t r = r0; r < r1; ++r) {
       if (cap > 0.0f)
         for (int64_t v = 0; v < V; ++v) l[r * V + v] = std::tanh(l[r * V + v] / cap) * cap;
-      log_softmax_row(l + r * V, out + r * V, V);
+      log_softmax_row(l + r * V, V, tmp);
     }
   });
-  return lp;
+  return lg;  // the logits, turned into log-probabilities in place
 }
 
 }  // namespace lmeval::hf

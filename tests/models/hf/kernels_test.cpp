@@ -1,0 +1,132 @@
+// The batch-invariant kernels' arithmetic contract (kernels.hpp): matmul_nn_acc is one fused
+// multiply-add chain per element, exp_shifted one polynomial per element, and the AVX2 and
+// portable paths give the same bits.
+#include "models/hf/kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace lmeval::hf::kernels {
+namespace {
+
+std::vector<float> randn(size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d;
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Restores the AVX2 path after a test that switched it off.
+struct Avx2Guard {
+  bool was = using_avx2();
+  ~Avx2Guard() { set_avx2_for_testing(was); }
+};
+
+// The chain, written out in the test: acc = fma(a[i][p], b[p][j], acc) for p = 0, 1, ...
+float chain(const float* a, const float* b, int64_t ldb, int64_t j, int64_t k, float acc) {
+  for (int64_t p = 0; p < k; ++p) acc = std::fma(a[p], b[p * ldb + j], acc);
+  return acc;
+}
+
+TEST(HfKernels, MatmulNnAccIsOneChainPerElementOnBothPaths) {
+  Avx2Guard guard;
+  // Shapes with column tails (n % 8, n % 24) and row tails (m % 4), strided operands.
+  for (auto [m, n, k] : {std::array<int64_t, 3>{1, 1, 1},
+                         {5, 7, 3},
+                         {4, 24, 64},
+                         {9, 61, 17},
+                         {3, 100, 130},
+                         {64, 64, 250}}) {
+    const int64_t lda = k + 3, ldb = n + 5, ldc = n + 2;
+    auto a = randn(m * lda, 1), b = randn(k * ldb, 2), c0 = randn(m * ldc, 3);
+    for (bool avx2 : {true, false}) {
+      set_avx2_for_testing(avx2);
+      auto c = c0;
+      matmul_nn_acc(a.data(), lda, b.data(), ldb, c.data(), ldc, m, n, k);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          const float want = j < n ? chain(a.data() + i * lda, b.data(), ldb, j, k, c0[i * ldc + j])
+                                   : c0[i * ldc + j];
+          ASSERT_TRUE(same_bits(c[i * ldc + j], want))
+              << m << "x" << n << "x" << k << " at " << i << "," << j << " avx2 " << avx2;
+        }
+      // k split into two calls, and zero rows of A appended: the same bits.
+      auto split = c0;
+      const int64_t k1 = k / 3;
+      matmul_nn_acc(a.data(), lda, b.data(), ldb, split.data(), ldc, m, n, k1);
+      matmul_nn_acc(a.data() + k1, lda, b.data() + k1 * ldb, ldb, split.data(), ldc, m, n, k - k1);
+      EXPECT_EQ(std::memcmp(split.data(), c.data(), c.size() * sizeof(float)), 0);
+    }
+  }
+}
+
+TEST(HfKernels, ZeroWeightsLeaveTheChainExactly) {
+  // Masked attention probabilities: a row padded with zero coefficients over more keys.
+  const int64_t k = 37, pad = 27, n = 16;
+  auto a = randn(k, 4), b = randn((k + pad) * n, 5);
+  std::vector<float> a_pad(a);
+  a_pad.resize(k + pad, 0.0f);
+  std::vector<float> c1(n, 0.0f), c2(n, 0.0f);
+  matmul_nn_acc(a.data(), k, b.data(), n, c1.data(), n, 1, n, k);
+  matmul_nn_acc(a_pad.data(), k + pad, b.data(), n, c2.data(), n, 1, n, k + pad);
+  EXPECT_EQ(std::memcmp(c1.data(), c2.data(), sizeof(float) * n), 0);
+}
+
+TEST(HfKernels, ExpShiftedMatchesStdExpAndBothPathsAgree) {
+  Avx2Guard guard;
+  std::vector<float> x;
+  for (int i = 0; i <= 20000; ++i) x.push_back(-90.0f + 90.0f * static_cast<float>(i) / 20000.0f);
+  for (float v : {0.0f, -0.0f, -1e-30f, -87.0f, -87.3f, -87.4f, -200.0f, 1.0f, 10.0f, 80.0f})
+    x.push_back(v);
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(std::nanf(""));
+  for (bool avx2 : {true, false}) {
+    set_avx2_for_testing(avx2);
+    for (float shift : {0.0f, 2.5f}) {
+      auto y = x;
+      exp_shifted(y.data(), static_cast<int64_t>(y.size()), shift);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double want = std::exp(static_cast<double>(x[i] - shift));
+        if (std::isnan(x[i])) {
+          EXPECT_TRUE(std::isnan(y[i]));
+        } else if (x[i] - shift < -87.33654f) {  // below FLT_MIN: 0
+          EXPECT_EQ(y[i], 0.0f) << x[i];
+        } else {
+          EXPECT_LE(std::abs(y[i] - want), 3e-7 * want) << x[i] << " shift " << shift;
+        }
+      }
+      // Every element by the same operations, whatever its place: a shifted copy agrees.
+      auto z = std::vector<float>(x.begin() + 3, x.end());
+      exp_shifted(z.data(), static_cast<int64_t>(z.size()), shift);
+      for (size_t i = 0; i < z.size(); ++i)
+        ASSERT_TRUE(same_bits(z[i], y[i + 3]) || std::isnan(z[i])) << i;
+    }
+  }
+  // Both paths: the same bits.
+  auto p = x, q = x;
+  set_avx2_for_testing(true);
+  exp_shifted(p.data(), static_cast<int64_t>(p.size()), 0.5f);
+  set_avx2_for_testing(false);
+  exp_shifted(q.data(), static_cast<int64_t>(q.size()), 0.5f);
+  for (size_t i = 0; i < p.size(); ++i)
+    ASSERT_TRUE(same_bits(p[i], q[i]) || (std::isnan(p[i]) && std::isnan(q[i]))) << x[i];
+}
+
+TEST(HfKernels, MaxOfRows) {
+  auto x = randn(37, 6);
+  for (int64_t n : {1, 7, 8, 9, 37}) {
+    float want = x[0];
+    for (int64_t i = 1; i < n; ++i) want = std::max(want, x[i]);
+    EXPECT_EQ(max(x.data(), n), want);
+  }
+}
+
+}  // namespace
+}  // namespace lmeval::hf::kernels
