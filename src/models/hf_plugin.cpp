@@ -8,21 +8,12 @@
 #include <mutex>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/hf_args.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
 
 namespace lmeval {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string>& hf_model_known_args() {
-  static const std::vector<std::string> keys = {
-      "pretrained",         "backend",         "revision",       "subfolder",
-      "tokenizer",          "max_length",      "device",         "dtype",
-      "softmax_dtype",      "batch_size",      "max_batch_size", "add_bos_token",
-      "prefix_token_id",    "logits_cache",    "truncation",     "trust_remote_code",
-      "use_fast_tokenizer", "think_end_token", "parallelize",    "threads"};
-  return keys;
-}
 
 fs::path hf_plugin_dir() {
   if (const char* env = std::getenv("LMEVAL_PLUGIN_DIR"); env && *env) return env;
@@ -135,7 +126,7 @@ void register_hf_model(ModelRegistry& registry) {
   e.name = "hf";
   e.description =
       "Hugging Face causal LM folder (safetensors) run with libtorch (plugin, loaded on use)";
-  e.known_args = hf_model_known_args();
+  e.args = model_args::infos(hf::hf_model_args());
   e.factory = [](const Json& args, const ModelOptions& options) {
     return load_hf_model(args, options);
   };

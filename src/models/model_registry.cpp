@@ -40,6 +40,8 @@ ModelRegistry& ModelRegistry::instance() {
 }
 
 void ModelRegistry::add(ModelInfoEntry entry, const std::vector<std::string>& aliases) {
+  entry.known_args.clear();
+  for (const auto& a : entry.args) entry.known_args.push_back(a.key);
   auto shared = std::make_shared<ModelInfoEntry>(std::move(entry));
   entries_[shared->name] = shared;
   for (const auto& a : aliases) entries_[a] = shared;

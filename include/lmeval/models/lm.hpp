@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lmeval/core/json.hpp"
+#include "lmeval/models/model_arg_info.hpp"
 
 namespace lmeval {
 
@@ -101,7 +102,10 @@ using ModelFactory =
 struct ModelInfoEntry {
   std::string name;
   std::string description;
-  std::vector<std::string> known_args;  // model_args keys accepted (validate checks these)
+  // The backend's model_args table as described to users (docs/models.md, `ls models`).
+  std::vector<ModelArgInfo> args;
+  // Their keys (validate checks these); filled from `args` by ModelRegistry::add.
+  std::vector<std::string> known_args;
   ModelFactory factory;
 };
 

@@ -10,6 +10,7 @@
 
 #include "lmeval/models/api/http_client.hpp"
 #include "lmeval/models/lm.hpp"
+#include "lmeval/models/model_arg_table.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
 #include "models/api/openai_payload.hpp"
 
@@ -46,7 +47,8 @@ struct ApiArgs {
   RetryPolicy retry;    // backoff (tests shorten it)
 };
 
-// The model_args keys each kind accepts.
+// The model_args every kind accepts (the reference's TemplateAPI arguments), and their keys.
+const ModelArgTable<ApiArgs>& api_model_args();
 const std::vector<std::string>& api_known_args();
 
 // Parses model_args for `kind`; unknown keys and bad values are UserErrors naming the key.

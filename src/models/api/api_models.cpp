@@ -11,8 +11,13 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/data/hub_client.hpp"
-#include "lmeval/models/model_args.hpp"
+#include "lmeval/models/model_arg_table.hpp"
 #include "models/api/api_lm.hpp"
+
+// Each table entry names only the members it sets (designated initializers); GCC 12 would warn
+// about every member left to its default. (Popped at the end: unity builds join files.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace lmeval::api {
 
@@ -33,103 +38,189 @@ const char* kind_name(ApiKind kind) {
   return "api";
 }
 
-const std::vector<std::string>& api_known_args() {
-  static const std::vector<std::string> keys = {"model",
-                                                "pretrained",
-                                                "base_url",
-                                                "tokenizer",
-                                                "tokenizer_backend",
-                                                "tokenized_requests",
-                                                "num_concurrent",
-                                                "max_retries",
-                                                "timeout",
-                                                "batch_size",
-                                                "max_length",
-                                                "max_gen_toks",
-                                                "seed",
-                                                "eos_string",
-                                                "add_bos_token",
-                                                "custom_prefix_token_id",
-                                                "truncate",
-                                                "revision",
-                                                "trust_remote_code",
-                                                "use_fast_tokenizer",
-                                                "verify_certificate",
-                                                "ca_cert_path",
-                                                "auth_token",
-                                                "header",
-                                                "max_images",
-                                                "think_end_token",
-                                                "api_key"};
-  return keys;
-}
+namespace {
 
 // Upper bound of integer model_args that count tokens: what an int holds downstream.
-constexpr int64_t kMaxIntArg = 2147483647;
+constexpr int64_t kApiMaxIntArg = 2147483647;
+
+void check_bool(const Json& v, const std::string& key) { (void)ma::as_bool(v, key); }
+
+// The reference's TemplateAPI.__init__ arguments (and openai_completions.py's), in the order the
+// unknown-key error lists them and parse_api_args applies them. None leaves a default in place
+// (the reference's defaults are None-safe), except for tokenizer_backend, where None means none.
+ModelArgTable<ApiArgs> make_api_table() {
+  using ma::boolean;
+  using ma::integer;
+  using ma::none_is_a_value;
+  using ma::text;
+  const std::string kTokens = "1 to " + std::to_string(kApiMaxIntArg);
+  ModelArgTable<ApiArgs> t = {
+      ModelArg<ApiArgs>{
+          {.key = "model", .doc = "The served model's name, sent as `model` in every request"},
+          true,
+          [](ApiArgs& a, const Json& v) { a.model = ma::as_string(v); }},
+      ModelArg<ApiArgs>{{.key = "pretrained", .doc = "Same as model (used when model is absent)"},
+                        true,
+                        [](ApiArgs& a, const Json& v) {
+                          if (a.model.is_null()) a.model = ma::as_string(v);
+                        }},
+      text(&ApiArgs::base_url,
+           {.key = "base_url",
+            .default_value = "openai-*: the OpenAI endpoint; local-*: (required)",
+            .accepted = "http(s)://HOST:PORT/v1/completions or /v1/chat/completions",
+            .doc = "The endpoint requests are posted to"}),
+      text(&ApiArgs::tokenizer, {.key = "tokenizer",
+                                 .default_value = "model",
+                                 .doc = "Tokenizer folder or Hub id (files only, no weights)"}),
+      none_is_a_value(ModelArg<ApiArgs>{
+          {.key = "tokenizer_backend",
+           .default_value =
+               "local-completions: `auto`; openai-completions: `tiktoken`; chat: `None`",
+           .accepted = "huggingface, auto (= huggingface), tiktoken, None",
+           .doc = "How prompts are tokenized (None: sent as text, no loglikelihood)"},
+          true,
+          [](ApiArgs& a, const Json& v) {
+            a.tokenizer_backend = ma::is_none(v) ? "none" : ma::as_string(v);
+          }}),
+      boolean(&ApiArgs::tokenized_requests, {.key = "tokenized_requests",
+                                             .default_value = "completions: `True`; chat: `False`",
+                                             .doc = "Send token ids rather than text"}),
+      integer(&ApiArgs::num_concurrent, 1, 65536,
+              {.key = "num_concurrent",
+               .default_value = "`1`",
+               .accepted = "1 to 65536",
+               .doc = "Requests in flight at once"}),
+      integer(&ApiArgs::max_retries, 1, 1000,
+              {.key = "max_retries",
+               .default_value = "`3`",
+               .accepted = "1 to 1000",
+               .doc = "Attempts per request in all"}),
+      ModelArg<ApiArgs>{{.key = "timeout",
+                         .type = ModelArgType::Number,
+                         .default_value = "`300`",
+                         .accepted = "seconds, more than 0 and at most 86400",
+                         .doc = "Seconds per HTTP request"},
+                        true,
+                        [](ApiArgs& a, const Json& v) {
+                          a.timeout_s = ma::as_double(v, "timeout");
+                          if (!(a.timeout_s > 0 && a.timeout_s <= 86400))  // also refuses nan
+                            throw UserError(
+                                "model_args timeout=" + ma::as_string(v) + " is out of range",
+                                {"", 0, 0, "--model_args timeout"},
+                                "seconds, more than 0 and at most 86400");
+                        }},
+      // Read by parse_api_args after the table, where --batch_size wins over it.
+      ma::accepted<ApiArgs>({.key = "batch_size",
+                             .default_value = "`1`",
+                             .accepted = "N (" + kTokens + "); auto means 1",
+                             .doc = "Prompts per request; --batch_size wins when given"}),
+      integer(&ApiArgs::max_length, 2, kApiMaxIntArg,
+              {.key = "max_length",
+               .default_value = "`2048`",
+               .accepted = "2 to " + std::to_string(kApiMaxIntArg),
+               .doc = "The model's context length (one token is kept for generation)"}),
+      integer(&ApiArgs::max_gen_toks, 1, kApiMaxIntArg,
+              {.key = "max_gen_toks",
+               .default_value = "`256`",
+               .accepted = kTokens,
+               .doc = "Tokens to generate when gen_kwargs do not say"}),
+      integer(&ApiArgs::seed, INT64_MIN, INT64_MAX,
+              {.key = "seed", .default_value = "`1234`", .doc = "Sent as `seed` in every request"}),
+      text(&ApiArgs::eos_string, {.key = "eos_string",
+                                  .default_value = "the tokenizer's EOS",
+                                  .doc = "Added to every generation's stop sequences"}),
+      boolean(&ApiArgs::add_bos_token, {.key = "add_bos_token",
+                                        .default_value = "`False`",
+                                        .doc = "Encode with the tokenizer's special tokens"}),
+      integer(&ApiArgs::custom_prefix_token_id, INT64_MIN, INT64_MAX,
+              {.key = "custom_prefix_token_id",
+               .default_value = "BOS, else EOS",
+               .doc = "Token scored before an empty context"}),
+      ma::accepted<ApiArgs>({.key = "truncate",
+                             .type = ModelArgType::Bool,
+                             .default_value = "`False`",
+                             .doc = "Accepted; no effect"},
+                            [](const Json& v) { check_bool(v, "truncate"); }),
+      text(&ApiArgs::revision,
+           {.key = "revision", .default_value = "`main`", .doc = "The tokenizer's Hub revision"}),
+      ma::accepted<ApiArgs>({.key = "trust_remote_code",
+                             .type = ModelArgType::Bool,
+                             .default_value = "`False`",
+                             .doc = "Accepted; no effect"},
+                            [](const Json& v) { check_bool(v, "trust_remote_code"); }),
+      ma::accepted<ApiArgs>({.key = "use_fast_tokenizer",
+                             .type = ModelArgType::Bool,
+                             .default_value = "`True`",
+                             .doc = "Accepted; no effect"},
+                            [](const Json& v) { check_bool(v, "use_fast_tokenizer"); }),
+      boolean(&ApiArgs::verify_certificate, {.key = "verify_certificate",
+                                             .default_value = "`True`",
+                                             .doc = "Check the server's TLS certificate"}),
+      text(&ApiArgs::ca_cert_path,
+           {.key = "ca_cert_path", .doc = "CA bundle for the server's TLS certificate"}),
+      // Taken out of model_args as a secret before anything copies them (EvalConfig); unused.
+      ma::accepted<ApiArgs>({.key = "auth_token", .doc = "Accepted; not used (secret)"}),
+      ModelArg<ApiArgs>{{.key = "header",
+                         .type = ModelArgType::Object,
+                         .doc = "HTTP headers, replacing the Authorization header (secret)"},
+                        true,
+                        [](ApiArgs& a, const Json& v) {
+                          Json h = v;
+                          if (h.is_string()) {
+                            require_json_nesting(h.get<std::string>(),
+                                                 SourceLocation{"", 0, 0, "--model_args header"});
+                            h = Json::parse(h.get<std::string>(), nullptr, false);
+                          }
+                          if (!h.is_object())
+                            throw UserError(
+                                "model_args header is not an object",
+                                {"", 0, 0, "--model_args header"},
+                                "a JSON object of header names and values (use JSON --model_args)");
+                          a.header = h;
+                        }},
+      ma::accepted<ApiArgs>({.key = "max_images",
+                             .type = ModelArgType::Int,
+                             .doc = "Accepted; no effect (text only)"},
+                            [](const Json& v) { (void)ma::as_int(v, "max_images"); }),
+      text(&ApiArgs::think_end_token,
+           {.key = "think_end_token",
+            .doc = "Chat answers keep only what follows its last occurrence"}),
+      text(&ApiArgs::api_key, {.key = "api_key",
+                               .default_value = "$OPENAI_API_KEY",
+                               .doc = "The key sent as a Bearer token (secret; never logged)"}),
+  };
+  return t;
+}
+
+}  // namespace
+
+const ModelArgTable<ApiArgs>& api_model_args() {
+  static const ModelArgTable<ApiArgs> table = make_api_table();
+  return table;
+}
+
+const std::vector<std::string>& api_known_args() {
+  static const std::vector<std::string> keys = ma::keys(api_model_args());
+  return keys;
+}
 
 ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options) {
   ma::check_known(model_args, kind_name(kind), api_known_args());
   const Json args = model_args.is_object() ? model_args : Json::object();
   auto has = [&](const char* k) { return args.contains(k) && !ma::is_none(args[k]); };
-  auto str = [&](const char* k) { return ma::as_string(args[k]); };
 
   ApiArgs a;
   a.kind = kind;
   const bool chat = kind == ApiKind::kLocalChat || kind == ApiKind::kOpenAIChat;
   // Defaults of each class's __init__.
-  std::string backend = chat ? "none" : (kind == ApiKind::kOpenAICompletions ? "tiktoken" : "auto");
+  a.tokenizer_backend = chat ? "none" : (kind == ApiKind::kOpenAICompletions ? "tiktoken" : "auto");
   if (kind == ApiKind::kOpenAICompletions) a.base_url = "https://api.openai.com/v1/completions";
   if (kind == ApiKind::kOpenAIChat) a.base_url = "https://api.openai.com/v1/chat/completions";
   a.tokenized_requests = !chat;
-
-  if (has("model"))
-    a.model = str("model");
-  else if (has("pretrained"))
-    a.model = str("pretrained");
-  if (has("base_url")) a.base_url = str("base_url");
-  if (has("tokenizer")) a.tokenizer = str("tokenizer");
-  if (args.contains("tokenizer_backend"))
-    backend = ma::is_none(args["tokenizer_backend"]) ? "none" : str("tokenizer_backend");
-  if (has("tokenized_requests"))
-    a.tokenized_requests = ma::as_bool(args["tokenized_requests"], "tokenized_requests");
-  if (has("num_concurrent"))
-    a.num_concurrent =
-        static_cast<int>(ma::as_int_in_range(args["num_concurrent"], "num_concurrent", 1, 65536));
-  if (has("max_retries"))
-    a.max_retries =
-        static_cast<int>(ma::as_int_in_range(args["max_retries"], "max_retries", 1, 1000));
-  if (has("timeout")) a.timeout_s = ma::as_double(args["timeout"], "timeout");
-  if (has("max_length"))
-    a.max_length = ma::as_int_in_range(args["max_length"], "max_length", 2, kMaxIntArg);
-  if (has("max_gen_toks"))
-    a.max_gen_toks = ma::as_int_in_range(args["max_gen_toks"], "max_gen_toks", 1, kMaxIntArg);
-  if (has("seed")) a.seed = ma::as_int(args["seed"], "seed");
-  if (has("eos_string")) a.eos_string = str("eos_string");
-  if (has("add_bos_token")) a.add_bos_token = ma::as_bool(args["add_bos_token"], "add_bos_token");
-  if (has("custom_prefix_token_id"))
-    a.custom_prefix_token_id = ma::as_int(args["custom_prefix_token_id"], "custom_prefix_token_id");
-  if (has("revision")) a.revision = str("revision");
-  if (has("verify_certificate"))
-    a.verify_certificate = ma::as_bool(args["verify_certificate"], "verify_certificate");
-  if (has("ca_cert_path")) a.ca_cert_path = str("ca_cert_path");
-  if (has("think_end_token")) a.think_end_token = str("think_end_token");
-  for (const char* k : {"truncate", "trust_remote_code", "use_fast_tokenizer"})
-    if (has(k)) (void)ma::as_bool(args[k], k);  // accepted; nothing here depends on them
-  if (has("max_images")) (void)ma::as_int(args["max_images"], "max_images");
-  if (has("header")) {
-    Json h = args["header"];
-    if (h.is_string()) {
-      require_json_nesting(h.get<std::string>(), SourceLocation{"", 0, 0, "--model_args header"});
-      h = Json::parse(h.get<std::string>(), nullptr, false);
-    }
-    if (!h.is_object())
-      throw UserError("model_args header is not an object", {"", 0, 0, "--model_args header"},
-                      "a JSON object of header names and values (use JSON --model_args)");
-    a.header = h;
-  }
+  ma::apply(api_model_args(), args, a, ModelArgOrder::Table);
 
   // batch_size: --batch_size wins over model_args; "auto" is not supported for API models.
-  std::string bs = has("batch_size") ? str("batch_size") : "1";
+  std::string bs = has("batch_size") ? ma::as_string(args["batch_size"]) : "1";
   if (options.batch_size) bs = *options.batch_size;
   if (bs.rfind("auto", 0) == 0) {
     spdlog::warn(
@@ -138,24 +229,13 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   }
   a.batch_size = static_cast<int>(
       check_batch_size(bs, options.batch_size ? "--batch_size" : "--model_args batch_size"));
-  if (a.num_concurrent < 1) a.num_concurrent = 1;
-  if (a.max_retries < 1)
-    throw UserError("max_retries " + std::to_string(a.max_retries) + " is not positive",
-                    {"", 0, 0, "--model_args max_retries"},
-                    "the number of attempts per request, 1 or more");
-  if (a.max_length < 2)
-    throw UserError("max_length " + std::to_string(a.max_length) + " is too small",
-                    {"", 0, 0, "--model_args max_length"}, "the model's context length in tokens");
-  if (!(a.timeout_s > 0 && a.timeout_s <= 86400))  // also refuses nan
-    throw UserError(
-        "model_args timeout=" + ma::as_string(args.value("timeout", Json())) + " is out of range",
-        {"", 0, 0, "--model_args timeout"}, "seconds, more than 0 and at most 86400");
   if (a.base_url.empty())
     throw UserError(std::string(kind_name(kind)) + " needs base_url",
                     {"", 0, 0, "--model_args base_url"},
                     chat ? "base_url=http://HOST:PORT/v1/chat/completions"
                          : "base_url=http://HOST:PORT/v1/completions");
 
+  std::string backend = a.tokenizer_backend;
   if (backend == "auto") backend = "huggingface";  // the remote /tokenize probe is not done
   if (backend == "None" || backend == "none") backend = "";
   if (backend == "remote")
@@ -192,11 +272,9 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     a.tokenizer = a.model.get<std::string>();
   }
 
-  // The key: model_args api_key, else OPENAI_API_KEY. Never logged.
-  if (has("api_key"))
-    a.api_key = str("api_key");
-  else if (const char* k = std::getenv("OPENAI_API_KEY"))
-    a.api_key = k;
+  // The key: model_args api_key (applied above), else OPENAI_API_KEY. Never logged.
+  if (!has("api_key"))
+    if (const char* k = std::getenv("OPENAI_API_KEY")) a.api_key = k;
   if ((kind == ApiKind::kOpenAICompletions || kind == ApiKind::kOpenAIChat) && a.api_key.empty())
     throw UserError("API key not found. Please set the `OPENAI_API_KEY` environment variable.",
                     {"", 0, 0, "OPENAI_API_KEY"}, "an OpenAI API key");
@@ -262,7 +340,7 @@ void register_api_models(ModelRegistry& registry) {
     ModelInfoEntry e;
     e.name = api::kind_name(d.kind);
     e.description = d.description;
-    e.known_args = api::api_known_args();
+    e.args = model_args::infos(api::api_model_args());
     const api::ApiKind kind = d.kind;
     e.factory = [kind](const Json& args, const ModelOptions& options) {
       return api::make_api_model(kind, args, options);
@@ -272,3 +350,5 @@ void register_api_models(ModelRegistry& registry) {
 }
 
 }  // namespace lmeval
+
+#pragma GCC diagnostic pop

@@ -1,5 +1,6 @@
 // The `dummy` model: the deterministic sha256-based fake model of ../shared/goldens (`hashfake`),
 // so the reference's own results files can be reproduced number for number without a network.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,12 @@
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/lm.hpp"
+#include "lmeval/models/model_arg_table.hpp"
+
+// The model_args table names only the members each entry sets (designated initializers); GCC 12
+// would warn about every member left to its default. (Popped at the end: unity builds join files.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace lmeval {
 
@@ -103,25 +110,50 @@ class DummyLM : public LM {
   std::string salt_;
 };
 
+// The dummy model's model_args: all optional, none changing the hashes but salt.
+struct DummyArgs {
+  std::string salt;
+};
+
+const ModelArgTable<DummyArgs>& dummy_model_args() {
+  static const ModelArgTable<DummyArgs> table = {
+      model_args::accepted<DummyArgs>(
+          {.key = "pretrained", .doc = "Used only as the model name (the goldens' `hashfake`)"}),
+      // The value as given: a string as is, anything else (None included) as its JSON text.
+      model_args::none_is_a_value(ModelArg<DummyArgs>{
+          {.key = "salt", .doc = "A different fake model (other scores for the same requests)"},
+          true,
+          [](DummyArgs& a, const Json& v) {
+            a.salt = v.is_string() ? v.get<std::string>() : v.dump();
+          }}),
+      model_args::accepted<DummyArgs>(
+          {.key = "trust_remote_code",
+           .doc = "Accepted; no effect (the reference's runs pass it)"}),
+  };
+  return table;
+}
+
 }  // namespace
 
 void register_core_models(ModelRegistry& registry) {
   ModelInfoEntry e;
   e.name = "dummy";
   e.description = "deterministic fake model (sha256 of the request; the goldens' hashfake)";
-  e.known_args = {"pretrained", "salt"};
+  e.args = model_args::infos(dummy_model_args());
   e.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    const auto known = model_args::keys(dummy_model_args());
     for (auto it = args.begin(); it != args.end(); ++it)
-      if (it.key() != "pretrained" && it.key() != "trust_remote_code" && it.key() != "salt")
+      if (std::find(known.begin(), known.end(), it.key()) == known.end())
         throw UserError("unknown model_args key '" + it.key() + "' for model dummy",
                         {"", 0, 0, "--model_args"},
                         "pretrained (used only as the model name) or salt");
-    std::string salt;
-    if (args.contains("salt"))
-      salt = args["salt"].is_string() ? args["salt"].get<std::string>() : args["salt"].dump();
-    return std::make_unique<DummyLM>(salt);
+    DummyArgs a;
+    model_args::apply(dummy_model_args(), args, a, ModelArgOrder::AsGiven);
+    return std::make_unique<DummyLM>(a.salt);
   };
   registry.add(e, {"hashfake"});
 }
 
 }  // namespace lmeval
+
+#pragma GCC diagnostic pop

@@ -9,35 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "lmeval/models/hf/hf_args.hpp"
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
 #include "models/hf/transformer.hpp"
 
 namespace lmeval::hf {
-
-// model_args after coercion (spec §6.1), with the CLI's ModelOptions applied.
-struct HfArgs {
-  std::string pretrained;
-  std::string tokenizer;  // empty = pretrained
-  std::string revision = "main";
-  std::string dtype = "auto";
-  std::string softmax_dtype;
-  std::string device;  // empty = cuda when available, else cpu
-  std::optional<int64_t> max_length;
-  std::optional<bool> add_bos_token;
-  std::optional<int64_t> prefix_token_id;
-  std::string batch_size;  // "" (unset) | "N" | "auto" | "auto:N"
-  int64_t max_batch_size = 64;
-  bool logits_cache = true;
-  std::optional<std::string> think_end_token;
-  int threads = 0;
-  std::optional<int64_t> seed;
-};
-
-// Parses model_args (values may be strings, numbers or booleans); unknown keys are a UserError
-// listing the known ones.
-HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options);
 
 using TokenPair = std::pair<std::vector<Token>, std::vector<Token>>;
 

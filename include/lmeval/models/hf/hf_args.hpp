@@ -1,0 +1,41 @@
+// The hf backend's model_args: the HfArgs struct and its table (models/model_arg_table.hpp).
+// Torch-free: lm-eval itself reads the table (`ls models`, `validate`, docs) and the plugin calls
+// parse_hf_args from the executable.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "lmeval/models/lm.hpp"
+#include "lmeval/models/model_arg_table.hpp"
+
+namespace lmeval::hf {
+
+// model_args after coercion (spec §6.1), with the CLI's ModelOptions applied.
+struct HfArgs {
+  std::string pretrained;
+  std::string tokenizer;  // empty = pretrained
+  std::string revision = "main";
+  std::string dtype = "auto";
+  std::string softmax_dtype;
+  std::string device;  // empty = cuda when available, else cpu
+  std::optional<int64_t> max_length;
+  std::optional<bool> add_bos_token;
+  std::optional<int64_t> prefix_token_id;
+  std::string batch_size;  // "" (unset) | "N" | "auto" | "auto:N"
+  int64_t max_batch_size = 64;
+  bool logits_cache = true;
+  std::optional<std::string> think_end_token;
+  int threads = 0;
+  std::optional<int64_t> seed;
+};
+
+// Every model_args key of `hf`, in the order the unknown-key error lists them.
+const ModelArgTable<HfArgs>& hf_model_args();
+
+// Parses model_args (values may be strings, numbers or booleans); unknown keys are a UserError
+// listing the known ones.
+HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options);
+
+}  // namespace lmeval::hf

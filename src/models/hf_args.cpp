@@ -1,0 +1,193 @@
+// The hf backend's model_args table (the reference's HFLM.__init__ arguments that lm-eval takes)
+// and their parsing. Part of lm-eval itself, not of the plugin: `ls models`, `validate` and the
+// docs read the table without loading libtorch.
+#include "lmeval/models/hf/hf_args.hpp"
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
+#include "lmeval/models/hf/hf_model.hpp"
+
+// Each entry names only the members it sets (designated initializers); GCC 12 would warn about
+// every member left to its default. (Popped at the end: unity builds join files.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace lmeval::hf {
+
+namespace {
+
+namespace ma = model_args;
+
+// Upper bound of integer model_args (token counts, batch sizes): what an int holds downstream.
+constexpr int64_t kHfMaxIntArg = 2147483647;
+
+void check_bool(const Json& v, const std::string& key) { (void)ma::as_bool(v, key); }
+
+ModelArgTable<HfArgs> make_hf_table() {
+  using ma::boolean;
+  using ma::integer;
+  using ma::none_is_a_value;
+  using ma::text;
+  const std::string kInt = "1 to " + std::to_string(kHfMaxIntArg);
+  ModelArgTable<HfArgs> t = {
+      none_is_a_value(
+          text(&HfArgs::pretrained,
+               {.key = "pretrained",
+                .default_value = "(required)",
+                .accepted = "a model folder or a Hub repo id",
+                .doc = "The model: a Hugging Face safetensors folder or a Hub repo id"})),
+      none_is_a_value(
+          ModelArg<HfArgs>{{.key = "backend",
+                            .default_value = "`default`",
+                            .accepted = "default, causal",
+                            .doc = "Model kind; only decoder-only (causal) models are supported"},
+                           true,
+                           [](HfArgs&, const Json& v) {
+                             const std::string b = ma::as_string(v);
+                             if (b != "default" && b != "causal")
+                               throw UserError("backend=" + b + " is not supported",
+                                               {"", 0, 0, "--model_args backend"},
+                                               "default or causal (decoder-only models)");
+                           }}),
+      none_is_a_value(text(&HfArgs::revision, {.key = "revision",
+                                               .default_value = "`main`",
+                                               .doc = "Hub revision (branch, tag or commit)"})),
+      // Appended to pretrained as it stands when the key is read (keys apply in the order given).
+      ModelArg<HfArgs>{{.key = "subfolder",
+                        .default_value = "`\"\"`",
+                        .doc = "Folder inside pretrained that holds the model"},
+                       true,
+                       [](HfArgs& a, const Json& v) {
+                         const std::string s = ma::as_string(v);
+                         if (!s.empty()) a.pretrained += "/" + s;
+                       }},
+      text(
+          &HfArgs::tokenizer,
+          {.key = "tokenizer", .default_value = "pretrained", .doc = "Tokenizer folder or Hub id"}),
+      integer(&HfArgs::max_length, 1, kHfMaxIntArg,
+              {.key = "max_length",
+               .default_value = "config's max_position_embeddings, else the tokenizer's "
+                                "model_max_length, else 2048",
+               .accepted = kInt,
+               .doc = "Context length in tokens"}),
+      none_is_a_value(text(&HfArgs::device, {.key = "device",
+                                             .default_value = "cuda when available, else cpu",
+                                             .accepted = "cpu, cuda, cuda:N",
+                                             .doc = "Device; --device wins when given"})),
+      none_is_a_value(
+          text(&HfArgs::dtype, {.key = "dtype",
+                                .default_value = "`auto`",
+                                .accepted = "auto, float32, float16, bfloat16, float64",
+                                .doc = "Weight dtype (auto: the checkpoint's torch_dtype)"})),
+      text(&HfArgs::softmax_dtype,
+           {.key = "softmax_dtype",
+            .default_value = "the logits' dtype (float64 for float64 weights)",
+            .accepted = "float32, float16, bfloat16, float64",
+            .doc = "Dtype of the log-softmax over the logits"}),
+      none_is_a_value(
+          text(&HfArgs::batch_size, {.key = "batch_size",
+                                     .default_value = "--batch_size",
+                                     .accepted = "N (" + kInt + "), auto, auto:N",
+                                     .doc = "Batch size; --batch_size wins when given"})),
+      none_is_a_value(integer(&HfArgs::max_batch_size, 1, kHfMaxIntArg,
+                              {.key = "max_batch_size",
+                               .default_value = "`64`",
+                               .accepted = kInt,
+                               .doc = "Upper bound of the automatic batch size"})),
+      boolean(&HfArgs::add_bos_token, {.key = "add_bos_token",
+                                       .default_value = "the tokenizer's own rule",
+                                       .doc = "Add the BOS token when encoding (True/False)"}),
+      integer(&HfArgs::prefix_token_id, 0, kHfMaxIntArg,
+              {.key = "prefix_token_id",
+               .default_value = "BOS, else EOS",
+               .accepted = "0 to " + std::to_string(kHfMaxIntArg),
+               .doc = "Token scored before an empty context"}),
+      none_is_a_value(boolean(&HfArgs::logits_cache,
+                              {.key = "logits_cache",
+                               .default_value = "`True`",
+                               .doc = "Reuse one forward pass for one-token continuations"})),
+      none_is_a_value(ma::accepted<HfArgs>({.key = "truncation",
+                                            .type = ModelArgType::Bool,
+                                            .default_value = "`False`",
+                                            .doc = "Accepted; no effect"},
+                                           [](const Json& v) { check_bool(v, "truncation"); })),
+      none_is_a_value(
+          ma::accepted<HfArgs>({.key = "trust_remote_code",
+                                .type = ModelArgType::Bool,
+                                .default_value = "`False`",
+                                .doc = "Accepted; no effect (no remote code runs)"},
+                               [](const Json& v) { check_bool(v, "trust_remote_code"); })),
+      none_is_a_value(
+          ma::accepted<HfArgs>({.key = "use_fast_tokenizer",
+                                .type = ModelArgType::Bool,
+                                .default_value = "`True`",
+                                .doc = "Accepted; no effect (one tokenizer kind)"},
+                               [](const Json& v) { check_bool(v, "use_fast_tokenizer"); })),
+      text(&HfArgs::think_end_token,
+           {.key = "think_end_token",
+            .accepted = "a string, or a token id",
+            .doc = "Generations keep only what follows its last occurrence"}),
+      none_is_a_value(ModelArg<HfArgs>{{.key = "parallelize",
+                                        .type = ModelArgType::Bool,
+                                        .default_value = "`False`",
+                                        .accepted = "False",
+                                        .doc = "Splitting a model over GPUs is not supported"},
+                                       true,
+                                       [](HfArgs&, const Json& v) {
+                                         if (ma::as_bool(v, "parallelize"))
+                                           throw UserError("parallelize=True is not supported",
+                                                           {"", 0, 0, "--model_args parallelize"},
+                                                           "one device per run");
+                                       }}),
+      none_is_a_value(integer(&HfArgs::threads, 0, 4096,
+                              {.key = "threads",
+                               .default_value = "`0`",
+                               .accepted = "0 to 4096",
+                               .doc = "CPU threads (0: libtorch's default); lm-eval's own"})),
+  };
+  return t;
+}
+
+}  // namespace
+
+const ModelArgTable<HfArgs>& hf_model_args() {
+  static const ModelArgTable<HfArgs> table = make_hf_table();
+  return table;
+}
+
+HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
+  HfArgs a;
+  if (!model_args.is_null() && !model_args.is_object())
+    throw UserError("model_args must be key=value pairs", {"", 0, 0, "--model_args"},
+                    "pretrained=PATH,...");
+  ma::check_known(model_args, "hf", hf_model_known_args());
+  ma::apply(hf_model_args(), model_args, a, ModelArgOrder::AsGiven);
+  if (!model_args.contains("pretrained") || a.pretrained.empty())
+    throw UserError("model hf needs model_args pretrained=PATH",
+                    {"", 0, 0, "--model_args pretrained"},
+                    "pretrained=<local Hugging Face model folder>");
+  if (options.batch_size) a.batch_size = *options.batch_size;
+  if (options.max_batch_size) a.max_batch_size = *options.max_batch_size;
+  // --device is passed only when given (then it wins, as the plugin loader decides); otherwise a
+  // device in model_args is the one used and named.
+  if (options.device) a.device = *options.device;
+  if (options.seed) a.seed = *options.seed;
+  if (a.max_batch_size <= 0) a.max_batch_size = 64;
+  // Validate batch_size: N | auto | auto:N.
+  if (!a.batch_size.empty())
+    check_batch_size(a.batch_size, options.batch_size ? "--batch_size" : "--model_args batch_size");
+  return a;
+}
+
+}  // namespace lmeval::hf
+
+namespace lmeval {
+
+const std::vector<std::string>& hf_model_known_args() {
+  static const std::vector<std::string> keys = model_args::keys(hf::hf_model_args());
+  return keys;
+}
+
+}  // namespace lmeval
+
+#pragma GCC diagnostic pop
