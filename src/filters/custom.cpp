@@ -23,7 +23,7 @@ class Custom : public Filter {
 }  // namespace
 
 void register_custom_filters(FilterRegistry& r) {
-  r.add("custom", [](const Json& kwargs, const SourceLocation& where) {
+  r.add("custom", [](const Json& kwargs, const SourceLocation& where) -> std::unique_ptr<Filter> {
     // CustomFilter pops filter_fn and passes the rest to Filter.__init__, which ignores them.
     Kwargs args("custom", kwargs, where, {"filter_fn"}, /*extra_allowed=*/true);
     args.require("filter_fn");
@@ -31,6 +31,8 @@ void register_custom_filters(FilterRegistry& r) {
     std::string name, family;
     if (fn.is_object() && fn.contains("!function") && fn["!function"].is_string()) {
       name = fn["!function"].get<std::string>();
+      if (fn.contains("python_module") && python_filter_factory())  // the reference's Python
+        return python_filter_factory()(fn, Json::object(), where, /*is_class=*/false);
       if (fn.contains("python_module"))  // no C++ port of this exact module source (issue 15)
         args.fail("filter_fn", "`!function " + name +
                                    "` needs Python: lm-eval has no C++ port of " +

@@ -216,10 +216,24 @@ std::unique_ptr<Filter> FilterRegistry::create(const std::string& name, const Js
   return factory(kwargs, where);
 }
 
+namespace {
+PythonFilterFactory& python_factory_slot() {
+  static PythonFilterFactory f;
+  return f;
+}
+}  // namespace
+
+void set_python_filter_factory(PythonFilterFactory factory) {
+  python_factory_slot() = std::move(factory);
+}
+const PythonFilterFactory& python_filter_factory() { return python_factory_slot(); }
+
 std::unique_ptr<Filter> FilterRegistry::create_from_ref(const Json& ref, const Json& kwargs,
                                                         const SourceLocation& where) const {
   std::string name = ref.value("!function", "");
   std::string family = ref.value("dir", "");
+  if (ref.contains("python_module") && python_filter_factory())
+    return python_filter_factory()(ref, kwargs, where, /*is_class=*/true);
   if (ref.contains("python_module")) {
     // bind_function_sources found no C++ port of this exact module source (issue 15).
     SourceLocation at = where;

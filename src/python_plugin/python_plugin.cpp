@@ -279,6 +279,18 @@ void* function(const char* module_path, const char* qualified, std::string* disp
   }
 }
 
+void* instantiate(void* handle, const Json* kwargs, std::string* error) {
+  py::gil_scoped_acquire gil;
+  const py::object& cls = *static_cast<py::object*>(handle);
+  try {
+    py::dict kw = to_python(*kwargs);
+    return new py::object(cls(**kw));  // kept for the process's life
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return nullptr;
+  }
+}
+
 bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Json* out,
           std::string* error) {
   py::gil_scoped_acquire gil;
@@ -301,6 +313,9 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
       case PythonCall::filter:
         r = fn(to_python(args[0], true), to_python(args[1]));
         break;
+      case PythonCall::filter_apply:
+        r = fn.attr("apply")(to_python(args[0], true), to_python(args[1]));
+        break;
     }
     (void)nargs;
     *out = to_json(r);
@@ -321,7 +336,7 @@ lmeval_python_plugin_api() {
   static const std::string abi =
       std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(lmeval::kPythonPluginAbi);
   static const lmeval::PythonPluginApi api = {
-      abi.c_str(), PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION, start, function, call,
+      abi.c_str(), PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION, start, function, instantiate, call,
   };
   return &api;
 }

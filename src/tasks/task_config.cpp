@@ -289,7 +289,8 @@ Json FewshotConfig::to_json() const {
   return out;
 }
 
-// `in_fewshot`: inside fewshot_config, whose functions the reference shows as repr(fn).
+// `in_fewshot`: inside fewshot_config or filter_list, whose functions the reference shows as
+// repr(fn).
 static Json display_functions(const Json& v, bool in_fewshot = false) {
   if (is_function_ref(v)) {
     try {
@@ -342,7 +343,7 @@ Json task_config_to_results(const TaskConfig& cfg, std::optional<int> num_fewsho
     } else if (f == "fewshot_config") {
       v = resolved_fewshot_config(cfg).to_json();
     }
-    out[f] = display_functions(v, f == "fewshot_config");
+    out[f] = display_functions(v, f == "fewshot_config" || f == "filter_list");
   }
   return out;
 }

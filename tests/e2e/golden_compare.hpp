@@ -53,6 +53,13 @@ inline bool ulp_tolerant(const std::string& path) {
 inline bool function_display_matches(const Json& ours, const Json& golden) {
   if (!ours.is_string() || !golden.is_string()) return false;
   const std::string& g = golden.get_ref<const std::string&>();
+  const std::string& o = ours.get_ref<const std::string&>();
+  // A class run in the embedded Python: its repr names the module by its path, which differs by
+  // the folder the fixture lies in.
+  if (g.rfind("<class '", 0) == 0 && o.rfind("<class '", 0) == 0) {
+    const std::string tail = g.substr(g.rfind('/') + 1);
+    return o.size() >= tail.size() && o.compare(o.size() - tail.size(), tail.size(), tail) == 0;
+  }
   std::string name;
   if (g.rfind("def ", 0) == 0) {
     size_t paren = g.find('(');
@@ -65,7 +72,6 @@ inline bool function_display_matches(const Json& ours, const Json& golden) {
   } else {
     return false;
   }
-  const std::string& o = ours.get_ref<const std::string&>();
   // A function run in the embedded Python shows its own repr: the same but for its address.
   if (g.rfind("<function ", 0) == 0 && o.rfind("<function " + name + " at 0x", 0) == 0) return true;
   return o.size() >= name.size() && o.compare(o.size() - name.size(), name.size(), name) == 0;

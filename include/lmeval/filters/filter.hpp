@@ -65,6 +65,14 @@ class FilterRegistry {
   std::map<std::string, FilterFunction> functions_;
 };
 
+// Builds a filter whose code is Python (a `!function` bound to no C++ port: "python_module" in
+// `ref`): a filter class instantiated with `kwargs` (is_class) or a `custom` filter's filter_fn.
+// Set by the tasks library, which runs Python task code; unset, such filters are refused.
+using PythonFilterFactory = std::function<std::unique_ptr<Filter>(
+    const Json& ref, const Json& kwargs, const SourceLocation& where, bool is_class)>;
+void set_python_filter_factory(PythonFilterFactory factory);
+const PythonFilterFactory& python_filter_factory();
+
 // Registers every built-in filter (take_first, take_first_k, majority_vote, regex, regex_pos,
 // remove_whitespace, lowercase, uppercase, map, format_span, multi_choice_regex, custom) and the
 // filter classes of task utils.py files: "zeroshot/utils.X" and "cot_zeroshot/utils.X" for bbh's

@@ -31,7 +31,8 @@ struct TaskFunction {
   std::function<double(const std::vector<Json>&)> aggregation;
   // what the results' `configs` show for it (the reference shows the Python source)
   std::string display;
-  // what the results' fewshot_config shows for it (the reference shows repr(fn) there); empty:
+  // what the results' fewshot_config and filter_list show for it (the reference shows repr(fn)
+  // there); empty:
   // `display`
   std::string repr;
   // process_docs draws from the run's global `random` (GPQA's answer shuffle). The reference

@@ -16,6 +16,10 @@ namespace lmeval {
 // Python version other than the plugin's, or an import that fails.
 const TaskFunction& python_task_function(const Json& ref);
 
+// Lets filter_list entries whose filter class or `custom` filter_fn is Python run it
+// (filters::set_python_filter_factory); called when the built-in task functions register.
+void install_python_filters();
+
 // Whether this lm-eval has its Python plugin (liblmeval_python.so) where it looks for it.
 bool python_plugin_present();
 

@@ -12,7 +12,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 1;
+inline constexpr int kPythonPluginAbi = 2;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -34,6 +34,7 @@ enum class PythonCall : int {
   process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples
   aggregation = 3,      // fn(list of per-document values) -> number
   filter = 4,           // fn(resps, docs): a `custom` filter's function
+  filter_apply = 5,     // fn.apply(resps, docs): an instance of a filter class
 };
 
 // No C++ exception crosses the boundary: failures come back as false plus a message.
@@ -51,6 +52,8 @@ struct PythonPluginApi {
   // and fewshot_config (repr(fn)).
   void* (*function)(const char* module_path, const char* qualified, std::string* display,
                     std::string* repr, std::string* error);
+  // cls(**kwargs): an instance of a filter class; null plus *error when it raises.
+  void* (*instantiate)(void* cls, const Json* kwargs, std::string* error);
   bool (*call)(void* fn, PythonCall kind, const Json* args, std::size_t nargs, Json* out,
                std::string* error);
 };

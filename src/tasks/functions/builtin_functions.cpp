@@ -2,6 +2,7 @@
 #include <mutex>
 
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/python_functions.hpp"
 
 namespace lmeval {
 
@@ -14,6 +15,7 @@ void register_builtin_task_functions() {
     auto& r = FunctionRegistry::instance();
     register_task_functions_classic(r);
     register_task_functions_leaderboard(r);
+    install_python_filters();
   });
 }
 

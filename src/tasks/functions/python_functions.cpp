@@ -13,6 +13,7 @@
 
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/filters/filter.hpp"
 #include "lmeval/tasks/python_plugin_api.hpp"
 #include "lmeval/tasks/task_context.hpp"
 
@@ -261,7 +262,79 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   return f;
 }
 
+// The Python object behind each TaskFunction this file made (filters call it directly).
+std::mutex g_handles_mu;
+std::map<const TaskFunction*, void*>& handles() {
+  static std::map<const TaskFunction*, void*> h;
+  return h;
+}
+void* handle_of(const TaskFunction& fn) {
+  std::lock_guard<std::mutex> lock(g_handles_mu);
+  return handles().at(&fn);
+}
+
+Json docs_array(const std::vector<const Json*>& docs) {
+  Json out = Json::array();
+  for (const Json* d : docs) out.push_back(d ? *d : Json());
+  return out;
+}
+
+// A filter whose code is Python: an instance of a filter class (its apply) or a `custom` filter's
+// filter_fn, called with every instance's responses and documents as FilterEnsemble calls it.
+class PythonFilter : public Filter {
+ public:
+  PythonFilter(const PythonPluginApi* api, void* target, PythonCall kind, std::string name,
+               SourceLocation where)
+      : api_(api), target_(target), kind_(kind), name_(std::move(name)), where_(std::move(where)) {}
+  std::vector<Json> apply(std::vector<Json> resps,
+                          const std::vector<const Json*>& docs) const override {
+    Json args[2] = {Json(std::move(resps)), docs_array(docs)};
+    Json out;
+    std::string error;
+    if (!api_->call(target_, kind_, args, 2, &out, &error))
+      throw UserError("filter `!function " + name_ + "` raised " + error, where_,
+                      "a filter that runs on the task's responses without raising");
+    if (!out.is_array() || out.size() != args[1].size())
+      throw UserError("filter `!function " + name_ + "` returned " +
+                          (out.is_array() ? std::to_string(out.size()) + " entries"
+                                          : std::string(out.type_name())) +
+                          " for " + std::to_string(args[1].size()) + " instances",
+                      where_, "one filtered response list per instance");
+    std::vector<Json> v;
+    v.reserve(out.size());
+    for (auto& x : out) v.push_back(std::move(x));
+    return v;
+  }
+
+ private:
+  const PythonPluginApi* api_;
+  void* target_;
+  PythonCall kind_;
+  std::string name_;
+  SourceLocation where_;
+};
+
 }  // namespace
+
+void install_python_filters() {
+  set_python_filter_factory([](const Json& ref, const Json& kwargs, const SourceLocation& where,
+                               bool is_class) -> std::unique_ptr<Filter> {
+    const TaskFunction& fn = python_task_function(ref);
+    const PythonPluginApi* api = runtime(ref).api;
+    void* handle = handle_of(fn);
+    const std::string name = function_ref_name(ref);
+    SourceLocation at = where_of(ref);
+    at.field = where.field.empty() ? "!function" : where.field;
+    if (!is_class) return std::make_unique<PythonFilter>(api, handle, PythonCall::filter, name, at);
+    // The reference's build_filter_ensemble: the class called with the entry's other keys.
+    std::string error;
+    void* instance = api->instantiate(handle, &kwargs, &error);
+    if (!instance)
+      throw UserError("filter class `!function " + name + "` raised " + error, at,
+                      "keyword arguments the filter class accepts");
+    return std::make_unique<PythonFilter>(api, instance, PythonCall::filter_apply, name, at);
+  });
+}
 
 bool python_plugin_present() { return fs::exists(plugin_path()); }
 
@@ -299,7 +372,12 @@ const TaskFunction& python_task_function(const Json& ref) {
                     where_of(ref), "a module next to the YAML that defines the function");
   TaskFunction f = make_function(rt.api, fn, ref, std::move(display));
   f.repr = std::move(repr);
-  return loaded.emplace(key, std::move(f)).first->second;
+  const TaskFunction& stored = loaded.emplace(key, std::move(f)).first->second;
+  {
+    std::lock_guard<std::mutex> hl(g_handles_mu);
+    handles()[&stored] = fn;
+  }
+  return stored;
 }
 
 }  // namespace lmeval
