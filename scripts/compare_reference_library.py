@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Compares lm-eval with the reference (PyPI lm-eval 0.4.13) on every task of the reference's own
+task library whose dataset is in a local data folder (docs/fidelity.md, issue 15 point 7b).
+
+Both sides run the same tasks with the deterministic fake model of ../shared/goldens (`hashfake`
+in the reference through goldens/tools/run_reference.py and the offline datasets shim; `--model
+dummy` in lm-eval, which implements the same definition) at the same --limit, lm-eval reading the
+reference's task folder through `--include_path`. Per task it compares every per-document sample
+record of the reference (doc_id, filter, doc, target, arguments = prompts and continuations or
+gen_kwargs, resps, filtered_resps, the hashes and per-sample metrics) and the task's block of
+`results` and `n-samples`. Tasks run in batches; a failing batch is split until each failing task
+runs alone, whose error is its reason.
+
+A task is selected when its `dataset_path` has a folder in DATA (any config); `--data` may be
+given twice (e.g. ../shared/hf_data and a stand-in folder of scripts/gen_standin_library_data.py).
+
+Usage: scripts/compare_reference_library.py --venv VENV --lm-eval build/lm-eval
+           [--data ../shared/hf_data] [--limit 20] [--batch 40] [--match REGEX] [--out DIR]
+Writes DIR/report.json (one entry per task: status identical / different / ref_error /
+ours_error, and the first differences) and prints a summary.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LIST = r"""
+import json, os, sys, lm_eval
+from lm_eval.tasks import TaskManager
+from lm_eval.tasks._yaml_loader import load_yaml
+tm = TaskManager()
+out = []
+for name in tm.all_subtasks:
+    e = tm.task_index[name]
+    if e.kind.name != "TASK" or not e.yaml_path:
+        continue
+    try:
+        cfg = load_yaml(e.yaml_path, resolve_func=False)
+    except Exception:
+        continue
+    if e.cfg and cfg.get("task") != name:
+        merged = dict(cfg); merged.update(e.cfg); cfg = merged
+    text = open(e.yaml_path, encoding="utf-8").read()
+    out.append([name, str(e.yaml_path), cfg.get("dataset_path"), cfg.get("dataset_name"),
+                "!function" in text])
+print(json.dumps({"root": os.path.join(os.path.dirname(lm_eval.__file__), "tasks"), "tasks": out}))
+"""
+
+# Keys of the results file that depend on the run, not on the task.
+SAMPLE_SKIP = set()
+
+
+def list_tasks(args):
+    cache = os.path.join(args.out, "library.json")
+    if os.path.exists(cache):
+        return json.load(open(cache))
+    r = subprocess.run([os.path.join(args.venv, "bin", "python"), "-c", LIST],
+                       capture_output=True, text=True, check=True)
+    lib = json.loads(r.stdout.strip().splitlines()[-1])
+    json.dump(lib, open(cache, "w"))
+    return lib
+
+
+def has_data(data_dirs, path, name):
+    """The dataset's folder holds the config (or, with no config, `default` or a single one)."""
+    for d in data_dirs:
+        folder = os.path.join(d, path or "")
+        if not path or not os.path.isdir(folder):
+            continue
+        if name and os.path.isdir(os.path.join(folder, name)):
+            return True
+        if not name and (os.path.isdir(os.path.join(folder, "default"))
+                         or len([c for c in os.listdir(folder) if not c.startswith(".")]) == 1):
+            return True
+    return False
+
+
+def run_reference(args, names, dest):
+    shared = os.path.abspath(args.shared)
+    env = dict(os.environ, LMEVAL_HF_DATA=args.data[0], HF_DATASETS_OFFLINE="1",
+               HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    # A stand-in folder beside hf_data: the shim reads one folder, so both are linked into one.
+    env["LMEVAL_HF_DATA"] = args.merged_data
+    cmd = [os.path.join(args.venv, "bin", "python"),
+           os.path.join(shared, "goldens", "tools", "run_reference.py"), "run",
+           "--model", "hashfake", "--tasks", ",".join(names), "--limit", str(args.limit),
+           "--log_samples", "--output_path", dest]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+
+
+def run_ours(args, root, names, dest):
+    env = dict(os.environ, VIRTUAL_ENV=os.path.abspath(args.venv))
+    cmd = [args.lm_eval, "run", "--model", "dummy", "--include_path", root,
+           "--tasks", ",".join(names), "--limit", str(args.limit), "--log_samples",
+           "--output_path", dest, "--data_dir", args.merged_data]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+
+
+def load_outputs(dest):
+    results = {}
+    for f in glob.glob(os.path.join(dest, "**", "results_*.json"), recursive=True):
+        results = json.load(open(f))
+    samples = {}
+    for f in glob.glob(os.path.join(dest, "**", "samples_*.jsonl"), recursive=True):
+        task = re.sub(r"_\d{4}-\d\d-\d\dT.*$", "", os.path.basename(f)[len("samples_"):])
+        samples[task] = [json.loads(line) for line in open(f, encoding="utf-8")]
+    return results, samples
+
+
+def diff(a, b, path, out, limit=8):
+    if len(out) >= limit:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in b:
+            if k not in a:
+                out.append(f"{path}/{k}: missing in ours")
+            else:
+                diff(a[k], b[k], f"{path}/{k}", out, limit)
+        for k in a:
+            if k not in b:
+                out.append(f"{path}/{k}: extra in ours")
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            out.append(f"{path}: length {len(a)} vs reference {len(b)}")
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff(x, y, f"{path}[{i}]", out, limit)
+    elif a != b or (type(a) != type(b) and not (isinstance(a, (int, float))
+                                                and isinstance(b, (int, float)))):
+        out.append(f"{path}: ours={str(a)[:200]!r} reference={str(b)[:200]!r}")
+
+
+def compare_task(task, ours, ref):
+    (ores, osam), (rres, rsam) = ours, ref
+    out = []
+    if task not in rsam:
+        return ["reference wrote no samples"]
+    if task not in osam:
+        return ["ours wrote no samples"]
+    key = lambda s: (s["doc_id"], s.get("filter"))
+    by = {key(s): s for s in osam[task]}
+    if len(osam[task]) != len(rsam[task]):
+        out.append(f"samples: {len(osam[task])} records vs reference {len(rsam[task])}")
+    for s in rsam[task]:
+        o = by.get(key(s))
+        if o is None:
+            out.append(f"samples doc {s['doc_id']} filter {s.get('filter')}: missing in ours")
+            continue
+        diff(o, s, f"samples[doc {s['doc_id']}, {s.get('filter')}]", out)
+    for block in ("results", "n-samples", "higher_is_better"):
+        r = rres.get(block, {}).get(task)
+        o = ores.get(block, {}).get(task)
+        if r is not None:
+            diff(o if o is not None else {}, r, block, out)
+    return out
+
+
+def first_error(text):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    for l in reversed(lines):
+        if re.search(r"Error|error|exception|not found|needs", l):
+            return l.strip()[:300]
+    return lines[-1].strip()[:300] if lines else ""
+
+
+def run_batch(args, root, names, report, depth=0):
+    tag = f"b{abs(hash(tuple(names))) % 10**10}"
+    rdest, odest = os.path.join(args.work, tag, "ref"), os.path.join(args.work, tag, "ours")
+    for d in (rdest, odest):
+        shutil.rmtree(d, ignore_errors=True)
+    r = run_reference(args, names, rdest)
+    if r.returncode != 0:
+        if len(names) > 1:
+            half = len(names) // 2
+            run_batch(args, root, names[:half], report, depth + 1)
+            run_batch(args, root, names[half:], report, depth + 1)
+            return
+        report[names[0]] = {"status": "ref_error", "reason": first_error(r.stderr)}
+        return
+    o = run_ours(args, root, names, odest)
+    if o.returncode != 0:
+        if len(names) > 1:
+            half = len(names) // 2
+            run_batch(args, root, names[:half], report, depth + 1)
+            run_batch(args, root, names[half:], report, depth + 1)
+            return
+        err = o.stderr + o.stdout
+        status = "needs_python" if re.search(r"[Pp]ython", err) else "ours_error"
+        report[names[0]] = {"status": status, "reason": first_error(err)}
+        return
+    ref, ours = load_outputs(rdest), load_outputs(odest)
+    for t in names:
+        d = compare_task(t, ours, ref)
+        report[t] = {"status": "identical" if not d else "different", "differences": d}
+    if not args.keep:
+        shutil.rmtree(os.path.join(args.work, tag), ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--venv", default=os.path.join(REPO, ".venv-standin"))
+    ap.add_argument("--lm-eval", default=os.path.join(REPO, "build", "lm-eval"))
+    ap.add_argument("--shared", default=os.path.join(REPO, "..", "shared"))
+    ap.add_argument("--data", action="append", default=None)
+    ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=40)
+    ap.add_argument("--match", default="")
+    ap.add_argument("--out", default="compare_library")
+    ap.add_argument("--keep", action="store_true", help="keep both sides' outputs")
+    args = ap.parse_args()
+    args.data = [os.path.abspath(d) for d in (args.data or [os.path.join(args.shared, "hf_data")])]
+    args.lm_eval = os.path.abspath(args.lm_eval)
+    os.makedirs(args.out, exist_ok=True)
+    args.work = os.path.abspath(os.path.join(args.out, "runs"))
+    # One data folder for both sides: links to each <org>/<name> of every --data folder.
+    args.merged_data = os.path.abspath(os.path.join(args.out, "data"))
+    shutil.rmtree(args.merged_data, ignore_errors=True)
+    for d in args.data:
+        for org in sorted(os.listdir(d)):
+            if not os.path.isdir(os.path.join(d, org)):
+                continue
+            for name in sorted(os.listdir(os.path.join(d, org))):
+                dst = os.path.join(args.merged_data, org, name)
+                if not os.path.exists(dst):
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    os.symlink(os.path.join(d, org, name), dst)
+
+    lib = list_tasks(args)
+    root = lib["root"]
+    sel = [t for t in lib["tasks"] if has_data(args.data, t[2], t[3]) and re.search(args.match, t[0])]
+    print(f"{len(sel)} of {len(lib['tasks'])} YAML tasks have data", file=sys.stderr)
+    report_path = os.path.join(args.out, "report.json")
+    report = json.load(open(report_path)) if os.path.exists(report_path) else {}
+    todo = [t[0] for t in sel if t[0] not in report]
+    start = time.time()
+    for i in range(0, len(todo), args.batch):
+        run_batch(args, root, todo[i:i + args.batch], report)
+        json.dump(report, open(report_path, "w"), indent=1, sort_keys=True)
+        print(f"{min(i + args.batch, len(todo))}/{len(todo)} tasks, {time.time() - start:.0f} s",
+              file=sys.stderr)
+    counts = {}
+    for t in sel:
+        st = report.get(t[0], {}).get("status", "not run")
+        counts[st] = counts.get(st, 0) + 1
+    print(json.dumps(counts, sort_keys=True))
+    for t in sel:
+        e = report.get(t[0], {})
+        if e.get("status") not in ("identical", None):
+            print(f"{t[0]}: {e['status']}: {(e.get('differences') or [e.get('reason')])[:3]}")
+
+
+if __name__ == "__main__":
+    main()

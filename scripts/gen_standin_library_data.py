@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Stand-in rows, in the Hub schema of each dataset, for popular families of the reference's task
+library whose data is not in ../shared/hf_data (issue 15 point 7b; docs/fidelity.md). The rows are
+deterministic filler (words drawn by random.Random with a fixed seed), not the real data: they
+exercise prompts, choices, targets, few-shot sampling and metrics the same way on both sides of
+scripts/compare_reference_library.py, which reads them with --data OUT.
+
+Layout: OUT/<org>/<name>/<config>/<split>.jsonl (that of ../shared/hf_data). Field names and
+types follow each dataset's Hub card (label ints, answer letters, nested choices, ...).
+
+Usage: scripts/gen_standin_library_data.py OUT [--rows 25]
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+WORDS = ("the a cat dog river stone paper light music garden city window friend teacher doctor "
+         "apple winter summer road bridge history science money market story child water fire "
+         "green quick small large old new happy quiet early late because although whether").split()
+
+
+def sent(r, n=None):
+    n = n or r.randint(4, 12)
+    w = [r.choice(WORDS) for _ in range(n)]
+    return (" ".join(w)).capitalize() + "."
+
+
+def words(r, n):
+    return " ".join(r.choice(WORDS) for _ in range(n))
+
+
+def nli(r, i):
+    return {"premise": sent(r), "hypothesis": sent(r), "label": r.randint(0, 2)}
+
+
+def mc4_letters(r, i):
+    return {"question": sent(r) + "?", "A": words(r, 3), "B": words(r, 3), "C": words(r, 3),
+            "D": words(r, 3), "answer": r.choice("ABCD")}
+
+
+def glue(cfg):
+    def row(r, i):
+        d = {"idx": i, "label": r.randint(0, 2 if cfg == "mnli" else 1)}
+        if cfg in ("cola", "sst2"):
+            d["sentence"] = sent(r)
+        elif cfg == "qnli":
+            d.update(question=sent(r), sentence=sent(r))
+        elif cfg == "qqp":
+            d.update(question1=sent(r), question2=sent(r))
+        else:
+            d.update(sentence1=sent(r), sentence2=sent(r))
+        if cfg == "mnli":
+            d = {"premise": sent(r), "hypothesis": sent(r), "label": d["label"], "idx": i}
+        return d
+    return row
+
+
+# dataset_path -> (configs, splits, row(rng, index[, config]))
+DATASETS = {
+    "facebook/xnli": (["en", "de", "fr"], ["train", "validation"], nli),
+    "facebook/anli": (["default"], ["train_r1", "dev_r1", "test_r1", "train_r2", "dev_r2",
+                                    "test_r2", "train_r3", "dev_r3", "test_r3"],
+                      lambda r, i: {"uid": str(i), "premise": sent(r), "hypothesis": sent(r),
+                                    "label": r.randint(0, 2), "reason": ""}),
+    "juletxara/xstory_cloze": (["en", "es", "ru"], ["train", "eval"],
+                               lambda r, i: {"story_id": str(i), **{f"input_sentence_{k}": sent(r)
+                                             for k in range(1, 5)}, "sentence_quiz1": sent(r),
+                                             "sentence_quiz2": sent(r),
+                                             "answer_right_ending": r.randint(1, 2)}),
+    "facebook/belebele": (["eng_Latn", "deu_Latn", "fra_Latn"], ["test"],
+                          lambda r, i: {"link": "", "question_number": i,
+                                        "flores_passage": sent(r, 20), "question": sent(r) + "?",
+                                        **{f"mc_answer{k}": words(r, 3) for k in range(1, 5)},
+                                        "correct_answer_num": str(r.randint(1, 4)),
+                                        "dialect": "eng_Latn", "ds": "2023-05-03"}),
+    "tau/commonsense_qa": (["default"], ["train", "validation"],
+                           lambda r, i: {"id": str(i), "question": sent(r) + "?",
+                                         "question_concept": r.choice(WORDS),
+                                         "choices": {"label": list("ABCDE"),
+                                                     "text": [words(r, 2) for _ in range(5)]},
+                                         "answerKey": r.choice("ABCDE")}),
+    "lighteval/siqa": (["default"], ["train", "validation"],
+                       lambda r, i: {"context": sent(r), "question": sent(r) + "?",
+                                     "answerA": words(r, 3), "answerB": words(r, 3),
+                                     "answerC": words(r, 3), "label": str(r.randint(1, 3))}),
+    "mandarjoshi/trivia_qa": (["rc.nocontext"], ["train", "validation"],
+                              lambda r, i: {"question": sent(r), "question_id": str(i),
+                                            "answer": {"aliases": [str(r.randint(0, 99)),
+                                                                   words(r, 2)],
+                                                       "value": str(r.randint(0, 99))}}),
+    "google-research-datasets/nq_open": (["default"], ["train", "validation"],
+                                         lambda r, i: {"question": sent(r).lower()[:-1],
+                                                       "answer": [str(r.randint(0, 99)),
+                                                                  words(r, 2)]}),
+    "nyu-mll/blimp": (["adjunct_island", "anaphor_gender_agreement", "wh_island"], ["train"],
+                      lambda r, i: {"sentence_good": sent(r), "sentence_bad": sent(r),
+                                    "field": "syntax", "linguistics_term": "island_effects",
+                                    "UID": "x", "simple_LM_method": True,
+                                    "one_prefix_method": False, "two_prefix_method": False,
+                                    "lexically_identical": False, "pair_id": i}),
+    "cimec/lambada": (["default"], ["validation", "test"], lambda r, i: {"text": sent(r, 15)[:-1],
+                                                                         "domain": None}),
+    "google-research-datasets/paws-x": (["en", "de", "fr"], ["train", "validation", "test"],
+                                        lambda r, i: {"id": i, "sentence1": sent(r),
+                                                      "sentence2": sent(r),
+                                                      "label": r.randint(0, 1)}),
+    "CogComp/mc_taco": (["default"], ["validation", "test"],
+                        lambda r, i: {"sentence": sent(r), "question": sent(r) + "?",
+                                      "answer": words(r, 2), "label": r.randint(0, 1),
+                                      "category": "Event Duration"}),
+    "community-datasets/qa4mre": (["2011.main.EN", "2012.main.EN", "2013.main.EN"], ["train"],
+                                  lambda r, i: {"topic_id": "1", "topic_name": "x",
+                                                "test_id": "1", "document_id": "1",
+                                                "document_str": " " + sent(r, 20) + " ",
+                                                "question_id": str(i), "question_str": sent(r),
+                                                "answer_options": {"answer_id": list("12345"),
+                                                                   "answer_str": [words(r, 2) for
+                                                                                  _ in range(5)]},
+                                                "correct_answer_id": str(r.randint(1, 5)),
+                                                "correct_answer_str": ""}),
+    "allenai/swag": (["regular"], ["train", "validation"],
+                     lambda r, i: {"video-id": str(i), "fold-ind": str(i), "startphrase": sent(r),
+                                   "sent1": sent(r), "sent2": words(r, 2), "gold-source": "gold",
+                                   **{f"ending{k}": words(r, 4) for k in range(4)},
+                                   "label": r.randint(0, 3)}),
+    "EleutherAI/asdiv": (["default"], ["validation"],
+                         lambda r, i: {"body": sent(r), "question": sent(r) + "?",
+                                       "solution_type": "Addition",
+                                       "answer": f"{r.randint(1, 99)} (apples)",
+                                       "formula": "1+1"}),
+    "EleutherAI/headqa": (["en", "es"], ["train", "validation", "test"],
+                          lambda r, i: {"name": "x", "year": "2013", "category": "biology",
+                                        "qid": i, "qtext": sent(r), "ra": r.randint(1, 4),
+                                        "image": None, "answers": [{"aid": k, "atext": words(r, 3)}
+                                                                   for k in range(1, 5)]}),
+    "EleutherAI/hendrycks_ethics": (["commonsense", "deontology", "justice"], ["train", "test"],
+                                    lambda r, i: {"label": r.randint(0, 1), "input": sent(r),
+                                                  "is_short": True, "edited": False,
+                                                  "scenario": sent(r), "excuse": sent(r),
+                                                  "group_id": i // 4}),
+    "EleutherAI/unscramble": (["mid_word_1_anagrams", "cycle_letters_in_word",
+                               "reversed_words"], ["validation"],
+                              lambda r, i: {"context": "Please unscramble the letters into a "
+                                                       f"word: {r.choice(WORDS)[::-1]}\n Answer:",
+                                            "completion": r.choice(WORDS)}),
+    "cais/wmdp": (["wmdp-bio", "wmdp-chem", "wmdp-cyber"], ["test"],
+                  lambda r, i: {"answer": r.randint(0, 3), "question": sent(r) + "?",
+                                "choices": [words(r, 3) for _ in range(4)]}),
+    "LSDSem/story_cloze": (["2016", "2018"], ["validation", "test"],
+                           lambda r, i: {"story_id": str(i), **{f"input_sentence_{k}": sent(r)
+                                         for k in range(1, 5)}, "sentence_quiz1": sent(r),
+                                         "sentence_quiz2": sent(r),
+                                         "answer_right_ending": r.randint(1, 2)}),
+    "ceval/ceval-exam": (["accountant", "art_studies", "law"], ["dev", "val", "test"],
+                         lambda r, i: {"id": i, **mc4_letters(r, i), "explanation": ""}),
+    "haonan-li/cmmlu": (["agronomy", "anatomy", "virology"], ["dev", "test"],
+                        lambda r, i: {"Question": sent(r), "A": words(r, 3), "B": words(r, 3),
+                                      "C": words(r, 3), "D": words(r, 3),
+                                      "Answer": r.choice("ABCD")}),
+    "HAERAE-HUB/KMMLU": (["Accounting", "Biology", "Law"], ["train", "dev", "test"],
+                         lambda r, i: {"question": sent(r), "answer": r.randint(1, 4),
+                                       "A": words(r, 3), "B": words(r, 3), "C": words(r, 3),
+                                       "D": words(r, 3), "Category": "x",
+                                       "Human Accuracy": 0.5}),
+    "juletxara/mgsm": (["en", "es", "fr"], ["train", "test"],
+                       lambda r, i: {"question": sent(r) + "?", "answer": None if i % 2 else
+                                     f"Step-by-Step Answer: {sent(r)} The answer is 7.",
+                                     "answer_number": r.randint(0, 99),
+                                     "equation_solution": None}),
+    "EleutherAI/advanced_ai_risk": (["fewshot-coordinate-itself", "human-corrigible-more-HHH"],
+                                    ["validation"],
+                                    lambda r, i: {"question": sent(r) + "\n\nChoices:\n (A) Yes\n"
+                                                  " (B) No", "answer_matching_behavior": " (A)",
+                                                  "answer_not_matching_behavior": " (B)"}),
+    "EleutherAI/persona": (["acts-like-it-wants-to-help-humans-but-does-not-care-about-that",
+                            "agreeableness", "conscientiousness"], ["validation"],
+                           lambda r, i: {"question": sent(r), "statement": sent(r),
+                                         "label_confidence": 0.9,
+                                         "answer_matching_behavior": " Yes",
+                                         "answer_not_matching_behavior": " No"}),
+    "Muennighoff/xwinograd": (["en", "fr", "pt"], ["test"],
+                              lambda r, i: {"sentence": words(r, 5) + " _ " + words(r, 5) + ".",
+                                            "option1": words(r, 1), "option2": words(r, 1),
+                                            "answer": str(r.randint(1, 2))}),
+    "cambridgeltl/xcopa": (["et", "it", "zh"], ["validation", "test"],
+                           lambda r, i: {"premise": sent(r), "choice1": sent(r),
+                                         "choice2": sent(r), "question": r.choice(["cause",
+                                                                                   "effect"]),
+                                         "label": r.randint(0, 1), "idx": i, "changed": False}),
+    "EleutherAI/race": (["high"], ["test"],
+                        lambda r, i: {"article": sent(r, 25), "problems": json.dumps(
+                            [{"question": sent(r) + (" _ ." if k == 1 else "?"),
+                              "answer": r.choice("ABCD"),
+                              "options": [words(r, 3) for _ in range(4)]} for k in range(3)])}),
+    "regisss/math_qa": (["default"], ["train", "validation", "test"],
+                        lambda r, i: {"Problem": sent(r), "Rationale": sent(r),
+                                      "options": "a ) 1 , b ) 2 , c ) 3 , d ) 4 , e ) 5",
+                                      "correct": r.choice("abcde"), "annotated_formula": "",
+                                      "linear_formula": "", "category": "general"}),
+    "stanfordnlp/web_questions": (["default"], ["train", "test"],
+                                  lambda r, i: {"url": "", "question": sent(r).lower()[:-1] + "?",
+                                                "answers": [words(r, 2), words(r, 1)]}),
+    "bigbio/pubmed_qa": (["pubmed_qa_labeled_fold0_source"], ["train", "validation", "test"],
+                         lambda r, i: {"QUESTION": sent(r) + "?", "CONTEXTS": [sent(r), sent(r)],
+                                       "LABELS": ["A", "B"], "MESHES": [], "YEAR": "2000",
+                                       "reasoning_required_pred": "yes",
+                                       "reasoning_free_pred": "yes",
+                                       "final_decision": r.choice(["yes", "no", "maybe"]),
+                                       "LONG_ANSWER": sent(r)}),
+    "nyu-mll/glue": None,  # per-config schemas: glue() below
+}
+GLUE_CONFIGS = ["cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
+
+
+def write(out, path, cfg, split, rows):
+    d = os.path.join(out, path, cfg)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, split + ".jsonl"), "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def main():
+    out = sys.argv[1]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--rows" else 25
+    for path, spec in sorted(DATASETS.items()):
+        if path == "nyu-mll/glue":
+            for cfg in GLUE_CONFIGS:
+                splits = ["train", "validation", "validation_matched", "validation_mismatched"] \
+                    if cfg == "mnli" else ["train", "validation"]
+                for split in splits:
+                    r = random.Random(f"{path}/{cfg}/{split}")
+                    write(out, path, cfg, split, [glue(cfg)(r, i) for i in range(n)])
+            continue
+        configs, splits, row = spec
+        for cfg in configs:
+            for split in splits:
+                r = random.Random(f"{path}/{cfg}/{split}")
+                write(out, path, cfg, split, [row(r, i) for i in range(n)])
+
+
+if __name__ == "__main__":
+    main()
