@@ -84,17 +84,57 @@ def has_data(data_dirs, path, name):
     return False
 
 
-def run_reference(args, names, dest):
-    shared = os.path.abspath(args.shared)
-    env = dict(os.environ, LMEVAL_HF_DATA=args.data[0], HF_DATASETS_OFFLINE="1",
+# The reference side runs in one Python process: its TaskManager indexes the whole library once
+# (about 80 s), then batches go through simple_evaluate and the CLI's EvaluationTracker (the same
+# calls and seeds as `lm-eval run`, lm_eval/_cli/run.py); a failing batch is halved until each
+# failing task ran alone.
+REF_DRIVER = r"""
+import json, os, sys, traceback
+shared, plan_path, limit, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, os.path.join(shared, "tools", "reference_datasets_shim"))
+sys.path.insert(0, os.path.join(shared, "goldens", "tools"))
+import lmeval_hf_data_shim  # noqa: F401  before lm_eval
+import lm_eval.models  # noqa: F401
+import hashfake_plugin  # noqa: F401
+from lm_eval import simple_evaluate
+from lm_eval.loggers import EvaluationTracker
+from lm_eval.tasks import TaskManager
+tm = TaskManager()
+status = {}
+def run(names):
+    dest = os.path.join(work, "ref_%d" % len(status) + "_" + names[0][:40])
+    try:
+        tracker = EvaluationTracker(output_path=dest)
+        res = simple_evaluate(model="hashfake", tasks=names, limit=limit, log_samples=True,
+                              task_manager=tm, evaluation_tracker=tracker)
+        samples = res.pop("samples")
+        tracker.save_results_aggregated(results=res, samples=samples)
+        for t in res["configs"]:
+            tracker.save_results_samples(task_name=t, samples=samples[t])
+        for t in names:
+            status[t] = {"dir": dest}
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        if len(names) > 1:
+            run(names[: len(names) // 2]); run(names[len(names) // 2 :])
+        else:
+            status[names[0]] = {"error": (type(e).__name__ + ": " + str(e))[:300]}
+    json.dump(status, open(os.path.join(work, "ref_status.json"), "w"))
+for batch in json.load(open(plan_path)):
+    run(batch)
+"""
+
+
+def run_reference(args, batches):
+    env = dict(os.environ, LMEVAL_HF_DATA=args.merged_data, HF_DATASETS_OFFLINE="1",
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    # A stand-in folder beside hf_data: the shim reads one folder, so both are linked into one.
-    env["LMEVAL_HF_DATA"] = args.merged_data
-    cmd = [os.path.join(args.venv, "bin", "python"),
-           os.path.join(shared, "goldens", "tools", "run_reference.py"), "run",
-           "--model", "hashfake", "--tasks", ",".join(names), "--limit", str(args.limit),
-           "--log_samples", "--output_path", dest]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+    plan = os.path.join(args.work, "ref_plan.json")
+    json.dump(batches, open(plan, "w"))
+    subprocess.run([os.path.join(args.venv, "bin", "python"), "-c", REF_DRIVER,
+                    os.path.abspath(args.shared), plan, str(args.limit), args.work],
+                   env=env, capture_output=True, text=True, check=True)
+    return json.load(open(os.path.join(args.work, "ref_status.json")))
 
 
 def run_ours(args, root, names, dest):
@@ -171,37 +211,24 @@ def first_error(text):
     return lines[-1].strip()[:300] if lines else ""
 
 
-def run_batch(args, root, names, report, depth=0):
-    tag = f"b{abs(hash(tuple(names))) % 10**10}"
-    rdest, odest = os.path.join(args.work, tag, "ref"), os.path.join(args.work, tag, "ours")
-    for d in (rdest, odest):
-        shutil.rmtree(d, ignore_errors=True)
-    r = run_reference(args, names, rdest)
-    if r.returncode != 0:
-        if len(names) > 1:
-            half = len(names) // 2
-            run_batch(args, root, names[:half], report, depth + 1)
-            run_batch(args, root, names[half:], report, depth + 1)
-            return
-        report[names[0]] = {"status": "ref_error", "reason": first_error(r.stderr)}
-        return
+def run_ours_batch(args, root, names, ref_dir, report):
+    """lm-eval on tasks the reference ran in one batch; a failing run is halved."""
+    odest = os.path.join(args.work, "ours_" + str(len(report)) + "_" + names[0][:40])
+    shutil.rmtree(odest, ignore_errors=True)
     o = run_ours(args, root, names, odest)
     if o.returncode != 0:
         if len(names) > 1:
-            half = len(names) // 2
-            run_batch(args, root, names[:half], report, depth + 1)
-            run_batch(args, root, names[half:], report, depth + 1)
+            run_ours_batch(args, root, names[: len(names) // 2], ref_dir, report)
+            run_ours_batch(args, root, names[len(names) // 2:], ref_dir, report)
             return
         err = o.stderr + o.stdout
         status = "needs_python" if re.search(r"[Pp]ython", err) else "ours_error"
         report[names[0]] = {"status": status, "reason": first_error(err)}
         return
-    ref, ours = load_outputs(rdest), load_outputs(odest)
+    ref, ours = load_outputs(ref_dir), load_outputs(odest)
     for t in names:
         d = compare_task(t, ours, ref)
         report[t] = {"status": "identical" if not d else "different", "differences": d}
-    if not args.keep:
-        shutil.rmtree(os.path.join(args.work, tag), ignore_errors=True)
 
 
 def main():
@@ -241,11 +268,21 @@ def main():
     report = json.load(open(report_path)) if os.path.exists(report_path) else {}
     todo = [t[0] for t in sel if t[0] not in report]
     start = time.time()
-    for i in range(0, len(todo), args.batch):
-        run_batch(args, root, todo[i:i + args.batch], report)
+    os.makedirs(args.work, exist_ok=True)
+    ref = run_reference(args, [todo[i:i + args.batch] for i in range(0, len(todo), args.batch)])
+    print(f"reference: {len(todo)} tasks, {time.time() - start:.0f} s", file=sys.stderr)
+    by_dir = {}
+    for t in todo:
+        if "error" in ref.get(t, {"error": "not run"}):
+            report[t] = {"status": "ref_error", "reason": ref.get(t, {}).get("error", "not run")}
+        else:
+            by_dir.setdefault(ref[t]["dir"], []).append(t)
+    for ref_dir, names in by_dir.items():
+        run_ours_batch(args, root, names, ref_dir, report)
         json.dump(report, open(report_path, "w"), indent=1, sort_keys=True)
-        print(f"{min(i + args.batch, len(todo))}/{len(todo)} tasks, {time.time() - start:.0f} s",
-              file=sys.stderr)
+    print(f"both sides: {time.time() - start:.0f} s", file=sys.stderr)
+    if not args.keep:
+        shutil.rmtree(args.work, ignore_errors=True)
     counts = {}
     for t in sel:
         st = report.get(t[0], {}).get("status", "not run")

@@ -117,6 +117,7 @@ struct Value {
   Kind kind = kUndefined;
   bool tuple = false;                // a Python tuple (repr with parentheses)
   bool elem_tuple = false;           // arrays inside this array are tuples (dict items)
+  bool lenient = false;              // undefined: jinja2's plain Undefined even when strict
   unsigned char view = 0;            // 1 dict_items, 2 dict_keys, 3 dict_values (repr wrapper)
   const Json* ref = nullptr;         // kData
   std::shared_ptr<const Json> hold;  // keeps *ref alive when it is not the caller's variables

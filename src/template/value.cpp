@@ -176,7 +176,7 @@ static void repr_value(const Value& v, std::string& out) {
 
 std::string py_str(const Value& v, bool strict) {
   if (v.is_undefined()) {
-    if (strict) throw TypeErr{v.name, true};
+    if (strict && !v.lenient) throw TypeErr{v.name, true};
     return {};
   }
   if (v.is_data() && v.j().is_string()) return v.j().get<std::string>();
@@ -185,7 +185,7 @@ std::string py_str(const Value& v, bool strict) {
 
 bool truthy(const Value& v, bool strict) {
   if (v.is_undefined()) {
-    if (strict) throw TypeErr{v.name, true};
+    if (strict && !v.lenient) throw TypeErr{v.name, true};
     return false;
   }
   if (!v.is_data()) return true;
@@ -288,7 +288,7 @@ int py_cmp(const Value& a, const Value& b) {
 std::vector<Value> iterate(const Value& v, bool strict) {
   std::vector<Value> out;
   if (v.is_undefined()) {
-    if (strict) throw TypeErr{v.name, true};
+    if (strict && !v.lenient) throw TypeErr{v.name, true};
     return out;
   }
   if (v.kind == Value::kLoop) {
@@ -313,7 +313,7 @@ std::vector<Value> iterate(const Value& v, bool strict) {
 
 int64_t py_len(const Value& v, bool strict) {
   if (v.is_undefined()) {
-    if (strict) throw TypeErr{v.name, true};
+    if (strict && !v.lenient) throw TypeErr{v.name, true};
     return 0;
   }
   if (v.kind == Value::kLoop) return static_cast<Loop*>(v.obj.get())->items.size();

@@ -34,6 +34,19 @@ TEST(TemplateSmoke, StrictUndefinedNamesVariable) {
   }
 }
 
+// An inline if without else gives jinja2's plain Undefined even under StrictUndefined
+// (asdiv_cot_llama: `{{body if body is defined}}`). Expected values: jinja2 3.1 in the reference's
+// environment (Environment(undefined=StrictUndefined, keep_trailing_newline=True)).
+TEST(TemplateSmoke, InlineIfWithoutElseIsLenientUndefined) {
+  Json doc = {{"question", "Q"}};
+  EXPECT_EQ(R("[{{body if body is defined}}] {{question}}", doc), "[] Q");
+  EXPECT_EQ(R("[{{x if False}}]", doc), "[]");
+  EXPECT_EQ(R("[{{(x if x is defined)|length}}]", doc), "[0]");
+  EXPECT_EQ(R("[{% for c in (x if False) %}{{c}}{% endfor %}]", doc), "[]");
+  EXPECT_EQ(R("[{{'y' if (x if False) else 'n'}}]", doc), "[n]");
+  EXPECT_THROW(R("{{body}}", doc), TemplateError);  // a plain missing name stays strict
+}
+
 TEST(TemplateSmoke, SyntaxErrorHasLocation) {
   try {
     Template::parse("line1\n{% if x %}", task_options(), "origin-x");
