@@ -3,9 +3,12 @@
 
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/config/yaml_loader.hpp"
+#include "lmeval/filters/filter.hpp"
 #include "lmeval/tasks/python_functions.hpp"
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 namespace lmeval {
 
@@ -58,6 +61,21 @@ const TaskFunction& resolve_function_ref(const Json& ref) {
   std::string name = function_ref_name(ref);
   std::string family = ref.value("dir", "");
   const auto* fn = FunctionRegistry::instance().find(family, name);
+  if (!fn) {
+    // A filter class or `custom` filter function of a utils.py whose port is a filter
+    // (FilterRegistry builds it from the filter_list entry): known, nothing to call here.
+    register_builtin_filters();
+    const auto& filters = FilterRegistry::instance();
+    if ((!family.empty() && filters.contains(family + "/" + name)) || filters.contains(name) ||
+        filters.find_function(name, family)) {
+      static std::mutex mu;
+      static std::map<std::string, TaskFunction> filter_refs;
+      std::lock_guard<std::mutex> lock(mu);
+      TaskFunction& f = filter_refs[family + ":" + name];
+      f.display = name;
+      return f;
+    }
+  }
   if (!fn) {
     std::vector<std::string> known;
     for (const auto& k : FunctionRegistry::instance().names())

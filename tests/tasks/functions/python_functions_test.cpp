@@ -201,3 +201,24 @@ TEST(PythonFunctions, ValidatePassesWithPython) {
 }
 
 }  // namespace
+
+namespace {
+
+// bbh's filter classes (`function: !function utils.MultiChoiceRegexFilter`) have ports registered
+// as filters for the reference's exact utils.py: validate accepts them (they were refused as
+// unknown task functions), with the reference's own task folder of the environment.
+TEST(PythonFunctions, ReferenceFilterClassPortsValidate) {
+  REQUIRE_PYTHON_ENV(env);
+  auto where = run_command(quoted(env / "bin" / "python3") +
+                           " -c 'import lm_eval, os; print(os.path.dirname(lm_eval.__file__))' "
+                           "2>/dev/null");
+  if (where.exit_code != 0) GTEST_SKIP() << "the environment has no lm_eval package";
+  std::string root = where.out.substr(0, where.out.find('\n')) + "/tasks";
+  auto r =
+      run_command("HF_HUB_OFFLINE=1 VIRTUAL_ENV=" + quoted(env) + " " + quoted(lmeval_binary()) +
+                  " validate --include_path " + quoted(fs::path(root)) +
+                  " --tasks bbh_zeroshot_date_understanding,bbh_cot_zeroshot_word_sorting");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+}  // namespace
