@@ -11,6 +11,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/unicode.hpp"
+#include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 
@@ -432,9 +433,7 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
           throw RuntimeError(std::string(kind_name(args_.kind)) +
                              ": a request context is not a message list");
       } else if (args_.tokenized_requests) {
-        Json mg = kw.is_object() && kw.contains("max_gen_toks") ? kw["max_gen_toks"]
-                                                                : Json(args_.max_gen_toks);
-        const int64_t max_gen_toks = mg.is_number() ? mg.get<int64_t>() : args_.max_gen_toks;
+        const int64_t max_gen_toks = gen_kwargs::api_context_max_gen_toks(kw, args_.max_gen_toks);
         const int64_t max_context_len = max_length_ - max_gen_toks;
         prompt = Json::array();
         for (size_t i : b.members) {

@@ -6,8 +6,8 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
-
 #include "lmeval/core/unicode.hpp"
+#include "lmeval/models/gen_kwargs.hpp"
 
 namespace lmeval::api {
 
@@ -52,68 +52,33 @@ Json loglikelihood_payload(const Json& model, const Json& prompt, int64_t seed) 
   return p;
 }
 
-std::vector<std::string> stop_sequences(const Json& until, const std::optional<std::string>& eos) {
-  std::vector<std::string> out;
-  if (until.is_string()) {
-    out.push_back(until.get<std::string>());
-  } else if (until.is_array()) {
-    for (const auto& u : until) {
-      if (!u.is_string())
-        throw RuntimeError("generation_kwargs until holds " + u.dump() + "; expected strings");
-      out.push_back(u.get<std::string>());
-    }
-  } else if (!until.is_null()) {
-    throw RuntimeError("Expected `kwargs['until']` to be of type Union[str,list] but got " +
-                       until.dump());
-  }
-  if (eos && std::find(out.begin(), out.end(), *eos) == out.end()) out.push_back(*eos);
-  return out;
-}
-
 Json generation_payload(const PayloadStyle& style, const Json& model, const Json& prompt,
                         const Json& gen_kwargs_in, int64_t default_max_gen_toks, int64_t seed,
                         const std::optional<std::string>& eos) {
-  Json g = gen_kwargs_in.is_object() ? gen_kwargs_in : Json::object();
-  g.erase("do_sample");
-  Json max_tokens;
-  if (g.contains("max_tokens")) {
-    max_tokens = g["max_tokens"];
-    g.erase("max_tokens");
-  } else if (g.contains("max_gen_toks")) {
-    max_tokens = g["max_gen_toks"];
-    g.erase("max_gen_toks");
-  } else {
-    max_tokens = default_max_gen_toks;
-  }
-  Json temperature = 0;
-  if (g.contains("temperature")) {
-    temperature = g["temperature"];
-    g.erase("temperature");
-  }
-  Json until = style.openai_chat ? Json::array({"<|endoftext|>"}) : Json();
-  if (g.contains("until")) {
-    until = g["until"];
-    g.erase("until");
-  }
-  std::vector<std::string> stop = stop_sequences(until, eos);
-
+  // The pops every payload builder does (gen_kwargs.hpp); OpenAIChatCompletion's until defaults
+  // to ["<|endoftext|>"].
+  gen_kwargs::PayloadGenKwargs g =
+      gen_kwargs::pop_for_payload(gen_kwargs_in, default_max_gen_toks,
+                                  style.openai_chat ? Json::array({"<|endoftext|>"}) : Json(), eos);
   Json p = Json::object();
   if (style.endpoint == Endpoint::kCompletions) {
+    // LocalCompletionsAPI._create_payload(generate=True)
     p["prompt"] = prompt;
     p["model"] = model;
-    p["max_tokens"] = max_tokens;
-    p["temperature"] = temperature;
-    p["stop"] = stop;
+    p["max_tokens"] = g.max_tokens;
+    p["temperature"] = g.temperature;
+    p["stop"] = g.stop;
   } else {
-    if (stop.size() > 4) stop.resize(4);
+    // LocalChatCompletion / OpenAIChatCompletion._create_payload: stop[:4]
+    if (g.stop.size() > 4) g.stop.resize(4);
     p["messages"] = prompt;
     p["model"] = model;
-    p[style.openai_chat ? "max_completion_tokens" : "max_tokens"] = max_tokens;
-    p["temperature"] = temperature;
-    p["stop"] = stop;
+    p[style.openai_chat ? "max_completion_tokens" : "max_tokens"] = g.max_tokens;
+    p["temperature"] = g.temperature;
+    p["stop"] = g.stop;
   }
   p["seed"] = seed;
-  for (auto it = g.begin(); it != g.end(); ++it) p[it.key()] = it.value();
+  for (auto it = g.rest.begin(); it != g.rest.end(); ++it) p[it.key()] = it.value();
   if (style.openai_chat) {
     const std::string m = model.is_string() ? model.get<std::string>() : "";
     if (m.find("o1") != std::string::npos || m.find('5') != std::string::npos ||

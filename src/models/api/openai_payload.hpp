@@ -33,13 +33,10 @@ Json loglikelihood_payload(const Json& model, const Json& prompt, int64_t seed);
 // _create_payload(generate=True). `prompt` is the prompt (completions: a string, a list of
 // strings or a list of token lists) or the message list (chat). gen_kwargs is the request's
 // generation kwargs (copied; do_sample, max_tokens / max_gen_toks, temperature, until are taken
-// out, the rest is sent as given).
+// out as gen_kwargs::pop_for_payload says, the rest is sent as given).
 Json generation_payload(const PayloadStyle& style, const Json& model, const Json& prompt,
                         const Json& gen_kwargs, int64_t default_max_gen_toks, int64_t seed,
                         const std::optional<std::string>& eos);
-
-// lm_eval.models.utils.handle_stop_sequences: `until` as a list, with eos appended when absent.
-std::vector<std::string> stop_sequences(const Json& until, const std::optional<std::string>& eos);
 
 // LocalCompletionsAPI.parse_logprobs for one answer: choice i (by "index") scores
 // token_logprobs[ctxlens[i]:-1]; is_greedy when each of those equals the best of its

@@ -17,6 +17,7 @@
 #include "lmeval/core/log.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/data/hub_client.hpp"
+#include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
@@ -467,166 +468,198 @@ std::vector<double> HFLM::loglikelihood_rolling(const std::vector<std::string>& 
 // ---------------------------------------------------------------------------------------------
 // generate_until (spec §6.8)
 
+namespace {
+
+// HFLM's default max_gen_toks (generation length when gen_kwargs give none).
+constexpr int64_t kHfDefaultMaxGenToks = 256;
+
+// Collator(group_by="gen_kwargs"): groups in order of first appearance, keyed by the gen_kwargs
+// with sorted keys.
+std::vector<std::vector<size_t>> group_by_gen_kwargs(const std::vector<GenerationRequest>& reqs) {
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    nlohmann::json sorted =
+        nlohmann::json::parse(reqs[i].gen_kwargs.is_null() ? "{}" : reqs[i].gen_kwargs.dump());
+    auto [it, fresh] = index.emplace(sorted.dump(), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+// _model_generate's arguments: the normalised gen_kwargs plus top_p / top_k passed through.
+SamplingOptions sampling_options(const gen_kwargs::HfGenKwargs& g, const Json& kw,
+                                 const std::vector<Token>& eos_ids, Token pad_id,
+                                 const std::optional<int64_t>& seed) {
+  SamplingOptions so;
+  so.max_new_tokens = g.max_gen_toks;
+  so.eos_ids = eos_ids;
+  so.pad_id = pad_id;
+  so.do_sample = g.do_sample;
+  so.temperature = g.temperature > 0 ? g.temperature : 1.0;
+  if (kw.contains("top_p") && kw["top_p"].is_number()) so.top_p = kw["top_p"].get<double>();
+  if (kw.contains("top_k") && kw["top_k"].is_number()) so.top_k = kw["top_k"].get<int64_t>();
+  so.seed = seed ? std::optional<uint64_t>(static_cast<uint64_t>(*seed)) : std::nullopt;
+  return so;
+}
+
+// stop_sequences_criteria: a row stops once the decoded tail of its generation (each stop
+// string's token length + 2 tokens) contains a stop string.
+StopFn stop_criteria(const Tokenizer& tok, const std::vector<std::string>& until) {
+  std::vector<std::pair<std::string, size_t>> stops;  // stop string, lookback tokens
+  for (const auto& s : until) stops.push_back({s, tok.encode(s, false).size() + 2});
+  return [&tok, stops](size_t, const std::vector<Token>& gen) {
+    for (const auto& [s, look] : stops) {
+      const size_t n = std::min(gen.size(), look);
+      std::string tail = tok.decode(std::span<const Token>(gen.data() + gen.size() - n, n), false);
+      if (tail.find(s) != std::string::npos) return true;
+    }
+    return false;
+  };
+}
+
+// HFLM.generate_until's text of one generation: a think_end_token given as a token id drops
+// everything up to its last occurrence before decoding, one given as text everything up to its
+// last occurrence after; then the text is cut at the first occurrence of each stop string in turn.
+std::string generation_text(const Tokenizer& tok, std::vector<Token> toks,
+                            const std::optional<std::string>& think_end_token,
+                            const std::vector<std::string>& until) {
+  std::string text;
+  if (think_end_token && !think_end_token->empty() &&
+      std::all_of(think_end_token->begin(), think_end_token->end(), ::isdigit)) {
+    const Token think = static_cast<Token>(std::stoll(*think_end_token));
+    auto it = std::find(toks.rbegin(), toks.rend(), think);
+    const bool found = it != toks.rend();
+    if (found) toks.erase(toks.begin(), it.base());
+    text = tok.decode(toks, true);
+    if (found) text = std::string(unicode::py_lstrip(text));
+  } else {
+    text = tok.decode(toks, true);
+    if (think_end_token && !think_end_token->empty()) {
+      const auto at = text.rfind(*think_end_token);
+      if (at != std::string::npos)
+        text = std::string(unicode::py_lstrip(text.substr(at + think_end_token->size())));
+    }
+  }
+  for (const auto& s : until) {
+    if (s.empty()) continue;
+    const auto at = text.find(s);
+    if (at != std::string::npos) text.resize(at);
+  }
+  return text;
+}
+
+}  // namespace
+
 std::vector<std::string> HFLM::generate_until(const std::vector<GenerationRequest>& requests) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> out(requests.size());
-  // Groups by gen_kwargs in order of first appearance; ordered JSON dumps of sorted keys.
-  std::vector<std::pair<std::string, std::vector<size_t>>> groups;
-  std::map<std::string, size_t> gidx;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    nlohmann::json sorted = nlohmann::json::parse(
-        requests[i].gen_kwargs.is_null() ? "{}" : requests[i].gen_kwargs.dump());
-    auto [it, fresh] = gidx.emplace(sorted.dump(), groups.size());
-    if (fresh) groups.push_back({sorted.dump(), {}});
-    groups[it->second].second.push_back(i);
-  }
   const std::string eos_text =
       eot_token_id_ ? tokenizer_->decode(std::vector<Token>{*eot_token_id_}, false) : std::string();
   Phase& ph = phase("generate_until");
-  size_t done = 0;
-  int64_t tokens_done = 0;
-  for (auto& [key, members] : groups) {
+  GenerationProgress progress{0, 0, requests.size()};
+  for (const auto& members : group_by_gen_kwargs(requests)) {
+    // All requests of a group share their gen_kwargs (the reference reads all_gen_kwargs[0]).
     const Json& kw = requests[members[0]].gen_kwargs;
-    // normalize_gen_kwargs
-    std::vector<std::string> until;
-    if (kw.contains("until")) {
-      if (kw["until"].is_string())
-        until.push_back(kw["until"].get<std::string>());
-      else if (kw["until"].is_array())
-        for (const auto& u : kw["until"])
-          until.push_back(u.is_string() ? u.get<std::string>() : u.dump());
-      else if (!kw["until"].is_null())
-        throw UserError("until must be a string or a list", {"", 0, 0, "generation_kwargs.until"},
-                        "str or list");
-    }
-    int64_t max_gen = 256;
-    for (const char* k : {"max_gen_toks", "max_new_tokens", "max_tokens", "max_completion_tokens"})
-      if (kw.contains(k) && !kw[k].is_null()) {
-        max_gen = model_args::as_int(kw[k], k);
-        break;
-      }
-    double temperature = kw.contains("temperature") && kw["temperature"].is_number()
-                             ? kw["temperature"].get<double>()
-                             : 0.0;
-    bool do_sample = kw.contains("do_sample") && !kw["do_sample"].is_null()
-                         ? model_args::as_bool(kw["do_sample"], "do_sample")
-                         : temperature > 0.0;
-    if (!eos_text.empty() && std::find(until.begin(), until.end(), eos_text) == until.end())
-      until.push_back(eos_text);
-    const int64_t max_ctx_len = max_length_ - max_gen;
-    if (max_ctx_len <= 0)
-      // HFLM.generate_until asserts the same (no truncation rescues it): e.g. leaderboard_ifeval's
-      // max_gen_toks 1280 on a 512-token model stops the reference too.
-      throw UserError(
-          "requested max tokens to generate (max_gen_toks " + std::to_string(max_gen) +
-              ") must be less than the model's maximum sequence length (max_length " +
-              std::to_string(max_length_) + ")",
-          {"", 0, 0, "max_gen_toks"},
-          "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
-          "--model_args max_length=N if the model supports longer sequences");
-    // Sort by (-len(tok_encode(context)), context).
-    std::vector<std::pair<int64_t, size_t>> keyed;
-    for (size_t i : members)
-      keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first > b.first;
-      return requests[a.second].context < requests[b.second].context;
-    });
-    std::vector<std::pair<std::string, size_t>> stops;  // stop string, lookback tokens
-    for (const auto& s : until) stops.push_back({s, tokenizer_->encode(s, false).size() + 2});
-    SamplingOptions so;
-    so.max_new_tokens = max_gen;
-    so.eos_ids = eos_ids_;
-    so.pad_id = pad_token_id_.value_or(0);
-    so.do_sample = do_sample;
-    so.temperature = temperature > 0 ? temperature : 1.0;
-    if (kw.contains("top_p") && kw["top_p"].is_number()) so.top_p = kw["top_p"].get<double>();
-    if (kw.contains("top_k") && kw["top_k"].is_number()) so.top_k = kw["top_k"].get<int64_t>();
-    so.seed =
-        args_.seed ? std::optional<uint64_t>(static_cast<uint64_t>(*args_.seed)) : std::nullopt;
-    size_t pos = 0;
-    while (pos < keyed.size()) {
-      // Batch encoding: the first string decides whether special tokens are added.
-      const std::string& first = requests[keyed[pos].second].context;
-      std::optional<bool> special;
-      const std::string& bos_text = tokenizer_->bos_token().text;
-      if (!bos_text.empty() && first.rfind(bos_text, 0) == 0)
-        special = false;
-      else if (args_.add_bos_token)
-        special = *args_.add_bos_token;
-      else
-        special = true;
-      std::vector<std::vector<Token>> prompts;
-      const int64_t P = std::min<int64_t>(keyed[pos].first + 2, max_ctx_len);
-      int64_t rows = auto_batch_
-                         ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
-                         : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
-      size_t end = std::min(keyed.size(), pos + static_cast<size_t>(rows));
-      int64_t prompt_tokens = 0;
-      for (size_t k = pos; k < end; ++k) {
-        std::vector<Token> ids = tokenizer_->encode(requests[keyed[k].second].context, *special);
-        if (static_cast<int64_t>(ids.size()) > max_ctx_len)
-          ids.erase(ids.begin(), ids.end() - max_ctx_len);
-        prompt_tokens += static_cast<int64_t>(ids.size());
-        prompts.push_back(std::move(ids));
-      }
-      StopFn stop = [&](size_t, const std::vector<Token>& gen) {
-        for (const auto& [s, look] : stops) {
-          const size_t n = std::min(gen.size(), look);
-          std::string tail =
-              tokenizer_->decode(std::span<const Token>(gen.data() + gen.size() - n, n), false);
-          if (tail.find(s) != std::string::npos) return true;
-        }
-        return false;
-      };
-      std::vector<std::vector<Token>> gens;
-      try {
-        gens = model_->generate(prompts, so, stop);
-      } catch (const OutOfMemory& e) {
-        if (end - pos <= 1)
-          throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
-        oom_shrink_ /= 2;
-        log::warn("hf: out of memory; retrying with half the batch");
-        continue;
-      }
-      tokens_done += prompt_tokens;  // counted once, after the batch succeeded
-      for (size_t k = pos; k < end; ++k) {
-        std::vector<Token> toks = gens[k - pos];
-        tokens_done += static_cast<int64_t>(toks.size());
-        std::string text;
-        if (args_.think_end_token && !args_.think_end_token->empty() &&
-            std::all_of(args_.think_end_token->begin(), args_.think_end_token->end(), ::isdigit)) {
-          const Token think = static_cast<Token>(std::stoll(*args_.think_end_token));
-          auto it = std::find(toks.rbegin(), toks.rend(), think);
-          const bool found = it != toks.rend();
-          if (found) toks.erase(toks.begin(), it.base());
-          text = tokenizer_->decode(toks, true);
-          if (found) text = std::string(unicode::py_lstrip(text));
-        } else {
-          text = tokenizer_->decode(toks, true);
-          if (args_.think_end_token && !args_.think_end_token->empty()) {
-            const auto at = text.rfind(*args_.think_end_token);
-            if (at != std::string::npos)
-              text =
-                  std::string(unicode::py_lstrip(text.substr(at + args_.think_end_token->size())));
-          }
-        }
-        for (const auto& s : until) {
-          if (s.empty()) continue;
-          const auto at = text.find(s);
-          if (at != std::string::npos) text.resize(at);
-        }
-        out[keyed[k].second] = text;
-      }
-      done += end - pos;
-      pos = end;
-      report(done, requests.size(), tokens_done);
-    }
+    generate_group(requests, members,
+                   gen_kwargs::normalize_for_hf(kw, kHfDefaultMaxGenToks, eos_text), kw, out,
+                   progress);
   }
   ph.requests += requests.size();
-  ph.tokens += tokens_done;
+  ph.tokens += progress.tokens;
   ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
+}
+
+std::vector<size_t> HFLM::by_context_length(const std::vector<GenerationRequest>& requests,
+                                            const std::vector<size_t>& members,
+                                            std::vector<int64_t>& lengths) const {
+  // _collate: (-len(tok_encode(context)), context).
+  std::vector<std::pair<int64_t, size_t>> keyed;
+  for (size_t i : members)
+    keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return requests[a.second].context < requests[b.second].context;
+  });
+  std::vector<size_t> order;
+  lengths.clear();
+  for (const auto& [len, i] : keyed) {
+    order.push_back(i);
+    lengths.push_back(len);
+  }
+  return order;
+}
+
+std::optional<bool> HFLM::batch_special_tokens(const std::string& first_context) const {
+  // tok_batch_encode: the batch's first context decides whether special tokens are added.
+  const std::string& bos_text = tokenizer_->bos_token().text;
+  if (!bos_text.empty() && first_context.rfind(bos_text, 0) == 0) return false;
+  if (args_.add_bos_token) return *args_.add_bos_token;
+  return true;
+}
+
+void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
+                          const std::vector<size_t>& members, const gen_kwargs::HfGenKwargs& g,
+                          const Json& kw, std::vector<std::string>& out,
+                          GenerationProgress& progress) {
+  const int64_t max_gen = g.max_gen_toks;
+  const int64_t max_ctx_len = max_length_ - max_gen;
+  if (max_ctx_len <= 0)
+    // HFLM.generate_until asserts the same (no truncation rescues it): e.g. leaderboard_ifeval's
+    // max_gen_toks 1280 on a 512-token model stops the reference too.
+    throw UserError(
+        "requested max tokens to generate (max_gen_toks " + std::to_string(max_gen) +
+            ") must be less than the model's maximum sequence length (max_length " +
+            std::to_string(max_length_) + ")",
+        {"", 0, 0, "max_gen_toks"},
+        "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
+        "--model_args max_length=N if the model supports longer sequences");
+  std::vector<int64_t> lengths;
+  const std::vector<size_t> order = by_context_length(requests, members, lengths);
+  const SamplingOptions so =
+      sampling_options(g, kw, eos_ids_, pad_token_id_.value_or(0), args_.seed);
+  const StopFn stop = stop_criteria(*tokenizer_, g.until);
+  size_t pos = 0;
+  while (pos < order.size()) {
+    const std::optional<bool> special = batch_special_tokens(requests[order[pos]].context);
+    // Rows: the token budget of the longest (first) prompt plus its generation, or batch_size.
+    const int64_t P = std::min<int64_t>(lengths[pos] + 2, max_ctx_len);
+    const int64_t rows =
+        auto_batch_ ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
+                    : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
+    const size_t end = std::min(order.size(), pos + static_cast<size_t>(rows));
+    std::vector<std::vector<Token>> prompts;
+    int64_t prompt_tokens = 0;
+    for (size_t k = pos; k < end; ++k) {
+      // Left truncation to max_ctx_len (tok_batch_encode's left_truncate_len).
+      std::vector<Token> ids = tokenizer_->encode(requests[order[k]].context, *special);
+      if (static_cast<int64_t>(ids.size()) > max_ctx_len)
+        ids.erase(ids.begin(), ids.end() - max_ctx_len);
+      prompt_tokens += static_cast<int64_t>(ids.size());
+      prompts.push_back(std::move(ids));
+    }
+    std::vector<std::vector<Token>> gens;
+    try {
+      gens = model_->generate(prompts, so, stop);
+    } catch (const OutOfMemory& e) {
+      if (end - pos <= 1)
+        throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
+      oom_shrink_ /= 2;
+      log::warn("hf: out of memory; retrying with half the batch");
+      continue;
+    }
+    progress.tokens += prompt_tokens;  // counted once, after the batch succeeded
+    for (size_t k = pos; k < end; ++k) {
+      progress.tokens += static_cast<int64_t>(gens[k - pos].size());
+      out[order[k]] =
+          generation_text(*tokenizer_, std::move(gens[k - pos]), args_.think_end_token, g.until);
+    }
+    progress.done += end - pos;
+    pos = end;
+    report(progress.done, progress.total, progress.tokens);
+  }
 }
 
 }  // namespace lmeval::hf

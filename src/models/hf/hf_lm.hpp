@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/hf/hf_args.hpp"
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/rolling_windows.hpp"
@@ -85,6 +86,21 @@ class HFLM : public LM {
   int64_t token_budget(int64_t length);
   void report(size_t done, size_t total, int64_t tokens);
   Phase& phase(const std::string& name);
+
+  // generate_until's pieces: one gen_kwargs group at a time, sorted, batched and decoded.
+  struct GenerationProgress {
+    size_t done = 0;
+    int64_t tokens = 0;
+    size_t total = 0;
+  };
+  void generate_group(const std::vector<GenerationRequest>& requests,
+                      const std::vector<size_t>& members, const gen_kwargs::HfGenKwargs& g,
+                      const Json& kw, std::vector<std::string>& out, GenerationProgress& progress);
+  // The members in the reference's order (longest encoded context first), with their lengths.
+  std::vector<size_t> by_context_length(const std::vector<GenerationRequest>& requests,
+                                        const std::vector<size_t>& members,
+                                        std::vector<int64_t>& lengths) const;
+  std::optional<bool> batch_special_tokens(const std::string& first_context) const;
 
   HfArgs args_;
   std::unique_ptr<Tokenizer> tokenizer_;
