@@ -55,8 +55,9 @@ int download_main(const DownloadFlags& f) {
   if (!f.tasks.empty()) {
     EvalConfig cfg;
     if (!f.include_path.empty()) cfg.include_path = f.include_path;
-    TaskIndex index = TaskIndex::build(task_roots(cfg));
-    TaskSelection sel = select_tasks(index, split_commas(f.tasks), Json::object());
+    const auto wanted = split_commas(f.tasks);
+    TaskIndex index = task_index_for(cfg, wanted);
+    TaskSelection sel = select_tasks(index, wanted, Json::object());
     HubDataSource hub(client);
     std::set<std::string> done;
     for (const auto& t : sel.tasks) {

@@ -98,7 +98,7 @@ int ls_main(const LsFlags& f) {
   } else {
     EvalConfig cfg;
     if (!f.include_path.empty()) cfg.include_path = f.include_path;
-    TaskIndex index = TaskIndex::build(task_roots(cfg));
+    TaskIndex index = task_index_for(cfg, {}, /*always_reference=*/true);
     bool groups = f.what == "tasks" || f.what == "groups";
     bool tags = f.what == "tasks" || f.what == "tags";
     bool subtasks = f.what == "tasks" || f.what == "subtasks";

@@ -1,6 +1,7 @@
 // simple_evaluate + evaluate as a sequence of stages: plan -> model -> requests -> dispatch ->
 // scoring -> results (docs/architecture.md), each in its own file with its own types.
 #include "lmeval/evaluator/evaluator.hpp"
+#include "lmeval/tasks/reference_library.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -43,6 +44,27 @@ std::vector<fs::path> task_roots(const EvalConfig& cfg) {
   std::vector<fs::path> roots = {builtin_tasks_dir()};
   if (cfg.include_path) roots.emplace_back(*cfg.include_path);
   return roots;
+}
+
+TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& wanted,
+                         bool always_reference) {
+  std::vector<fs::path> roots = task_roots(cfg);
+  auto missing = [&](const TaskIndex& index) {
+    for (const auto& w : wanted)
+      if (!(w.size() > 5 && w.compare(w.size() - 5, 5, ".yaml") == 0) && index.match(w).empty())
+        return true;
+    return false;
+  };
+  if (!always_reference) {
+    TaskIndex index = TaskIndex::build(roots);
+    if (!missing(index)) return index;
+  }
+  const auto& lib = reference_task_library();
+  std::error_code ec;
+  if (!lib.dir || (cfg.include_path && fs::equivalent(*lib.dir, *cfg.include_path, ec)))
+    return TaskIndex::build(roots);
+  roots.insert(roots.begin(), *lib.dir);
+  return TaskIndex::build(roots);
 }
 
 namespace {

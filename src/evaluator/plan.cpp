@@ -147,7 +147,7 @@ TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
 }  // namespace
 
 RunPlan plan_run(const EvalConfig& cfg) {
-  TaskIndex index = TaskIndex::build(task_roots(cfg));
+  TaskIndex index = task_index_for(cfg, cfg.tasks);
   TaskSelection selection = select_tasks(index, cfg.tasks, cfg.metadata);
   if (selection.tasks.empty())
     throw UserError("No tasks specified, or no tasks found. Please verify the task names.",

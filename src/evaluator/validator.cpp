@@ -111,7 +111,7 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     problems.emplace_back("Specify --output_path if providing --log_samples or --predict_only",
                           SourceLocation{"", 0, 0, "output_path"}, "an output directory");
   // Task files that could not even be indexed.
-  TaskIndex index = TaskIndex::build(task_roots(cfg));
+  TaskIndex index = task_index_for(cfg, cfg.tasks);
   for (const auto& [path, msg] : index.skipped()) problems.emplace_back(msg, SourceLocation{}, "");
   TaskSelection sel = select_tasks(index, cfg.tasks, cfg.metadata, &problems);
   auto data = make_data_source(cfg);

@@ -1,5 +1,6 @@
 // --tasks resolution: globs, YAML paths, directories, groups with overrides, tags.
 #include "lmeval/tasks/task_selection.hpp"
+#include "lmeval/tasks/reference_library.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -317,9 +318,24 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     std::string causes;
     if (!collect)
       for (const auto& [path, msg] : unreadable_task_files(index, missing)) causes += "\n  " + msg;
+    // Names of the reference's library when it is not installed: say how to get it.
+    std::string reference;
+    const auto& lib = reference_task_library();
+    if (!lib.dir) {
+      std::string names;
+      for (const auto& m : missing)
+        if (is_reference_task_name(m)) names += (names.empty() ? "" : ", ") + m;
+      if (!names.empty())
+        reference = "; " + names + (names.find(", ") == std::string::npos ? " is" : " are") +
+                    " in the reference's task library (lm-eval 0.4.13), which lm-eval runs by "
+                    "name when that package is installed in the active Python environment (" +
+                    lib.described +
+                    "): `pip install lm-eval==0.4.13` there, or pass --include_path "
+                    "<site-packages>/lm_eval/tasks";
+    }
     b.report(UserError(
         "Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +
-            (causes.empty() ? "" : "; these task files could not be read:" + causes),
+            (causes.empty() ? "" : "; these task files could not be read:" + causes) + reference,
         {"", 0, 0, "--tasks"}, "names listed by `lm-eval ls tasks`, globs, or YAML paths"));
   }
   for (const auto& n : names) b.add_item(n);

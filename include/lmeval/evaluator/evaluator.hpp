@@ -29,8 +29,15 @@ struct EvalOutput {
 // Registers built-in models, filters and task functions (idempotent).
 void register_builtins();
 
-// The task roots of a run: built-in tasks dir, then --include_path.
+// The task roots of a run: built-in tasks dir, then --include_path (later roots override).
 std::vector<std::filesystem::path> task_roots(const EvalConfig& cfg);
+
+// The task index for the names a command asks for: built-ins and --include_path; when one of
+// `wanted` (names or globs; YAML paths are skipped) is not there, or `always_reference` (`ls`),
+// the reference's library of the active Python environment (reference_library.hpp) too, as the
+// first root, so that built-ins and --include_path keep overriding it.
+TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& wanted,
+                         bool always_reference = false);
 
 // Local data (--data_dir / $LMEVAL_DATA_DIR), then the Hub when available.
 std::shared_ptr<DataSource> make_data_source(const EvalConfig& cfg);

@@ -400,6 +400,23 @@ SpanScore span_score(const Tensor& picked, const int64_t* greedy,
   return sc;
 }
 
+std::vector<std::vector<std::vector<SpanScore>>> tree_scores(const std::vector<ScoreTree>& trees,
+                                                             const Tensor& picked,
+                                                             const int64_t* greedy,
+                                                             const std::vector<int64_t>& row_of) {
+  std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
+  size_t k = 0;
+  for (size_t i = 0; i < trees.size(); ++i)
+    for (const auto& b : trees[i].branches) {
+      out[i].emplace_back();
+      for (const auto& s : b.spans) {
+        out[i].back().push_back(span_score(picked, greedy, row_of, k, s.targets));
+        k += s.targets.size();
+      }
+    }
+  return out;
+}
+
 bool Transformer::batch_invariant() const { return impl_->invariant_path(); }
 
 bool Transformer::shares_prefixes() const {
@@ -518,17 +535,7 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(
         for (int64_t k : picks_of[r]) picked.data_ptr<float>()[k] = row[cols[k]];
       }
     }
-    size_t k = 0;
-    for (size_t i = 0; i < trees.size(); ++i)
-      for (const auto& b : trees[i].branches) {
-        out[i].emplace_back();
-        for (const auto& s : b.spans) {
-          out[i].back().push_back(
-              span_score(picked, greedy.data_ptr<int64_t>(), row_of, k, s.targets));
-          k += s.targets.size();
-        }
-      }
-    return out;
+    return tree_scores(trees, picked, greedy.data_ptr<int64_t>(), row_of);
   });
 }
 

@@ -68,6 +68,11 @@ using detail::Layer;
 SpanScore span_score(const Tensor& picked, const int64_t* greedy,
                      const std::vector<int64_t>& row_of, size_t k,
                      const std::vector<Token>& targets);
+// Every span of every branch of `trees`, in order, from the picked targets (as span_score).
+std::vector<std::vector<std::vector<SpanScore>>> tree_scores(const std::vector<ScoreTree>& trees,
+                                                             const Tensor& picked,
+                                                             const int64_t* greedy,
+                                                             const std::vector<int64_t>& row_of);
 
 struct Transformer::Impl {
   ArchConfig cfg;

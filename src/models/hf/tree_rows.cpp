@@ -112,17 +112,7 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::Impl::score_tree_r
     return out;
   }
   auto [picked, greedy] = pick_scores(h.reshape({B * L, h.size(2)}), flat, pick_row, pick_col);
-  size_t k = 0;
-  for (size_t i = 0; i < trees.size(); ++i)
-    for (const auto& b : trees[i].branches) {
-      out[i].emplace_back();
-      for (const auto& s : b.spans) {
-        out[i].back().push_back(
-            span_score(picked, greedy.data_ptr<int64_t>(), pick_row, k, s.targets));
-        k += s.targets.size();
-      }
-    }
-  return out;
+  return tree_scores(trees, picked, greedy.data_ptr<int64_t>(), pick_row);
 }
 
 }  // namespace lmeval::hf

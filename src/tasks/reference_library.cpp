@@ -1,0 +1,136 @@
+#include "lmeval/tasks/reference_library.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <unordered_set>
+#include <vector>
+
+#include "lmeval/core/python_env.hpp"
+#include "lmeval/tasks/task_index.hpp"
+
+namespace lmeval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<fs::path> in_venv(const fs::path& venv) {
+  std::error_code ec;
+  for (const char* lib : {"lib", "lib64"}) {
+    for (const auto& e : fs::directory_iterator(venv / lib, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("python3", 0) != 0) continue;
+      fs::path tasks = e.path() / "site-packages" / "lm_eval" / "tasks";
+      if (fs::is_directory(tasks, ec)) return tasks;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_elf(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == '\x7f' && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+// lm_eval/tasks in the folders site.py puts on sys.path for the interpreter at `real` (an
+// executable, not a launcher script), in sys.path's order: the user site, then the prefix's
+// site-packages (Debian: /usr/local/lib/python3.X/dist-packages, then /usr/lib/python3/
+// dist-packages). Nothing is run.
+std::optional<fs::path> in_interpreter_paths(const fs::path& real) {
+  std::error_code ec;
+  const fs::path prefix = real.parent_path().parent_path();
+  std::vector<std::string> versions;  // "python3.11"
+  const std::string exe = real.filename().string();
+  if (exe.rfind("python3.", 0) == 0) {
+    versions.push_back(exe);
+  } else {
+    for (const auto& e : fs::directory_iterator(prefix / "lib", ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("python3.", 0) == 0) versions.push_back(n);
+    }
+  }
+  std::vector<fs::path> dirs;
+  const char* home = std::getenv("HOME");
+  for (const auto& v : versions)
+    if (home && *home) dirs.push_back(fs::path(home) / ".local/lib" / v / "site-packages");
+  for (const auto& v : versions) {
+    dirs.push_back(prefix / "local/lib" / v / "dist-packages");
+    dirs.push_back(prefix / "lib" / v / "site-packages");
+    dirs.push_back(prefix / "lib" / v / "dist-packages");
+  }
+  dirs.push_back(prefix / "lib/python3/dist-packages");
+  for (const auto& d : dirs)
+    if (fs::is_directory(d / "lm_eval" / "tasks", ec)) return d / "lm_eval" / "tasks";
+  return std::nullopt;
+}
+
+ReferenceLibrary find_library() {
+  ReferenceLibrary lib;
+  if (const char* env = std::getenv("LMEVAL_REFERENCE_TASKS"); env && *env) {
+    const std::string v = env;
+    if (v == "off" || v == "0" || v == "none") {
+      lib.described = "nowhere ($LMEVAL_REFERENCE_TASKS=" + v + ")";
+    } else {
+      lib.described = v + " ($LMEVAL_REFERENCE_TASKS)";
+      if (fs::is_directory(v)) lib.dir = fs::path(v);
+    }
+    return lib;
+  }
+  const PythonEnv py = active_python_env();
+  lib.described = py.described;
+  if (!py.venv.empty()) {
+    lib.dir = in_venv(py.venv);
+    return lib;
+  }
+  if (py.python.empty()) return lib;
+  // A venv's python3 on PATH without $VIRTUAL_ENV (called by its path).
+  const fs::path root = py.python.parent_path().parent_path();
+  std::error_code ec;
+  if (fs::exists(root / "pyvenv.cfg", ec)) {
+    lib.dir = in_venv(root);
+    return lib;
+  }
+  // An interpreter executable: its sys.path folders are known without running it.
+  const fs::path real = fs::canonical(py.python, ec);
+  if (!ec && is_elf(real)) {
+    lib.dir = in_interpreter_paths(real);
+    return lib;
+  }
+  // A launcher script (pyenv's shims): ask it where the package would be imported from
+  // (importing lm_eval itself takes seconds).
+  auto out = run_python(py.python,
+                        "import importlib.util as u, os\n"
+                        "s = u.find_spec('lm_eval')\n"
+                        "print(os.path.join(os.path.dirname(s.origin), 'tasks') "
+                        "if s and s.origin else '')\n",
+                        10000);
+  if (out) {
+    std::string p = *out;
+    while (!p.empty() && (p.back() == '\n' || p.back() == '\r')) p.pop_back();
+    if (!p.empty() && fs::is_directory(p)) lib.dir = fs::path(p);
+  }
+  return lib;
+}
+
+}  // namespace
+
+const ReferenceLibrary& reference_task_library() {
+  static const ReferenceLibrary lib = find_library();
+  return lib;
+}
+
+bool is_reference_task_name(const std::string& name) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> s;
+    std::ifstream in(builtin_tasks_dir() / "reference_library_names.txt");
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.empty() && line[0] != '#') s.insert(line);
+    return s;
+  }();
+  return names.count(name) > 0;
+}
+
+}  // namespace lmeval
