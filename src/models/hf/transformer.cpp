@@ -774,8 +774,10 @@ std::vector<std::vector<Token>> Transformer::generate(
 
 double Transformer::activation_bytes_per_token(int64_t length) const {
   const ArchConfig& c = impl_->cfg;
-  if (impl_->invariant_path())  // prefix_forward.cpp's buffers: 8 hidden-wide rows and 2 MLP-wide
-    return 4.0 * (8.0 * c.hidden_size + 2.0 * c.intermediate_size);
+  if (impl_->invariant_path())  // prefix_forward.cpp's buffers: 8 hidden-wide rows, 2 MLP-wide,
+    // and the attention's gathered keys and values (2 key/value-wide)
+    return 4.0 *
+           (8.0 * c.hidden_size + 2.0 * c.num_kv_heads * c.head_dim + 2.0 * c.intermediate_size);
   const double elt = impl_->dtype == at::kDouble ? 8 : (impl_->dtype == at::kFloat ? 4 : 2);
   // Live at the peak of one layer: a few hidden-sized tensors, q/k/v (expanded for GQA), the
   // MLP's intermediate tensors, and float32 attention scores and probabilities of the row.
