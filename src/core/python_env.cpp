@@ -47,7 +47,8 @@ PythonEnv active_python_env() {
 }
 
 std::optional<std::string> run_python(const fs::path& python, const std::string& code,
-                                      int timeout_ms) {
+                                      int timeout_ms, int* exit_status) {
+  if (exit_status) *exit_status = -1;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
   const pid_t pid = ::fork();
@@ -97,6 +98,7 @@ std::optional<std::string> run_python(const fs::path& python, const std::string&
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (exit_status && !timed_out && WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
   if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return out;
 }

@@ -18,8 +18,9 @@ struct PythonEnv {
 PythonEnv active_python_env();
 
 // Runs `python -c code` (stdin closed, stderr discarded) and returns its stdout, or nullopt when
-// it could not start, exited non-zero or ran past `timeout_ms` (then it is killed).
+// it could not start, exited non-zero or ran past `timeout_ms` (then it is killed). The exit
+// status goes to *exit_status when given (-1: it did not start, was killed or timed out).
 std::optional<std::string> run_python(const std::filesystem::path& python, const std::string& code,
-                                      int timeout_ms);
+                                      int timeout_ms, int* exit_status = nullptr);
 
 }  // namespace lmeval

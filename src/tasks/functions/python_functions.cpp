@@ -2,17 +2,15 @@
 #include "lmeval/tasks/python_functions.hpp"
 
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/python_env.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/tasks/python_plugin_api.hpp"
 #include "lmeval/tasks/task_context.hpp"
@@ -40,71 +38,6 @@ fs::path plugin_path() {
 
 SourceLocation where_of(const Json& ref) {
   return {ref.value("file", ""), ref.value("line", 0), 0, "!function"};
-}
-
-// The interpreter of the user's active environment: $VIRTUAL_ENV's, else `python3` on PATH.
-std::string environment_python(std::string* described) {
-  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
-    for (const char* name : {"python3", "python"}) {
-      fs::path p = fs::path(venv) / "bin" / name;
-      if (::access(p.c_str(), X_OK) == 0) {
-        *described = "the active virtual environment's " + p.string() + " ($VIRTUAL_ENV)";
-        return p.string();
-      }
-    }
-    *described = "$VIRTUAL_ENV (" + std::string(venv) + ", which has no bin/python3)";
-    return "";
-  }
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    if (dir.empty()) continue;
-    fs::path p = fs::path(dir) / "python3";
-    if (::access(p.c_str(), X_OK) == 0) {
-      *described = "python3 on PATH (" + p.string() + ")";
-      return p.string();
-    }
-  }
-  *described = "python3 on PATH (none found)";
-  return "";
-}
-
-// Runs `exe -c code` and returns its stdout; exit status in *status (-1: could not run it).
-std::string capture(const std::string& exe, const char* code, int* status) {
-  int fds[2];
-  *status = -1;
-  if (::pipe(fds) != 0) return "";
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return "";
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    execl(exe.c_str(), exe.c_str(), "-c", code, static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  ::close(fds[0]);
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
 }
 
 constexpr const char* kQuery =
@@ -158,15 +91,15 @@ Runtime& runtime(const Json& ref) {
                    "): rebuild it with scripts/setup.sh";
       return;
     }
-    std::string described;
-    const std::string exe = environment_python(&described);
-    if (exe.empty()) {
+    const PythonEnv py = active_python_env();
+    const std::string& described = py.described;
+    if (py.python.empty()) {
       rt.failure = "Python task code runs in the active Python environment, and there is none: " +
                    described + "; activate a virtual environment or put python3 on PATH";
       return;
     }
     int status = 0;
-    const std::string out = capture(exe, kQuery, &status);
+    const std::string out = run_python(py.python, kQuery, 120000, &status).value_or("");
     Json info;
     try {
       info = Json::parse(out);
