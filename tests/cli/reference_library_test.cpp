@@ -105,6 +105,24 @@ TEST_F(ReferenceLibrary, FoundBesideAnInterpreterExecutableWithoutRunningIt) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST_F(ReferenceLibrary, PyenvShimIsResolvedToItsVersionWithoutRunningIt) {
+  // $PYENV_ROOT/shims/python3 (a shim that fails if run), $PYENV_ROOT/version naming 3.11.0,
+  // whose interpreter's site-packages holds the stand-in package.
+  write("pyenv/shims/python3", "#!/bin/sh\nexit 1\n");
+  ::chmod((dir_ / "pyenv/shims/python3").c_str(), 0755);
+  write("pyenv/version", "3.11.0\n");
+  fs::create_directories(dir_ / "pyenv/versions/3.11.0/bin");
+  fs::copy_file("/bin/false", dir_ / "pyenv/versions/3.11.0/bin/python3.11");
+  fs::create_symlink("python3.11", dir_ / "pyenv/versions/3.11.0/bin/python3");
+  fs::create_directories(dir_ / "pyenv/versions/3.11.0/lib/python3.11/site-packages/lm_eval");
+  fs::rename(dir_ / "venv/lib/python3.11/site-packages/lm_eval/tasks",
+             dir_ / "pyenv/versions/3.11.0/lib/python3.11/site-packages/lm_eval/tasks");
+  auto r = lm("run --model dummy --tasks ref_only_task",
+              "env -u VIRTUAL_ENV -u PYENV_VERSION HOME='" + dir_.string() + "' PATH='" +
+                  (dir_ / "pyenv/shims").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(ReferenceLibrary, ANameOfTheLibraryWithoutItSaysHowToGetIt) {
   // xnli_en is a task of lm-eval 0.4.13 (tasks/reference_library_names.txt) and no built-in.
   auto r = lm("run --model dummy --tasks xnli_en",
