@@ -51,6 +51,15 @@ class ReferenceLibrary : public ::testing::Test {
                        "LMEVAL_NO_INDEX_CACHE=1 " + env + " '" +
                        lmeval::testing::lmeval_binary().string() + "' " + args + " </dev/null");
   }
+  // An interpreter install at `prefix` (bin/python3 -> python3.11, here /bin/false: it must not
+  // be run) whose site-packages receives the stand-in package.
+  void interpreter(const std::string& prefix) {
+    fs::create_directories(dir_ / prefix / "bin");
+    fs::copy_file("/bin/false", dir_ / prefix / "bin/python3.11");
+    fs::create_symlink("python3.11", dir_ / prefix / "bin/python3");
+    fs::create_directories(dir_ / prefix / "lib/python3.11/site-packages/lm_eval");
+    fs::rename(dir_ / tasks_, dir_ / prefix / "lib/python3.11/site-packages/lm_eval/tasks");
+  }
   std::string venv() const { return "VIRTUAL_ENV='" + (dir_ / "venv").string() + "'"; }
   fs::path dir_;
   std::string tasks_;
@@ -93,12 +102,7 @@ TEST_F(ReferenceLibrary, FoundThroughPython3OnPathWhenNoVirtualEnvironment) {
 TEST_F(ReferenceLibrary, FoundBesideAnInterpreterExecutableWithoutRunningIt) {
   // An executable python3 -> python3.11 (here /bin/false: it must not be run) whose prefix holds
   // lib/python3.11/site-packages/lm_eval/tasks, as a non-venv install lays it out.
-  fs::create_directories(dir_ / "prefix/bin");
-  fs::copy_file("/bin/false", dir_ / "prefix/bin/python3.11");
-  fs::create_symlink("python3.11", dir_ / "prefix/bin/python3");
-  fs::create_directories(dir_ / "prefix/lib/python3.11/site-packages/lm_eval");
-  fs::rename(dir_ / "venv/lib/python3.11/site-packages/lm_eval/tasks",
-             dir_ / "prefix/lib/python3.11/site-packages/lm_eval/tasks");
+  interpreter("prefix");
   auto r = lm("run --model dummy --tasks ref_only_task", "env -u VIRTUAL_ENV HOME='" +
                                                              dir_.string() + "' PATH='" +
                                                              (dir_ / "prefix/bin").string() + "'");
@@ -111,12 +115,7 @@ TEST_F(ReferenceLibrary, PyenvShimIsResolvedToItsVersionWithoutRunningIt) {
   write("pyenv/shims/python3", "#!/bin/sh\nexit 1\n");
   ::chmod((dir_ / "pyenv/shims/python3").c_str(), 0755);
   write("pyenv/version", "3.11.0\n");
-  fs::create_directories(dir_ / "pyenv/versions/3.11.0/bin");
-  fs::copy_file("/bin/false", dir_ / "pyenv/versions/3.11.0/bin/python3.11");
-  fs::create_symlink("python3.11", dir_ / "pyenv/versions/3.11.0/bin/python3");
-  fs::create_directories(dir_ / "pyenv/versions/3.11.0/lib/python3.11/site-packages/lm_eval");
-  fs::rename(dir_ / "venv/lib/python3.11/site-packages/lm_eval/tasks",
-             dir_ / "pyenv/versions/3.11.0/lib/python3.11/site-packages/lm_eval/tasks");
+  interpreter("pyenv/versions/3.11.0");
   auto r = lm("run --model dummy --tasks ref_only_task",
               "env -u VIRTUAL_ENV -u PYENV_VERSION HOME='" + dir_.string() + "' PATH='" +
                   (dir_ / "pyenv/shims").string() + "'");

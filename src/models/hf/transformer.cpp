@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <limits>
 #include <map>
 #include <thread>
@@ -672,25 +671,6 @@ std::vector<std::vector<Token>> Transformer::generate(
     Tensor h = m.forward(ids_t, pos_t, &cache, keep_t);
     sync();
     const auto t_prefill = clock::now();
-    struct Report {
-      bool on;
-      std::function<void()> f;
-      ~Report() {
-        if (on) f();
-      }
-    } report{
-        profile, [&] {
-          sync();
-          const double all = std::chrono::duration<double>(clock::now() - t_start).count();
-          const double pre = std::chrono::duration<double>(t_prefill - t_start).count();
-          log::info("hf profile: generate " + std::to_string(B) + " rows, prompt " +
-                    std::to_string(P) + ": prefill " + std::to_string(pre * 1e3) + " ms, " +
-                    std::to_string(steps) + " steps " +
-                    std::to_string(steps ? (all - pre) * 1e3 / static_cast<double>(steps) : 0.0) +
-                    " ms/step (forward " + std::to_string(fwd_s * 1e3) + " ms, head+pick " +
-                    std::to_string(head_s * 1e3) + " ms, stop checks " +
-                    std::to_string(stop_s * 1e3) + " ms in all)");
-        }};
     // transformers' Phi3ForCausalLM.prepare_inputs_for_generation drops the KV cache when a
     // sequence first grows past original_max_position_embeddings, so that every key is rotated
     // with LongRoPE's long factors from then on: all tokens so far are run again.
@@ -767,6 +747,18 @@ std::vector<std::vector<Token>> Transformer::generate(
         sync();
         fwd_s += std::chrono::duration<double>(clock::now() - t_fwd).count();
       }
+    }
+    if (profile) {
+      sync();
+      const double all = std::chrono::duration<double>(clock::now() - t_start).count();
+      const double pre = std::chrono::duration<double>(t_prefill - t_start).count();
+      log::info("hf profile: generate " + std::to_string(B) + " rows, prompt " + std::to_string(P) +
+                ": prefill " + std::to_string(pre * 1e3) + " ms, " + std::to_string(steps) +
+                " steps " +
+                std::to_string(steps ? (all - pre) * 1e3 / static_cast<double>(steps) : 0.0) +
+                " ms/step (forward " + std::to_string(fwd_s * 1e3) + " ms, head+pick " +
+                std::to_string(head_s * 1e3) + " ms, stop checks " + std::to_string(stop_s * 1e3) +
+                " ms in all)");
     }
     return out;
   });
