@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "dispatch.hpp"
 #include "lmeval/data/hub_data_source.hpp"
@@ -55,14 +56,15 @@ TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& 
         return true;
     return false;
   };
+  std::optional<TaskIndex> local;
   if (!always_reference) {
-    TaskIndex index = TaskIndex::build(roots);
-    if (!missing(index)) return index;
+    local = TaskIndex::build(roots);
+    if (!missing(*local)) return std::move(*local);
   }
   const auto& lib = reference_task_library();
   std::error_code ec;
   if (!lib.dir || (cfg.include_path && fs::equivalent(*lib.dir, *cfg.include_path, ec)))
-    return TaskIndex::build(roots);
+    return local ? std::move(*local) : TaskIndex::build(roots);
   roots.insert(roots.begin(), *lib.dir);
   return TaskIndex::build(roots);
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 
+#include "models/hf/block.hpp"
 #include "models/hf/kernels.hpp"
 #include "models/hf/transformer_impl.hpp"
 
@@ -72,6 +73,37 @@ float activate(Activation a, float x) {
   }
   return x;
 }
+
+// run_block's operations on float rows [N, width] (buffers of forward_invariant). A norm onto
+// its own buffer goes through `scratch`: norm_rows reads a row while writing it otherwise.
+template <class Attention, class Mlp>
+struct RowBlockOps {
+  const ArchConfig& cfg;
+  int64_t rows, width;
+  float* buf[4];
+  float* scratch;
+  Attention& attend;
+  Mlp& mlp_rows;
+  float* at(BlockBuf b) const { return buf[static_cast<int>(b)]; }
+  void norm(BlockBuf d, BlockBuf s, const Tensor& w, const Tensor& b) const {
+    const float* src = at(s);
+    if (d == s) src = std::copy(at(s), at(s) + rows * width, scratch) - rows * width;
+    norm_rows(cfg, src, width, at(d), width, rows, width, cfptr(w), cfptr(b));
+  }
+  void copy(BlockBuf d, BlockBuf s) const { std::copy(at(s), at(s) + rows * width, at(d)); }
+  void attention(BlockBuf d, BlockBuf s, size_t li) const { attend(at(s), at(d), li); }
+  void mlp(BlockBuf d, BlockBuf s, size_t li) const { mlp_rows(at(s), at(d), li); }
+  void add(BlockBuf d, BlockBuf a, BlockBuf b) const {
+    float* dp = at(d);
+    const float *ap = at(a), *bp = at(b);
+    for (int64_t i = 0; i < rows * width; ++i) dp[i] = ap[i] + bp[i];
+  }
+  void add3(BlockBuf d, BlockBuf a, BlockBuf b, BlockBuf c) const {
+    float* dp = at(d);
+    const float *ap = at(a), *bp = at(b), *cp = at(c);
+    for (int64_t i = 0; i < rows * width; ++i) dp[i] = (ap[i] + bp[i]) + cp[i];
+  }
+};
 
 // Log-softmax of one row of n logits, in place; the exponentials (kernels::exp_shifted, into
 // tmp) are summed in double, four fixed lanes.
@@ -190,14 +222,11 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
   float* qp = fptr(qkv);
   float* ap = fptr(att);
   const int64_t rd = cfg.rotary_dim, half = rd / 2;
-  for (size_t li = 0; li < layers.size(); ++li) {
+  // Layer li's attention over the rows of `in`, its output projection into `out`.
+  auto attention = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];
     const int64_t window = cfg.layer_sliding_window[li];
-    if (cfg.post_norm)
-      std::copy(hp, hp + N * Hd, xp);
-    else
-      norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
-    kernels::matmul_nt(xp, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
+    kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
     // Per head: q/k norm (Qwen3), then rotary embedding of q and k.
     at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv),
                      [&](int64_t r0, int64_t r1) {
@@ -312,52 +341,27 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
             }
           });
     }
-    kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), fptr(o), Hd, N, Hd, qdim);
-    if (cfg.sandwich_norms) {
-      Tensor t = o.clone();
-      norm_rows(cfg, fptr(t), Hd, fptr(o), Hd, N, Hd, cfptr(L.post_attn_w), nullptr);
-    }
-    auto mlp = [&](const float* in, float* out) {
-      // The activation overwrites the gate half in place; the down projection reads it with
-      // the row stride of the gate/up rows.
-      float* u = fptr(up);
-      const int64_t w = cfg.gated_mlp ? 2 * I : I;
-      kernels::matmul_nt(in, Hd, fptr(L.up_w), Hd, cfptr(L.up_b), u, w, N, w, Hd);
-      at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / I), [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r)
-          for (int64_t i = 0; i < I; ++i)
-            u[r * w + i] = cfg.gated_mlp ? activate(cfg.activation, u[r * w + i]) * u[r * w + I + i]
-                                         : activate(cfg.activation, u[r * w + i]);
-      });
-      kernels::matmul_nt(u, w, fptr(L.down_w), I, cfptr(L.down_b), out, Hd, N, Hd, I);
-    };
-    float* op = fptr(o);
-    float* mp = fptr(m_out);
-    if (cfg.post_norm) {  // OPT do_layer_norm_before=false
-      for (int64_t i = 0; i < N * Hd; ++i) xp[i] = hp[i] + op[i];
-      norm_rows(cfg, xp, Hd, hp, Hd, N, Hd, cfptr(L.ln1_w), cfptr(L.ln1_b));
-      mlp(hp, mp);
-      for (int64_t i = 0; i < N * Hd; ++i) xp[i] = hp[i] + mp[i];
-      norm_rows(cfg, xp, Hd, hp, Hd, N, Hd, cfptr(L.ln2_w), cfptr(L.ln2_b));
-    } else if (cfg.parallel_residual) {
-      if (cfg.shared_layer_norm) {
-        mlp(xp, mp);
-      } else {
-        norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln2_w), cfptr(L.ln2_b));
-        mlp(xp, mp);
-      }
-      for (int64_t i = 0; i < N * Hd; ++i) hp[i] = (hp[i] + op[i]) + mp[i];
-    } else {
-      for (int64_t i = 0; i < N * Hd; ++i) hp[i] += op[i];
-      norm_rows(cfg, hp, Hd, xp, Hd, N, Hd, cfptr(L.ln2_w), cfptr(L.ln2_b));
-      mlp(xp, mp);
-      if (cfg.sandwich_norms) {
-        std::copy(mp, mp + N * Hd, xp);
-        norm_rows(cfg, xp, Hd, mp, Hd, N, Hd, cfptr(L.post_mlp_w), nullptr);
-      }
-      for (int64_t i = 0; i < N * Hd; ++i) hp[i] += mp[i];
-    }
-  }
+    kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), out, Hd, N, Hd, qdim);
+  };
+  auto mlp = [&](const float* in, float* out, size_t li) {
+    const Layer& L = layers[li];
+    // The activation overwrites the gate half in place; the down projection reads it with
+    // the row stride of the gate/up rows.
+    float* u = fptr(up);
+    const int64_t w = cfg.gated_mlp ? 2 * I : I;
+    kernels::matmul_nt(in, Hd, fptr(L.up_w), Hd, cfptr(L.up_b), u, w, N, w, Hd);
+    at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / I), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t i = 0; i < I; ++i)
+          u[r * w + i] = cfg.gated_mlp ? activate(cfg.activation, u[r * w + i]) * u[r * w + I + i]
+                                       : activate(cfg.activation, u[r * w + i]);
+    });
+    kernels::matmul_nt(u, w, fptr(L.down_w), I, cfptr(L.down_b), out, Hd, N, Hd, I);
+  };
+  RowBlockOps<decltype(attention), decltype(mlp)> ops{
+      cfg, N, Hd, {hp, xp, fptr(o), fptr(m_out)}, fptr(buffer(10, N, Hd)), attention, mlp};
+  for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
+
   return h;
 }
 

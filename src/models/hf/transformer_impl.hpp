@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/block.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
 
@@ -271,7 +272,6 @@ struct Transformer::Impl {
   Tensor forward(const Tensor& ids, const Tensor& pos, KvCache* cache, const Tensor& key_keep,
                  const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {}) {
     const int64_t B = ids.size(0), T = ids.size(1);
-    const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
     Tensor h = at::embedding(embed, ids);
     if (proj_in.defined()) h = at::linear(h, proj_in);
     if (cfg.embed_scale) h = h * embed_normalizer;
@@ -294,68 +294,89 @@ struct Transformer::Impl {
         masks[eff] = tree_allow.logical_and(gap.lt(eff).unsqueeze(1));
       }
     }
-    for (size_t li = 0; li < layers.size(); ++li) {
-      const Layer& L = layers[li];
-      const int64_t w = cfg.layer_sliding_window[li];
-      const int64_t eff = (w > 0 && w < S) ? w : 0;
-      Tensor x = cfg.post_norm ? h : norm(h, L.ln1_w, L.ln1_b);
-      Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
-      Tensor q = qkv.narrow(-1, 0, H * hd).view({B, T, H, hd});
-      Tensor k = qkv.narrow(-1, H * hd, KV * hd).view({B, T, KV, hd});
-      Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
-      if (cfg.qk_norm) {
-        q = norm(q, L.q_norm_w, L.q_norm_b);
-        k = norm(k, L.k_norm_w, L.k_norm_b);
-      }
-      q = q.transpose(1, 2);
-      k = k.transpose(1, 2);
-      v = v.transpose(1, 2);
-      if (cos.defined()) {
-        q = apply_rope(q, cos, sin);
-        k = apply_rope(k, cos, sin);
-      }
-      if (cache) {
-        cache->k[li].narrow(2, past, T).copy_(k);
-        cache->v[li].narrow(2, past, T).copy_(v);
-        k = cache->k[li].narrow(2, 0, S);
-        v = cache->v[li].narrow(2, 0, S);
-      }
-      Tensor a;
-      // The device path runs right-padded rows in one batched causal attention instead: a real
-      // token never sees the padding after it, and the kernels' numbers may differ by batch.
-      if (lengths && causal_only && B > 1 && !device_path()) {
-        a = at::zeros_like(q);
-        for (int64_t b = 0; b < B; ++b) {
-          const int64_t n = (*lengths)[b];
-          if (n == 0) continue;
-          Tensor m = n == T ? masks[eff] : make_mask(n, n, 0, {}, eff);
-          a.select(0, b).narrow(1, 0, n).copy_(
-              attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                        k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                        v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, eff == 0)
-                  .squeeze(0));
-        }
-      } else {
-        a = attention(q, k, v, masks[eff], causal_only && eff == 0);
-      }
-      a = at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
-      if (cfg.sandwich_norms) a = norm(a, L.post_attn_w, {});
-      if (cfg.post_norm) {
-        h = norm(h + a, L.ln1_w, L.ln1_b);
-        h = norm(h + mlp(h, L), L.ln2_w, L.ln2_b);
-      } else if (cfg.parallel_residual) {
-        Tensor m_in = cfg.shared_layer_norm ? x : norm(h, L.ln2_w, L.ln2_b);
-        h = h + a + mlp(m_in, L);
-      } else {
-        h = h + a;
-        Tensor m = mlp(norm(h, L.ln2_w, L.ln2_b), L);
-        if (cfg.sandwich_norms) m = norm(m, L.post_mlp_w, {});
-        h = h + m;
-      }
-    }
+    AtenBlockOps ops{
+        *this, {h, {}, {}, {}}, {B, T, past, S, cos, sin, cache, lengths, causal_only, masks}};
+    for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
     if (cache) cache->len = S;
-    return h;
+    return ops.at(BlockBuf::kHidden);
   }
+
+  // What a layer's attention needs of its batch (forward's locals).
+  struct AttnBatch {
+    int64_t B, T, past, S;
+    const Tensor &cos, &sin;
+    KvCache* cache;
+    const std::vector<int64_t>* lengths;
+    bool causal_only;
+    std::map<int64_t, Tensor>& masks;  // by effective sliding window (0 = none)
+  };
+
+  // The output projection of layer li's self-attention over x [B, T, hidden].
+  Tensor self_attention(const Tensor& x, size_t li, const AttnBatch& c) {
+    const Layer& L = layers[li];
+    const int64_t B = c.B, T = c.T, past = c.past, S = c.S;
+    const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
+    const int64_t w = cfg.layer_sliding_window[li];
+    const int64_t eff = (w > 0 && w < S) ? w : 0;
+    Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
+    Tensor q = qkv.narrow(-1, 0, H * hd).view({B, T, H, hd});
+    Tensor k = qkv.narrow(-1, H * hd, KV * hd).view({B, T, KV, hd});
+    Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
+    if (cfg.qk_norm) {
+      q = norm(q, L.q_norm_w, L.q_norm_b);
+      k = norm(k, L.k_norm_w, L.k_norm_b);
+    }
+    q = q.transpose(1, 2);
+    k = k.transpose(1, 2);
+    v = v.transpose(1, 2);
+    if (c.cos.defined()) {
+      q = apply_rope(q, c.cos, c.sin);
+      k = apply_rope(k, c.cos, c.sin);
+    }
+    if (c.cache) {
+      c.cache->k[li].narrow(2, past, T).copy_(k);
+      c.cache->v[li].narrow(2, past, T).copy_(v);
+      k = c.cache->k[li].narrow(2, 0, S);
+      v = c.cache->v[li].narrow(2, 0, S);
+    }
+    Tensor a;
+    // The device path runs right-padded rows in one batched causal attention instead: a real
+    // token never sees the padding after it, and the kernels' numbers may differ by batch.
+    if (c.lengths && c.causal_only && B > 1 && !device_path()) {
+      a = at::zeros_like(q);
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t n = (*c.lengths)[b];
+        if (n == 0) continue;
+        Tensor m = n == T ? c.masks[eff] : make_mask(n, n, 0, {}, eff);
+        a.select(0, b).narrow(1, 0, n).copy_(
+            attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
+                      k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
+                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, eff == 0)
+                .squeeze(0));
+      }
+    } else {
+      a = attention(q, k, v, c.masks[eff], c.causal_only && eff == 0);
+    }
+    return at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
+  }
+
+  // run_block's operations on ATen tensors (values: no operation writes into its operands).
+  struct AtenBlockOps {
+    Impl& m;
+    Tensor buf[4];
+    AttnBatch batch;
+    Tensor& at(BlockBuf b) { return buf[static_cast<int>(b)]; }
+    void norm(BlockBuf d, BlockBuf s, const Tensor& w, const Tensor& b) {
+      at(d) = m.norm(at(s), w, b);
+    }
+    void copy(BlockBuf d, BlockBuf s) { at(d) = at(s); }
+    void attention(BlockBuf d, BlockBuf s, size_t li) {
+      at(d) = m.self_attention(at(s), li, batch);
+    }
+    void mlp(BlockBuf d, BlockBuf s, size_t li) { at(d) = m.mlp(at(s), m.layers[li]); }
+    void add(BlockBuf d, BlockBuf a, BlockBuf b) { at(d) = at(a) + at(b); }
+    void add3(BlockBuf d, BlockBuf a, BlockBuf b, BlockBuf c) { at(d) = at(a) + at(b) + at(c); }
+  };
 
   Tensor mlp(const Tensor& x, const Layer& L) const {
     if (cfg.gated_mlp) {

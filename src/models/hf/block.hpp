@@ -1,0 +1,55 @@
+// The transformer block: the one description of how a layer wires its norms, attention, MLP and
+// residual adds (pre-norm, post-norm OPT, parallel residual GPT-J/NeoX/Phi/Falcon, Gemma2's
+// sandwich norms). Both forward passes run it: Transformer::Impl::forward (ATen, any device)
+// and forward_invariant (prefix_forward.cpp, fixed-order float32 kernels); each supplies the
+// operations on four row buffers. Internal to src/models/hf.
+#pragma once
+
+#include <cstddef>
+
+#include "models/hf/transformer.hpp"
+
+namespace lmeval::hf {
+
+// The rows a block works on: the residual stream, the attention and MLP inputs, the branch
+// outputs.
+enum class BlockBuf { kHidden, kInput, kAttnOut, kMlpOut };
+
+// Ops provides, on BlockBuf buffers of one batch (dst may equal src):
+//   norm(dst, src, weight, bias)   dst = the config's norm of src (bias may be undefined)
+//   copy(dst, src)
+//   attention(dst, src, layer)     dst = output projection of the layer's attention over src
+//   mlp(dst, src, layer)           dst = the layer's MLP of src
+//   add(dst, a, b)                 dst = a + b
+//   add3(dst, a, b, c)             dst = (a + b) + c
+template <class Ops, class Layer>
+void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
+  using B = BlockBuf;
+  if (cfg.post_norm)
+    ops.copy(B::kInput, B::kHidden);
+  else
+    ops.norm(B::kInput, B::kHidden, L.ln1_w, L.ln1_b);
+  ops.attention(B::kAttnOut, B::kInput, layer);
+  if (cfg.sandwich_norms) ops.norm(B::kAttnOut, B::kAttnOut, L.post_attn_w, {});
+  if (cfg.post_norm) {  // OPT do_layer_norm_before=false: norms after each residual add
+    ops.add(B::kInput, B::kHidden, B::kAttnOut);
+    ops.norm(B::kHidden, B::kInput, L.ln1_w, L.ln1_b);
+    ops.mlp(B::kMlpOut, B::kHidden, layer);
+    ops.add(B::kInput, B::kHidden, B::kMlpOut);
+    ops.norm(B::kHidden, B::kInput, L.ln2_w, L.ln2_b);
+  } else if (cfg.parallel_residual) {
+    // The MLP reads the residual stream too, through the attention's norm (GPT-J, Phi, Falcon's
+    // shared layer norm) or its own (NeoX).
+    if (!cfg.shared_layer_norm) ops.norm(B::kInput, B::kHidden, L.ln2_w, L.ln2_b);
+    ops.mlp(B::kMlpOut, B::kInput, layer);
+    ops.add3(B::kHidden, B::kHidden, B::kAttnOut, B::kMlpOut);
+  } else {
+    ops.add(B::kHidden, B::kHidden, B::kAttnOut);
+    ops.norm(B::kInput, B::kHidden, L.ln2_w, L.ln2_b);
+    ops.mlp(B::kMlpOut, B::kInput, layer);
+    if (cfg.sandwich_norms) ops.norm(B::kMlpOut, B::kMlpOut, L.post_mlp_w, {});
+    ops.add(B::kHidden, B::kHidden, B::kMlpOut);
+  }
+}
+
+}  // namespace lmeval::hf
