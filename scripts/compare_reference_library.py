@@ -17,7 +17,10 @@ given twice (e.g. ../shared/hf_data and a stand-in folder of scripts/gen_standin
 Usage: scripts/compare_reference_library.py --venv VENV --lm-eval build/lm-eval
            [--data ../shared/hf_data] [--limit 20] [--batch 40] [--match REGEX] [--out DIR]
 Writes DIR/report.json (one entry per task: status identical / different / ref_error /
-ours_error, and the first differences) and prints a summary.
+ours_error, and the first differences) and prints a summary, per task and per family (top-level
+folder of lm_eval/tasks). Runs with the same --out resume: tasks already in its report are kept.
+Tasks built on NLTK's sentence splitter (ifeval) need NLTK_DATA naming a folder with
+tokenizers/punkt_tab (scripts/gen_standin_goldens.sh shows where to get it offline).
 """
 from __future__ import annotations
 
@@ -84,13 +87,16 @@ def has_data(data_dirs, path, name):
     return False
 
 
-# The reference side runs in one Python process: its TaskManager indexes the whole library once
-# (about 80 s), then batches go through simple_evaluate and the CLI's EvaluationTracker (the same
-# calls and seeds as `lm-eval run`, lm_eval/_cli/run.py); a failing batch is halved until each
-# failing task ran alone.
+# The reference side runs in one Python process: its TaskManager indexes the selected tasks'
+# family folders (top-level folders of lm_eval/tasks; --full-index: the whole library, about 80 s
+# on an idle machine and many minutes on a loaded one), then batches go through simple_evaluate
+# and the CLI's EvaluationTracker (the same calls and seeds as `lm-eval run`, lm_eval/_cli/run.py);
+# a failing batch is halved until each failing task ran alone. A leaf task's configuration is the
+# same either way: `include:` and `!function` resolve relative to the YAML file, not the index.
 REF_DRIVER = r"""
 import json, os, sys, traceback
 shared, plan_path, limit, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+folders = json.loads(sys.argv[5])
 sys.path.insert(0, os.path.join(shared, "tools", "reference_datasets_shim"))
 sys.path.insert(0, os.path.join(shared, "goldens", "tools"))
 import lmeval_hf_data_shim  # noqa: F401  before lm_eval
@@ -99,7 +105,7 @@ import hashfake_plugin  # noqa: F401
 from lm_eval import simple_evaluate
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
-tm = TaskManager()
+tm = TaskManager(include_defaults=False, include_path=folders) if folders else TaskManager()
 status = {}
 def run(names):
     dest = os.path.join(work, "ref_%d" % len(status) + "_" + names[0][:40])
@@ -126,13 +132,14 @@ for batch in json.load(open(plan_path)):
 """
 
 
-def run_reference(args, batches):
+def run_reference(args, batches, folders):
     env = dict(os.environ, LMEVAL_HF_DATA=args.merged_data, HF_DATASETS_OFFLINE="1",
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     plan = os.path.join(args.work, "ref_plan.json")
     json.dump(batches, open(plan, "w"))
     subprocess.run([os.path.join(args.venv, "bin", "python"), "-c", REF_DRIVER,
-                    os.path.abspath(args.shared), plan, str(args.limit), args.work],
+                    os.path.abspath(args.shared), plan, str(args.limit), args.work,
+                    json.dumps([] if args.full_index else folders)],
                    env=env, capture_output=True, text=True, check=True)
     return json.load(open(os.path.join(args.work, "ref_status.json")))
 
@@ -242,12 +249,17 @@ def main():
     ap.add_argument("--match", default="")
     ap.add_argument("--out", default="compare_library")
     ap.add_argument("--keep", action="store_true", help="keep both sides' outputs")
+    ap.add_argument("--full-index", action="store_true",
+                    help="the reference indexes its whole library, not only the selected "
+                         "tasks' family folders")
     args = ap.parse_args()
     args.data = [os.path.abspath(d) for d in (args.data or [os.path.join(args.shared, "hf_data")])]
     args.lm_eval = os.path.abspath(args.lm_eval)
     os.makedirs(args.out, exist_ok=True)
     args.work = os.path.abspath(os.path.join(args.out, "runs"))
-    # One data folder for both sides: links to each <org>/<name> of every --data folder.
+    # One data folder for both sides: links to each <org>/<name>/<config> of every --data folder
+    # (the first folder holding a config wins), so stand-in configs of a dataset can sit beside
+    # the real ones (aps/super_glue's cb beside ../shared's boolq).
     args.merged_data = os.path.abspath(os.path.join(args.out, "data"))
     shutil.rmtree(args.merged_data, ignore_errors=True)
     for d in args.data:
@@ -255,10 +267,14 @@ def main():
             if not os.path.isdir(os.path.join(d, org)):
                 continue
             for name in sorted(os.listdir(os.path.join(d, org))):
-                dst = os.path.join(args.merged_data, org, name)
-                if not os.path.exists(dst):
-                    os.makedirs(os.path.dirname(dst), exist_ok=True)
-                    os.symlink(os.path.join(d, org, name), dst)
+                src = os.path.join(d, org, name)
+                if not os.path.isdir(src):
+                    continue
+                for cfg in sorted(os.listdir(src)):
+                    dst = os.path.join(args.merged_data, org, name, cfg)
+                    if not os.path.exists(dst):
+                        os.makedirs(os.path.dirname(dst), exist_ok=True)
+                        os.symlink(os.path.join(src, cfg), dst)
 
     lib = list_tasks(args)
     root = lib["root"]
@@ -269,7 +285,10 @@ def main():
     todo = [t[0] for t in sel if t[0] not in report]
     start = time.time()
     os.makedirs(args.work, exist_ok=True)
-    ref = run_reference(args, [todo[i:i + args.batch] for i in range(0, len(todo), args.batch)])
+    folders = sorted({os.path.join(root, os.path.relpath(t[1], root).split(os.sep)[0])
+                      for t in sel if t[0] in todo})
+    ref = run_reference(args, [todo[i:i + args.batch] for i in range(0, len(todo), args.batch)],
+                        folders)
     print(f"reference: {len(todo)} tasks, {time.time() - start:.0f} s", file=sys.stderr)
     by_dir = {}
     for t in todo:
@@ -288,6 +307,18 @@ def main():
         st = report.get(t[0], {}).get("status", "not run")
         counts[st] = counts.get(st, 0) + 1
     print(json.dumps(counts, sort_keys=True))
+    # Per family (top-level folder of lm_eval/tasks): a family counts as identical when every task
+    # of it compared (neither side failing) is identical.
+    fams = {}
+    for t in sel:
+        st = report.get(t[0], {}).get("status", "not run")
+        f = fams.setdefault(os.path.relpath(t[1], root).split(os.sep)[0], {})
+        f[st] = f.get(st, 0) + 1
+    same = sorted(f for f, c in fams.items() if c.get("identical") and set(c) <= {
+        "identical", "ref_error", "not run"})
+    print(f"families with every compared task identical: {len(same)}: {', '.join(same)}")
+    for f, c in sorted(fams.items()):
+        print(f"  {f}: {json.dumps(c, sort_keys=True)}")
     for t in sel:
         e = report.get(t[0], {})
         if e.get("status") not in ("identical", None):

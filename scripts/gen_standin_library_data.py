@@ -58,9 +58,116 @@ def glue(cfg):
     return row
 
 
+def drop(r, i):
+    def answer(kind):
+        date = {"day": "", "month": "", "year": ""}
+        if kind == "number":
+            return {"number": str(r.randint(1, 99)), "date": date, "spans": []}
+        if kind == "date":
+            return {"number": "", "date": {"day": str(r.randint(1, 28)), "month": "May",
+                                           "year": "1999"}, "spans": []}
+        return {"number": "", "date": date, "spans": [words(r, 2) for _ in
+                                                       range(r.randint(1, 2))]}
+    kinds = [r.choice(["number", "date", "spans"]) for _ in range(3)]
+    main, extra = answer(kinds[0]), [answer(k) for k in kinds[1:]]
+    return {"section_id": f"s{i // 3}", "query_id": f"q{i}", "passage": sent(r, 25),
+            "question": sent(r) + "?", "answer": {**main, "worker_id": "", "hit_id": ""},
+            "validated_answers": {"number": [a["number"] for a in extra],
+                                  "date": [a["date"] for a in extra],
+                                  "spans": [a["spans"] for a in extra],
+                                  "worker_id": ["" for _ in extra],
+                                  "hit_id": ["" for _ in extra]}}
+
+
+def wsc(r, i):
+    pre, pron, post = sent(r)[:-1], r.choice(["he", "she", "his", "it", "they"]), words(r, 4)
+    text = f"{pre}. {pron.capitalize() if i % 3 == 0 else pron} {post}."
+    if i % 3 != 0:
+        text = f"{pre} {pron} {post}."
+    loc = text.index(" " + (pron.capitalize() if i % 3 == 0 else pron) + " ") + 1
+    return {"text": text, "pronoun": pron, "pronoun_loc": loc, "quote": pron + " " + post,
+            "quote_loc": loc, "options": ["The " + words(r, 1), words(r, 2)],
+            "label": r.randint(0, 1), "source": "x"}
+
+
+def global_mmlu(r, i):
+    return {"sample_id": f"x/test/{i}", "subject": r.choice(GMMLU_SUBJECTS),
+            "subject_category": r.choice(["Business", "Humanities", "Medical", "Other",
+                                          "Social Sciences", "STEM"]),
+            "question": " " + sent(r) + "? ", **{f"option_{k}": words(r, 2) for k in "abcd"},
+            "answer": r.choice("ABCD"), "required_knowledge": "[]", "time_sensitive": "['No']",
+            "reference": "[]", "culture": "[]", "region": "[]", "country": "[]",
+            "cultural_sensitivity_label": r.choice(["CS", "CA"]), "is_annotated": True}
+
+
+def bigbench(r, i):
+    choices = [words(r, 2) for _ in range(r.randint(2, 4))]
+    gold = r.randrange(len(choices))
+    mc = i % 5 != 4  # some rows without choices: the multiple_choice variants filter them out
+    return {"idx": i, "inputs": "Q: " + sent(r) + "\n  choice: " + "\n  choice: ".join(choices)
+            + "\nA: ", "targets": [choices[gold]] if mc else [words(r, 1)],
+            "multiple_choice_targets": choices if mc else [],
+            "multiple_choice_scores": [int(k == gold) for k in range(len(choices))] if mc
+            else []}
+
+
+IFEVAL_KWARGS = ["num_highlights", "relation", "num_words", "num_placeholders", "prompt_to_repeat",
+                 "num_bullets", "section_spliter", "num_sections", "capital_relation",
+                 "capital_frequency", "keywords", "num_paragraphs", "language", "let_relation",
+                 "letter", "let_frequency", "end_phrase", "forbidden_words", "keyword",
+                 "frequency", "num_sentences", "postscript_marker", "first_word",
+                 "nth_paragraph"]
+IFEVAL_INSTRUCTIONS = [
+    ("punctuation:no_comma", {}), ("change_case:english_lowercase", {}),
+    ("length_constraints:number_words", {"relation": "at least", "num_words": 5}),
+    ("length_constraints:number_sentences", {"relation": "less than", "num_sentences": 3}),
+    ("detectable_format:number_bullet_lists", {"num_bullets": 2}),
+    ("keywords:existence", {"keywords": ["cat", "river"]}),
+    ("keywords:forbidden_words", {"forbidden_words": ["dog", "the"]}),
+    ("startend:end_checker", {"end_phrase": "Is there anything else?"}),
+    ("detectable_content:postscript", {"postscript_marker": "P.S."}),
+    ("change_case:capital_word_frequency", {"capital_relation": "at least",
+                                            "capital_frequency": 2}),
+    ("keywords:letter_frequency", {"letter": "a", "let_frequency": 3,
+                                   "let_relation": "at least"}),
+    ("detectable_format:title", {}), ("startend:quotation", {}),
+]
+
+
+def ifeval(r, i):
+    chosen = r.sample(IFEVAL_INSTRUCTIONS, r.randint(1, 3))
+    return {"key": 1000 + i, "prompt": sent(r, 15) + " Answer briefly.",
+            "instruction_id_list": [name for name, _ in chosen],
+            "kwargs": [{k: args.get(k) for k in IFEVAL_KWARGS} for _, args in chosen]}
+
+
+def super_glue(cfg):
+    def row(r, i):
+        if cfg == "cb":
+            return {"premise": sent(r), "hypothesis": sent(r)[:-1], "idx": i,
+                    "label": r.randint(0, 2)}
+        if cfg == "copa":
+            return {"premise": sent(r), "choice1": sent(r), "choice2": sent(r),
+                    "question": r.choice(["cause", "effect"]), "idx": i,
+                    "label": r.randint(0, 1)}
+        if cfg == "multirc":
+            return {"paragraph": sent(r, 20), "question": sent(r) + "?",
+                    "answer": words(r, 3), "idx": {"paragraph": i // 4, "question": i // 2,
+                                                   "answer": i}, "label": r.randint(0, 1)}
+        if cfg == "rte":
+            return {"premise": sent(r), "hypothesis": sent(r), "idx": i,
+                    "label": r.randint(0, 1)}
+        s1, s2, w = sent(r), sent(r), r.choice(WORDS)
+        s1, s2 = s1[:-1] + " " + w + ".", w.capitalize() + " " + s2
+        return {"word": w, "sentence1": s1, "sentence2": s2, "start1": len(s1) - len(w) - 1,
+                "start2": 0, "end1": len(s1) - 1, "end2": len(w), "idx": i,
+                "label": r.randint(0, 1)}
+    return row
+
+
 # dataset_path -> (configs, splits, row(rng, index[, config]))
 DATASETS = {
-    "facebook/xnli": (["en", "de", "fr"], ["train", "validation"], nli),
+    "facebook/xnli": (["en", "de", "fr"], ["train", "validation", "test"], nli),
     "facebook/anli": (["default"], ["train_r1", "dev_r1", "test_r1", "train_r2", "dev_r2",
                                     "test_r2", "train_r3", "dev_r3", "test_r3"],
                       lambda r, i: {"uid": str(i), "premise": sent(r), "hypothesis": sent(r),
@@ -233,7 +340,8 @@ DATASETS = {
                                     "language": 0}),
     "skt/kobest_v1": (["boolq", "copa", "hellaswag", "sentineg", "wic"],
                       ["train", "validation", "test"],
-                      lambda r, i: {"paragraph": sent(r), "question": sent(r), "premise": sent(r),
+                      lambda r, i: {"paragraph": sent(r), "question": r.choice(["원인", "결과"]),
+                                    "premise": sent(r),
                                     "alternative_1": sent(r), "alternative_2": sent(r),
                                     "context": sent(r), **{f"ending_{k}": words(r, 3)
                                                           for k in range(1, 5)},
@@ -253,9 +361,7 @@ DATASETS = {
     "jannalu/crows_pairs_multilingual": (["english", "french"], ["test"],
                                          lambda r, i: {"sent_more": sent(r), "sent_less": sent(r),
                                                        "stereo_antistereo": "stereo",
-                                                       "bias_type": r.choice(
-                                                           ["race-color", "gender", "age",
-                                                            "religion", "socioeconomic"])}),
+                                                       "bias_type": CROWS_PAIRS_BIAS[i % 10]}),
     "EleutherAI/mutual": (["mutual", "mutual_plus"], ["train", "validation"],
                           lambda r, i: {"answers": r.choice("ABCD"),
                                         "options": ["m : " + sent(r) for _ in range(4)],
@@ -295,8 +401,169 @@ DATASETS = {
                                                         "(C)" + words(r, 2), "(D)" + words(r, 2)],
                                             "gold": [r.randint(0, 3)]}),
     "nyu-mll/glue": None,  # per-config schemas: glue() below
+    "aps/super_glue": None,  # per-config schemas: super_glue() below
+    "EleutherAI/drop": (["default"], ["train", "validation"], drop),
+    "EleutherAI/hendrycks_math": (["algebra", "geometry", "prealgebra"], ["train", "test"],
+                                  lambda r, i: {"problem": sent(r) + " $x+1$?",
+                                                "level": f"Level {r.randint(1, 5)}",
+                                                "type": "Algebra",
+                                                "solution": sent(r) + " So $x = \\boxed{"
+                                                + r.choice(["7", "\\frac{1}{2}", "3.5", "x^2",
+                                                            "\\dfrac12"]) + "}$."}),
+    "EleutherAI/lambada_multilingual_stablelm": (["de", "en", "fr"], ["test"],
+                                                 lambda r, i: {"text": sent(r, 15)[:-1]}),
+    "EleutherAI/lambada_openai": (["de", "fr"], ["test"], lambda r, i: {"text": sent(r, 15)[:-1]}),
+    "alexandrainst/m_arc": (["de", "fr"], ["train", "validation", "test"],
+                            lambda r, i: {"id": str(i), "instruction": sent(r) + " [title]?",
+                                          **{f"option_{k}": words(r, 3) for k in "abcd"},
+                                          "option_e": words(r, 2) if i % 3 == 0 else None,
+                                          "answer": r.choice("ABCD")}),
+    "alexandrainst/m_hellaswag": (["de", "fr"], ["val"],
+                                  lambda r, i: {"ind": i, "activity_label": words(r, 2),
+                                                "ctx_a": sent(r), "ctx_b": words(r, 3),
+                                                "ctx": sent(r), "endings": [words(r, 4) + " [x]"
+                                                                            for _ in range(4)],
+                                                "source_id": "x", "split": "val",
+                                                "split_type": "indomain",
+                                                "label": str(r.randint(0, 3))}),
+    "alexandrainst/m_mmlu": (["de", "fr"], ["train", "test"],
+                             lambda r, i: {"id": str(i), "instruction": sent(r) + "?",
+                                           **{f"option_{k}": words(r, 3) for k in "abcd"},
+                                           "answer": r.choice("ABCD")}),
+    "LumiOpen/arc_challenge_mt": (["da", "de", "fi"], ["train", "validation", "test"],
+                                  lambda r, i: {"id": str(i), "question": sent(r) + "?",
+                                                "choices": {"text": [words(r, 2) for _ in
+                                                                     range(4)],
+                                                            "label": list("ABCD")},
+                                                "answerKey": r.choice("ABCD")}),
+    "baber/logiqa2": (["logiqa2", "logieval"], ["train", "validation", "test"],
+                      lambda r, i: {"id": i, "answer": r.randint(0, 3), "text": sent(r, 20),
+                                    "type": {"x": True}, "question": sent(r) + "?",
+                                    "options": [sent(r) for _ in range(4)],
+                                    "content": sent(r, 20) + "\nA. x\nB. y\nC. z\nD. w",
+                                    "ideal": r.choice("ABCD")}),
+    "lighteval/winograd_wsc": (["wsc273"], ["test"], wsc),
+    "qintongli/GSM-Plus": (["default"], ["test", "testmini"],
+                           lambda r, i: {"question": sent(r) + "?",
+                                         "solution": sent(r) + f" #### {r.randint(1, 999)}",
+                                         "answer": str(r.randint(1, 999)),
+                                         "perturbation_type": "numerical substitution",
+                                         "seed_question": sent(r), "seed_solution": sent(r),
+                                         "seed_answer": str(r.randint(1, 99))}),
+    "allenai/paloma": (["c4_en", "gab", "m2d2_wikipedia_unsplit"], ["val", "test"],
+                       lambda r, i: {"text": sent(r, 30), "id": str(i), "source": "x"}),
+    "EleutherAI/pile": (["pile_arxiv", "pile_enron", "pile_github"], ["train", "validation",
+                                                                     "test"],
+                        lambda r, i: {"text": sent(r, 30), "meta": {"pile_set_name": "x"}}),
+    "li-lab/MMLU-ProX": (["en", "de"], ["validation", "test"],
+                         lambda r, i: {"question_id": i, "question": sent(r) + "?",
+                                       **{f"option_{k}": (words(r, 2) if k < 6 + i % 5 else
+                                                          "N/A") for k in range(10)},
+                                       "answer": r.choice("ABCDEF"), "answer_index": 0,
+                                       "cot_content": "A: Let's think step by step. "
+                                       + sent(r) + " The answer is (A).",
+                                       "category": r.choice(["biology", "law", "math"]),
+                                       "src": "x"}),
+    "ikala/tmmluplus": (["accounting", "geography_of_taiwan", "physics"], ["train",
+                                                                           "validation", "test"],
+                        lambda r, i: {"question": sent(r) + "?", "A": words(r, 2),
+                                      "B": words(r, 2), "C": words(r, 2), "D": words(r, 2),
+                                      "answer": r.choice("ABCD"), "subject_name": "x"}),
+    "mrlbenchmarks/global-piqa-nonparallel": (["acm_arab", "deu_latn", "fra_latn"], ["test"],
+                                              lambda r, i: {"prompt": sent(r),
+                                                            "solution0": sent(r),
+                                                            "solution1": sent(r),
+                                                            "label": r.randint(0, 1)}),
+    "oskarvanderwal/winogender": (["all", "gotcha"], ["test"],
+                                  lambda r, i: {"sentid": str(i), "sentence": sent(r),
+                                                "pronoun": r.choice(["he", "she", "they"]),
+                                                "occupation": words(r, 1),
+                                                "participant": words(r, 1),
+                                                "gender": r.choice(["male", "female",
+                                                                    "neutral"]),
+                                                "target": words(r, 1),
+                                                "label": r.randint(0, 1)}),
+    "tyouisen/aclue": (["ancient_chinese_culture", "ancient_literature", "poetry_appreciate"],
+                       ["dev", "test"],
+                       lambda r, i: {"Question": sent(r) + "?", "A": words(r, 2),
+                                     "B": words(r, 2), "C": words(r, 2), "D": words(r, 2),
+                                     "Answer": r.choice("ABCD")}),
+    "AYueksel/TurkishMMLU": (["Biology", "History", "Physics"], ["dev", "test"],
+                             lambda r, i: {"question": " " + sent(r) + "? ",
+                                           "choices": [words(r, 2) for _ in range(5)],
+                                           "answer": r.choice("ABCDE") + " ",
+                                           "explanation": sent(r), "difficulty": 3,
+                                           "subject": "x"}),
+    "ofir408/MedConceptsQA": (["atc_easy", "icd10cm_hard", "icd9proc_medium"], ["dev", "test"],
+                              lambda r, i: {"question_id": i, "answer": words(r, 2),
+                                            "answer_id": r.choice("ABCD"),
+                                            **{f"option{k}": words(r, 2) for k in range(1, 5)},
+                                            "question": sent(r) + "?\nA. x\nB. y\nC. z\nD. w",
+                                            "vocab": "ATC", "level": "easy"}),
+    "CohereForAI/Global-MMLU": (["en", "pl"], ["dev", "test"], global_mmlu),
+    "CohereForAI/Global-MMLU-Lite": (["it", "pt"], ["dev", "test"], global_mmlu),
+    "CohereLabs/Global-MMLU-Lite": (["de", "en"], ["dev", "test"], global_mmlu),
+    "openai/MMMLU": (["DE_DE", "FR_FR"], ["test"],
+                     lambda r, i: {"Unnamed: 0": i, "Question": sent(r) + "? ",
+                                   "A": words(r, 2), "B": words(r, 2), "C": words(r, 2),
+                                   "D": words(r, 2), "Answer": r.choice("ABCD"),
+                                   "Subject": r.choice(GMMLU_SUBJECTS[:3])
+                                   + ("_test.csv_de-DE.csv" if i % 4 == 0 else "")}),
+    "hails/bigbench": (["abstract_narrative_understanding_zero_shot", "anachronisms_zero_shot",
+                        "arithmetic_zero_shot"], ["default", "train", "validation"], bigbench),
+    "CohereForAI/include-base-44": (["Albanian", "Dutch"], ["validation", "test"],
+                                    lambda r, i: {"language": "x", "country": "x",
+                                                  "domain": INCLUDE_DOMAINS[i % 6],
+                                                  "subject": "x", "regional_feature": "x",
+                                                  "level": "x", "question": " " + sent(r) + "?",
+                                                  **{f"option_{k}": words(r, 2) for k in "abcd"},
+                                                  "answer": r.randint(0, 3)}),
+    "HiTZ/EusExams": (["es_ejadministrativo", "eu_opeehuadmineu"], ["test"],
+                      lambda r, i: {"id": i, "question": sent(r) + "?",
+                                    "candidates": ["", "", "", ""] if i % 7 == 3 else
+                                    [words(r, 2) for _ in range(4)],
+                                    "answer": 4 if i % 9 == 5 else r.randint(0, 3),
+                                    "link": ""}),
+    "facebook/mlqa": (["mlqa.en.en", "mlqa.de.de", "mlqa.zh.zh"], ["validation", "test"],
+                      lambda r, i: {"context": sent(r, 20), "question": sent(r) + "?",
+                                    "answers": {"answer_start": [3],
+                                                "text": [words(r, 2)]}, "id": str(i)}),
+    "google/IFEval": (["default"], ["train"], ifeval),
+    "fxmarty/mmlu-redux-2.0-ok": (["abstract_algebra", "anatomy", "virology"], ["test"],
+                                  lambda r, i: {"question": " " + sent(r) + "?",
+                                                "choices": [words(r, 2) for _ in range(4)],
+                                                "answer": r.randint(0, 3), "error_type": "ok",
+                                                "source": "x", "correct_answer": None,
+                                                "potential_reason": None}),
+    "HiTZ/BertaQA": (["en", "eu"], ["test"],
+                     lambda r, i: {"id": i, "category": "x", "group": "local",
+                                   "difficulty": r.randint(1, 3), "question": sent(r) + "?",
+                                   "candidates": [words(r, 2) for _ in range(3)],
+                                   "answer": r.randint(0, 2)}),
+    "sean0042/KorMedMCQA": (["dentist", "doctor"], ["fewshot", "test"],
+                            lambda r, i: {"subject": "doctor", "year": 2023, "period": 1,
+                                          "q_number": i, "question": sent(r) + "?",
+                                          **{k: words(r, 2) for k in "ABCDE"},
+                                          "answer": r.randint(1, 5), "cot": sent(r),
+                                          "exp": ""}),
+    "dascim/GreekMMLU": (["Accounting", "Biology"], ["dev", "test"],
+                         lambda r, i: {"question": sent(r) + "?",
+                                       "choices": [words(r, 2) for _ in range(3 + i % 2)],
+                                       "answer": r.randint(0, 2), "subject": "Biology",
+                                       "level": "x", "type": "x"}),
 }
+GMMLU_SUBJECTS = ["abstract_algebra", "anatomy", "formal_logic", "high_school_physics",
+                  "marketing", "professional_law"]
+# The domains of include-base-44's Albanian and Dutch tasks (each task filters on one).
+INCLUDE_DOMAINS = ["Applied Science", "Arts & Humanities", "Business & Commerce",
+                   "Health oriented education", "STEM", "Social Science"]
+# Every bias type, so that each crows_pairs_* subset filter keeps rows.
+CROWS_PAIRS_BIAS = ["race-color", "gender", "age", "religion", "socioeconomic", "disability",
+                    "nationality", "sexual-orientation", "physical-appearance", "autre"]
 GLUE_CONFIGS = ["cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
+# aps/super_glue's boolq and wsc.fixed are in ../shared/hf_data; these are the others (record's
+# helpers import transformers).
+SUPER_GLUE_CONFIGS = ["cb", "copa", "multirc", "rte", "wic"]
 
 
 def write(out, path, cfg, split, rows):
@@ -318,6 +585,12 @@ def main():
                 for split in splits:
                     r = random.Random(f"{path}/{cfg}/{split}")
                     write(out, path, cfg, split, [glue(cfg)(r, i) for i in range(n)])
+            continue
+        if path == "aps/super_glue":
+            for cfg in SUPER_GLUE_CONFIGS:
+                for split in ["train", "validation"]:
+                    r = random.Random(f"{path}/{cfg}/{split}")
+                    write(out, path, cfg, split, [super_glue(cfg)(r, i) for i in range(n)])
             continue
         configs, splits, row = spec
         for cfg in configs:
