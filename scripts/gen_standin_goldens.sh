@@ -22,10 +22,7 @@ venv=${1:-$repo/.venv-standin}
 
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q "lm-eval[ifeval,math]==0.4.13" "datasets==5.2.0" "sympy==1.14.0" \
-    "math-verify==0.9.0" "antlr4-python3-runtime==4.11.0" "numpy==2.4.6" "pyarrow==26.0.1" \
-    "scikit-learn==1.9.1" "sacrebleu==2.6.0" "evaluate==0.4.6" "langdetect==1.0.9" \
-    "immutabledict==4.3.1" "nltk==3.10.4"
+  "$venv/bin/pip" install -q -r "$repo/scripts/python-test-requirements.txt"
 fi
 
 scratch=$(mktemp -d)

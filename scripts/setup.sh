@@ -8,13 +8,19 @@
 # default `torch`: on Linux x86-64 the CUDA build, 5.3 GB installed with its nvidia-* libraries for torch 2.15), and
 # the plugin compiled against that wheel's libtorch in build-cuda/. No CUDA toolkit is needed;
 # running it needs an NVIDIA driver.
+#
+# --test-venv: also the Python environment of the tests that run tasks' own Python helpers
+# (.venv-standin: scripts/python-test-requirements.txt from PyPI, about 2 minutes). Without it,
+# or when PyPI cannot be reached, those tests skip with a message. CI (.ci/run) asks for it.
 set -euo pipefail
 
 CUDA=0
+TEST_VENV=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) CUDA=1 ;;
-    *) echo "setup.sh: unknown argument $arg (expected --cuda)" >&2; exit 2 ;;
+    --test-venv) TEST_VENV=1 ;;
+    *) echo "setup.sh: unknown argument $arg (expected --cuda or --test-venv)" >&2; exit 2 ;;
   esac
 done
 
@@ -23,7 +29,7 @@ BUILD_DIR="${LMEVAL_BUILD_DIR:-$ROOT/build}"
 BUILD_TYPE="${LMEVAL_BUILD_TYPE:-Release}"
 
 PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git clang-format  # clang-format: scripts/check_format.sh
+  build-essential cmake ninja-build ccache pkg-config git clang-format clang-tidy  # scripts/check_format.sh, check_tidy.sh
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libpcre2-dev libsentencepiece-dev libicu-dev
   libzstd-dev libsnappy-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
@@ -47,6 +53,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$TEST_VENV" = "1" ] && [ ! -x "$ROOT/.venv-standin/bin/python" ]; then
+  # Not fatal: the tests that need it skip without it.
+  if ! { python3 -m venv "$ROOT/.venv-standin" &&
+    "$ROOT/.venv-standin/bin/pip" install -q --disable-pip-version-check \
+      -r "$ROOT/scripts/python-test-requirements.txt"; }; then
+    echo "setup: could not make .venv-standin (PyPI unreachable?); the Python task tests will skip" >&2
+    rm -rf "$ROOT/.venv-standin"
+  fi
 fi
 
 if [ "${LMEVAL_SKIP_BUILD:-0}" = "1" ]; then exit 0; fi

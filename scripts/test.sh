@@ -5,4 +5,5 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${LMEVAL_BUILD_DIR:-$ROOT/build}"
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/check_format.sh"
+"$ROOT/scripts/check_tidy.sh"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" ${LMEVAL_CTEST_ARGS:-}

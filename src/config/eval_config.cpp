@@ -56,7 +56,7 @@ std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const Sour
   for (const auto& v : items) out.push_back(to_seed(v));
   if (out.size() == 1) return {out[0], out[0], out[0], out[0]};
   if (out.size() == 3) {
-    out.push_back(1234);
+    out.emplace_back(1234);
     return out;
   }
   if (out.size() != 4)
@@ -81,7 +81,7 @@ std::vector<int64_t> parse_fewshot_seeds(const Json& value, const SourceLocation
   } else if (value.is_string()) {
     std::stringstream ss(value.get<std::string>());
     std::string item;
-    while (std::getline(ss, item, ',')) items.push_back(item);
+    while (std::getline(ss, item, ',')) items.emplace_back(item);
   } else if (value.is_number_integer()) {
     items.push_back(value);
   } else {

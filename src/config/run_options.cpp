@@ -120,7 +120,7 @@ RunOption in_results(T EvalConfig::*m, int rank, RunOption o) {
 }
 
 // A boolean --x flag that sets `m`, and its YAML key.
-RunOption bool_flag(bool EvalConfig::*m, std::string key, std::vector<std::string> flags,
+RunOption bool_flag(bool EvalConfig::*m, const std::string& key, std::vector<std::string> flags,
                     std::string help) {
   RunOption o{
       .key = key, .flags = std::move(flags), .help = std::move(help), .kind = OptionKind::Flag};
@@ -132,7 +132,7 @@ RunOption bool_flag(bool EvalConfig::*m, std::string key, std::vector<std::strin
 }
 
 // An optional-string flag (a path or a name) that sets `m`, and its YAML key.
-RunOption text_flag(std::optional<std::string> EvalConfig::*m, std::string key,
+RunOption text_flag(std::optional<std::string> EvalConfig::*m, const std::string& key,
                     std::vector<std::string> flags, std::string help) {
   RunOption o{
       .key = key, .flags = std::move(flags), .help = std::move(help), .kind = OptionKind::Text};
@@ -594,7 +594,10 @@ std::vector<RunOption> build_table() {
   // and --config values alike.
   auto check = [&](const std::string& key, std::function<void(const EvalConfig&)> f) {
     for (auto& o : t)
-      if (o.key == key) o.check = std::move(f);
+      if (o.key == key) {
+        o.check = std::move(f);
+        return;
+      }
   };
   static constexpr int64_t kMaxInt = 2147483647;
   check("limit", [](const EvalConfig& c) {
@@ -660,7 +663,7 @@ std::vector<std::string> run_option_doc_rows() {
   Json dflt = Json::object();
   for (const auto& o : run_options())
     if (o.to_json) o.to_json(defaults, dflt);
-  auto escape = [](std::string s) {
+  auto escape = [](const std::string& s) {
     std::string out;
     for (char c : s) {
       if (c == '|') out += '\\';

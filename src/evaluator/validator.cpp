@@ -143,7 +143,7 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     try {
       task = Task::load(tc, *data);
     } catch (UserError& e) {
-      std::string msg = e.message();
+      const std::string& msg = e.message();
       if (msg.find("not found in") != std::string::npos ||
           msg.find("is not in the cache") != std::string::npos) {
         report.notes.push_back("task " + tc.name() +

@@ -46,7 +46,7 @@ void Kwargs::require(const std::string& key) const {
   if (!has(key)) fail(key, "filter '" + filter_ + "' requires the argument '" + key + "'");
 }
 
-Json Kwargs::value(const std::string& key, Json fallback) const {
+Json Kwargs::value(const std::string& key, const Json& fallback) const {
   return has(key) ? kwargs_.at(key) : fallback;
 }
 

@@ -23,7 +23,7 @@ class Kwargs {
 
   bool has(const std::string& key) const { return kwargs_.contains(key); }
   const Json& get(const std::string& key) const { return kwargs_.at(key); }
-  Json value(const std::string& key, Json fallback) const;
+  Json value(const std::string& key, const Json& fallback) const;
   std::string string(const std::string& key, const std::string& fallback) const;
   long long integer(const std::string& key, long long fallback) const;
   bool boolean(const std::string& key, bool fallback) const;

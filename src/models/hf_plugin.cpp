@@ -22,8 +22,8 @@ fs::path hf_plugin_dir() {
   if (ec) return fs::current_path();
   // build/: beside build/lm-eval. Installed (cmake --install): PREFIX/lib/lm-eval beside
   // PREFIX/bin.
-  const fs::path here = exe.parent_path();
-  const fs::path installed = here.parent_path() / "lib" / "lm-eval";
+  fs::path here = exe.parent_path();
+  fs::path installed = here.parent_path() / "lib" / "lm-eval";
   for (const char* name : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})
     if (fs::exists(here / name, ec)) return here;
   for (const char* name : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})

@@ -88,7 +88,7 @@ struct Builder {
   }
 
   // Returns the group's index in out.groups (or -1).
-  int add_group(const TaskYaml& yaml, Json merged, const Json& parent_overrides,
+  int add_group(const TaskYaml& yaml, const Json& merged, const Json& parent_overrides,
                 const std::string& top, std::vector<std::string>* parent_leaves,
                 const std::string& forced_name = {}) {
     GroupConfig gc;
@@ -154,8 +154,7 @@ struct Builder {
           } else {
             std::string inline_name = gc.name + "::" + gname;
             children.push_back(inline_name);
-            TaskYaml iy = yaml;
-            add_group(iy, member, overrides, top, &leaves, inline_name);
+            add_group(yaml, member, overrides, top, &leaves, inline_name);
           }
         } else if (member.contains("task") && member["task"].is_string()) {
           std::string tname = member["task"].get<std::string>();

@@ -208,7 +208,7 @@ Json to_json(const Value& v);  // data (namespace/undefined -> TypeErr)
 Json to_json_or_undefined(const Value& v);
 bool contains_undefined(const Json& j);
 Value make_tuple(std::vector<Value> items);
-Value make_list(std::vector<Value> items);
+Value make_list(const std::vector<Value>& items);
 
 // UTF-8 helpers
 bool is_ascii(std::string_view s);

@@ -340,7 +340,7 @@ Json to_json_or_undefined(const Value& v) {
   return to_json(v);
 }
 
-Value make_list(std::vector<Value> items) {
+Value make_list(const std::vector<Value>& items) {
   Json a = Json::array();
   bool all_tuples = !items.empty();
   for (auto& x : items) {
@@ -352,8 +352,10 @@ Value make_list(std::vector<Value> items) {
   return v;
 }
 
-Value make_tuple(std::vector<Value> items) {
-  Value v = make_list(std::move(items));
+// By value: with a const reference, a call with a temporary vector would pick std::make_tuple
+// (argument-dependent lookup) over this function.
+Value make_tuple(std::vector<Value> items) {  // NOLINT(performance-unnecessary-value-param)
+  Value v = make_list(items);
   v.tuple = true;
   return v;
 }

@@ -58,7 +58,7 @@ TEST(LazyPython, TaskWithPythonHelperMapsIt) {
   if (!fs::exists(lmeval_binary().parent_path() / "liblmeval_python.so"))
     GTEST_SKIP() << "lm-eval was built without its Python plugin (LMEVAL_WITH_PYTHON)";
   fs::path venv;
-  for (const fs::path c :
+  for (const fs::path& c :
        {fs::path(std::getenv("LMEVAL_TEST_VENV") ? std::getenv("LMEVAL_TEST_VENV") : ""),
         fs::path(std::getenv("VIRTUAL_ENV") ? std::getenv("VIRTUAL_ENV") : ""),
         source_dir() / ".venv-standin", source_dir().parent_path() / "venv-ref"})

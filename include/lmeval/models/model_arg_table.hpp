@@ -110,7 +110,7 @@ ModelArg<Args> boolean(M Args::*m, ModelArgInfo info) {
 
 // A key accepted for the reference's sake whose value is only checked (`check`, may be empty).
 template <class Args>
-ModelArg<Args> accepted(ModelArgInfo info, std::function<void(const Json&)> check = {}) {
+ModelArg<Args> accepted(ModelArgInfo info, const std::function<void(const Json&)>& check = {}) {
   return {std::move(info), true, [check](Args&, const Json& v) {
             if (check) check(v);
           }};

@@ -230,7 +230,7 @@ void ApiLM::send(std::vector<Batch>& batches, const char* phase_name, size_t req
   std::vector<std::string> bodies;
   bodies.reserve(batches.size());
   size_t total = 0;
-  for (const auto& b : batches) {
+  for (auto& b : batches) {
     bodies.push_back(std::move(b.body));
     total += b.members.size();
   }

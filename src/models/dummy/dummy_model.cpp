@@ -23,7 +23,7 @@ namespace {
 
 constexpr char kSep = '\x1f';
 
-double u(const std::string& h, int i) {
+double u(const std::string& h, size_t i) {
   return static_cast<double>(std::strtoul(h.substr(8 * i, 8).c_str(), nullptr, 16)) / 4294967296.0;
 }
 
@@ -47,7 +47,7 @@ class DummyLM : public LM {
  public:
   // A non-empty salt makes a different fake model (other scores on the same requests), so tests of
   // compare/analyze have several "models"; without one the hashes are the goldens' hashfake.
-  explicit DummyLM(std::string salt) : salt_(salt.empty() ? salt : salt + kSep) {}
+  explicit DummyLM(const std::string& salt) : salt_(salt.empty() ? salt : salt + kSep) {}
 
   std::vector<LoglikelihoodResult> loglikelihood(
       const std::vector<LoglikelihoodRequest>& reqs) override {

@@ -30,8 +30,8 @@ fs::path plugin_path() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return fs::current_path() / kPluginFile;
-  const fs::path here = exe.parent_path() / kPluginFile;
-  const fs::path installed = exe.parent_path().parent_path() / "lib" / "lm-eval" / kPluginFile;
+  fs::path here = exe.parent_path() / kPluginFile;
+  fs::path installed = exe.parent_path().parent_path() / "lib" / "lm-eval" / kPluginFile;
   if (!fs::exists(here, ec) && fs::exists(installed, ec)) return installed;
   return here;
 }

@@ -52,10 +52,12 @@ fs::path python_env(std::string* why) {
   return {};
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): the macro declares `var`, which cannot be parenthesised.
 #define REQUIRE_PYTHON_ENV(var)           \
   std::string why_;                       \
   const fs::path var = python_env(&why_); \
   if (var.empty()) GTEST_SKIP() << why_;
+// NOLINTEND(bugprone-macro-parentheses)
 
 std::vector<GoldenRun> load_runs() {
   return lmeval::testing::golden::load_runs(fixture() / "goldens" / "manifest.json",
