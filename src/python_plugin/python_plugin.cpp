@@ -298,9 +298,16 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
   try {
     py::object r;
     switch (kind) {
-      case PythonCall::doc:
-        r = g_helpers->attr("call_doc")(fn, to_python(args[0]));
-        break;
+      case PythonCall::doc: {
+        // The reference hands every hook of a document the same dict, so a helper that changes
+        // it in place (webqs's _remove_prefixes sorts doc["answers"]) changes what later hooks
+        // see and what evaluate() logs and hashes: the dict comes back when it changed.
+        py::object doc = to_python(args[0]);
+        py::object result = g_helpers->attr("call_doc")(fn, doc);
+        Json after = to_json(doc);
+        *out = Json::array({to_json(result), after == args[0] ? Json() : std::move(after)});
+        return true;
+      }
       case PythonCall::process_docs:
         r = g_helpers->attr("process_docs")(fn, to_python(args[0]));
         break;

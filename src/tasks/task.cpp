@@ -75,7 +75,7 @@ void Task::reaccess_eval_docs() {
   if (!impure_process_docs_) return;
   std::string split = cfg_.str(TaskField::test_split);
   if (split.empty()) split = cfg_.str(TaskField::validation_split);
-  eval_docs_ = std::make_shared<const std::vector<Doc>>(
+  eval_docs_ = std::make_shared<std::vector<Doc>>(
       run_process_docs(*impure_process_docs_, raw_eval_rows_, split));
 }
 
@@ -138,7 +138,7 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
                         ", name=" + t->cfg_.str(TaskField::dataset_name, "None") +
                         ") must have valid or test docs!",
                     t->cfg_.where(TaskField::task), "test_split or validation_split");
-  t->eval_docs_ = std::make_shared<const std::vector<Doc>>(
+  t->eval_docs_ = std::make_shared<std::vector<Doc>>(
       t->load_split(data, eval_split, pd, true, nullptr, /*keep_raw=*/true));
   const std::vector<Doc>& docs = *t->eval_docs_;
   if (!docs.empty() && docs[0].is_object())

@@ -12,7 +12,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 2;
+inline constexpr int kPythonPluginAbi = 3;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -29,7 +29,9 @@ struct PythonEnvironment {
 
 // How a call hands its arguments to the function (the reference's call of each hook).
 enum class PythonCall : int {
-  doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none
+  doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none.
+                        // *out is [result, doc]: doc is the dict after the call when the function
+                        // changed it in place, else null
   process_docs = 1,     // fn(datasets.Dataset of the rows) -> Dataset or list of rows
   process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples
   aggregation = 3,      // fn(list of per-document values) -> number

@@ -159,7 +159,14 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   };
   TaskFunction f;
   f.display = std::move(display);
-  f.doc_fn = [invoke](const Json& doc) { return invoke(PythonCall::doc, {&doc}); };
+  // A helper that changed its document in place changes lm-eval's copy too, as the reference's
+  // hooks share one dict per document (python_plugin_api.hpp, PythonCall::doc). Documents are
+  // stored non-const (Task::load), and nothing reads them concurrently.
+  f.doc_fn = [invoke](const Json& doc) {
+    Json out = invoke(PythonCall::doc, {&doc});
+    if (!out[1].is_null()) const_cast<Json&>(doc) = std::move(out[1]);
+    return std::move(out[0]);
+  };
   f.process_docs = [invoke, name, where](std::vector<Json> rows) {
     Json arr = Json::array();
     for (auto& r : rows) arr.push_back(std::move(r));

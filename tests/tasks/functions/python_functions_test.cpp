@@ -1,7 +1,8 @@
 // `!function`s with no C++ port run in the embedded Python (liblmeval_python.so): the fixture task
 // folder tests/fixtures/python_tasks (its own utils.py: process_docs with Dataset.filter/map,
-// doc_to_text, doc_to_choice, doc_to_target, process_results, an aggregation) gives the requests,
-// samples and results the reference gives on it (goldens by scripts/gen_python_task_goldens.sh);
+// doc_to_text, doc_to_choice (one sorting its document in place), doc_to_target, process_results,
+// an aggregation) gives the requests, samples and results the reference gives on it (goldens by
+// scripts/gen_python_task_goldens.sh);
 // Python exceptions, a Python of another version and a build without the plugin are exit 2 with
 // a message naming what to do. Skipped, saying why, without the plugin or a usable environment.
 #include <gtest/gtest.h>
