@@ -109,6 +109,10 @@ tm = TaskManager(include_defaults=False, include_path=folders) if folders else T
 status = {}
 def run(names):
     dest = os.path.join(work, "ref_%d" % len(status) + "_" + names[0][:40])
+    # Each batch as a command of its own: the tasks' modules (their module-level state, such as
+    # gpqa n_shot's `rng`) imported anew, as _yaml_loader._load_module_with_cache marks them.
+    for k in [k for k, m in list(sys.modules.items()) if hasattr(m, "__mtime__")]:
+        del sys.modules[k]
     try:
         tracker = EvaluationTracker(output_path=dest)
         res = simple_evaluate(model="hashfake", tasks=names, limit=limit, log_samples=True,

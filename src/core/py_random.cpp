@@ -1,6 +1,8 @@
 // CPython's Mersenne Twister and the random module's sampling algorithms.
 #include "lmeval/core/py_random.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <unordered_set>
 
 namespace lmeval {
@@ -49,6 +51,18 @@ void PyRandom::init_by_array(const std::vector<uint32_t>& key) {
   }
   mt_[0] = 0x80000000u;
   mti_ = 624;
+}
+
+PyRandom::State PyRandom::state() const {
+  State s;
+  std::copy(std::begin(mt_), std::end(mt_), s.begin());
+  s[624] = static_cast<uint32_t>(mti_);
+  return s;
+}
+
+void PyRandom::set_state(const State& s) {
+  std::copy(s.begin(), s.begin() + 624, std::begin(mt_));
+  mti_ = static_cast<int>(s[624]);
 }
 
 uint32_t PyRandom::genrand_uint32() {

@@ -134,7 +134,7 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
   for (size_t i = 0; i < passes.size(); ++i)
     outcomes.push_back(task_outcomes(plan, passes[i], scores[i], cfg.bootstrap_iters));
 
-  ResultsContext rc = results_context(cfg, lm, perf, date, t_start);
+  ResultsContext rc = results_context(cfg, lm, perf, date, t_start, plan.model_name);
   out.results = build_results(outcomes[0], plan.groups, rc);
   bool log = cfg.log_samples || cfg.predict_only;
   if (log) out.samples = collect_samples(outcomes[0]);

@@ -7,11 +7,12 @@
 #include <string>
 
 #include "lmeval/core/py_random.hpp"
+#include "lmeval/core/python_format.hpp"
 
 namespace lmeval {
 
 void seed_global_random(const EvalConfig& cfg) {
-  task_context().global_random = std::make_shared<PyRandom>(cfg.seed[0].value_or(0));
+  set_global_random(std::make_shared<PyRandom>(cfg.seed[0].value_or(0)));
   task_context().python_random_seed = cfg.seed[0];
   task_context().numpy_seed = cfg.seed.size() > 1 ? cfg.seed[1] : std::nullopt;
 }
@@ -45,6 +46,15 @@ void draw_task_name_reads(PyRandom& rng, size_t reads) {
   for (size_t i = 0; i < reads * 8; ++i) rng.random();
 }
 
+std::string draw_model_name(const EvalConfig& cfg, PyRandom& rng) {
+  for (const char* k : {"peft", "delta", "pretrained", "model", "path", "engine"})
+    if (cfg.model_args.is_object() && cfg.model_args.contains(k)) return py::str(cfg.model_args[k]);
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string id;
+  for (size_t i : rng.choices_indices(36, 8)) id += kChars[i];
+  return id;
+}
+
 int eval_docs_reads_per_pass(const EvalConfig& cfg, const std::string& task_name) {
   bool by_samples = cfg.samples.is_object() && cfg.samples.contains(task_name) &&
                     cfg.samples[task_name].is_array() && !cfg.samples[task_name].empty();
@@ -61,18 +71,16 @@ void replay_eval_docs_reads_for_filter(Task& task, int reads_per_pass) {
 }
 
 SeedPassRandom::SeedPassRandom()
-    : after_planning_(std::make_shared<const PyRandom>(*task_context().global_random)) {}
+    : after_planning_(std::make_shared<const PyRandom>(global_random())) {}
 
 void SeedPassRandom::begin_building() const {
-  task_context().global_random = std::make_shared<PyRandom>(*after_planning_);
+  set_global_random(std::make_shared<PyRandom>(*after_planning_));
 }
 
-std::shared_ptr<PyRandom> SeedPassRandom::state_after_building() {
-  return task_context().global_random;
-}
+std::shared_ptr<PyRandom> SeedPassRandom::state_after_building() { return global_random_ptr(); }
 
 void SeedPassRandom::begin_scoring(const std::shared_ptr<PyRandom>& after_building) {
-  task_context().global_random = after_building;
+  set_global_random(after_building);
 }
 
 }  // namespace lmeval

@@ -37,6 +37,12 @@ TaskNameDraws task_name_draws(const TaskSelection& selection);
 // `reads` reads of task_name: 8 random() each.
 void draw_task_name_reads(PyRandom& rng, size_t reads);
 
+// The results' model_name. EvaluationTracker.log_experiment_args (simple_evaluate calls it after
+// the tasks are loaded and before evaluate(); the reference's CLI always passes a tracker) takes
+// the first of model_args' peft, delta, pretrained, model, path, engine, else random_name_id():
+// random.choices of 8 from [a-z0-9] on the global random, which advances it by 8 random().
+std::string draw_model_name(const EvalConfig& cfg, PyRandom& rng);
+
 // Reads of `task.eval_docs` (a property that re-runs process_docs, see Task::reaccess_eval_docs)
 // per pass of the reference's Task.doc_iterator: 2 with --samples for the task (len + enumerate),
 // else 1.

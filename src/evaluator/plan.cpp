@@ -114,9 +114,9 @@ std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
               " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
           tc.where(TaskField::unsafe_code), "--confirm_run_unsafe_code");
     tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
-    draw_task_name_reads(*task_context().global_random, name_draws.after_task[i]);
+    draw_task_name_reads(global_random(), name_draws.after_task[i]);
   }
-  draw_task_name_reads(*task_context().global_random, name_draws.after_all);
+  draw_task_name_reads(global_random(), name_draws.after_all);
   return tasks;
 }
 
@@ -155,6 +155,7 @@ RunPlan plan_run(const EvalConfig& cfg) {
   seed_global_random(cfg);
   RunPlan plan;
   plan.loaded = load_tasks(cfg, selection);
+  plan.model_name = draw_model_name(cfg, global_random());
   plan.groups = std::move(selection.groups);
   for (auto& task : plan.loaded) plan.tasks.push_back(plan_task(cfg, *task));
   return plan;

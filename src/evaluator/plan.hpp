@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lmeval/config/eval_config.hpp"
@@ -34,6 +35,7 @@ struct RunPlan {
   std::vector<GroupNode> groups;  // as select_tasks gives them
   std::vector<std::unique_ptr<Task>> loaded;
   std::vector<TaskPlan> tasks;  // one per loaded task, same order
+  std::string model_name;       // the results' model_name (draw_model_name)
 };
 
 // The reference's get_task_dict and simple_evaluate's per-task settings (num_fewshot,

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 
 #include "lmeval/config/run_options.hpp"
@@ -151,29 +150,16 @@ Json task_hashes(const EvalConfig& cfg, const std::vector<TaskOutcome>& tasks) {
   return hashes;
 }
 
-std::string random_model_id() {
-  static const char* chars = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device rd;
-  std::string s;
-  for (int i = 0; i < 8; ++i) s += chars[rd() % 36];
-  return s;
-}
-
 }  // namespace
 
 ResultsContext results_context(const EvalConfig& cfg, LM& lm, const Json& perf, double date,
-                               std::chrono::steady_clock::time_point start) {
+                               std::chrono::steady_clock::time_point start,
+                               std::string model_name) {
   ResultsContext rc;
   rc.cfg = &cfg;
   rc.lm = &lm;
   rc.date = date;
-  rc.model_name = "";
-  for (const char* k : {"peft", "delta", "pretrained", "model", "path", "engine"})
-    if (cfg.model_args.is_object() && cfg.model_args.contains(k)) {
-      rc.model_name = py::str(cfg.model_args[k]);
-      break;
-    }
-  if (rc.model_name.empty()) rc.model_name = random_model_id();
+  rc.model_name = std::move(model_name);
   rc.performance = lm.performance_stats().empty() ? perf : lm.performance_stats();
   // A backend's own figures count what it was sent; the de-duplication count is ours to add.
   for (auto it = perf.begin(); it != perf.end(); ++it)

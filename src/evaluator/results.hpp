@@ -47,9 +47,10 @@ struct ResultsContext {
   std::chrono::steady_clock::time_point start;
 };
 
-// `perf` is dispatch's performance entry; `date` the run's start (seconds since the epoch).
+// `perf` is dispatch's performance entry; `date` the run's start (seconds since the epoch);
+// `model_name` the plan's.
 ResultsContext results_context(const EvalConfig& cfg, LM& lm, const Json& perf, double date,
-                               std::chrono::steady_clock::time_point start);
+                               std::chrono::steady_clock::time_point start, std::string model_name);
 
 // Groups bottom-up (consolidate_group_results): adds each group's entry to `results` and, with an
 // aggregation, to `groups_section` and `statistics`.

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "global_random_replay.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -145,7 +146,22 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
     }
   }
   scores.random_baseline = random_baseline(plan);
-  scores.sample_len = scores.keys.empty() ? 0 : scores.items[scores.keys.back()].size();
+  // evaluator_utils._compute_task_aggregations (0.4.13): the largest per-metric count, with a
+  // warning when metrics were scored on different numbers of documents (a process_results that
+  // returns other keys for other documents, as SCORE's robustness tasks do).
+  std::set<size_t> lens;
+  for (const auto& key : scores.keys)
+    scores.sample_len = std::max(scores.sample_len, *lens.insert(scores.items[key].size()).first);
+  if (lens.size() > 1) {
+    std::string counts;
+    for (const auto& [key, v] : scores.items)
+      counts += (counts.empty() ? "" : ", ") + key.first + "," + key.second + "=" +
+                std::to_string(v.size());
+    spdlog::warn(
+        "[{}] Metrics were not scored on the same number of documents ({}); reporting {} as the "
+        "evaluated sample count, which group aggregation applies to every metric of the task",
+        task.name(), counts, scores.sample_len);
+  }
   if (std::optional<std::string> cluster_key = task.config().cluster_key())
     for (size_t pos : plan.doc_positions)
       scores.clusters.push_back(cluster_of(task, *cluster_key, task.eval_docs()[pos]));

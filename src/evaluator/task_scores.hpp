@@ -18,7 +18,7 @@ struct TaskScores {
   // (metric, filter) keys in first-insertion order and their per-document values.
   std::vector<std::pair<std::string, std::string>> keys;
   std::map<std::pair<std::string, std::string>, std::vector<Json>> items;
-  size_t sample_len = 0;      // documents scored (the last key's count, as the reference reports)
+  size_t sample_len = 0;      // documents scored (the largest per-key count, as the reference)
   std::vector<Json> samples;  // sample records, with --log_samples
   // The cluster of each scored document (the task's cluster_key), empty without one.
   std::vector<std::string> clusters;

@@ -4,8 +4,10 @@
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 
 #include "lmeval/tasks/python_plugin_api.hpp"
 
@@ -66,12 +68,53 @@ def call_doc(fn, doc):
         takes_none = False
     return fn() if takes_none else fn(doc)
 
+def generator_states(fn):
+    # The states of the generators process_docs may draw from: the global `random`, numpy's
+    # global generator once imported, and the random.Random / numpy generators held in the
+    # globals of fn's module (gpqa n_shot's `rng = random.Random(42)`), fn unwrapped from partials.
+    import random
+    np = sys.modules.get("numpy")
+    def state(g):
+        if isinstance(g, random.Random):
+            return g.getstate()
+        if np is not None and isinstance(g, np.random.RandomState):
+            kind, key, pos, has_gauss, gauss = g.get_state()
+            return kind, key.tobytes(), pos, has_gauss, gauss
+        if np is not None and isinstance(g, np.random.Generator):
+            return repr(g.bit_generator.state)
+        return None
+    out = [random.getstate()]
+    if np is not None:
+        out.append(state(np.random.mtrand._rand))
+    while hasattr(fn, "func"):
+        fn = fn.func
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    for name, value in sorted(vars(module).items()) if module is not None else []:
+        st = state(value)
+        if st is not None:
+            out.append((name, st))
+    return out
+
 def process_docs(fn, rows):
+    # [rows, drew]: drew says whether fn advanced a generator (the reference re-runs
+    # process_docs at every read of a task's documents, which then differ).
     import datasets
-    out = fn(datasets.Dataset.from_list(rows))
+    dataset = datasets.Dataset.from_list(rows)
+    before = generator_states(fn)
+    out = fn(dataset)
+    drew = generator_states(fn) != before
     if isinstance(out, datasets.Dataset):
-        return out.to_list()
-    return list(out)
+        return [out.to_list(), drew]
+    return [list(out), drew]
+
+def get_random_state():
+    import random
+    return list(random.getstate()[1])
+
+def set_random_state(words):
+    import random
+    version, _, gauss_next = random.getstate()
+    random.setstate((version, tuple(words), gauss_next))
 
 def use_environment(executable, prefix, exec_prefix, path, stdlib):
     # The environment's sys.path minus its standard library (this interpreter keeps its own),
@@ -336,6 +379,36 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
   }
 }
 
+bool get_random_state(std::uint32_t* state625, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    py::list words = g_helpers->attr("get_random_state")();
+    if (words.size() != 625) throw std::runtime_error("random.getstate() has no 625 words");
+    for (std::size_t i = 0; i < 625; ++i) state625[i] = words[i].cast<std::uint32_t>();
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+  } catch (const std::exception& e) {
+    *error = e.what();
+  }
+  return false;
+}
+
+bool set_random_state(const std::uint32_t* state625, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    py::list words(625);
+    for (std::size_t i = 0; i < 625; ++i) words[i] = py::int_(state625[i]);
+    g_helpers->attr("set_random_state")(words);
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+  } catch (const std::exception& e) {
+    *error = e.what();
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const lmeval::PythonPluginApi*
@@ -343,7 +416,14 @@ lmeval_python_plugin_api() {
   static const std::string abi =
       std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(lmeval::kPythonPluginAbi);
   static const lmeval::PythonPluginApi api = {
-      abi.c_str(), PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION, start, function, instantiate, call,
+      abi.c_str(),
+      PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION,
+      start,
+      function,
+      instantiate,
+      call,
+      get_random_state,
+      set_random_state,
   };
   return &api;
 }

@@ -52,11 +52,17 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
     if (!fn.process_docs)
       throw UserError("function is not a process_docs function",
                       cfg_.where(TaskField::process_docs), "a process_docs(dataset) function");
-    if (keep_raw && fn.draws_global_random) {
-      raw_eval_rows_ = *rows;
-      impure_process_docs_ = &fn;
+    // Python code may draw: its rows are kept until its first call says whether it did.
+    const bool may_draw = fn.draws_global_random || fn.last_call_drew_global_random;
+    if (keep_raw && may_draw) raw_eval_rows_ = *rows;
+    std::vector<Doc> docs = run_process_docs(fn, std::move(*rows), split);
+    if (keep_raw && may_draw) {
+      if (fn.draws_global_random || fn.last_call_drew_global_random())
+        impure_process_docs_ = &fn;
+      else
+        raw_eval_rows_ = {};
     }
-    return run_process_docs(fn, std::move(*rows), split);
+    return docs;
   }
   return std::move(*rows);
 }

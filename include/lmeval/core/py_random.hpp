@@ -2,6 +2,7 @@
 // _randbelow, random(), sample() (both algorithms), choices() without weights, shuffle().
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -13,6 +14,12 @@ class PyRandom {
  public:
   // random.Random(seed) for an int seed (key = 32-bit words of |seed|, least significant first).
   explicit PyRandom(int64_t seed);
+
+  // random.getstate()[1]: the 624 state words, then the position in them (CPython's `index`);
+  // set_state is setstate's inverse.
+  using State = std::array<uint32_t, 625>;
+  State state() const;
+  void set_state(const State& s);
 
   uint32_t genrand_uint32();
   // random.getrandbits(k), k in [1, 64].

@@ -39,6 +39,10 @@ struct TaskFunction {
   // re-runs process_docs on every access to a task's documents, so such a function gives
   // different documents at each access and Task::reaccess_eval_docs must replay those accesses.
   bool draws_global_random = false;
+  // Python process_docs: whether its last call advanced a generator (the global `random`, numpy's
+  // global one, or one its module holds, as gpqa n_shot's `rng`); a function that did is treated
+  // as draws_global_random (re-run at every access).
+  std::function<bool()> last_call_drew_global_random;
 };
 
 class FunctionRegistry {

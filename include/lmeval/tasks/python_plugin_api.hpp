@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 3;
+inline constexpr int kPythonPluginAbi = 4;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -32,7 +33,9 @@ enum class PythonCall : int {
   doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none.
                         // *out is [result, doc]: doc is the dict after the call when the function
                         // changed it in place, else null
-  process_docs = 1,     // fn(datasets.Dataset of the rows) -> Dataset or list of rows
+  process_docs = 1,     // fn(datasets.Dataset of the rows) -> [rows, drew]: drew is whether
+                        // the call advanced the global `random`, numpy's global generator or a
+                        // generator held in a global of fn's module
   process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples
   aggregation = 3,      // fn(list of per-document values) -> number
   filter = 4,           // fn(resps, docs): a `custom` filter's function
@@ -58,6 +61,10 @@ struct PythonPluginApi {
   void* (*instantiate)(void* cls, const Json* kwargs, std::string* error);
   bool (*call)(void* fn, PythonCall kind, const Json* args, std::size_t nargs, Json* out,
                std::string* error);
+  // random.getstate()'s 624 words and position (625 values) / random.setstate with them (its
+  // gauss_next kept): the global `random` that lm-eval's C++ code shares with Python task code.
+  bool (*get_random_state)(std::uint32_t* state625, std::string* error);
+  bool (*set_random_state)(const std::uint32_t* state625, std::string* error);
 };
 
 }  // namespace lmeval

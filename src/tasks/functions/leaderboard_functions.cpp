@@ -410,9 +410,8 @@ void register_task_functions_leaderboard(FunctionRegistry& r) {
   {
     TaskFunction fn;
     fn.process_docs = [](std::vector<Json> docs) {
-      auto& ctx = task_context();
-      if (!ctx.global_random) ctx.global_random = std::make_shared<PyRandom>(0);
-      for (auto& d : docs) d = tasks::gpqa_process_doc(d, *ctx.global_random);
+      PyRandom& rng = global_random();
+      for (auto& d : docs) d = tasks::gpqa_process_doc(d, rng);
       return docs;
     };
     fn.draws_global_random = true;
@@ -460,10 +459,8 @@ void register_task_functions_leaderboard(FunctionRegistry& r) {
     TaskFunction fn;
     fn.process_results = [](const Json& doc, const std::vector<Json>& results) {
       // The reference draws missing IFEval arguments from the same global `random` as GPQA.
-      auto& ctx = task_context();
-      if (!ctx.global_random) ctx.global_random = std::make_shared<PyRandom>(0);
       return ifeval::process_results(doc, first_response(results, "leaderboard_ifeval"),
-                                     *ctx.global_random);
+                                     global_random());
     };
     r.add("ifeval", "utils.process_results", std::move(fn));
   }

@@ -10,6 +10,7 @@
 
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/py_random.hpp"
 #include "lmeval/core/python_env.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/tasks/python_plugin_api.hpp"
@@ -136,6 +137,21 @@ Runtime& runtime(const Json& ref) {
       return;
     }
     rt.api = api;
+    // One global `random` for C++ code and Python code (task_context.hpp).
+    connect_global_random_to_python(
+        [api](const PyRandom& rng) {
+          const PyRandom::State st = rng.state();
+          std::string err;
+          if (!api->set_random_state(st.data(), &err))
+            throw RuntimeError("the embedded Python's random.setstate failed: " + err);
+        },
+        [api](PyRandom& rng) {
+          PyRandom::State st;
+          std::string err;
+          if (!api->get_random_state(st.data(), &err))
+            throw RuntimeError("the embedded Python's random.getstate failed: " + err);
+          rng.set_state(st);
+        });
   });
   (void)ref;
   return rt;
@@ -152,6 +168,7 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
     for (const Json* a : args) in.push_back(*a);
     Json out;
     std::string error;
+    global_random_to_python();
     if (!api->call(fn, kind, in.data(), in.size(), &out, &error))
       throw UserError("`!function " + name + "` raised " + error, where,
                       "a function that runs on the task's documents without raising");
@@ -167,10 +184,13 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
     if (!out[1].is_null()) const_cast<Json&>(doc) = std::move(out[1]);
     return std::move(out[0]);
   };
-  f.process_docs = [invoke, name, where](std::vector<Json> rows) {
+  auto drew = std::make_shared<bool>(false);
+  f.process_docs = [invoke, name, where, drew](std::vector<Json> rows) {
     Json arr = Json::array();
     for (auto& r : rows) arr.push_back(std::move(r));
-    Json out = invoke(PythonCall::process_docs, {&arr});
+    Json res = invoke(PythonCall::process_docs, {&arr});
+    Json& out = res.at(0);
+    *drew = res.at(1).get<bool>();
     std::vector<Json> docs;
     docs.reserve(out.size());
     for (auto& d : out) {
@@ -181,6 +201,7 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
     }
     return docs;
   };
+  f.last_call_drew_global_random = [drew] { return *drew; };
   f.process_results = [invoke, name, where](const Json& doc, const std::vector<Json>& results) {
     Json arr(results);
     Json out = invoke(PythonCall::process_results, {&doc, &arr});
@@ -231,6 +252,7 @@ class PythonFilter : public Filter {
     Json args[2] = {Json(std::move(resps)), docs_array(docs)};
     Json out;
     std::string error;
+    global_random_to_python();
     if (!api_->call(target_, kind_, args, 2, &out, &error))
       throw UserError("filter `!function " + name_ + "` raised " + error, where_,
                       "a filter that runs on the task's responses without raising");
@@ -268,6 +290,7 @@ void install_python_filters() {
     if (!is_class) return std::make_unique<PythonFilter>(api, handle, PythonCall::filter, name, at);
     // The reference's build_filter_ensemble: the class called with the entry's other keys.
     std::string error;
+    global_random_to_python();
     void* instance = api->instantiate(handle, &kwargs, &error);
     if (!instance)
       throw UserError("filter class `!function " + name + "` raised " + error, at,
@@ -306,6 +329,7 @@ const TaskFunction& python_task_function(const Json& ref) {
                           std::to_string(ref.value("line", 0));
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   std::string display, repr, error;
+  global_random_to_python();  // the module's own code runs when it is first imported
   void* fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &error);
   if (!fn)
     throw UserError("`!function " + name + "` could not be imported (" + source + "): " + error,

@@ -100,6 +100,53 @@ TEST_P(PythonTaskGoldenTest, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Fixture, PythonTaskGoldenTest, ::testing::ValuesIn(load_runs()),
                          [](const auto& info) { return info.param.label; });
 
+// One command, seven tasks drawing from generators in their process_docs (the fixture's
+// random_draws.py: the global `random`, a module's random.Random shared by two tasks, numpy's
+// global generator), the reference's leaderboard_gpqa_diamond (lm-eval's C++ port, drawing from
+// the same global random) and gpqa_diamond_zeroshot (Python), with no model_args (the reference's
+// tracker draws the model name from the global random), and py_uneven_metrics, whose
+// process_results gives other keys for other documents (sample_len is the largest count): the
+// requests, samples (documents as each re-run of process_docs left them) and results equal the
+// reference's (scripts/gen_random_batch_goldens.py). Needs lm_eval and numpy in the environment
+// and ../shared's GPQA rows.
+TEST(PythonFunctions, GeneratorDrawsAcrossOneCommandMatchReference) {
+  REQUIRE_PYTHON_ENV(env);
+  if (run_command(quoted(env / "bin" / "python3") + " -c 'import lm_eval, numpy' 2>/dev/null")
+          .exit_code != 0)
+    GTEST_SKIP() << env << " has no lm_eval or numpy";
+  const fs::path gpqa = lmeval::testing::shared_dir() / "hf_data" / "Idavidrein";
+  if (lmeval::testing::shared_dir().empty() || !fs::exists(gpqa))
+    GTEST_SKIP() << "no ../shared/hf_data/Idavidrein";
+  const fs::path goldens = fixture() / "goldens_random";
+  const auto runs = lmeval::testing::golden::load_runs(goldens / "manifest.json", "absent");
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& e = runs[0].entry;
+  ASSERT_FALSE(e.is_null()) << goldens / "manifest.json";
+  fs::path out = scratch("random_batch");
+  fs::create_directories(out / "data");
+  fs::create_directory_symlink(fixture() / "data" / "lmeval-fixtures",
+                               out / "data" / "lmeval-fixtures");
+  fs::create_directory_symlink(gpqa, out / "data" / "Idavidrein");
+  fs::path rec = out / "requests.jsonl";
+  std::string cmd = "cd " + quoted(lmeval::testing::source_dir()) +
+                    " && VIRTUAL_ENV=" + quoted(env) + " LMEVAL_RECORD_REQUESTS=" + quoted(rec) +
+                    " " + quoted(lmeval_binary()) + " run --model hashfake --tasks " +
+                    e.at("run").get<std::string>() + " --limit " +
+                    std::to_string(e.at("limit").get<int>()) + " --data_dir " +
+                    quoted(out / "data") + " --log_samples --output_path " + quoted(out / "run") +
+                    " --include_path tests/fixtures/python_tasks/tasks";
+  auto res = run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
+  auto diffs = lmeval::testing::golden::diff_run(e, goldens, out / "run");
+  size_t compared = 0;
+  for (auto& d : lmeval::testing::golden::diff_recorded_requests(
+           rec, goldens / e.at("requests").get<std::string>(), &compared))
+    diffs.push_back("recorded requests: " + d);
+  EXPECT_EQ(compared, e.at("requests_kept").get<size_t>());
+  for (const auto& d : diffs) ADD_FAILURE() << d;
+  fs::remove_all(out);
+}
+
 // A task folder whose helpers raise: `dir` holds utils.py and one YAML per hook.
 fs::path raising_tasks() {
   fs::path d = scratch("raising");
