@@ -147,12 +147,14 @@ TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
 }  // namespace
 
 RunPlan plan_run(const EvalConfig& cfg) {
+  // Before anything can start the embedded interpreter, which seeds numpy's global generator with
+  // the seed set here (nothing draws from the global random before the tasks are loaded).
+  seed_global_random(cfg);
   TaskIndex index = task_index_for(cfg, cfg.tasks);
   TaskSelection selection = select_tasks(index, cfg.tasks, cfg.metadata);
   if (selection.tasks.empty())
     throw UserError("No tasks specified, or no tasks found. Please verify the task names.",
                     {"", 0, 0, "--tasks"}, "at least one task");
-  seed_global_random(cfg);
   RunPlan plan;
   plan.loaded = load_tasks(cfg, selection);
   plan.model_name = draw_model_name(cfg, global_random());
