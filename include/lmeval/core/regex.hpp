@@ -21,7 +21,7 @@ class PyMatch {
 
   PyMatch(std::string_view subject, std::vector<std::pair<size_t, size_t>> spans,
           std::shared_ptr<const std::map<std::string, int>> groupindex)
-      : subject_(subject), spans_(std::move(spans)), groupindex_(groupindex) {}
+      : subject_(subject), spans_(std::move(spans)), groupindex_(std::move(groupindex)) {}
 
   // Number of capture groups (not counting group 0), like Pattern.groups.
   size_t groups() const { return spans_.size() - 1; }
