@@ -6,6 +6,8 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/metrics/registry.hpp"
+#include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/python_functions.hpp"
 
 namespace lmeval {
 
@@ -40,10 +42,26 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
     where.field = "metric_list[" + std::to_string(i++) + "]";
     MetricSpec s;
     const Json& m = entry["metric"];
-    if (!m.is_string()) throw UserError("metric name must be a string", where, "metric: <name>");
-    s.name = m.get<std::string>();
+    if (is_function_ref(m)) {
+      // ConfigurableTask.__init__: a callable metric is keyed by its __name__.
+      s.metric_fn = &resolve_function_ref(m);
+      if (!s.metric_fn->metric)
+        throw UserError("`metric: !function` names a function lm-eval cannot call as a metric",
+                        where, "a Python metric function");
+      s.name = s.metric_fn->name;
+    } else if (!m.is_string()) {
+      throw UserError("metric name must be a string", where, "metric: <name> or !function");
+    } else {
+      s.name = m.get<std::string>();
+    }
     const metrics::Metric* info = metrics::find(s.name);
-    if (!custom_results && !info) {
+    // get_metric: `hf_evaluate: true`, or a name the registry lacks, is the `evaluate` package's
+    // metric. Only generate_until calls it; other output types score by name.
+    const bool hf_evaluate = entry.contains("hf_evaluate") && entry["hf_evaluate"] == Json(true);
+    if (!custom_results && !s.metric_fn && (hf_evaluate || !info) &&
+        cfg.output_type() == "generate_until")
+      s.metric_fn = &python_evaluate_metric(s.name, where);
+    if (!custom_results && !info && !s.metric_fn) {
       throw UserError(
           "unknown metric '" + s.name + "'", where,
           "one of the metrics listed by `lm-eval ls metrics`, or a process_results function");
@@ -72,7 +90,7 @@ std::vector<MetricSpec> metric_specs(const TaskConfig& cfg, bool predict_only) {
       s.higher_is_better = entry["higher_is_better"].get<bool>();
     else
       s.higher_is_better = info ? info->higher_is_better : true;
-    if (info && info->kwargs && !custom_results) {
+    if (info && info->kwargs && !custom_results && !s.metric_fn) {
       const auto& ok = *info->kwargs;
       for (auto it = s.kwargs.begin(); it != s.kwargs.end(); ++it)
         if (std::find(ok.begin(), ok.end(), it.key()) == ok.end())

@@ -11,6 +11,7 @@
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/metrics/metrics.hpp"
 #include "lmeval/metrics/registry.hpp"
+#include "lmeval/tasks/function_registry.hpp"
 
 namespace lmeval {
 
@@ -148,7 +149,8 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
 // The reference's generate_until branch: a choice index target becomes the choice's text; then
 // every metric of the list, in list order, scores the response against the gold.
 Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                        const std::vector<Json>& results) {
+                        const std::vector<Json>& results,
+                        std::vector<std::pair<std::string, std::string>>* expanded) {
   const TaskConfig& cfg = task.config();
   Json out = Json::object();
   metrics::GenerationScores s;
@@ -169,6 +171,21 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
     s.gold = text_of(s.gold);
   }
   for (const auto& spec : specs) {
+    if (spec.metric_fn) {
+      Json v = spec.metric_fn->metric(s.gold, s.result, spec.kwargs, s.multiple_target);
+      if (!v.is_object()) {
+        out[spec.name] = std::move(v);
+        continue;
+      }
+      // A dict (HF evaluate style): each key is a metric, with this one's aggregation.
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        out[it.key()] = it.value();
+        bool listed = false;
+        for (const auto& o : specs) listed = listed || o.name == it.key();
+        if (!listed && expanded) expanded->emplace_back(it.key(), spec.name);
+      }
+      continue;
+    }
     const metrics::Metric* m = metrics::find(spec.name);
     if (!m || !m->generate_until) {
       std::string available;
@@ -186,7 +203,8 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
 }  // namespace
 
 Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
-                     const std::vector<Json>& results, std::string* notice) {
+                     const std::vector<Json>& results, std::string* notice,
+                     std::vector<std::pair<std::string, std::string>>* expanded) {
   const TaskConfig& cfg = task.config();
   if (is_function_ref(cfg.get(TaskField::process_results)))
     return process_results_by_function(cfg, specs, doc, results);
@@ -217,7 +235,7 @@ Json process_results(const Task& task, const std::vector<MetricSpec>& specs, con
                            choice_scores(task, specs, doc, results, notice), out);
     return out;
   }
-  return process_generation(task, specs, doc, results);
+  return process_generation(task, specs, doc, results, expanded);
 }
 
 }  // namespace lmeval

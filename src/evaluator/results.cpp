@@ -49,6 +49,9 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
     nshot[r.task().name()] = r.task().num_fewshot();
     Json h = Json::object();
     for (const auto& m : r.plan->metrics) h[m.name] = m.higher_is_better;
+    if (r.scores)
+      for (const auto& [key, from] : r.scores->expanded)
+        if (!h.contains(key) && h.contains(from)) h[key] = h[from];
     hib[r.task().name()] = h;
   }
   for (const auto& g : groups) versions[g.name] = g.version;

@@ -118,7 +118,11 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
       Json metrics;
       std::string notice;
       try {
-        metrics = process_results(task, plan.metrics, doc, results, &notice);
+        std::vector<std::pair<std::string, std::string>> expanded;
+        metrics = process_results(task, plan.metrics, doc, results, &notice, &expanded);
+        for (auto& e : expanded)
+          if (std::find(scores.expanded.begin(), scores.expanded.end(), e) == scores.expanded.end())
+            scores.expanded.push_back(std::move(e));
       } catch (UserError& e) {
         throw UserError(
             "task " + task.name() + ", doc " + std::to_string(plan.doc_ids[d]) + ": " + e.message(),

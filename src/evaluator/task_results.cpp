@@ -22,8 +22,13 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
     const auto& items = scores.items.at(key);
     std::string agg = "mean";
     const TaskFunction* agg_fn = nullptr;
+    // A key a metric function's dict added takes its source metric's aggregation
+    // (ConfigurableTask.process_results copies it into _aggregation_list).
+    std::string source = key.first;
+    for (const auto& [k, from] : scores.expanded)
+      if (k == key.first) source = from;
     for (const auto& m : plan.metrics)
-      if (m.name == key.first) {
+      if (m.name == source) {
         agg = m.aggregation;
         agg_fn = m.aggregation_fn;
       }

@@ -23,6 +23,9 @@ struct TaskScores {
   // The cluster of each scored document (the task's cluster_key), empty without one.
   std::vector<std::string> clusters;
   std::optional<double> random_baseline;  // multiple_choice: mean of 1/len(choices)
+  // Keys of a metric function's dict that the task's list does not name, each with its source
+  // metric (whose aggregation and higher_is_better it takes), in first-seen order.
+  std::vector<std::pair<std::string, std::string>> expanded;
 };
 
 // Scores every task of one seed pass (its instances have their responses): applies the filters

@@ -116,6 +116,71 @@ def set_random_state(words):
     version, _, gauss_next = random.getstate()
     random.setstate((version, tuple(words), gauss_next))
 
+def call_metric(fn, gold, result, kwargs, multiple_target, name):
+    # ConfigurableTask.__init__ keeps `metric.__call__`; process_results' generate_until branch
+    # calls it with references/predictions keywords and, on TypeError, with [gold, result].
+    call = fn.__call__
+    if multiple_target:
+        if not isinstance(gold, list):
+            gold = [gold]
+        if name == "exact_match":
+            scores = call(references=gold, predictions=[result for _ in range(len(gold))],
+                          **kwargs)[name]
+            return 1.0 if scores > 0.0 else 0.0
+        scores = []
+        for gold_option in gold:
+            try:
+                score = call(references=[gold_option], predictions=[result], **kwargs)
+            except TypeError:
+                score = call([gold_option, result])
+            if isinstance(score, dict):
+                score = score[name]
+            scores.append(score)
+        return 1.0 if any(scores) else 0.0
+    try:
+        return call(references=[gold], predictions=[result], **kwargs)
+    except TypeError:
+        return call([gold, result])
+
+def custom_dataset(fn, metadata, dataset_kwargs):
+    # ConfigurableTask.download: the task's metadata and dataset_kwargs as keyword arguments; the
+    # returned DatasetDict (or mapping of splits) as lists of rows.
+    out = fn(**(metadata or {}), **(dataset_kwargs or {}))
+    splits = {}
+    for split in out:
+        rows = out[split]
+        splits[str(split)] = rows.to_list() if hasattr(rows, "to_list") else list(rows)
+    return splits
+
+class EvaluateMetric:
+    # lm_eval.api.registry.get_metric's HF evaluate branch: evaluate.load(name).compute, loaded
+    # when first scored (validate imports only the package).
+    def __init__(self, name):
+        import evaluate  # noqa: F401  (the reference needs it for this metric too)
+        self.__name__ = name
+        self._compute = None
+
+    def __call__(self, *args, **kwargs):
+        if self._compute is None:
+            import evaluate
+            self._compute = evaluate.load(self.__name__).compute
+        return self._compute(*args, **kwargs)
+
+def is_unavailable(exc):
+    # A dataset loader that failed because the data cannot be reached from here (offline, no
+    # network, not in the cache): an OSError (ConnectionError, FileNotFoundError, ...) in the
+    # exception or its causes.
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+def name_of(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
 def use_environment(executable, prefix, exec_prefix, path, stdlib):
     # The environment's sys.path minus its standard library (this interpreter keeps its own),
     # site-packages folders added as site adds them (their .pth files run).
@@ -309,13 +374,24 @@ bool start(const lmeval::PythonEnvironment* env, long long random_seed, long lon
 }
 
 void* function(const char* module_path, const char* qualified, std::string* display,
-               std::string* repr, std::string* error) {
+               std::string* repr, std::string* name, std::string* error) {
   py::gil_scoped_acquire gil;
   try {
     py::object fn = g_helpers->attr("load_function")(module_path, qualified);
     if (display) *display = g_helpers->attr("source_of")(fn).cast<std::string>();
     if (repr) *repr = py::repr(fn).cast<std::string>();
+    if (name) *name = g_helpers->attr("name_of")(fn).cast<std::string>();
     return new py::object(std::move(fn));  // kept for the process's life
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return nullptr;
+  }
+}
+
+void* evaluate_metric(const char* name, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    return new py::object(g_helpers->attr("EvaluateMetric")(name));  // kept for the process's life
   } catch (py::error_already_set& e) {
     *error = describe(e);
     return nullptr;
@@ -366,12 +442,28 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
       case PythonCall::filter_apply:
         r = fn.attr("apply")(to_python(args[0], true), to_python(args[1]));
         break;
+      case PythonCall::metric:
+        if (nargs != 5) throw std::invalid_argument("metric takes 5 arguments");
+        r = g_helpers->attr("call_metric")(fn, to_python(args[0]), to_python(args[1]),
+                                           to_python(args[2]), to_python(args[3]),
+                                           to_python(args[4]));
+        break;
+      case PythonCall::custom_dataset:
+        if (nargs != 2) throw std::invalid_argument("custom_dataset takes 2 arguments");
+        r = g_helpers->attr("custom_dataset")(fn, to_python(args[0]), to_python(args[1]));
+        break;
     }
-    (void)nargs;
     *out = to_json(r);
     return true;
   } catch (py::error_already_set& e) {
     *error = describe(e);
+    if (kind == PythonCall::custom_dataset) {
+      try {
+        if (g_helpers->attr("is_unavailable")(e.value()).cast<bool>())
+          *error = lmeval::kPythonDataUnavailable + *error;
+      } catch (py::error_already_set&) {
+      }
+    }
     return false;
   } catch (const std::exception& e) {
     *error = e.what();
@@ -420,6 +512,7 @@ lmeval_python_plugin_api() {
       PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION,
       start,
       function,
+      evaluate_metric,
       instantiate,
       call,
       get_random_state,

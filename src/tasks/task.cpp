@@ -16,6 +16,20 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                                   bool keep_raw) {
   DatasetRef ref = dataset_ref(cfg_);
   std::optional<std::vector<Doc>> rows;
+  if (custom_splits_) {
+    // custom_dataset: the splits its function returned, no dataset to read.
+    if (auto it = custom_splits_->find(split); it != custom_splits_->end()) rows = it->second;
+    if (found) *found = rows.has_value();
+    if (!rows) {
+      if (!required) return {};
+      std::string have;
+      for (const auto& [k, v] : *custom_splits_) have += (have.empty() ? "" : ", ") + k;
+      throw UserError("task " + name_ + ": custom_dataset returned no split '" + split +
+                          "' (it returned: " + (have.empty() ? "none" : have) + ")",
+                      cfg_.where(TaskField::custom_dataset), "a split named by the task");
+    }
+    return finish_split(std::move(*rows), split, process_docs, keep_raw);
+  }
   // Name the role the split plays in this run: the reference loads the few-shot pool (the
   // training split, else validation, else test) whenever a task is built, even at 0 shots.
   std::string eval_split = cfg_.str(TaskField::test_split);
@@ -47,24 +61,27 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
         "the dataset under --data_dir/$LMEVAL_DATA_DIR as <org>/<name>/<config>/<split>.jsonl, "
         "or a reachable Hub dataset");
   }
-  if (is_function_ref(process_docs)) {
-    const auto& fn = resolve_function_ref(process_docs);
-    if (!fn.process_docs)
-      throw UserError("function is not a process_docs function",
-                      cfg_.where(TaskField::process_docs), "a process_docs(dataset) function");
-    // Python code may draw: its rows are kept until its first call says whether it did.
-    const bool may_draw = fn.draws_global_random || fn.last_call_drew_global_random;
-    if (keep_raw && may_draw) raw_eval_rows_ = *rows;
-    std::vector<Doc> docs = run_process_docs(fn, std::move(*rows), split);
-    if (keep_raw && may_draw) {
-      if (fn.draws_global_random || fn.last_call_drew_global_random())
-        impure_process_docs_ = &fn;
-      else
-        raw_eval_rows_ = {};
-    }
-    return docs;
+  return finish_split(std::move(*rows), split, process_docs, keep_raw);
+}
+
+std::vector<Doc> Task::finish_split(std::vector<Doc> rows, const std::string& split,
+                                    const Json& process_docs, bool keep_raw) {
+  if (!is_function_ref(process_docs)) return rows;
+  const auto& fn = resolve_function_ref(process_docs);
+  if (!fn.process_docs)
+    throw UserError("function is not a process_docs function", cfg_.where(TaskField::process_docs),
+                    "a process_docs(dataset) function");
+  // Python code may draw: its rows are kept until its first call says whether it did.
+  const bool may_draw = fn.draws_global_random || fn.last_call_drew_global_random;
+  if (keep_raw && may_draw) raw_eval_rows_ = rows;
+  std::vector<Doc> docs = run_process_docs(fn, std::move(rows), split);
+  if (keep_raw && may_draw) {
+    if (fn.draws_global_random || fn.last_call_drew_global_random())
+      impure_process_docs_ = &fn;
+    else
+      raw_eval_rows_ = {};
   }
-  return std::move(*rows);
+  return docs;
 }
 
 std::vector<Doc> Task::run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
@@ -85,6 +102,35 @@ void Task::reaccess_eval_docs() {
       run_process_docs(*impure_process_docs_, raw_eval_rows_, split));
 }
 
+// ConfigurableTask.download with a custom_dataset: the function called once with the task's
+// metadata and dataset_kwargs as keyword arguments (trust_remote_code popped from the latter, as
+// the reference does under datasets >= 4); its splits stand in for the dataset.
+void Task::load_custom_dataset() {
+  const Json& ref = cfg_.get(TaskField::custom_dataset);
+  if (!is_function_ref(ref))
+    throw UserError("custom_dataset must be a `!function module.fn`",
+                    cfg_.where(TaskField::custom_dataset), "custom_dataset: !function module.fn");
+  const TaskFunction& fn = resolve_function_ref(ref);
+  if (!fn.custom_dataset)
+    throw UserError("custom_dataset names a function lm-eval cannot call as a dataset loader",
+                    cfg_.where(TaskField::custom_dataset),
+                    "a Python function returning a DatasetDict");
+  Json kwargs = cfg_.get(TaskField::dataset_kwargs);
+  if (kwargs.is_object() && kwargs.contains("trust_remote_code")) {
+    // The reference pops it from the config's own dict, so its results' configs lose it too.
+    kwargs.erase("trust_remote_code");
+    cfg_.set(TaskField::dataset_kwargs, kwargs);
+  }
+  if (!kwargs.is_object()) kwargs = Json::object();
+  Json metadata = cfg_.get(TaskField::metadata);
+  if (!metadata.is_object()) metadata = Json::object();
+  try {
+    custom_splits_ = fn.custom_dataset(metadata, kwargs);
+  } catch (UserError& e) {
+    throw UserError("task " + name_ + ", custom_dataset: " + e.message(), e.where(), e.expected());
+  }
+}
+
 std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   auto t = std::unique_ptr<Task>(new Task());
   t->cfg_ = std::move(cfg);
@@ -95,10 +141,8 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
               val = t->cfg_.str(TaskField::validation_split),
               train = t->cfg_.str(TaskField::training_split);
   if (t->cfg_.has(TaskField::custom_dataset))
-    throw UserError("custom_dataset functions are not supported",
-                    t->cfg_.where(TaskField::custom_dataset),
-                    "dataset_path with local files or a Hub dataset");
-  if (!t->cfg_.has(TaskField::dataset_path))
+    t->load_custom_dataset();
+  else if (!t->cfg_.has(TaskField::dataset_path))
     throw UserError("task " + t->name_ + " has no dataset_path", t->cfg_.where(TaskField::task),
                     "dataset_path: <hub id, json/csv with data_files, or a local path>");
   // Few-shot pool first, as ConfigurableTask.__init__ does (order matters when process_docs

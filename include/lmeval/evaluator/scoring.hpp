@@ -15,6 +15,9 @@ struct MetricSpec {
   const TaskFunction* aggregation_fn = nullptr;
   bool higher_is_better = true;
   Json kwargs = Json::object();
+  // `metric: !function module.fn`: the Python callable that scores each generation (`name` is
+  // its __name__, as the reference keys its values).
+  const TaskFunction* metric_fn = nullptr;
 };
 
 // The reference's _metric_fn_list / _aggregation_list / _higher_is_better, in metric_list order.
@@ -29,7 +32,11 @@ void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metr
 // process_results for one document: `results` = the filtered responses of its instances.
 // `notice`, when given, receives a problem with the document that scoring goes past, as the
 // reference does with a warning: a multiple-choice target that names no choice (scored wrong).
+// `expanded`, when given, receives (key, metric) for each key of a dict a metric function returned
+// that is not a metric of the list: the reference gives such a key its source metric's
+// aggregation and higher_is_better.
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
-                     const std::vector<Json>& results, std::string* notice = nullptr);
+                     const std::vector<Json>& results, std::string* notice = nullptr,
+                     std::vector<std::pair<std::string, std::string>>* expanded = nullptr);
 
 }  // namespace lmeval

@@ -29,6 +29,14 @@ struct TaskFunction {
   std::function<std::vector<size_t>(const Json&)> gold_choices;
   // aggregation(per-document values) -> number
   std::function<double(const std::vector<Json>&)> aggregation;
+  // A `metric: !function` callable scoring one generation (gold, result, the metric_list entry's
+  // other keys, multiple_target) as the reference's generate_until branch calls it -> a value or
+  // {key: value}
+  std::function<Json(const Json&, const Json&, const Json&, bool)> metric;
+  // custom_dataset(metadata, dataset_kwargs) -> {split: rows}
+  std::function<std::map<std::string, std::vector<Json>>(const Json&, const Json&)> custom_dataset;
+  // the callable's own name (__name__): what the reference names a metric function's scores
+  std::string name;
   // what the results' `configs` show for it (the reference shows the Python source)
   std::string display;
   // what the results' fewshot_config and filter_list show for it (the reference shows repr(fn)

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "lmeval/core/error.hpp"
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 
@@ -15,6 +16,12 @@ namespace lmeval {
 // and line when Python cannot run it: no plugin (built without Python), no Python environment, a
 // Python version other than the plugin's, or an import that fails.
 const TaskFunction& python_task_function(const Json& ref);
+
+// The metric `name` of the Python `evaluate` package (evaluate.load(name).compute, loaded on its
+// first call), as the reference's get_metric gives it for `hf_evaluate: true` or a name its
+// registry lacks; only its `metric` callable is set. UserError at `where` when Python cannot run
+// or `evaluate` is not importable.
+const TaskFunction& python_evaluate_metric(const std::string& name, const SourceLocation& where);
 
 // Lets filter_list entries whose filter class or `custom` filter_fn is Python run it
 // (filters::set_python_filter_factory); called when the built-in task functions register.

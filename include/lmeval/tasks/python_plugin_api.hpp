@@ -40,7 +40,18 @@ enum class PythonCall : int {
   aggregation = 3,      // fn(list of per-document values) -> number
   filter = 4,           // fn(resps, docs): a `custom` filter's function
   filter_apply = 5,     // fn.apply(resps, docs): an instance of a filter class
+  // a `metric: !function` callable as ConfigurableTask.process_results calls it for
+  // generate_until: args [gold, result, kwargs, multiple_target, name] -> number, list or dict
+  metric = 6,
+  // custom_dataset: fn(**metadata, **dataset_kwargs) (args [metadata, dataset_kwargs]) ->
+  // {split: [rows]}
+  custom_dataset = 7,
 };
+
+// Starts the error of a custom_dataset call that failed because its data cannot be reached from
+// this machine (an OSError in the exception's chain: offline, not cached): a runtime failure, not
+// a fault of the task.
+inline constexpr const char* kPythonDataUnavailable = "data unavailable: ";
 
 // No C++ exception crosses the boundary: failures come back as false plus a message.
 struct PythonPluginApi {
@@ -54,9 +65,13 @@ struct PythonPluginApi {
   // The function `qualified` (`utils.fn`) of the module file `module_path`, imported as the
   // reference's lm_eval/tasks/_yaml_loader.py imports it; null plus *error when that fails.
   // *display and *repr: what the reference shows for it in a results file's configs (its source)
-  // and fewshot_config (repr(fn)).
+  // and fewshot_config (repr(fn)); *name: its __name__ (a metric function's results are named
+  // after it).
   void* (*function)(const char* module_path, const char* qualified, std::string* display,
-                    std::string* repr, std::string* error);
+                    std::string* repr, std::string* name, std::string* error);
+  // A callable over the `evaluate` package's metric `name` (evaluate.load on its first call);
+  // null plus *error when `evaluate` does not import.
+  void* (*evaluate_metric)(const char* name, std::string* error);
   // cls(**kwargs): an instance of a filter class; null plus *error when it raises.
   void* (*instantiate)(void* cls, const Json* kwargs, std::string* error);
   bool (*call)(void* fn, PythonCall kind, const Json* args, std::size_t nargs, Json* out,

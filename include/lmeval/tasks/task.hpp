@@ -64,6 +64,10 @@ class Task {
  private:
   std::vector<Doc> load_split(DataSource& data, const std::string& split, const Json& process_docs,
                               bool required, bool* found, bool keep_raw = false);
+  // The split's rows through the task's process_docs (kept raw when it draws global random).
+  std::vector<Doc> finish_split(std::vector<Doc> rows, const std::string& split,
+                                const Json& process_docs, bool keep_raw);
+  void load_custom_dataset();
   std::vector<Doc> run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
                                     const std::string& split) const;
   Json apply_spec(const Doc& doc, const Json& spec, TaskField field, bool target) const;
@@ -74,6 +78,8 @@ class Task {
   std::shared_ptr<const std::vector<Doc>> eval_docs_ = std::make_shared<const std::vector<Doc>>();
   // The evaluation split before process_docs, kept only when process_docs draws global random.
   std::vector<Doc> raw_eval_rows_;
+  // custom_dataset: the splits its function returned (then no dataset is read).
+  std::optional<std::map<std::string, std::vector<Doc>>> custom_splits_;
   const TaskFunction* impure_process_docs_ = nullptr;
   std::vector<Doc> fewshot_docs_;
   bool fewshot_available_ = true;

@@ -160,7 +160,7 @@ Runtime& runtime(const Json& ref) {
 // The TaskFunction of one Python function: every hook calls the same function, with the
 // arguments the reference gives that hook.
 TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref,
-                           std::string display) {
+                           std::string display, std::string py_name) {
   const std::string name = function_ref_name(ref);
   const SourceLocation where = where_of(ref);
   auto invoke = [api, fn, name, where](PythonCall kind, std::initializer_list<const Json*> args) {
@@ -211,6 +211,40 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
                       where, "process_results(doc, results) returning {metric: value}");
     return out;
   };
+  f.metric = [invoke, py_name](const Json& gold, const Json& result, const Json& kwargs,
+                               bool multiple_target) {
+    const Json mt(multiple_target), n(py_name);
+    return invoke(PythonCall::metric, {&gold, &result, &kwargs, &mt, &n});
+  };
+  f.custom_dataset = [api, fn, name, where](const Json& metadata, const Json& dataset_kwargs) {
+    Json args[2] = {metadata, dataset_kwargs};
+    Json out;
+    std::string error;
+    if (!api->call(fn, PythonCall::custom_dataset, args, 2, &out, &error)) {
+      const std::string flag = kPythonDataUnavailable;
+      if (error.rfind(flag, 0) == 0)
+        throw RuntimeError(where.to_string() + ": `!function " + name +
+                           "` could not reach its data from here: " + error.substr(flag.size()));
+      throw UserError("`!function " + name + "` raised " + error, where,
+                      "a custom_dataset function that returns the task's splits without raising");
+    }
+    if (!out.is_object())
+      throw UserError("`!function " + name + "` returned " + std::string(out.type_name()), where,
+                      "custom_dataset returning a DatasetDict or {split: rows}");
+    std::map<std::string, std::vector<Json>> splits;
+    for (auto it = out.begin(); it != out.end(); ++it) {
+      auto& rows = splits[it.key()];
+      for (auto& d : it.value()) {
+        if (!d.is_object())
+          throw UserError("`!function " + name + "` returned a row of split '" + it.key() +
+                              "' that is not a mapping",
+                          where, "custom_dataset returning a DatasetDict or {split: rows}");
+        rows.push_back(std::move(d));
+      }
+    }
+    return splits;
+  };
+  f.name = std::move(py_name);
   f.aggregation = [invoke, name, where](const std::vector<Json>& values) {
     Json arr(values);
     Json out = invoke(PythonCall::aggregation, {&arr});
@@ -278,6 +312,32 @@ class PythonFilter : public Filter {
 
 }  // namespace
 
+const TaskFunction& python_evaluate_metric(const std::string& name, const SourceLocation& where) {
+  static std::mutex mu;
+  static std::map<std::string, TaskFunction> loaded;
+  Runtime& rt = runtime(Json());
+  if (!rt.api)
+    throw UserError("metric '" + name + "' comes from the Python `evaluate` package: " + rt.failure,
+                    where, "a metric of lm-eval's registry (`lm-eval ls metrics`)");
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+  std::string error;
+  void* fn = rt.api->evaluate_metric(name.c_str(), &error);
+  if (!fn)
+    throw UserError("metric '" + name +
+                        "' comes from the Python `evaluate` package, which does not import in "
+                        "the active environment: " +
+                        error,
+                    where, "`pip install evaluate` in the active environment");
+  Json ref = {
+      {"!function", "evaluate.load('" + name + "')"}, {"file", where.file}, {"line", where.line}};
+  TaskFunction f = make_function(rt.api, fn, ref, "", name);
+  TaskFunction only;
+  only.metric = std::move(f.metric);
+  only.name = name;
+  return loaded.emplace(name, std::move(only)).first->second;
+}
+
 void install_python_filters() {
   set_python_filter_factory([](const Json& ref, const Json& kwargs, const SourceLocation& where,
                                bool is_class) -> std::unique_ptr<Filter> {
@@ -328,13 +388,13 @@ const TaskFunction& python_task_function(const Json& ref) {
   const std::string key = module + "\n" + name + "\n" + ref.value("file", "") + ":" +
                           std::to_string(ref.value("line", 0));
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
-  std::string display, repr, error;
+  std::string display, repr, py_name, error;
   global_random_to_python();  // the module's own code runs when it is first imported
-  void* fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &error);
+  void* fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &py_name, &error);
   if (!fn)
     throw UserError("`!function " + name + "` could not be imported (" + source + "): " + error,
                     where_of(ref), "a module next to the YAML that defines the function");
-  TaskFunction f = make_function(rt.api, fn, ref, std::move(display));
+  TaskFunction f = make_function(rt.api, fn, ref, std::move(display), std::move(py_name));
   f.repr = std::move(repr);
   const TaskFunction& stored = loaded.emplace(key, std::move(f)).first->second;
   {

@@ -272,3 +272,130 @@ TEST(PythonFunctions, ReferenceFilterClassPortsValidate) {
 }
 
 }  // namespace
+
+namespace {
+
+// An `evaluate` metric module (a local script, so no network): `evaluate.load(path)` gives it.
+void write_evaluate_metric(const fs::path& dir, const std::string& name) {
+  fs::create_directories(dir / name);
+  std::ofstream(dir / name / (name + ".py"))
+      << "import datasets\n"
+         "import evaluate\n"
+         "class M(evaluate.Metric):\n"
+         "    def _info(self):\n"
+         "        return evaluate.MetricInfo(description='', citation='', inputs_description='',\n"
+         "            features=datasets.Features({'predictions': datasets.Value('string'),\n"
+         "                                        'references': datasets.Value('string')}))\n"
+         "    def _compute(self, predictions, references, scale=1):\n"
+         "        p, r = set(predictions[0].split()), set(references[0].split())\n"
+         "        return {'"
+      << name << "': scale * len(p | r) + len(predictions[0])}\n";
+}
+
+// `hf_evaluate: true`, and a metric name the registry lacks, go through the `evaluate` package in
+// generate_until tasks, as the reference's get_metric does: each document's values equal what
+// evaluate's own compute gives on the sample's target and response (computed here by evaluate).
+TEST(PythonFunctions, EvaluatePackageMetrics) {
+  REQUIRE_PYTHON_ENV(env);
+  if (run_command(quoted(env / "bin" / "python3") + " -c 'import evaluate' 2>/dev/null")
+          .exit_code != 0)
+    GTEST_SKIP() << "the environment has no `evaluate` package";
+  fs::path dir = scratch("evaluate");
+  write_evaluate_metric(dir, "span_a");
+  write_evaluate_metric(dir, "span_b");
+  std::ofstream(dir / "t.yaml") << "task: evaluate_metrics\n"
+                                   "dataset_path: lmeval-fixtures/py_helpers\n"
+                                   "test_split: test\n"
+                                   "output_type: generate_until\n"
+                                   "doc_to_text: 'Q: {{question}}\\nA:'\n"
+                                   "doc_to_target: '{{choices[answer]}} sky'\n"
+                                   "generation_kwargs: {until: ['\\n'], max_gen_toks: 8}\n"
+                                   "metric_list:\n"
+                                   "  - metric: "
+                                << (dir / "span_a").string()
+                                << "\n"
+                                   "    aggregation: mean\n"
+                                   "    higher_is_better: true\n"
+                                   "    hf_evaluate: true\n"
+                                   "    scale: 3\n"
+                                   "  - metric: "
+                                << (dir / "span_b").string()
+                                << "\n"
+                                   "    aggregation: mean\n"
+                                   "    higher_is_better: false\n";
+  auto r = run_command("HF_HUB_OFFLINE=1 " +
+                       run_tasks(dir, "evaluate_metrics", "VIRTUAL_ENV=" + quoted(env)) +
+                       " --log_samples --output_path out");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // evaluate itself on each sample's (target, response).
+  std::ofstream(dir / "check.py")
+      << "import evaluate, glob, json, sys\n"
+         "d = sys.argv[1]\n"
+         "a, b = evaluate.load(d + '/span_a'), evaluate.load(d + '/span_b')\n"
+         "n = 0\n"
+         "for line in open(glob.glob(d + '/out/*/samples_evaluate_metrics_*.jsonl')[0]):\n"
+         "    s = json.loads(line)\n"
+         "    g, p = s['target'], s['filtered_resps'][0]\n"
+         "    want = {**a.compute(references=[g], predictions=[p], scale=3),\n"
+         "            **b.compute(references=[g], predictions=[p])}\n"
+         "    got = {k: s[k] for k in ('span_a', 'span_b')}\n"
+         "    assert got == want, (got, want)\n"
+         "    n += 1\n"
+         "res = json.load(open(glob.glob(d + '/out/*/results_*.json')[0]))\n"
+         "hib = res['higher_is_better']['evaluate_metrics']\n"
+         "assert hib['span_a'] is True and hib['span_b'] is False, hib\n"
+         "print(n)\n";
+  auto c = run_command("HF_HUB_OFFLINE=1 " + quoted(env / "bin" / "python3") + " " +
+                       quoted(dir / "check.py") + " " + quoted(dir));
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_EQ(c.out, "8\n") << c.err;
+  fs::remove_all(dir);
+}
+
+// A custom_dataset that cannot reach its data (an OSError: offline, not cached) is a runtime
+// failure of this machine (exit 1; validate notes it and goes on), one that raises anything else is
+// exit 2 naming the YAML line; a metric function that raises is exit 2 naming the task and frame.
+TEST(PythonFunctions, CustomDatasetAndMetricFailures) {
+  REQUIRE_PYTHON_ENV(env);
+  fs::path dir = scratch("custom");
+  std::ofstream(dir / "utils.py") << "def offline(**kwargs):\n"
+                                     "    raise ConnectionError('no network here')\n"
+                                     "\n"
+                                     "def broken(**kwargs):\n"
+                                     "    return {'test': [{'x': kwargs['nope']}]}\n"
+                                     "\n"
+                                     "def bad_metric(references, predictions):\n"
+                                     "    return 1 / 0\n";
+  const std::string body =
+      "test_split: test\noutput_type: generate_until\ndoc_to_text: q\ndoc_to_target: a\n";
+  std::ofstream(dir / "a.yaml") << "task: cd_offline\n"
+                                << body << "custom_dataset: !function utils.offline\n";
+  std::ofstream(dir / "b.yaml") << "task: cd_broken\n"
+                                << body << "custom_dataset: !function utils.broken\n";
+  std::ofstream(dir / "c.yaml") << "task: metric_raises\n"
+                                   "dataset_path: lmeval-fixtures/py_helpers\n"
+                                << body
+                                << "metric_list:\n  - metric: !function utils.bad_metric\n"
+                                   "    aggregation: mean\n";
+  const std::string venv = "VIRTUAL_ENV=" + quoted(env);
+  auto r = run_command(run_tasks(dir, "cd_offline", venv));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("could not reach its data from here"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no network here"), std::string::npos) << r.err;
+  r = run_command(run_tasks(dir, "cd_broken", venv));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("b.yaml:6"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("KeyError: 'nope'"), std::string::npos) << r.err;
+  r = run_command(run_tasks(dir, "metric_raises", venv));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("task metric_raises"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("c.yaml:8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("utils.py, line 8, in bad_metric: return 1 / 0"), std::string::npos)
+      << r.err;
+  r = run_command("cd " + quoted(dir) + " && " + venv + " " + quoted(lmeval_binary()) +
+                  " validate --tasks cd_offline --include_path .");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
