@@ -6,6 +6,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/data/hub_client.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 
 namespace lmeval {
@@ -268,19 +269,50 @@ bool LocalDataSource::has_dataset(const DatasetRef& ref) const {
   return !data_dir_.empty() && fs::is_directory(data_dir_ / ref.path);
 }
 
+// A data file named by an `hf://datasets/ORG/NAME[@REVISION]/PATH` URL (huggingface_hub's
+// HfFileSystem, which `datasets` reads data_files through): that file of the Hub dataset repo,
+// from the Hub cache or downloaded into it. RuntimeError when neither can give it (offline and not
+// cached, Hub unreachable): a fact about this machine, as for a Hub dataset.
+static fs::path hub_data_file(const std::string& url) {
+  const std::string prefix = "hf://datasets/";
+  std::string rest = url.substr(prefix.size());
+  size_t org_end = rest.find('/');
+  size_t name_end = org_end == std::string::npos ? org_end : rest.find('/', org_end + 1);
+  if (name_end == std::string::npos)
+    throw UserError("a Hub data file URL needs a repo and a file", {url, 0, 0, "data_files"},
+                    "hf://datasets/<org>/<name>[@<revision>]/<path in the repo>");
+  hub::RepoRef repo;
+  repo.type = hub::RepoType::kDataset;
+  repo.id = rest.substr(0, name_end);
+  if (size_t at = repo.id.find('@'); at != std::string::npos) {
+    repo.revision = repo.id.substr(at + 1);
+    repo.id.resize(at);
+  }
+  const std::string file = rest.substr(name_end + 1);
+  static hub::HubClient client(hub::HubConfig::from_env(/*datasets=*/true));
+  try {
+    hub::HubClient::RepoInfo info = client.repo_info(repo);
+    return client.download(repo, info.commit, file);
+  } catch (const std::exception& e) {
+    throw RuntimeError("data file " + url + " is not in the Hugging Face cache and could not be " +
+                       "downloaded: " + e.what());
+  }
+}
+
 static std::vector<fs::path> data_files_for(const nlohmann::ordered_json& files,
                                             const std::string& split, const fs::path& base) {
   std::vector<fs::path> out;
+  auto one = [&](const std::string& s) {
+    if (s.rfind("hf://datasets/", 0) == 0) return hub_data_file(s);
+    fs::path p = s;
+    return p.is_absolute() ? p : base / p;
+  };
   auto add = [&](const nlohmann::ordered_json& v) {
     if (v.is_string()) {
-      fs::path p = v.get<std::string>();
-      out.push_back(p.is_absolute() ? p : base / p);
+      out.push_back(one(v.get<std::string>()));
     } else if (v.is_array()) {
       for (const auto& e : v)
-        if (e.is_string()) {
-          fs::path p = e.get<std::string>();
-          out.push_back(p.is_absolute() ? p : base / p);
-        }
+        if (e.is_string()) out.push_back(one(e.get<std::string>()));
     }
   };
   if (files.is_object()) {

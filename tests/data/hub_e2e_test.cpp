@@ -170,3 +170,64 @@ TEST(HubEndToEnd, ArcEasySplitsThroughHubEqualLocalJsonl) {
   hub.stop();
   fs::remove_all(cache);
 }
+
+// `data_files: hf://datasets/ORG/NAME/PATH` (13 of the reference's task files: tmmluplus, wnli_es,
+// arithmetic, prost) is that file of the Hub dataset repo, as `datasets` reads it through
+// HfFileSystem: the run gives what the same file named by a local path gives; offline with an empty
+// cache, run stops with exit 1 and validate notes the data as unavailable (exit 0).
+TEST(HubEndToEnd, HfUrlDataFilesComeFromTheHub) {
+  const fs::path bin = lmeval::testing::lmeval_binary();
+  if (!fs::exists(bin)) GTEST_SKIP() << "lm-eval binary not built";
+  fs::path work = fs::temp_directory_path() / ("lmeval-hf-url-" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work / "tasks");
+  const std::string rows =
+      "{\"q\": \"one plus one\", \"a\": \"two\"}\n{\"q\": \"two plus two\", \"a\": \"four\"}\n";
+  std::ofstream(work / "tasks/rows.jsonl") << rows;
+  const std::string body =
+      "dataset_path: json\noutput_type: generate_until\ntest_split: test\n"
+      "doc_to_text: '{{q}} ='\ndoc_to_target: a\ngeneration_kwargs: {until: ['\\n']}\n";
+  std::ofstream(work / "tasks/hub.yaml")
+      << "task: hf_url_rows\n"
+      << body
+      << "dataset_kwargs:\n  data_files:\n    test: hf://datasets/org-x/sums/data/rows.jsonl\n";
+  std::ofstream(work / "tasks/local.yaml")
+      << "task: local_rows\n"
+      << body << "dataset_kwargs:\n  data_files:\n    test: rows.jsonl\n";
+
+  FakeHub hub;
+  FakeHub::Tree files;
+  files["data/rows.jsonl"] = {rows};
+  hub.add_commit("datasets", "org-x/sums", "main", "1111111111111111111111111111111111111111",
+                 files);
+  hub.start();
+  const std::string tasks = " --include_path " + (work / "tasks").string();
+  const std::string run = bin.string() + " run --model dummy --log_samples" + tasks;
+  auto local = lmeval::testing::run_command(run + " --tasks local_rows --output_path " +
+                                            (work / "local").string());
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto online = lmeval::testing::run_command(
+      "env HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + (work / "cache").string() + " " +
+      run + " --tasks hf_url_rows --output_path " + (work / "hub").string());
+  ASSERT_EQ(online.exit_code, 0) << online.err;
+  auto samples = [&](const std::string& dir, const std::string& task) {
+    for (const auto& e : fs::recursive_directory_iterator(work / dir))
+      if (e.path().filename().string().rfind("samples_" + task, 0) == 0) return slurp(e.path());
+    return std::string();
+  };
+  const std::string want = samples("local", "local_rows");
+  ASSERT_NE(want.find("one plus one"), std::string::npos) << want;
+  EXPECT_EQ(samples("hub", "hf_url_rows"), want);
+
+  const std::string offline =
+      "env HF_HUB_OFFLINE=1 HF_HUB_CACHE=" + (work / "empty").string() + " ";
+  auto r = lmeval::testing::run_command(offline + bin.string() + " run --model dummy --tasks " +
+                                        "hf_url_rows" + tasks);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("hf://datasets/org-x/sums/data/rows.jsonl"), std::string::npos) << r.err;
+  r = lmeval::testing::run_command(offline + bin.string() + " validate --tasks hf_url_rows" +
+                                   tasks);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("data not available here"), std::string::npos) << r.out << r.err;
+  fs::remove_all(work);
+}
