@@ -20,6 +20,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -63,10 +64,15 @@ def check(args, root, batch, failures, stats):
         return
     for p in problems(text):
         hit = []
+        named = re.search(r"\btask ([^\s,:]+)", p)
         if "Tasks not found:" in p:
             listed = p.split("Tasks not found:", 1)[1].split("(expected")[0]
-            missing = {n.strip() for n in listed.split(",")}
+            # "name (did you mean: ...)" keeps only the name
+            missing = {n.strip().split(" (")[0] for n in listed.split(",")}
             hit = [t for t in batch if t[0] in missing]
+        elif named and any(t[0] == named.group(1) for t in batch):
+            # a problem naming its task (a data file outside the task folder, a helper's error)
+            hit = [t for t in batch if t[0] == named.group(1)]
         else:
             path = p.split(":", 1)[0]
             if not path.startswith("/"):
