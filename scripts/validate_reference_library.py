@@ -66,7 +66,8 @@ def check(args, root, batch, failures, stats):
         hit = []
         named = re.search(r"\btask ([^\s,:]+)", p)
         if "Tasks not found:" in p:
-            listed = p.split("Tasks not found:", 1)[1].split("(expected")[0]
+            # "a, b; a, b are in the reference's task library ..." names them once
+            listed = p.split("Tasks not found:", 1)[1].split("(expected")[0].split(";")[0]
             # "name (did you mean: ...)" keeps only the name
             missing = {n.strip().split(" (")[0] for n in listed.split(",")}
             hit = [t for t in batch if t[0] in missing]
