@@ -353,7 +353,7 @@ std::optional<std::vector<Doc>> LocalDataSource::load_split(const DatasetRef& re
   }
   if (fs::is_directory(local) && !has_dataset(ref)) {
     for (const auto& ext : {".jsonl", ".json", ".csv", ".tsv"}) {
-      for (fs::path cand :
+      for (const fs::path& cand :
            {local / ref.name.value_or("default") / (split + ext), local / (split + ext)})
         if (fs::exists(cand)) return read_rows(cand);
     }
