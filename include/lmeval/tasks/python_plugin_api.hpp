@@ -13,7 +13,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 4;
+inline constexpr int kPythonPluginAbi = 5;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
