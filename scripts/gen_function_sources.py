@@ -27,6 +27,7 @@ PORTS = [
     ("ifeval", "leaderboard/ifeval/utils.py"),
     ("zeroshot", "bbh/zeroshot/utils.py"),
     ("cot_zeroshot", "bbh/cot_zeroshot/utils.py"),
+    ("hendrycks_math", "hendrycks_math/utils.py"),
 ]
 
 

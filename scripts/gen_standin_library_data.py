@@ -79,6 +79,29 @@ def drop(r, i):
                                   "hit_id": ["" for _ in extra]}}
 
 
+# Boxed answers that exercise the MATH answer normalisations (units, degrees, \\left, \\sqrt3,
+# thousands, "x =", the "\\boxed " form); every fourth row takes one, without a draw.
+MATH_ANSWERS = ["\\left( 1, 2 \\right)", "5\\text{ cm}", "90^\\circ", "\\sqrt3", "1,000", "\\$5",
+                "x=3", "\\tfrac{3}{4}", "[2,5)", "0.5", "\\frac{\\sqrt{3}}{2}", "10\\%"]
+
+
+def hendrycks_math(r, i):
+    d = {"problem": sent(r) + " $x+1$?", "level": f"Level {r.randint(1, 5)}", "type": "Algebra",
+         "solution": sent(r) + " So $x = \\boxed{" + r.choice(["7", "\\frac{1}{2}", "3.5", "x^2",
+                                                            "\\dfrac12"]) + "}$."}
+    if i % 4 == 3:
+        a = MATH_ANSWERS[(i // 4) % len(MATH_ANSWERS)]
+        d["solution"] = d["solution"].rsplit("\\boxed", 1)[0] + (
+            "\\boxed " + a + "$." if i % 8 == 7 else "\\boxed{" + a + "}$.")
+    return d
+
+
+def math500(r, i):
+    d = hendrycks_math(r, i)
+    return {"problem": d["problem"], "solution": d["solution"], "answer": "x",
+            "subject": "Algebra", "level": r.randint(1, 5), "unique_id": f"test/algebra/{i}.json"}
+
+
 def wsc(r, i):
     pre, pron, post = sent(r)[:-1], r.choice(["he", "she", "his", "it", "they"]), words(r, 4)
     text = f"{pre}. {pron.capitalize() if i % 3 == 0 else pron} {post}."
@@ -403,13 +426,10 @@ DATASETS = {
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
     "EleutherAI/drop": (["default"], ["train", "validation"], drop),
-    "EleutherAI/hendrycks_math": (["algebra", "geometry", "prealgebra"], ["train", "test"],
-                                  lambda r, i: {"problem": sent(r) + " $x+1$?",
-                                                "level": f"Level {r.randint(1, 5)}",
-                                                "type": "Algebra",
-                                                "solution": sent(r) + " So $x = \\boxed{"
-                                                + r.choice(["7", "\\frac{1}{2}", "3.5", "x^2",
-                                                            "\\dfrac12"]) + "}$."}),
+    "EleutherAI/hendrycks_math": (["algebra", "counting_and_probability", "geometry",
+                                   "intermediate_algebra", "number_theory", "prealgebra",
+                                   "precalculus"], ["train", "test"], hendrycks_math),
+    "HuggingFaceH4/MATH-500": (["default"], ["test"], math500),
     "EleutherAI/lambada_multilingual_stablelm": (["de", "en", "fr"], ["test"],
                                                  lambda r, i: {"text": sent(r, 15)[:-1]}),
     "EleutherAI/lambada_openai": (["de", "fr"], ["test"], lambda r, i: {"text": sent(r, 15)[:-1]}),

@@ -32,6 +32,8 @@ const std::vector<FunctionSource>& reference_function_sources() {
        "bbh/zeroshot/utils.py"},
       {"ecc017c5c3c0a03757d94072fb74feac74406b63d2f6efa6ec68f73f8db8a9fd", "cot_zeroshot",
        "bbh/cot_zeroshot/utils.py"},
+      {"8332e42f23c62043b23d74ee6d3934f997b209cd60a1ad45b7882d6b00929d5c", "hendrycks_math",
+       "hendrycks_math/utils.py"},
   };
   return kSources;
 }

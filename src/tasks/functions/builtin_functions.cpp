@@ -8,6 +8,7 @@ namespace lmeval {
 
 void register_task_functions_classic(FunctionRegistry& r);
 void register_task_functions_leaderboard(FunctionRegistry& r);
+void register_task_functions_hendrycks_math(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -15,6 +16,7 @@ void register_builtin_task_functions() {
     auto& r = FunctionRegistry::instance();
     register_task_functions_classic(r);
     register_task_functions_leaderboard(r);
+    register_task_functions_hendrycks_math(r);
     install_python_filters();
   });
 }

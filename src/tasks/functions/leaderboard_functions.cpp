@@ -11,6 +11,7 @@
 #include "lmeval/core/regex.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/functions/hendrycks_math.hpp"
 #include "lmeval/tasks/functions/ifeval.hpp"
 #include "lmeval/tasks/functions/leaderboard.hpp"
 #include "lmeval/tasks/functions/math/answer_extraction.hpp"
@@ -19,12 +20,6 @@
 #include "tasks/functions/doc_util.hpp"
 
 namespace lmeval::tasks {
-
-namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------- GPQA
 
@@ -101,37 +96,14 @@ std::string math_doc_to_text(const Json& doc) {
   return "Problem:\n" + str_field(doc, "problem") + "\n\nSolution:";
 }
 
+// The leaderboard's copies of hendrycks_math's helpers return "[invalidanswer]" for None and for a
+// failed assert.
 std::string math_last_boxed_only_string(std::string_view s) {
-  size_t idx = s.rfind("\\boxed");
-  size_t sp = s.find("\\boxed ");
-  if (sp != std::string_view::npos) {
-    // "\\boxed " + string.split("\\boxed ")[-1].split("$")[0]
-    size_t last = s.rfind("\\boxed ");
-    std::string_view tail = s.substr(last + 7);
-    return "\\boxed " + std::string(tail.substr(0, tail.find('$')));
-  }
-  if (idx == std::string_view::npos) {
-    idx = s.rfind("\\fbox");
-    if (idx == std::string_view::npos) return kMathInvalidAnswer;
-  }
-  int open = 0;
-  for (size_t i = idx; i < s.size(); ++i) {
-    if (s[i] == '{') ++open;
-    if (s[i] == '}') {
-      --open;
-      if (open == 0) return std::string(s.substr(idx, i + 1 - idx));
-    }
-  }
-  return kMathInvalidAnswer;
+  return last_boxed_only_string(s).value_or(kMathInvalidAnswer);
 }
 
 std::string math_remove_boxed(std::string_view s) {
-  if (s.find("\\boxed ") != std::string_view::npos) {
-    if (!starts_with(s, "\\boxed ")) return kMathInvalidAnswer;
-    return std::string(s.substr(7));
-  }
-  if (!starts_with(s, "\\boxed{") || s.empty() || s.back() != '}') return kMathInvalidAnswer;
-  return std::string(s.substr(7, s.size() - 8));
+  return remove_boxed(s).value_or(kMathInvalidAnswer);
 }
 
 std::string math_get_unnormalized_answer(std::string_view text) {

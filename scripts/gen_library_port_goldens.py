@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Goldens for lm-eval's C++ ports of reference helper modules (issue 15 point 6): the reference's
+own functions (PyPI lm-eval 0.4.13, imported from the venv that runs this script) called on chosen
+inputs. Writes tests/tasks/functions/<family>_port_goldens.jsonl, one case a line, read by
+tests/tasks/functions/<family>_port_test.cpp.
+
+Inputs: crafted strings for each helper's edge cases (its exceptions, Unicode), and the real MATH
+solutions and model-like responses of tests/tasks/functions/math_dataset_goldens.jsonl (30 of its
+problems; correct answers among them), so correct and wrong answers are both covered.
+
+Usage: VENV/bin/python scripts/gen_library_port_goldens.py FAMILY...   (FAMILY: hendrycks_math)
+with VENV holding lm-eval[math]==0.4.13 (e.g. the reference venv of docs/fidelity.md).
+"""
+import importlib
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(HERE, "..", "tests", "tasks", "functions")
+
+
+def math_rows():
+    with open(os.path.join(TESTS, "math_dataset_goldens.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    solutions = {r["problem"]: r["solution"] for r in rows if "solution" in r}
+    responses = [(r["problem"], r["response"]) for r in rows if "response" in r]
+    return solutions, responses
+
+
+def raises(fn, *args):
+    try:
+        return {"out": fn(*args)}
+    except Exception as e:  # noqa: BLE001  the exception's type is the golden
+        return {"raises": type(e).__name__}
+
+
+# Strings that reach each branch of Hendrycks' strip_string / is_equiv, including the ones where
+# it raises (is_equiv then compares the raw strings).
+STRIP_CASES = [
+    "", " ", ".5", " .5", "{.5}", "0.5", "1/2", "01/2", "+1/2", "-1/2", "1/-2", "1/2/3", "a/b",
+    "1_0/2", "1__0/2", "\t1/2", "1/2\t", "\u0663/\u0664", "\u00b2/3", "1/\u2080", "1 / 2",
+    "10/4", "0/5", "-0/5", "k=3", "k = 3", "abc=3", "x=y=3", "\u00e9\u00e9=3", "\u00e9\u00e9\u00e9=3",
+    "\\frac12", "\\frac1{72}", "\\frac{72}1", "\\frac1", "\\frac", "x\\frac", "\\frac\\frac12",
+    "\\dfrac{1}{2}", "\\tfrac12", "\\frac\u00e9b", "\\frac{\u00e9}\u00e9", "\\frac1\u00e9x",
+    "\\sqrt3", "\\sqrt{3}", "2\\sqrt", "\\sqrt\\sqrt2", "\\sqrt\u00e9", "\\sqrt 3",
+    "5\\text{ cm}", "5\\text{ cm}\\text{ m}", "5\\text{cm}", "90^\\circ", "90^{\\circ}",
+    "50\\%", "\\$5", "\\left( 1, 2 \\right)", "a\\!b", "a\\\\b", "1\n2", "1,000", "\\infty",
+    "x^2+1", "\\frac{1}{2}", "\\boxed{5}", "3.50", "3.5", "-.5", "1.5/2", "1/2.0",
+    "9" * 4300 + "/1", "9" * 4301 + "/1",
+]
+
+IS_EQUIV_PAIRS = [
+    ("0.5", "\\frac12"), ("1/2", "\\frac{1}{2}"), ("\\dfrac{1}{2}", "\\frac12"), (".5", "0.5"),
+    ("k=3", "3"), ("x=y=3", "3"), ("90^\\circ", "90"), ("5\\text{ cm}", "5"), ("50\\%", "50"),
+    ("\\$5", "5"), ("2\\sqrt", "2\\sqrt"), ("2\\sqrt", "2 \\sqrt"), ("\\frac", "\\frac"),
+    ("a/b", "a/b"), ("a/b", "a / b"), ("1_0/2", "1_0/2"), ("1_0/2", "10/2"),
+    ("\u0663/\u0664", "\u0663/\u0664"), ("\\sqrt3", "\\sqrt{3}"), ("(1, 2)", "(1,2)"),
+    ("\\left( 1, 2 \\right)", "(1,2)"), ("x\\!+1", "x+1"), ("1\n2", "12"), ("", ""),
+    ("5\\text{ cm}\\text{ m}", "5\\text{ cm}\\text{ m}"), ("5\\text{ cm}\\text{ m}", "5"),
+]
+
+# Responses whose '$' positions select other parts (process_results' slicing).
+DOLLAR_RESPONSES = [
+    "", "$", "no dollars 5", "$5$", "the answer is $5", "$1$ and $2$", "$$\\frac12$$",
+    " The answer is 7.\n\n#### 7", "x $\\boxed{5}$ y", "\u00e9 $5$ \u00e9 $", "$ 0.5 $",
+]
+
+
+def hendrycks_math():
+    hm = importlib.import_module("lm_eval.tasks.hendrycks_math.utils")
+    import datasets
+
+    out = []
+    for s in STRIP_CASES:
+        out.append({"fn": "strip_string", "in": s, **raises(hm.strip_string, s)})
+    for a, b in IS_EQUIV_PAIRS:
+        out.append({"fn": "is_equiv", "a": a, "b": b, "out": hm.is_equiv(a, b)})
+    solutions, responses = math_rows()
+    chosen = sorted(solutions)[:30]
+    for s in ["x \\boxed 5$ y", "\\boxed 7", "\\fbox{3}", "a\\boxed{b", "\\boxed 7 \\boxed{8}",
+              "\\fbox{1}\\boxed{2}", "\\boxed{3}\\fbox{4}", "\\boxed{}", "\\boxed{a}}", ""]:
+        b = hm.last_boxed_only_string(s)
+        out.append({"fn": "last_boxed_only_string", "in": s, "out": b,
+                    **({"remove_boxed": raises(hm.remove_boxed, b)} if b is not None else {})})
+    for k in chosen:
+        doc = {"problem": f"Problem {k}.", "level": "Level 3", "type": "Algebra",
+               "solution": solutions[k]}
+        got = hm.process_docs(datasets.Dataset.from_list([doc]))
+        out.append({"fn": "process_docs", "doc": doc, "out": got[0]})
+    math500 = {"problem": "P", "solution": "So $\\boxed{\\frac{1}{2}}$.", "answer": "\\frac12",
+               "subject": "Algebra", "level": 2, "unique_id": "test/algebra/1.json"}
+    out.append({"fn": "process_docs", "doc": math500,
+                "out": hm.process_docs(datasets.Dataset.from_list([math500]))[0]})
+    for k, r in responses:
+        if k not in chosen:
+            continue
+        doc = {"solution": solutions[k]}
+        out.append({"fn": "process_results", "problem": k, "response": r,
+                    "out": hm.process_results(doc, [r])})
+    for r in DOLLAR_RESPONSES:
+        for sol in ["$\\boxed{5}$", "$\\boxed{\\frac{1}{2}}$", "\\boxed 7$"]:
+            out.append({"fn": "process_results", "solution": sol, "response": r,
+                        "out": hm.process_results({"solution": sol}, [r])})
+    return out
+
+
+FAMILIES = {"hendrycks_math": hendrycks_math}
+
+
+def main():
+    for fam in sys.argv[1:] or sorted(FAMILIES):
+        cases = FAMILIES[fam]()
+        dest = os.path.join(TESTS, f"{fam}_port_goldens.jsonl")
+        with open(dest, "w", encoding="utf-8") as f:
+            for c in cases:
+                f.write(json.dumps(c, ensure_ascii=False) + "\n")
+        print(f"{fam}: {len(cases)} cases -> {os.path.relpath(dest)}")
+
+
+if __name__ == "__main__":
+    main()
