@@ -28,6 +28,22 @@ PORTS = [
     ("zeroshot", "bbh/zeroshot/utils.py"),
     ("cot_zeroshot", "bbh/cot_zeroshot/utils.py"),
     ("hendrycks_math", "hendrycks_math/utils.py"),
+    ("mmlu_pro_cot", "mmlu_pro/utils.py"),
+    ("gpqa_n_shot", "gpqa/n_shot/utils.py"),
+    ("gpqa_zeroshot", "gpqa/zeroshot/utils.py"),
+    ("gpqa_cot", "gpqa/cot_n_shot/utils.py"),  # = cot_zeroshot/utils.py, generative/utils.py
+    ("global_mmlu_default", "global_mmlu/default/ar/utils.py"),  # = every default/<lang>/utils.py
+    ("global_mmlu_full", "global_mmlu/full/am/utils.py"),  # = every full/<lang>/utils.py
+    ("mmmlu", "openai-mmmlu/default/utils.py"),
+    ("llama3_mmlu_de", "llama3/instruct/mmlu_de/utils.py"),
+    ("llama3_mmlu_es", "llama3/instruct/mmlu_es/utils.py"),
+    ("llama3_mmlu_fr", "llama3/instruct/mmlu_fr/utils.py"),
+    ("llama3_mmlu_hi", "llama3/instruct/mmlu_hi/utils.py"),
+    ("llama3_mmlu_it", "llama3/instruct/mmlu_it/utils.py"),
+    ("llama3_mmlu_pt", "llama3/instruct/mmlu_pt/utils.py"),
+    ("llama3_mmlu_th", "llama3/instruct/mmlu_th/utils.py"),
+    ("llama3_mmlu_pro", "llama3/instruct/mmlu_pro/utils.py"),
+    ("llama3_arc_challenge", "llama3/instruct/arc_challenge/utils.py"),
 ]
 
 

@@ -123,6 +123,26 @@ def global_mmlu(r, i):
             "cultural_sensitivity_label": r.choice(["CS", "CA"]), "is_annotated": True}
 
 
+def llama3_mmlu_details(lang):
+    """A row of meta-llama/Llama-3.1-8B-Instruct-evals' multilingual_mmlu_<lang> details (the
+    fields of its card; the llama3 instruct mmlu_<lang> tasks filter on subtask_name)."""
+    def row(r, i):
+        answer = r.choice("ABCD")
+        return {"task_type": "Generative", "task_name": f"mmlu_{lang}_chat",
+                "subtask_name": f"mmlu_{lang}_chat.{r.choice(GMMLU_SUBJECTS)}",
+                "input_question": " " + sent(r) + "? ",
+                "input_choice_list": {k: words(r, 2) for k in "ABCD"},
+                "input_final_prompts": [sent(r)], "input_correct_responses": [answer],
+                "output_prediction_text": [words(r, 3)], "output_parsed_answer": answer,
+                "output_choice_completions": None,
+                "output_choice_negative_log_likelihoods": None,
+                "output_metrics": {"em": 1.0}, "is_correct": True,
+                "input_question_hash": f"{i:064x}", "input_final_prompts_hash": [f"{i:064x}"],
+                "benchmark_label": "MMLU", "eval_config": {"max_gen_len": "10",
+                                                           "num_few_shot": "5"}}
+    return row
+
+
 def bigbench(r, i):
     choices = [words(r, 2) for _ in range(r.randint(2, 4))]
     gold = r.randrange(len(choices))
@@ -425,6 +445,7 @@ DATASETS = {
                                             "gold": [r.randint(0, 3)]}),
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
+    "meta-llama/Llama-3.1-8B-Instruct-evals": None,  # per-language: llama3_mmlu_details() below
     "EleutherAI/drop": (["default"], ["train", "validation"], drop),
     "EleutherAI/hendrycks_math": (["algebra", "counting_and_probability", "geometry",
                                    "intermediate_algebra", "number_theory", "prealgebra",
@@ -586,6 +607,10 @@ GLUE_CONFIGS = ["cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
 SUPER_GLUE_CONFIGS = ["cb", "copa", "multirc", "rte", "wic"]
 
 
+LLAMA3_EVALS = "meta-llama/Llama-3.1-8B-Instruct-evals"
+LLAMA3_MMLU_LANGS = ["de", "es", "fr", "hi", "it", "pt", "th"]
+
+
 def write(out, path, cfg, split, rows):
     d = os.path.join(out, path, cfg)
     os.makedirs(d, exist_ok=True)
@@ -611,6 +636,12 @@ def main():
                 for split in ["train", "validation"]:
                     r = random.Random(f"{path}/{cfg}/{split}")
                     write(out, path, cfg, split, [super_glue(cfg)(r, i) for i in range(n)])
+            continue
+        if path == LLAMA3_EVALS:
+            for lang in LLAMA3_MMLU_LANGS:
+                cfg = f"Llama-3.1-8B-Instruct-evals__multilingual_mmlu_{lang}__details"
+                r = random.Random(f"{path}/{cfg}/latest")
+                write(out, path, cfg, "latest", [llama3_mmlu_details(lang)(r, i) for i in range(n)])
             continue
         configs, splits, row = spec
         for cfg in configs:

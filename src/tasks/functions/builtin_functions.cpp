@@ -9,6 +9,10 @@ namespace lmeval {
 void register_task_functions_classic(FunctionRegistry& r);
 void register_task_functions_leaderboard(FunctionRegistry& r);
 void register_task_functions_hendrycks_math(FunctionRegistry& r);
+void register_task_functions_mmlu_pro_cot(FunctionRegistry& r);
+void register_task_functions_gpqa(FunctionRegistry& r);
+void register_task_functions_global_mmlu(FunctionRegistry& r);
+void register_task_functions_llama3(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -17,6 +21,10 @@ void register_builtin_task_functions() {
     register_task_functions_classic(r);
     register_task_functions_leaderboard(r);
     register_task_functions_hendrycks_math(r);
+    register_task_functions_mmlu_pro_cot(r);
+    register_task_functions_gpqa(r);
+    register_task_functions_global_mmlu(r);
+    register_task_functions_llama3(r);
     install_python_filters();
   });
 }
