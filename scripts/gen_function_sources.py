@@ -44,6 +44,17 @@ PORTS = [
     ("llama3_mmlu_th", "llama3/instruct/mmlu_th/utils.py"),
     ("llama3_mmlu_pro", "llama3/instruct/mmlu_pro/utils.py"),
     ("llama3_arc_challenge", "llama3/instruct/arc_challenge/utils.py"),
+    ("super_glue_copa", "super_glue/copa/utils.py"),
+    ("super_glue_cb", "super_glue/cb/aggregate.py"),
+    ("super_glue_cb_t5", "super_glue/cb/t5_utils.py"),
+    ("super_glue_record", "super_glue/record/util.py"),
+    ("super_glue_record_t5", "super_glue/record/t5_utils.py"),
+    ("super_glue_multirc_t5", "super_glue/multirc/t5_utils.py"),
+    ("super_glue_wsc_t5", "super_glue/wsc/t5_utils.py"),
+    ("glue_mnli", "glue/mnli/utils.py"),
+    ("race", "race/preprocess_race.py"),
+    ("xcopa", "xcopa/utils.py"),
+    ("xwinograd", "xwinograd/utils.py"),
 ]
 
 

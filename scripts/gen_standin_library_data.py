@@ -200,12 +200,47 @@ def super_glue(cfg):
         if cfg == "rte":
             return {"premise": sent(r), "hypothesis": sent(r), "idx": i,
                     "label": r.randint(0, 1)}
+        if cfg == "record":
+            return record_row(r, i)
         s1, s2, w = sent(r), sent(r), r.choice(WORDS)
         s1, s2 = s1[:-1] + " " + w + ".", w.capitalize() + " " + s2
         return {"word": w, "sentence1": s1, "sentence2": s2, "start1": len(s1) - len(w) - 1,
                 "start2": 0, "end1": len(s1) - 1, "end2": len(w), "idx": i,
                 "label": r.randint(0, 1)}
     return row
+
+
+# ReCoRD's entities: names with articles, punctuation, case and an accent, so that the SQuAD
+# normalisation of its metrics (lower, punctuation, articles, whitespace) has work to do.
+RECORD_ENTITIES = ["The Times", "Anna", "anna", "U.S.", "a Dog's Life", "Zoë", "New York",
+                   "the Nile", "Paris", "O'Neil", "Dr. Who", "Green  Party"]
+
+
+def record_row(r, i):
+    ents = [r.choice(RECORD_ENTITIES) for _ in range(r.randint(3, 6))]
+    highlights = [sent(r)[:-1] + r.choice(["", ".", "!", "?", "'", '"'])
+                  for _ in range(r.randint(0, 3))]
+    passage = (" ".join(ents[:2]) + " " + sent(r, 15)
+               + "".join("\n@highlight\n" + h for h in highlights))
+    answers = [r.choice(ents) for _ in range(r.randint(1, 3))]
+    return {"passage": passage, "query": sent(r)[:-1] + " @placeholder " + words(r, 2) + ".",
+            "entities": ents, "entity_spans": {"text": ents, "start": list(range(len(ents))),
+                                               "end": list(range(1, len(ents) + 1))},
+            "answers": answers, "idx": {"passage": i // 2, "query": i}}
+
+
+def race_row(r, i):
+    """RACE's `problems` is the repr of a list of dicts (a Python literal, not JSON): quotes
+    change with the text, fill-in questions end in "  _  ."."""
+    problems = []
+    for k in range(r.randint(1, 4)):
+        q = sent(r)
+        q = [q[:-1] + "?", q[:-1] + "  _  .", "Why is the " + r.choice(WORDS) + "'s " +
+             r.choice(WORDS) + ' called "' + r.choice(WORDS) + '"?', q][k % 4]
+        problems.append({"answer": r.choice("ABCD"),
+                         "options": [words(r, 3) + r.choice(["", "'s", ".", " \\ é"])
+                                     for _ in range(4)], "question": q})
+    return {"example_id": f"high{i}.txt", "article": sent(r, 25), "problems": repr(problems)}
 
 
 # dataset_path -> (configs, splits, row(rng, index[, config]))
@@ -331,20 +366,18 @@ DATASETS = {
                                          "label_confidence": 0.9,
                                          "answer_matching_behavior": " Yes",
                                          "answer_not_matching_behavior": " No"}),
-    "Muennighoff/xwinograd": (["en", "fr", "pt"], ["test"],
+    "Muennighoff/xwinograd": (["en", "fr", "jp", "pt", "ru", "zh"], ["test"],
                               lambda r, i: {"sentence": words(r, 5) + " _ " + words(r, 5) + ".",
                                             "option1": words(r, 1), "option2": words(r, 1),
                                             "answer": str(r.randint(1, 2))}),
-    "cambridgeltl/xcopa": (["et", "it", "zh"], ["validation", "test"],
+    "cambridgeltl/xcopa": (["et", "ht", "id", "it", "qu", "sw", "ta", "th", "tr", "vi", "zh"],
+                           ["validation", "test"],
                            lambda r, i: {"premise": sent(r), "choice1": sent(r),
                                          "choice2": sent(r), "question": r.choice(["cause",
                                                                                    "effect"]),
                                          "label": r.randint(0, 1), "idx": i, "changed": False}),
     "EleutherAI/race": (["high"], ["test"],
-                        lambda r, i: {"article": sent(r, 25), "problems": json.dumps(
-                            [{"question": sent(r) + (" _ ." if k == 1 else "?"),
-                              "answer": r.choice("ABCD"),
-                              "options": [words(r, 3) for _ in range(4)]} for k in range(3)])}),
+                        race_row),
     "regisss/math_qa": (["default"], ["train", "validation", "test"],
                         lambda r, i: {"Problem": sent(r), "Rationale": sent(r),
                                       "options": "a ) 1 , b ) 2 , c ) 3 , d ) 4 , e ) 5",
@@ -602,9 +635,8 @@ INCLUDE_DOMAINS = ["Applied Science", "Arts & Humanities", "Business & Commerce"
 CROWS_PAIRS_BIAS = ["race-color", "gender", "age", "religion", "socioeconomic", "disability",
                     "nationality", "sexual-orientation", "physical-appearance", "autre"]
 GLUE_CONFIGS = ["cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
-# aps/super_glue's boolq and wsc.fixed are in ../shared/hf_data; these are the others (record's
-# helpers import transformers).
-SUPER_GLUE_CONFIGS = ["cb", "copa", "multirc", "rte", "wic"]
+# aps/super_glue's boolq and wsc.fixed are in ../shared/hf_data; these are the others.
+SUPER_GLUE_CONFIGS = ["cb", "copa", "multirc", "record", "rte", "wic"]
 
 
 LLAMA3_EVALS = "meta-llama/Llama-3.1-8B-Instruct-evals"

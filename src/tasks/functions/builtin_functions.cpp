@@ -13,6 +13,11 @@ void register_task_functions_mmlu_pro_cot(FunctionRegistry& r);
 void register_task_functions_gpqa(FunctionRegistry& r);
 void register_task_functions_global_mmlu(FunctionRegistry& r);
 void register_task_functions_llama3(FunctionRegistry& r);
+void register_task_functions_super_glue(FunctionRegistry& r);
+void register_task_functions_glue(FunctionRegistry& r);
+void register_task_functions_race(FunctionRegistry& r);
+void register_task_functions_xcopa(FunctionRegistry& r);
+void register_task_functions_xwinograd(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -25,6 +30,11 @@ void register_builtin_task_functions() {
     register_task_functions_gpqa(r);
     register_task_functions_global_mmlu(r);
     register_task_functions_llama3(r);
+    register_task_functions_super_glue(r);
+    register_task_functions_glue(r);
+    register_task_functions_race(r);
+    register_task_functions_xcopa(r);
+    register_task_functions_xwinograd(r);
     install_python_filters();
   });
 }
