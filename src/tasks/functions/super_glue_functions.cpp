@@ -363,7 +363,7 @@ Json record_t5_doc_to_text(const Json& doc) {
 
 // t5_utils.process_docs: one document per answer, `answers` holding that answer alone (a
 // document without answers gives none).
-std::vector<Json> record_t5_process_docs(std::vector<Json> docs) {
+std::vector<Json> record_t5_process_docs(const std::vector<Json>& docs) {
   std::vector<Json> out;
   for (const auto& doc : docs) {
     const Json& answers = field(doc, "answers", "record");
@@ -542,7 +542,7 @@ TaskFunction sg_aggregation(std::function<double(const std::vector<Json>&)> f) {
 // A passthrough `metric: !function` called as the reference's generate_until branch calls it
 // (references=[gold], predictions=[result]); with multiple targets, 1.0 when any gold's value is
 // truthy.
-TaskFunction sg_metric(const char* name, std::function<Json(const Json&, const Json&)> f) {
+TaskFunction sg_metric(const char* name, const std::function<Json(const Json&, const Json&)>& f) {
   TaskFunction fn;
   fn.name = name;
   fn.metric = [f](const Json& gold, const Json& result, const Json&, bool multiple_target) {
