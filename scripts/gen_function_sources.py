@@ -55,6 +55,7 @@ PORTS = [
     ("race", "race/preprocess_race.py"),
     ("xcopa", "xcopa/utils.py"),
     ("xwinograd", "xwinograd/utils.py"),
+    ("minerva_math", "minerva_math/utils.py"),
 ]
 
 

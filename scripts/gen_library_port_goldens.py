@@ -105,7 +105,95 @@ def hendrycks_math():
     return out
 
 
-FAMILIES = {"hendrycks_math": hendrycks_math}
+# Final answers for minerva's normalize_final_answer: unit words with and without word
+# boundaries, LaTeX commands holding a unit's letters (\\left, \\ft...), indexed roots, thousands
+# separators and bare tuples, \\text/\\boxed/\\overline wrappers, and "=" chains.
+NORMALIZE_CASES = [
+    "", "5", "x = 5", "a = b = 7", "5 cm", "5cm", "2\\pi cm", "2\\picm", "\\left( 1, 2 \\right)",
+    "\\left(1,2\\right) feet", "10 square units", "5 ways", "3 inches", "1,000", "1,000,000",
+    "-1,000", "0,1", "12,34", "1,0000", "\\text{(A)}", "\\textbf{B}", "\\overline{AB}",
+    "\\boxed{\\frac{1}{2}}", "\\fracab", "\\frac12", "\\fracabc", "\\sqrt3", "\\sqrtab",
+    "\\sqrt[3]8", "\\sqrt[3]{8}", "\\sqrt[n]x", "$5$", "the answer is $5$ dollars", "$a$ and $b$",
+    "90^\\circ", "90^{\\circ}", "an apple", "a 5", "5.$", "\\$5", "5\\ \\text{m}",
+    "\\mbox{5}", "1,\\text{and}2", "1\\text{and}2", "\\text{m}", "5\\text{ s}", "\\ldots",
+    "\\dots", "1\\;000", "1,\\!000", "1{,}000", '"5"', "5 \\mathrm{th}", "5th", "\\infty",
+    "ft", "left", "\\ft", "edges", "students", "childrentickets", "5 hours", "mph", "km/h",
+    "\\text{\ns}", "\\text{}^2", "x\\text{}^3", "sue", "issue", "units\\cdot", "gm",
+    "centimeters", "\\frac{\\sqrt{3}}{2}", "\\dfrac{3}{4}", "\\tfrac34", "[2,5)",
+    "\u00e9t\u00e9 5 cm", "5 \u00e9cm", "[invalidanswer]",
+]
+
+GET_ANSWER_CASES = [
+    "", "Final Answer: The final answer is $5$. I hope it is correct.",
+    "Final Answer: The final answer is 5. I hope it is correct.",
+    "Final Answer: The final answer is $5$.", "Final Answer: The final answer is $5$",
+    "Final Answer: The final answer is",
+    "Final Answer: The final answer is $1$. I hope it is correct. Final Answer: The final answer is $2$. I hope it is correct.",
+    " The answer is 7.\n\n#### 7", "Final Answer: The final answer is\n$5$ . I hope it is correct.",
+    "Final Answer: The final answer is $5$XI hope it is correct.",
+]
+
+# Answer pairs for is_equiv (sympy's parse_latex and simplify), normalised as the reference
+# normalises both sides.
+EQUIV_PAIRS = [
+    ("5", "5"), ("5", "5.0"), ("0.5", "\\frac{1}{2}"), ("\\frac12", "\\dfrac{1}{2}"), ("1/2", "0.5"),
+    ("(1,2)", "(1,2)"), ("(1,2)", "(2,1)"), ("[2,5)", "[2,5)"), ("x^2+1", "1+x^2"), ("2x", "x2"),
+    ("\\sqrt{8}", "2\\sqrt{2}"), ("\\pi", "3.14159"), ("0.1+0.2", "0.3"), ("", ""), ("[invalidanswer]", "7"),
+    ("\\infty", "\\infty"), ("1000", "1,000"), ("10\\%", "10"), ("\\frac{3}{4}", "0.75"), ("e", "e"),
+    ("-\\frac{2}{3}", "\\frac{-2}{3}"), ("\\frac{1}{3}", "0.333333"), ("x", "y"), ("2", "3"),
+    ("c", "C"), ("2\\frac{1}{2}", "\\frac{5}{2}"), ("2\\frac{1}{2}", "1"), ("2(3)", "6"), ("2(3)", "5"),
+    ("10^{12}", "10^{12}+1"), ("1000000000000", "999999999999"), ("\\frac{1}{3}+\\frac{1}{3}+\\frac{1}{3}", "1"),
+    ("e", "2.718281828459045"), ("i^2", "-1"), ("\\frac{\\sqrt{2}}{2}", "\\sqrt{2}/2"), ("0.5x", "\\frac{x}{2}"),
+    ("x^2-1", "(x-1)(x+1)"), ("\\pir^2", "r^2\\pi"), ("\\infty", "-\\infty"), ("0.6", "\\frac{3}{5}"),
+    ("0.1+0.2", "\\frac{3}{10}"), ("1.5", "\\frac{3}{2}"), ("2^{10}", "1024"), ("2^{-1}", "0.5"),
+    ("\\sqrt{2}\\cdot\\sqrt{2}", "2"), ("\\sin^2x+\\cos^2x", "1"), ("\\frac{1}{0}", "\\infty"), ("x<3", "x<3"),
+    ("x<3", "3>x"), ("\\{1,2\\}", "\\{2,1\\}"), ("3+4i", "4i+3"), ("\\$5", "5"), ("5\\%", "0.05"),
+    ("AB", "BA"), ("\\text{A}", "A"), ("-0", "0"), ("1.0", "1"), ("0.30", "0.3"),
+]
+
+
+def minerva_math():
+    mm = importlib.import_module("lm_eval.tasks.minerva_math.utils")
+    import datasets
+
+    out = [{"fn": "list_fewshot_samples", "out": mm.list_fewshot_samples()}]
+    for s in NORMALIZE_CASES:
+        out.append({"fn": "normalize_final_answer", "in": s, "out": mm.normalize_final_answer(s)})
+    for s in GET_ANSWER_CASES:
+        out.append({"fn": "get_unnormalized_answer", "in": s, "out": mm.get_unnormalized_answer(s)})
+    for a, b in EQUIV_PAIRS:
+        out.append({"fn": "is_equiv", "a": a, "b": b, "out": bool(mm.is_equiv(a, b))})
+    solutions, responses = math_rows()
+    # is_equiv on every distinct (normalised response answer, normalised gold) pair of the 100
+    # problems: sympy's verdicts on the answers models write.
+    gold = {k: mm.normalize_final_answer(mm.remove_boxed(mm.last_boxed_only_string(v)))
+            for k, v in solutions.items()}
+    seen = set()
+    for k, r in responses:
+        a = mm.normalize_final_answer(mm.get_unnormalized_answer(r))
+        if a == "[invalidanswer]" or (a, gold[k]) in seen:
+            continue
+        seen.add((a, gold[k]))
+        out.append({"fn": "is_equiv", "a": a, "b": gold[k], "out": bool(mm.is_equiv(a, gold[k]))})
+    chosen = sorted(solutions)[:30]
+    for k in chosen:
+        doc = {"problem": f"Problem {k}.", "level": "Level 3", "type": "Algebra",
+               "solution": solutions[k]}
+        got = mm.process_docs(datasets.Dataset.from_list([doc]))[0]
+        out.append({"fn": "process_docs", "doc": doc, "out": got,
+                    "doc_to_text": mm.doc_to_text(got)})
+    docs = {k: mm.process_docs(datasets.Dataset.from_list([{"problem": "", "solution": v}]))[0]
+            for k, v in solutions.items() if k in chosen}
+    for k, r in responses:
+        if k not in chosen:
+            continue
+        out.append({"fn": "process_results", "problem": k, "response": r,
+                    "answer": mm.normalize_final_answer(mm.get_unnormalized_answer(r)),
+                    "out": mm.process_results(docs[k], [r])})
+    return out
+
+
+FAMILIES = {"hendrycks_math": hendrycks_math, "minerva_math": minerva_math}
 
 
 def main():

@@ -88,6 +88,8 @@ const std::vector<FunctionSource>& reference_function_sources() {
        "xcopa/utils.py"},
       {"ec32f0bfecb45d80220279522ac046ef2ac3f7890444798b56ac29348b27355d", "xwinograd",
        "xwinograd/utils.py"},
+      {"e6b10f05b1990d3e82a4414bbf8c04a9f6b7e029c00dfe336a040ecf78acdab0", "minerva_math",
+       "minerva_math/utils.py"},
   };
   return kSources;
 }

@@ -18,6 +18,7 @@ void register_task_functions_glue(FunctionRegistry& r);
 void register_task_functions_race(FunctionRegistry& r);
 void register_task_functions_xcopa(FunctionRegistry& r);
 void register_task_functions_xwinograd(FunctionRegistry& r);
+void register_task_functions_minerva_math(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -35,6 +36,7 @@ void register_builtin_task_functions() {
     register_task_functions_race(r);
     register_task_functions_xcopa(r);
     register_task_functions_xwinograd(r);
+    register_task_functions_minerva_math(r);
     install_python_filters();
   });
 }

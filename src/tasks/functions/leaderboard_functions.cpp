@@ -113,13 +113,17 @@ std::string math_get_unnormalized_answer(std::string_view text) {
   return std::string(unicode::py_strip(*m->group(1)));
 }
 
-std::string math_normalize_final_answer(std::string_view in) {
+const std::vector<std::pair<std::string, std::string>>& math_answer_substitutions() {
   static const std::vector<std::pair<std::string, std::string>> kSubstitutions = {
       {"an ", ""},          {"a ", ""},
       {".$", "$"},          {"\\$", ""},
       {"\\ ", ""},          {" ", ""},
       {"mbox", "text"},     {",\\text{and}", ","},
       {"\\text{and}", ","}, {"\\text{m}", "\\text{}"}};
+  return kSubstitutions;
+}
+
+const std::vector<std::string>& math_removed_expressions() {
   static const std::vector<std::string> kRemoved = {"square",       "ways",
                                                     "integers",     "dollars",
                                                     "mph",          "inches",
@@ -141,17 +145,25 @@ std::string math_normalize_final_answer(std::string_view in) {
                                                     "^{\\circ}",    "\\;",
                                                     ",\\!",         "{,}",
                                                     "\"",           "\\dots"};
-  std::string s(in);
-  size_t eq = s.rfind('=');
-  if (eq != std::string::npos) s = s.substr(eq + 1);
-  for (const auto& [b, a] : kSubstitutions) s = replace_all(std::move(s), b, a);
-  for (const auto& e : kRemoved) s = replace_all(std::move(s), e, "");
+  return kRemoved;
+}
+
+std::string math_unwrap_final_answer(std::string s) {
   s = pyre::sub(R"((.*?)(\$)(.*?)(\$)(.*))", "$\\3$", s);
   s = pyre::sub(R"((\\text\{)(.*?)(\}))", "\\2", s);
   s = pyre::sub(R"((\\textbf\{)(.*?)(\}))", "\\2", s);
   s = pyre::sub(R"((\\overline\{)(.*?)(\}))", "\\2", s);
   s = pyre::sub(R"((\\boxed\{)(.*)(\}))", "\\2", s);
-  s = pyre::sub(R"((frac)([^{])(.))", "frac{\\2}{\\3}", s);
+  return pyre::sub(R"((frac)([^{])(.))", "frac{\\2}{\\3}", s);
+}
+
+std::string math_normalize_final_answer(std::string_view in) {
+  std::string s(in);
+  size_t eq = s.rfind('=');
+  if (eq != std::string::npos) s = s.substr(eq + 1);
+  for (const auto& [b, a] : math_answer_substitutions()) s = replace_all(std::move(s), b, a);
+  for (const auto& e : math_removed_expressions()) s = replace_all(std::move(s), e, "");
+  s = math_unwrap_final_answer(std::move(s));
   s = pyre::sub(R"((sqrt)([^{]))", "sqrt{\\2}", s);
   s = replace_all(std::move(s), "$", "");
   std::string no_commas = replace_all(s, ",", "");

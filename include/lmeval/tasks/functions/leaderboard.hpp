@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lmeval/core/json.hpp"
@@ -33,6 +34,12 @@ std::string math_last_boxed_only_string(std::string_view s);
 std::string math_remove_boxed(std::string_view s);
 std::string math_get_unnormalized_answer(std::string_view text);
 std::string math_normalize_final_answer(std::string_view final_answer);
+// The Minerva normalisation's pieces, shared with minerva_math's later version of it: its
+// SUBSTITUTIONS and REMOVED_EXPRESSIONS, and the re.sub steps that take the answer out of $...$,
+// \text{}, \textbf{}, \overline{}, \boxed{} and brace \fracab.
+const std::vector<std::pair<std::string, std::string>>& math_answer_substitutions();
+const std::vector<std::string>& math_removed_expressions();
+std::string math_unwrap_final_answer(std::string s);
 // Level-5 filter and answer extraction of utils.process_docs.
 std::vector<Json> math_process_docs(std::vector<Json> docs);
 Json math_fewshot_samples();

@@ -606,4 +606,8 @@ bool answers_equivalent(const NodePtr& gold, const NodePtr& pred) {
   return expr_eq(gold, pred);
 }
 
+bool expressions_identical(const Node& a, const Node& b) { return identical(a, b); }
+
+bool has_decimal(const Node& n) { return contains_float(n); }
+
 }  // namespace lmeval::tasks::math
