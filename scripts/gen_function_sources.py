@@ -56,6 +56,7 @@ PORTS = [
     ("xcopa", "xcopa/utils.py"),
     ("xwinograd", "xwinograd/utils.py"),
     ("minerva_math", "minerva_math/utils.py"),
+    ("agieval", "agieval/utils.py"),
 ]
 
 

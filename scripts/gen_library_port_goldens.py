@@ -193,7 +193,63 @@ def minerva_math():
     return out
 
 
-FAMILIES = {"hendrycks_math": hendrycks_math, "minerva_math": minerva_math}
+AGIEVAL_PARSE_CASES = [
+    "", "5", "x = 5", "x = 5.", "x = 5...", "x =  7\\nmore", "x = 7\nmore", "a=b=  3", "$5$", "$x = 5$",
+    "$x =   5$", "$a$ and $b$", "first $1$\nsecond $2$ line", "$1$\nno dollars 7", "one $ only",
+    "$$", "$ $", "\\boxed{5}", "\\boxed{x = 5}", "\\boxed{x =  5}", "\\boxed 5", "\\boxed{5",
+    "\\fbox{5} \\boxed{6}", "\\boxed{1} \\fbox{2}", "\\boxed{\\frac{1}{2}}", "the answer is 3.5",
+    "12 apples and 7.25", "$12", "x5 and 7a and 8", "\u0663\u0664 apples", "3.", "1.2.3", "abc",
+    " The answer is 42.\n\n#### 42", " The answer is 7.\n\n", "\\frac{1}{2}", "(A)",
+]
+
+AGIEVAL_EQUIV_PAIRS = [
+    ("5", "5"), ("\\boxed{5}", "5"), ("$\\frac12$", "\\frac{1}{2}"), ("0.5", "\\frac{1}{2}"),
+    ("abc", "xyz"), ("abc", None), ("abc", "abc"), ("\\boxed{5", "\\boxed{6"), ("a/b", "a/b"),
+    ("$a/b$", "$a/b$"), ("x = 1/2", "\\frac{1}{2}"), ("$2\\sqrt$", "2\\sqrt"), ("$2\\sqrt$", "$2 \\sqrt$"),
+    ("$5\\text{ cm}\\text{ m}$", "5"), ("k = 3", "3"), ("The answer is 42.\n\n#### 42", "42"),
+    ("The answer is 7.", "7"), ("$10\\%$", "10"), ("$90^\\circ$", "90"), ("1_0/2", "1_0/2"),
+]
+
+
+def agieval():
+    ag = importlib.import_module("lm_eval.tasks.agieval.utils")
+    import random
+
+    out = []
+    for s in AGIEVAL_PARSE_CASES:
+        out.append({"fn": "parse_math_answer", "in": s, "out": ag.parse_math_answer(s)})
+    for a, b in AGIEVAL_EQUIV_PAIRS:
+        out.append({"fn": "is_equiv", "a": a, "b": b, "out": bool(ag.is_equiv(a, b))})
+    solutions, responses = math_rows()
+    hm = importlib.import_module("lm_eval.tasks.hendrycks_math.utils")
+    chosen = sorted(solutions)[:20]
+    for k, r in responses:
+        if k not in chosen:
+            continue
+        doc = {"query": "Q", "answer": hm.remove_boxed(hm.last_boxed_only_string(solutions[k]))}
+        out.append({"fn": "process_results", "doc": doc, "response": r,
+                    "out": ag.process_results(doc, [r])})
+    rnd = random.Random(15)
+    choice_sets = [["(A)x", "(B)yy", "(C)zzz", "(D)w"], ["(A)\u00e9\u00e9", "(B)a", "(C)bbbb"],
+                   ["", "(B)b", "(C)c", "(D)d"], ["(A)a", "(B)b"]]
+    for i in range(60):
+        choices = choice_sets[i % len(choice_sets)]
+        lls = [-rnd.random() * 10 for _ in choices]
+        if i % 7 == 3:
+            lls[1] = lls[0]  # a tie: the first maximum
+        if i % 11 == 5:
+            lls[-1] = float("nan")
+        if i % 13 == 6:
+            lls[0] = 0.0  # 0/0 under acc_norm for an empty choice
+        gold = sorted(rnd.sample(range(len(choices)), 1 + (i % 3 == 0)))
+        doc = {"query": "Q", "choices": choices, "gold": gold}
+        res = ag.process_results_mcqa(doc, [(x, False) for x in lls])
+        out.append({"fn": "process_results_mcqa", "doc": doc,
+                    "lls": [x if x == x else "nan" for x in lls], "out": res})
+    return out
+
+
+FAMILIES = {"hendrycks_math": hendrycks_math, "minerva_math": minerva_math, "agieval": agieval}
 
 
 def main():

@@ -446,36 +446,6 @@ DATASETS = {
     "google/xquad": (["xquad.en", "xquad.de", "xquad.es"], ["validation"],
                      lambda r, i: {"id": str(i), "context": sent(r, 20), "question": sent(r),
                                    "answers": {"text": [words(r, 2)], "answer_start": [3]}}),
-    "hails/agieval-aqua-rat": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
-    "hails/agieval-logiqa-en": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
-    "hails/agieval-lsat-ar": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
-    "hails/agieval-lsat-lr": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
-    "hails/agieval-sat-math": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
-    "hails/agieval-gaokao-biology": (["default"], ["test"],
-                              lambda r, i: {"query": sent(r) + " Answer Choices: (A)x (B)y",
-                                            "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2),
-                                                        "(C)" + words(r, 2), "(D)" + words(r, 2)],
-                                            "gold": [r.randint(0, 3)]}),
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
     "meta-llama/Llama-3.1-8B-Instruct-evals": None,  # per-language: llama3_mmlu_details() below
@@ -626,6 +596,33 @@ DATASETS = {
                                        "answer": r.randint(0, 2), "subject": "Biology",
                                        "level": "x", "type": "x"}),
 }
+# AGIEval: the choice tasks' rows ({query, choices, gold list}; jec-qa rows may have two golds)
+# and the cloze tasks' ({query, answer}), answers in the forms its parse_math_answer reads.
+AGIEVAL_MCQA = ["aqua-rat", "logiqa-en", "lsat-ar", "lsat-lr", "sat-math", "gaokao-biology",
+                "gaokao-chemistry", "gaokao-chinese", "gaokao-english", "gaokao-geography",
+                "gaokao-history", "gaokao-mathqa", "gaokao-physics", "jec-qa-ca", "jec-qa-kd",
+                "logiqa-zh", "lsat-rc", "sat-en", "sat-en-without-passage"]
+AGIEVAL_ANSWERS = ["7", "\\frac{1}{2}", "x = 3", "$5$", "\\boxed{12}", "0.5", "42", "\\sqrt{2}",
+                   "1/2", "90^\\circ"]
+
+
+def agieval_mcqa(name):
+    def row(r, i):
+        d = {"query": sent(r) + " Answer Choices: (A)x (B)y",
+             "choices": ["(A)" + words(r, 2), "(B)" + words(r, 2), "(C)" + words(r, 2),
+                         "(D)" + words(r, 2)],
+             "gold": [r.randint(0, 3)]}
+        if name.startswith("jec-qa") and i % 3 == 1:
+            d["gold"] = sorted({d["gold"][0], (d["gold"][0] + 1) % 4})
+        return d
+    return row
+
+
+def agieval_cloze(r, i):
+    return {"query": "Q: " + sent(r) + " $x+1$?\nA: The answer is",
+            "answer": AGIEVAL_ANSWERS[i % len(AGIEVAL_ANSWERS)] if i % 5 else str(r.randint(0, 99))}
+
+
 GMMLU_SUBJECTS = ["abstract_algebra", "anatomy", "formal_logic", "high_school_physics",
                   "marketing", "professional_law"]
 # The domains of include-base-44's Albanian and Dutch tasks (each task filters on one).
@@ -649,6 +646,12 @@ def write(out, path, cfg, split, rows):
     with open(os.path.join(d, split + ".jsonl"), "w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+for _name in AGIEVAL_MCQA:
+    DATASETS["hails/agieval-" + _name] = (["default"], ["test"], agieval_mcqa(_name))
+for _name in ["gaokao-mathcloze", "math"]:
+    DATASETS["hails/agieval-" + _name] = (["default"], ["test"], agieval_cloze)
 
 
 def main():

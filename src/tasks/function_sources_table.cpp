@@ -90,6 +90,8 @@ const std::vector<FunctionSource>& reference_function_sources() {
        "xwinograd/utils.py"},
       {"e6b10f05b1990d3e82a4414bbf8c04a9f6b7e029c00dfe336a040ecf78acdab0", "minerva_math",
        "minerva_math/utils.py"},
+      {"d54929f3cfcae8ee7f1f0171414cb81ec19b4243ea6474d8155956beb18327d3", "agieval",
+       "agieval/utils.py"},
   };
   return kSources;
 }

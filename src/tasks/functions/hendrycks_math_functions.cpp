@@ -158,12 +158,7 @@ std::string fix_a_slash_b(const std::string& s, bool int_errors_raise) {
 
 }  // namespace
 
-std::optional<std::string> last_boxed_only_string(std::string_view s) {
-  if (contains(s, "\\boxed ")) {
-    // "\boxed " + string.split("\boxed ")[-1].split("$")[0]
-    std::string_view tail = s.substr(s.rfind("\\boxed ") + 7);
-    return "\\boxed " + std::string(tail.substr(0, tail.find('$')));
-  }
+std::optional<std::string> last_boxed_braced(std::string_view s) {
   size_t idx = s.rfind("\\boxed");
   if (idx == std::string_view::npos) {
     idx = s.rfind("\\fbox");
@@ -178,6 +173,15 @@ std::optional<std::string> last_boxed_only_string(std::string_view s) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> last_boxed_only_string(std::string_view s) {
+  if (contains(s, "\\boxed ")) {
+    // "\boxed " + string.split("\boxed ")[-1].split("$")[0]
+    std::string_view tail = s.substr(s.rfind("\\boxed ") + 7);
+    return "\\boxed " + std::string(tail.substr(0, tail.find('$')));
+  }
+  return last_boxed_braced(s);
 }
 
 std::optional<std::string> remove_boxed(std::string_view s) {

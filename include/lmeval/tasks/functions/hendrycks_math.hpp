@@ -16,6 +16,8 @@ namespace lmeval::tasks {
 // last_boxed_only_string: the last "\boxed{...}" (braces balanced) or "\fbox{...}", or
 // "\boxed " + the text after the last "\boxed " up to a '$'; nullopt where Python returns None.
 std::optional<std::string> last_boxed_only_string(std::string_view s);
+// Its brace-matching part alone (agieval's copy has no "\boxed " case).
+std::optional<std::string> last_boxed_braced(std::string_view s);
 
 // remove_boxed: the content of what last_boxed_only_string returned; nullopt where one of the
 // reference's asserts fails (the leaderboard's copy returns "[invalidanswer]" there).
