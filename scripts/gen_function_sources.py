@@ -57,6 +57,7 @@ PORTS = [
     ("xwinograd", "xwinograd/utils.py"),
     ("minerva_math", "minerva_math/utils.py"),
     ("agieval", "agieval/utils.py"),
+    ("drop", "drop/utils.py"),
 ]
 
 

@@ -249,7 +249,80 @@ def agieval():
     return out
 
 
-FAMILIES = {"hendrycks_math": hendrycks_math, "minerva_math": minerva_math, "agieval": agieval}
+DROP_TOKENS = [
+    "", " ", "The", "a", "an", "the cat", "U.S.", "don't", "5", "5.0", "-3", "+3", "1,000", "1_000",
+    "1__0", "_1", "1.", ".5", "1e5", "1E-2", "1e", "inf", "Infinity", "-inf", "nan", "NaN", "$5",
+    "5%", "\u0663\u0664", "\u00b2", "\u00c9cole", "ANTHEM", "the-the", "a-b-c", "1-2", "--",
+    "  two  spaces  ", "tab\there", "12.50", "007", "0.1", "1e400", "x\u00a0y", "(b)", "\u0130",
+]
+
+
+def drop():
+    dr = importlib.import_module("lm_eval.tasks.drop.utils")
+    import random
+    import datasets
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    out = []
+    for t in DROP_TOKENS:
+        out.append({"fn": "normalize", "in": t, "out": dr._normalize(t),
+                    "is_number": dr._is_number(t)})
+    rnd = random.Random(6)
+    pool = ["the cat", "cat", "a dog", "dogs", "5", "5.0", "five", "12", "1,000", "1000",
+            "New York", "new york city", "May 1999", "1999", "the U.S.", "US", "3-4", "3", "4",
+            "", "nan", "two hundred"]
+    for i in range(300):
+        pred = [rnd.choice(pool) for _ in range(1 if i % 3 else rnd.randint(1, 3))]
+        gold = [rnd.choice(pool) for _ in range(rnd.randint(1, 3))]
+        em, f1 = dr.get_metrics(pred, gold)
+        out.append({"fn": "get_metrics", "pred": pred, "gold": gold, "em": float(em),
+                    "f1": float(f1)})
+    # scipy's assignment on random matrices (continuous: one optimum) and on small integers (ties:
+    # the optimal total only).
+    rng = np.random.default_rng(6)
+    for i in range(200):
+        r, c = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+        m = rng.random((r, c)) if i % 2 == 0 else rng.integers(0, 4, (r, c)).astype(float)
+        rows, cols = linear_sum_assignment(m)
+        out.append({"fn": "linear_sum_assignment", "cost": m.tolist(), "rows": rows.tolist(),
+                    "cols": cols.tolist(), "total": float(m[rows, cols].sum()),
+                    "unique": i % 2 == 0})
+
+    def answer(kind, r):
+        date = {"day": "", "month": "", "year": ""}
+        if kind == "number":
+            return {"number": str(r.randint(1, 12)), "date": date, "spans": []}
+        if kind == "date":
+            return {"number": "", "date": {"day": str(r.randint(1, 3)), "month": "May",
+                                           "year": r.choice(["1999", ""])}, "spans": []}
+        if kind == "empty":
+            return {"number": "", "date": date, "spans": []}
+        return {"number": "", "date": date, "spans": r.sample(pool[:12], r.randint(1, 2))}
+
+    rows = []
+    for i in range(40):
+        kinds = [rnd.choice(["number", "date", "spans", "empty"]) for _ in range(3)]
+        main, extra = answer(kinds[0], rnd), [answer(k, rnd) for k in kinds[1:]]
+        if i % 4 == 1:
+            extra[0] = dict(main)  # a validated answer equal to the main one
+        rows.append({"section_id": f"s{i}", "query_id": f"q{i}", "passage": "P " + str(i),
+                     "question": "Q?", "answer": {**main, "worker_id": "", "hit_id": ""},
+                     "validated_answers": {"number": [a["number"] for a in extra],
+                                           "date": [a["date"] for a in extra],
+                                           "spans": [a["spans"] for a in extra],
+                                           "worker_id": ["", ""], "hit_id": ["", ""]}})
+    processed = dr.process_docs(datasets.Dataset.from_list(rows))
+    for row, got in zip(rows, processed):
+        out.append({"fn": "process_docs", "doc": row, "out": got})
+        for pred in [" " + rnd.choice(pool), " The answer is 5", got["answers"][0][0], ""]:
+            out.append({"fn": "process_results", "answers": got["answers"], "pred": pred,
+                        "out": dr.process_results(got, [pred])})
+    return out
+
+
+FAMILIES = {"hendrycks_math": hendrycks_math, "minerva_math": minerva_math, "agieval": agieval,
+            "drop": drop}
 
 
 def main():

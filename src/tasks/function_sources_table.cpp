@@ -92,6 +92,7 @@ const std::vector<FunctionSource>& reference_function_sources() {
        "minerva_math/utils.py"},
       {"d54929f3cfcae8ee7f1f0171414cb81ec19b4243ea6474d8155956beb18327d3", "agieval",
        "agieval/utils.py"},
+      {"a5782ee7d2e537968a5b83976195ae2b9b6e2a565a0bfb5c24d221b4d61a04f5", "drop", "drop/utils.py"},
   };
   return kSources;
 }

@@ -20,6 +20,7 @@ void register_task_functions_xcopa(FunctionRegistry& r);
 void register_task_functions_xwinograd(FunctionRegistry& r);
 void register_task_functions_minerva_math(FunctionRegistry& r);
 void register_task_functions_agieval(FunctionRegistry& r);
+void register_task_functions_drop(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -39,6 +40,7 @@ void register_builtin_task_functions() {
     register_task_functions_xwinograd(r);
     register_task_functions_minerva_math(r);
     register_task_functions_agieval(r);
+    register_task_functions_drop(r);
     install_python_filters();
   });
 }
