@@ -295,6 +295,8 @@ static Json display_functions(const Json& v, bool in_fewshot = false) {
   if (is_function_ref(v)) {
     try {
       const TaskFunction& fn = resolve_function_ref(v);
+      // A C++ port of a module's `def`: that def's source, as the reference's getsource shows.
+      if (!in_fewshot && v.contains("source")) return v["source"];
       return in_fewshot && !fn.repr.empty() ? fn.repr : fn.display;
     } catch (...) {
       return function_ref_name(v);

@@ -118,3 +118,35 @@ TEST(Tasks_FunctionSource, TableHoldsTheReferenceModulesWhenTheVenvIsPresent) {
         << s.reference_path
         << " changed: rerun scripts/gen_function_sources.py and recheck the port";
 }
+
+// A port of a module's `def` shows that def's source in the results' configs, as the reference's
+// inspect.getsource does; a partial or a name bound again shows no source (the reference's str()
+// of it holds an address). Expected values from CPython's inspect
+// (tests/tasks/def_source_golden.json, scripts/gen_def_source_goldens.py).
+TEST(Tasks_FunctionSource, PortsOfDefsCarryTheSourceInspectGives) {
+  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "def_source_golden.json");
+  const Json golden = Json::parse(in);
+  size_t with_source = 0, without = 0;
+  for (const auto& m : golden) {
+    Folder f("mod");
+    const std::string text = m["module"];
+    f.write("utils.py", text);
+    const std::vector<lmeval::FunctionSource> sources = {
+        {lmeval::sha256_hex(text), "fam", m["path"]}};
+    for (const auto& [name, want] : m["cases"].items()) {
+      Json config = {{"process_docs", {{"!function", "utils." + name}}}};
+      lmeval::bind_function_sources(config, f.path / "t.yaml", "", sources);
+      const Json& ref = config["process_docs"];
+      EXPECT_EQ(ref["dir"], "fam");
+      if (want.is_null()) {
+        EXPECT_FALSE(ref.contains("source")) << m["path"] << ": " << name;
+        ++without;
+      } else {
+        EXPECT_EQ(ref.value("source", ""), want.get<std::string>()) << m["path"] << ": " << name;
+        ++with_source;
+      }
+    }
+  }
+  EXPECT_GE(with_source, 40u);
+  EXPECT_GE(without, 40u);
+}
