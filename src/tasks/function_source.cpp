@@ -56,7 +56,7 @@ std::optional<std::string> def_source(const std::string& text, const std::string
   }
   if (!def) return std::nullopt;
   size_t first = *def;
-  while (first > 0 && lines[first - 1].rfind("@", 0) == 0) --first;
+  while (first > 0 && lines[first - 1].rfind('@', 0) == 0) --first;
   // The block's lines as Python's tokenizer ends it: indented lines, and any line inside
   // brackets, a triple-quoted string or after a backslash, whatever its indentation.
   size_t last = *def;
