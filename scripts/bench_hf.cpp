@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         std::vector<Token> cont(static_cast<size_t>(uni(cont_min, cont_max)));
         for (auto& t : cont) t = uni(3, static_cast<int>(V) - 1);
         tokens += static_cast<int64_t>(ctx.size() + cont.size() - 1);
-        reqs.push_back({ctx, cont});
+        reqs.emplace_back(ctx, cont);
       }
     }
     const double mm = lm.transformer().measure_matmul_gflops(1024, 20);

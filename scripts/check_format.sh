@@ -9,19 +9,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-BASE="${1:-${LMEVAL_FORMAT_BASE:-}}"
-if [ -z "$BASE" ] && [ -f .clang-format-base ]; then BASE="$(tr -d ' \n' < .clang-format-base)"; fi
-if [ -z "$BASE" ]; then
-  echo "format check: skipped (no base commit: give one, or record it in .clang-format-base)"
-  exit 0
-fi
+# shellcheck source=lib/base_commit.sh
+source "$ROOT/scripts/lib/base_commit.sh"
+resolve_base_commit "format check" "${1:-}" "${LMEVAL_FORMAT_BASE:-}" .clang-format-base || exit 0
 if ! command -v clang-format >/dev/null; then
   echo "format check: clang-format is not installed (scripts/setup.sh installs it)" >&2
   exit 1
-fi
-if ! git rev-parse -q --verify "$BASE^{commit}" >/dev/null 2>&1; then
-  echo "format check: skipped (base $BASE is not in this clone's history)"
-  exit 0
 fi
 mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$BASE" -- \
   '*.cpp' '*.hpp' '*.h' '*.cc' | grep -v -e '_data\.cpp$' -e '\.inc$' || true)

@@ -96,7 +96,7 @@ std::vector<std::string> prompt_differences(const Run& a, const Run& b, const st
                   (only_a ? " (first: " + first_only_a + ")" : "") + ", " + std::to_string(only_b) +
                   " only in " + b.label + (only_b ? " (first: " + first_only_b + ")" : ""));
   if (common_items && only_a + only_b > 0 && only_a == ta.items.size())
-    out.push_back("document hashes: no document in common");
+    out.emplace_back("document hashes: no document in common");
   if (prompt_diff)
     out.push_back("prompt hashes: " + std::to_string(prompt_diff) +
                   " of the common documents have different prompts (first: " + first_prompt + ")");

@@ -122,7 +122,10 @@ Ticks nice_ticks(double lo, double hi) {
 // dashed line at the task's random baseline.
 std::string interval_chart(const std::vector<Bar>& bars, bool zero,
                            std::optional<double> chance = std::nullopt) {
-  double lo = zero ? 0.0 : 0.0, hi = zero ? 0.0 : 1.0;
+  // Both kinds of chart keep 0 on the axis (the reference line of differences, the floor of
+  // scores); a score chart also starts from [0, 1], the range of most scores, and widens to
+  // scores outside it.
+  double lo = 0.0, hi = zero ? 0.0 : 1.0;
   bool unit = !zero;
   for (const auto& b : bars)
     for (double v : {b.value, b.low, b.high, b.whisker_low, b.whisker_high}) {
@@ -347,11 +350,11 @@ ReportInput prepare_report(std::vector<Run> runs, const CompareOptions& copt,
   in.runs = std::move(runs);
   for (std::size_t r = 1; r < in.runs.size(); ++r) {
     try {
-      in.comparisons.push_back(compare_runs(in.runs[0], in.runs[r], copt));
+      in.comparisons.emplace_back(compare_runs(in.runs[0], in.runs[r], copt));
       in.refusals.emplace_back();
     } catch (const UserError& e) {
-      in.comparisons.push_back(std::nullopt);
-      in.refusals.push_back(e.what());
+      in.comparisons.emplace_back(std::nullopt);
+      in.refusals.emplace_back(e.what());
     }
   }
   in.pairs.assign(in.runs.size(), std::vector<std::optional<Comparison>>(in.runs.size()));

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
 
   cli::set_raw_args(args);
   if (args.size() == 2 && args[1] == "run")
-    args.push_back("--help");  // reference: bare `run` prints help
+    args.emplace_back("--help");  // reference: bare `run` prints help
   CLI::App app{"lm-eval: evaluate language models on standard benchmarks", "lm-eval"};
   app.set_version_flag("--version", std::string(LMEVAL_VERSION));
   app.require_subcommand(0, 1);

@@ -702,7 +702,7 @@ Token Scanner::scan_flow_scalar(bool single) {
         text.push_back('\'');
         skip();
         skip();
-      } else if (ch() == (single ? '\'' : '"')) {
+      } else if (ch() == (single ? U'\'' : U'"')) {
         break;
       } else if (!single && ch() == '\\' && is_break(ch(1))) {
         skip();
@@ -796,7 +796,7 @@ Token Scanner::scan_flow_scalar(bool single) {
         read(text);
       }
     }
-    if (ch() == (single ? '\'' : '"')) break;
+    if (ch() == (single ? U'\'' : U'"')) break;
     while (is_blank(ch()) || is_break(ch())) {
       if (is_blank(ch())) {
         if (!leading_blanks)

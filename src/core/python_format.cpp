@@ -211,7 +211,7 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
                     "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting in inputs");
   auto newline = [&](int d) {
     out += '\n';
-    out.append(static_cast<size_t>(o.indent * d), ' ');
+    out.append(static_cast<size_t>(o.indent) * static_cast<size_t>(d), ' ');
   };
   switch (v.type()) {
     case Json::value_t::null:

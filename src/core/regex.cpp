@@ -850,7 +850,7 @@ PyRegex::PyRegex(std::string_view pattern, unsigned flags)
   pcre2_pattern_info(impl_->code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
   pcre2_pattern_info(impl_->code, PCRE2_INFO_NAMETABLE, &table);
   for (uint32_t k = 0; k < namecount; ++k) {
-    const unsigned char* e = table + k * entry;
+    const unsigned char* e = table + static_cast<size_t>(k) * entry;
     int num = (e[0] << 8) | e[1];
     (*index)[std::string(reinterpret_cast<const char*>(e + 2))] = num;
   }

@@ -55,7 +55,7 @@ static size_t decode_one(std::string_view s, size_t i, char32_t& out) {
     return 1;
   }
   out = cp;
-  return static_cast<size_t>(n + 1);
+  return static_cast<size_t>(n) + 1;
 }
 
 void for_each_codepoint(std::string_view s,

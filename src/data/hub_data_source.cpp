@@ -351,7 +351,7 @@ ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files,
     }
     if (found) {
       // Const access only: a non-const operator[] would insert null keys.
-      const YAML::Node ch = chosen;
+      const YAML::Node& ch = chosen;
       rc.config = ch["config_name"].as<std::string>();
       std::string data_dir =
           ch["data_dir"] && ch["data_dir"].IsScalar() ? ch["data_dir"].as<std::string>() : "";

@@ -47,9 +47,9 @@ class ExtendedRegex : public Filter {
 // extracted text gives the value.
 class MapRegex : public ExtendedRegex {
  public:
-  MapRegex(const Kwargs& args, std::string joined,
+  MapRegex(const Kwargs& args, const std::string& joined,
            std::vector<std::pair<std::shared_ptr<const PyRegex>, Json>> map)
-      : ExtendedRegex("MapRegexFilter", args, std::move(joined)), map_(std::move(map)) {}
+      : ExtendedRegex("MapRegexFilter", args, joined), map_(std::move(map)) {}
 
   std::vector<Json> apply(std::vector<Json> resps, const std::vector<const Json*>&) const override {
     for (Json& r : resps) {

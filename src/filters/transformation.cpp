@@ -70,7 +70,7 @@ class FormatSpan : public Filter {
   }
 
  private:
-  static std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+  static std::string replace_all(const std::string& s, std::string_view from, std::string_view to) {
     std::string out;
     size_t pos = 0, hit;
     while ((hit = s.find(from, pos)) != std::string::npos) {

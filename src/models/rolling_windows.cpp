@@ -20,8 +20,8 @@ std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> rolling_token
     const int64_t end = predicted + p;
     // Input tokens[end-L-1 : end-1]; made disjoint, the context is tokens[end-L-1 : end-p].
     const int64_t cb = std::max<int64_t>(end - L - 1, 0);
-    out.push_back({std::vector<int32_t>(tokens.begin() + cb, tokens.begin() + (end - p)),
-                   std::vector<int32_t>(tokens.begin() + (end - p), tokens.begin() + end)});
+    out.emplace_back(std::vector<int32_t>(tokens.begin() + cb, tokens.begin() + (end - p)),
+                     std::vector<int32_t>(tokens.begin() + (end - p), tokens.begin() + end));
     predicted += p;
   }
   return out;

@@ -66,7 +66,7 @@ std::string make_seed_variance_table(const Json& results) {
                                       "",      "Std",    "Min",    "Max"};
   if (normalized) {
     headers[4] = "Mean (raw)";
-    headers.push_back("Mean normalised (leaderboard)");
+    headers.emplace_back("Mean normalised (leaderboard)");
   } else {
     for (auto& r : rows) r.pop_back();
   }

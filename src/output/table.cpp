@@ -285,11 +285,11 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
   std::vector<std::string> headers = {
       column == "results" ? "Tasks" : "Groups", "Version", "Filter", "n-shot", "Metric", "",
       show_normalized ? kRawHeader : "Value",   "",        "Stderr"};
-  if (show_normalized) headers.push_back(kNormalizedHeader);
+  if (show_normalized) headers.emplace_back(kNormalizedHeader);
   if (show_ci) {
-    headers.push_back("95% CI");
-    headers.push_back("Clustered SE");
-    headers.push_back("MDE80");
+    headers.emplace_back("95% CI");
+    headers.emplace_back("Clustered SE");
+    headers.emplace_back("MDE80");
   }
   const Json& stats =
       result_dict.contains("statistics") ? result_dict["statistics"] : Json::object();
@@ -349,7 +349,7 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
       std::string m = mf.substr(0, comma),
                   f = comma == std::string::npos ? "" : mf.substr(comma + 1);
       if (m.size() >= 7 && m.substr(m.size() - 7) == "_stderr") continue;
-      Json v = dic[mf];
+      const Json& v = dic[mf];
       std::string arrow;
       if (hib.contains(m) && hib[m].is_boolean()) arrow = hib[m].get<bool>() ? "↑" : "↓";
       Json vcell = v.is_number_float() ? Json(format_number(v.get<double>(), 4)) : v;
@@ -357,11 +357,11 @@ std::string make_table(const Json& result_dict, const std::string& column, bool 
       std::string se_key = m + "_stderr," + f;
       if (dic.contains(se_key)) {
         const Json& se = dic[se_key];
-        row.push_back("±");
+        row.emplace_back("±");
         row.push_back(se.is_string() ? Json("   N/A") : Json(format_number(se.get<double>(), 4)));
       } else {
-        row.push_back("");
-        row.push_back("");
+        row.emplace_back("");
+        row.emplace_back("");
       }
       if (show_normalized) {
         const Json* e = normalized_entry(result_dict, k, mf);

@@ -752,8 +752,8 @@ std::string indent_filter(const std::string& s0, const Value* width, bool first,
   return rv;
 }
 
-Value sort_values(const Env& env, std::vector<Value> items, bool reverse, bool case_sensitive,
-                  const Value* attribute) {
+Value sort_values(const Env& env, const std::vector<Value>& items, bool reverse,
+                  bool case_sensitive, const Value* attribute) {
   auto key = [&](const Value& v) {
     Value k = attribute ? attr_path(env, v, py_str(*attribute, env.strict)) : v;
     if (!case_sensitive && is_str(k)) return Value::data(lower_s(sref(k)));
@@ -766,7 +766,7 @@ Value sort_values(const Env& env, std::vector<Value> items, bool reverse, bool c
   });
   std::vector<Value> out;
   for (auto& [k, v] : keyed) out.push_back(v);
-  return make_list(std::move(out));
+  return make_list(out);
 }
 
 }  // namespace
@@ -1289,7 +1289,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       throw TypeErr{"argument must be iterable", false, true};  // FilterArgumentError
     auto items = iterate(v, strict);
     std::reverse(items.begin(), items.end());
-    return make_list(std::move(items));
+    return make_list(items);
   }
   if (n == "int") {
     if (v.is_undefined()) throw TypeErr{v.name, true};  // Undefined.__int__ raises
@@ -1424,7 +1424,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       int c = py_cmp(kx, ky);
       return (rev && truthy(*rev, strict)) ? c > 0 : c < 0;
     });
-    return make_list(std::move(items));
+    return make_list(items);
   }
   if (n == "sort") {
     const Value* rev = a.get(0, "reverse");
@@ -1449,7 +1449,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
         out.push_back(x);
       }
     }
-    return make_list(std::move(out));
+    return make_list(out);
   }
   if (n == "min" || n == "max") {
     const Value* cs = a.get(0, "case_sensitive");
@@ -1493,14 +1493,14 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
         out.push_back(r);
       }
     } else {
-      if (a.pos.empty()) return make_list(std::move(items));
+      if (a.pos.empty()) return make_list(items);
       std::string fname = S(a.pos[0]);
       Args rest;
       rest.pos.assign(a.pos.begin() + 1, a.pos.end());
       rest.kw = a.kw;
       for (const auto& x : items) out.push_back(apply_filter(env, fname, x, rest));
     }
-    return make_list(std::move(out));
+    return make_list(out);
   }
   if (n == "select" || n == "reject" || n == "selectattr" || n == "rejectattr") {
     bool attr_mode = n == "selectattr" || n == "rejectattr";
@@ -1523,7 +1523,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       bool r = has_test ? apply_test(env, test, subj, rest) : truthy(subj, strict);
       if (r == want) out.push_back(x);
     }
-    return make_list(std::move(out));
+    return make_list(out);
   }
   if (n == "format") {
     std::vector<Value> items = a.pos;

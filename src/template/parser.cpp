@@ -842,10 +842,10 @@ class Parser {
         ops.push_back(cur().v);
         next();
       } else if (is_name("in")) {
-        ops.push_back("in");
+        ops.emplace_back("in");
         next();
       } else if (is_name("not") && look().t == TT::kName && look().v == "in") {
-        ops.push_back("notin");
+        ops.emplace_back("notin");
         next();
         next();
       } else {

@@ -182,7 +182,8 @@ class FuseDecoder : public Decoder {
   void decode_chain(std::vector<std::string>& tokens) const override {
     std::string all;
     for (const auto& t : tokens) all += t;
-    tokens.assign(1, std::move(all));
+    tokens.clear();
+    tokens.push_back(std::move(all));
   }
 };
 

@@ -17,7 +17,6 @@ using lmeval::testing::results_without_timings;
 using lmeval::testing::run_command;
 using lmeval::testing::samples_of;
 using lmeval::testing::shared_dir;
-using lmeval::testing::source_dir;
 
 namespace {
 
@@ -60,7 +59,7 @@ void expect_merge_equals_whole(const std::string& args, int n,
     EXPECT_EQ(samples_of(dir.path / "merged", t), samples_of(dir.path / "whole", t)) << t;
   }
   // The console table is the whole run's too.
-  EXPECT_EQ(merged.out.substr(merged.out.find("|")), whole.out.substr(whole.out.find("|")));
+  EXPECT_EQ(merged.out.substr(merged.out.find('|')), whole.out.substr(whole.out.find('|')));
 }
 
 bool has_hf_backend() {

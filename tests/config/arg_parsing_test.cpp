@@ -115,7 +115,7 @@ TEST(Config_FewshotSeeds, ParsingAndErrors) {
     parse_fewshot_seeds(lmeval::Json("3,2,3"), where);
     FAIL();
   } catch (const lmeval::UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("3"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find('3'), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("--fewshot_seeds"), std::string::npos) << e.what();
   }
 }

@@ -509,7 +509,7 @@ TEST(HubDataFiles, SameChoiceAsDatasetsLibrary) {
   int n = 0;
   for (const auto& c : goldens["cases"]) {
     std::vector<std::string> files = c["files"];
-    if (!c["readme"].get<std::string>().empty()) files.push_back("README.md");
+    if (!c["readme"].get<std::string>().empty()) files.emplace_back("README.md");
     std::optional<std::string> name;
     if (c["name"].is_string()) name = c["name"].get<std::string>();
     auto rc = lmeval::hub::resolve_data_files(files, c["readme"], name);

@@ -61,9 +61,9 @@ TEST(EveryBuiltinTask, RunsWithDummyAndHfOnStories260K) {
       " --tasks " + list + " --limit 20 --data_dir '" + (root / "data").string() + "'";
   std::vector<std::pair<std::string, std::string>> models = {{"dummy", " --model dummy"}};
   if (has_hf_backend())
-    models.push_back(
-        {"hf", " --model hf --device cpu --gen_kwargs max_gen_toks=32 --model_args pretrained='" +
-                   (lmeval::testing::source_dir() / "models/stories260K").string() + "'"});
+    models.emplace_back(
+        "hf", " --model hf --device cpu --gen_kwargs max_gen_toks=32 --model_args pretrained='" +
+                  (lmeval::testing::source_dir() / "models/stories260K").string() + "'");
   for (const auto& [name, args] : models) {
     const fs::path out = root / name;
     auto r = lmeval::testing::run_command(bin + " run" + args + common + " --output_path '" +

@@ -98,7 +98,9 @@ TEST(RepeatVariance, MatchesASimulationWithKnownVarianceComponents) {
     const double e_sigma2 = mu * (1 - mu) - var_p;
     std::gamma_distribution<double> ga(a, 1.0), gb(b, 1.0);
     std::uniform_real_distribution<double> u(0, 1);
-    auto eval_mean_and_fit = [&](std::size_t kk, double& mean) {
+    // n is copied in: clang 14 (clang-tidy's parser) cannot capture a structured binding, which
+    // C++20 allows and gcc does.
+    auto eval_mean_and_fit = [&, n = n](std::size_t kk, double& mean) {
       std::vector<std::vector<double>> x(n, std::vector<double>(kk));
       for (auto& q : x) {
         const double ya = ga(gen), p = ya / (ya + gb(gen));

@@ -254,7 +254,7 @@ namespace {
 
 TaskFunction map_docs(std::function<Json(const Json&)> f) {
   TaskFunction fn;
-  fn.process_docs = [f](std::vector<Json> docs) {
+  fn.process_docs = [f = std::move(f)](std::vector<Json> docs) {
     for (auto& d : docs) d = f(d);
     return docs;
   };

@@ -60,7 +60,7 @@ std::optional<Spans> run_match(const pcre2_code* code, pcre2_match_data* md, std
   uint32_t groups = 0;
   pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &groups);
   Spans spans(groups + 1, {Pcre::npos, Pcre::npos});
-  for (uint32_t i = 0; i < n && i <= groups; ++i) {
+  for (size_t i = 0; i < n && i <= groups; ++i) {
     if (ov[2 * i] == PCRE2_UNSET) continue;
     spans[i] = {ov[2 * i], ov[2 * i + 1]};
   }

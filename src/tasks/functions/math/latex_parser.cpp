@@ -346,7 +346,7 @@ class Parser {
       std::string op = peek().text;
       ++p_;
       NodePtr r = additive();
-      auto as_set = [](NodePtr n) {
+      auto as_set = [](const NodePtr& n) {
         return n->kind == Kind::Tuple ? make(Kind::FiniteSet, "", n->kids) : n;
       };
       if (op != "cup") throw ParseFail{};
