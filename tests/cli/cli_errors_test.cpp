@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -16,20 +17,12 @@ namespace {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
     fs::create_directories(dir_ / "tasks");
     write("data/test.jsonl",
           "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
           "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { scratch_.write(rel, text); }
   // A valid multiple-choice task whose fields can be overridden by extra YAML lines.
   void task(const std::string& name, const std::string& extra = "",
             const std::string& text = "Q: {{q}}\\nA:") {
@@ -43,7 +36,8 @@ class CliTest : public ::testing::Test {
     return run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
                        lmeval::testing::lmeval_binary().string() + "' " + args);
   }
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_cli"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

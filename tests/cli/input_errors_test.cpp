@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -19,20 +20,12 @@ namespace {
 class InputErrors : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_in_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
     fs::create_directories(dir_ / "tasks");
     write("data/test.jsonl",
           "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
           "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel, std::ios::binary) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { scratch_.write(rel, text); }
   // A valid multiple-choice task over `data` (relative to the test folder).
   void task(const std::string& name, const std::string& extra = "",
             const std::string& data = "data/test.jsonl", const std::string& target = "label") {
@@ -59,7 +52,8 @@ class InputErrors : public ::testing::Test {
   std::string run_t1(const std::string& extra = "") {
     return "run --model dummy --tasks t1 --include_path tasks " + extra;
   }
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_in"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -25,14 +26,6 @@ const char* kArgs =
 
 class Launch : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_launch_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string bin() const { return "'" + lmeval_binary().string() + "'"; }
 
   // Starts one process per entry of `envs` at once (rank 0 first, the others a moment later so
@@ -63,7 +56,8 @@ class Launch : public ::testing::Test {
     EXPECT_EQ(samples_of(dir_ / out, "demo_story_cloze"),
               samples_of(dir_ / "whole", "demo_story_cloze"));
   }
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_launch"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

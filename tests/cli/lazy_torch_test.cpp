@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -21,15 +22,6 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
 class LazyTorch : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_lazy_torch_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs lm-eval with the probe; returns the torch mappings it saw ("maps-probe-ran" last).
   std::string mapped_after(const std::string& args, const std::string& env = "",
                            int expected_exit = 0) {
@@ -55,7 +47,8 @@ class LazyTorch : public ::testing::Test {
            std::string::npos;
   }
 
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_lazy_torch"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -20,14 +21,6 @@ namespace {
 
 class MergeParts : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_mergeparts_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   lmeval::testing::CommandResult lm(const std::string& args) {
     return run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
                        lmeval::testing::lmeval_binary().string() + "' " + args);
@@ -45,7 +38,8 @@ class MergeParts : public ::testing::Test {
   void save(const std::string& name, const Json& j) {
     std::ofstream(dir_ / "parts" / name) << j.dump();
   }
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_mergeparts"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

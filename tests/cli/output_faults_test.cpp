@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -17,16 +18,8 @@ namespace {
 
 class OutputFaults : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_outfaults_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
   void TearDown() override {
     if (mounted_) ::umount2(mount_.c_str(), MNT_DETACH);
-    fs::remove_all(dir_);
   }
   std::string bin() const { return "'" + lmeval::testing::lmeval_binary().string() + "'"; }
   std::string q(const fs::path& p) const { return "'" + p.string() + "'"; }
@@ -50,7 +43,9 @@ class OutputFaults : public ::testing::Test {
       if (!e.is_directory()) out.push_back(e.path().lexically_relative(p).string());
     return out;
   }
-  fs::path dir_, mount_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_outfaults"};
+  const fs::path dir_ = scratch_.path();
+  fs::path mount_;
   bool mounted_ = false;
 };
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -19,10 +20,6 @@ namespace {
 class ReferenceLibrary : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_reflib_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
     write("data/test.jsonl",
           "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
           "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
@@ -33,11 +30,7 @@ class ReferenceLibrary : public ::testing::Test {
          "description: 'stand-in, must not win'\n");
     fs::create_directories(dir_ / "venv/bin");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel, std::ios::binary) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { scratch_.write(rel, text); }
   void task(const std::string& rel, const std::string& name, const std::string& extra = "") {
     write(rel,
           "task: " + name + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
@@ -61,7 +54,8 @@ class ReferenceLibrary : public ::testing::Test {
     fs::rename(dir_ / tasks_, dir_ / prefix / "lib/python3.11/site-packages/lm_eval/tasks");
   }
   std::string venv() const { return "VIRTUAL_ENV='" + (dir_ / "venv").string() + "'"; }
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_reflib"};
+  const fs::path dir_ = scratch_.path();
   std::string tasks_;
 };
 

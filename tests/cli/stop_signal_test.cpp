@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -24,19 +25,11 @@ using Clock = std::chrono::steady_clock;
 
 class StopSignal : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_stop_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
   void TearDown() override {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
-    fs::remove_all(dir_);
   }
 
   // Starts `env lm-eval args` in dir_ (stdout and stderr to files).
@@ -97,7 +90,8 @@ class StopSignal : public ::testing::Test {
     return n;
   }
 
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_stop"};
+  const fs::path dir_ = scratch_.path();
   pid_t pid_ = -1;
 };
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -31,15 +32,6 @@ struct RunOutput {
 
 class FewshotSeeds : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lmeval_seeds_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   RunOutput run(const std::string& name, const std::string& args) {
     fs::path out = dir_ / name, rec = dir_ / (name + ".requests.jsonl");
     auto r =
@@ -62,7 +54,8 @@ class FewshotSeeds : public ::testing::Test {
     return res;
   }
 
-  fs::path dir_;
+  lmeval::testing::ScratchDir scratch_{"lmeval_seeds"};
+  const fs::path dir_ = scratch_.path();
 };
 
 const std::vector<int64_t> kSeeds = {1234, 1, 2};
