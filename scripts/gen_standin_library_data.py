@@ -83,7 +83,7 @@ def drop(r, i):
 
 
 # Boxed answers that exercise the MATH answer normalisations (units, degrees, \\left, \\sqrt3,
-# thousands, "x =", the "\\boxed " form); every fourth row takes one, without a draw.
+# thousands, "x ="); every fourth row takes one, without a draw.
 MATH_ANSWERS = ["\\left( 1, 2 \\right)", "5\\text{ cm}", "90^\\circ", "\\sqrt3", "1,000", "\\$5",
                 "x=3", "\\tfrac{3}{4}", "[2,5)", "0.5", "\\frac{\\sqrt{3}}{2}", "10\\%"]
 
@@ -94,8 +94,9 @@ def hendrycks_math(r, i):
                                                             "\\dfrac12"]) + "}$."}
     if i % 4 == 3:
         a = MATH_ANSWERS[(i // 4) % len(MATH_ANSWERS)]
-        d["solution"] = d["solution"].rsplit("\\boxed", 1)[0] + (
-            "\\boxed " + a + "$." if i % 8 == 7 else "\\boxed{" + a + "}$.")
+        # Always \\boxed{...}: score's MATH robustness helpers need that form (its
+        # find_boxed_entries raises on "\\boxed 5"), which the unit goldens cover instead.
+        d["solution"] = d["solution"].rsplit("\\boxed", 1)[0] + "\\boxed{" + a + "}$."
     return d
 
 
