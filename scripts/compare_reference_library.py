@@ -44,10 +44,15 @@ tm = TaskManager()
 out = []
 for name in tm.all_subtasks:
     e = tm.task_index[name]
-    if e.kind.name != "TASK" or not e.yaml_path:
+    if e.kind.name not in ("TASK", "PY_TASK") or not e.yaml_path:
         continue
     try:
         cfg = load_yaml(e.yaml_path, resolve_func=False)
+        if e.kind.name == "PY_TASK":
+            # A Python-class task reads the dataset its class names.
+            cls = load_yaml(e.yaml_path, resolve_func=True)["class"]
+            cfg = dict(cfg, dataset_path=getattr(cls, "DATASET_PATH", None),
+                       dataset_name=getattr(cls, "DATASET_NAME", None))
     except Exception:
         continue
     if e.cfg and cfg.get("task") != name:

@@ -248,6 +248,22 @@ def race_row(r, i):
 
 
 # dataset_path -> (configs, splits, row(rng, index[, config]))
+def squad_v2(r, i):
+    context = sent(r, 14)
+    span = context.split()[3]
+    answers = ({"text": [span], "answer_start": [context.index(span)]} if i % 3
+               else {"text": [], "answer_start": []})
+    return {"id": "%024x" % r.getrandbits(96), "title": words(r, 2).title(), "context": context,
+            "question": sent(r, 6)[:-1] + "?", "answers": answers}
+
+
+def based_completion(r, i):
+    context = sent(r, 14)
+    value = context.split()[4]
+    return {"doc_id": i, "title": words(r, 2), "context": context, "question": sent(r, 5),
+            "text": context[:context.index(value)] + " ", "value": " " + value + " "}
+
+
 DATASETS = {
     "facebook/xnli": (["en", "de", "fr"], ["train", "validation", "test"], nli),
     "facebook/anli": (["default"], ["train_r1", "dev_r1", "test_r1", "train_r2", "dev_r2",
@@ -599,6 +615,12 @@ DATASETS = {
                                        "choices": [words(r, 2) for _ in range(3 + i % 2)],
                                        "answer": r.randint(0, 2), "subject": "Biology",
                                        "level": "x", "type": "x"}),
+    # Python-class tasks (squadv2's SQuAD2 reads lighteval/squad_v2; squad_completion, fda and swde
+    # the hazyresearch "based" sets): an answer span of the context, or none (SQuAD 2 unanswerable).
+    "lighteval/squad_v2": (["default"], ["train", "validation"], squad_v2),
+    "hazyresearch/based-squad": (["default"], ["validation"], based_completion),
+    "hazyresearch/based-fda": (["default"], ["validation"], based_completion),
+    "hazyresearch/based-swde-v2": (["default"], ["validation"], based_completion),
 }
 # AGIEval: the choice tasks' rows ({query, choices, gold list}; jec-qa rows may have two golds)
 # and the cloze tasks' ({query, answer}), answers in the forms its parse_math_answer reads.

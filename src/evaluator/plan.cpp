@@ -4,12 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "global_random_replay.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/validator.hpp"
 #include "lmeval/metrics/registry.hpp"
+#include "lmeval/tasks/python_functions.hpp"
 
 namespace lmeval {
 
@@ -100,6 +102,13 @@ void select_docs(const EvalConfig& cfg, const Task& task, std::vector<size_t>& p
   }
 }
 
+// The folder of --data_dir (else $LMEVAL_DATA_DIR), as make_data_source reads it.
+std::string data_dir_of(const EvalConfig& cfg) {
+  if (cfg.data_dir) return *cfg.data_dir;
+  if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env) return env;
+  return "";
+}
+
 // Loads the selected tasks (the reference's TaskManager.load), with its task_name draws.
 std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
                                               const TaskSelection& selection) {
@@ -113,14 +122,37 @@ std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
           "Attempted to run task: " + tc.name() +
               " which is marked as unsafe. Set confirm_run_unsafe_code=True to run this task.",
           tc.where(TaskField::unsafe_code), "--confirm_run_unsafe_code");
-    tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
+    if (!tc.python_class.is_null()) {
+      // TaskFactory._build_task's PY_TASK route: the reference's class, built where the reference
+      // builds it (its module and constructor may draw from the global random).
+      tasks.push_back(Task::load(tc, *data));
+      tasks.back()->set_python_class(python_class_task(tc, data_dir_of(cfg)));
+    } else {
+      tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
+    }
     draw_task_name_reads(global_random(), name_draws.after_task[i]);
   }
   draw_task_name_reads(global_random(), name_draws.after_all);
   return tasks;
 }
 
+// A Python-class task: simple_evaluate's settings applied by its own methods (set_config,
+// override_metric, set_fewshot_seed); its documents, filters and metrics are the class's.
+TaskPlan plan_class_task(const EvalConfig& cfg, Task& task) {
+  TaskPlan p;
+  p.task = &task;
+  Json gen = cfg.gen_kwargs.is_object() && !cfg.gen_kwargs.empty() ? cfg.gen_kwargs : Json();
+  Json kwargs = {{"num_fewshot", cfg.num_fewshot ? Json(*cfg.num_fewshot) : Json()},
+                 {"gen_kwargs", gen},
+                 {"predict_only", cfg.predict_only},
+                 {"fewshot_seed", cfg.seed[3] ? Json(*cfg.seed[3]) : Json()}};
+  Json n = task.python_class()->call("configure", kwargs);
+  if (n.is_number_integer()) task.set_num_fewshot(n.get<int>());
+  return p;
+}
+
 TaskPlan plan_task(const EvalConfig& cfg, Task& task) {
+  if (task.python_class()) return plan_class_task(cfg, task);
   TaskPlan p;
   p.task = &task;
   apply_num_fewshot(cfg, task);

@@ -2,6 +2,7 @@
 #include "requests.hpp"
 
 #include "global_random_replay.hpp"
+#include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
 
 namespace lmeval {
@@ -16,6 +17,48 @@ std::string write_out_text(const Task& task, const Instance& in) {
          "next line):\n" +
          py::str(task.doc_to_target(task.eval_docs()[in.doc_pos])) +
          "\n(end of target on previous line)\nRequest: " + py::json_dumps(in.arguments);
+}
+
+// A Python-class task's requests: the class's build_all_requests (its documents, few-shot
+// contexts and construct_requests), as evaluate() calls it on rank 0 of 1.
+std::vector<Instance> class_task_requests(const Task& task, size_t ti, const EvalConfig& cfg,
+                                          const PromptOptions& prompt) {
+  if (prompt.apply_chat_template || prompt.fewshot_as_multiturn)
+    throw UserError("task " + task.name() +
+                        " is a Python-class task, which lm-eval runs without a chat template",
+                    task.config().where(TaskField::task),
+                    "a run without --apply_chat_template and --fewshot_as_multiturn");
+  // The class keeps one set of Instances (task.instances), scored after every pass is built.
+  if (!cfg.fewshot_seeds.empty())
+    throw UserError("task " + task.name() +
+                        " is a Python-class task, which lm-eval runs with one few-shot seed",
+                    {"", 0, 0, "--fewshot_seeds"}, "a run without --fewshot_seeds");
+  Json samples;
+  if (cfg.samples.is_object() && cfg.samples.contains(task.name()))
+    samples = cfg.samples[task.name()];
+  Json kwargs = {
+      {"limit", cfg.limit ? Json(*cfg.limit) : Json()},
+      {"samples", samples},
+      {"system_instruction", prompt.system_instruction ? Json(*prompt.system_instruction) : Json()},
+      {"fewshot_seed", Json()}};
+  Json built = task.python_class()->call("build", kwargs);
+  std::vector<Instance> out;
+  for (const auto& r : built) {
+    Instance in;
+    in.request_type = r.at(0).get<std::string>();
+    in.task_index = ti;
+    in.task_name = task.name();
+    in.doc_id = r.at(1).get<int64_t>();
+    in.doc_pos = static_cast<size_t>(in.doc_id);
+    in.idx = r.at(2).get<int>();
+    in.arguments = r.at(3);
+    in.repeats = r.at(4).get<int>();
+    out.push_back(std::move(in));
+  }
+  if (out.empty())
+    throw UserError("task.build_requests() did not find any docs! (task " + task.name() + ")",
+                    {"", 0, 0, "--limit"}, "at least one document");
+  return out;
 }
 
 }  // namespace
@@ -33,8 +76,13 @@ std::vector<SeedPass> build_seed_passes(const RunPlan& plan, const EvalConfig& c
     for (size_t ti = 0; ti < plan.tasks.size(); ++ti) {
       const TaskPlan& tp = plan.tasks[ti];
       const Task& task = *tp.task;
-      FewshotSampler sampler(task, seed);
       TaskRequests tr;
+      if (task.python_class()) {
+        tr.instances = class_task_requests(task, ti, cfg, prompt);
+        pass.tasks.push_back(std::move(tr));
+        continue;
+      }
+      FewshotSampler sampler(task, seed);
       tr.instances = build_requests(task, ti, tp.doc_positions, tp.doc_ids, sampler, prompt,
                                     tp.unconditional_requests);
       if (cfg.write_out && passes.empty())

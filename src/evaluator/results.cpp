@@ -38,13 +38,25 @@ Json to_object(const std::map<std::string, Json>& m) {
 // their members' n-shot and higher_is_better where these agree.
 void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<GroupNode>& groups,
                      Json& out) {
+  // A Python-class task's entries are what its own object gave (TaskScores::class_outcome).
+  auto outcome = [](const TaskOutcome& r) -> const Json* {
+    return r.scores && !r.scores->class_outcome.is_null() ? &r.scores->class_outcome : nullptr;
+  };
   Json configs = Json::object();
   for (const auto* r : sorted_by_name(tasks))
-    configs[r->task().name()] = task_config_to_results(r->task().config(), r->task().num_fewshot());
+    configs[r->task().name()] =
+        outcome(*r) ? outcome(*r)->at("config")
+                    : task_config_to_results(r->task().config(), r->task().num_fewshot());
   std::map<std::string, Json> versions;
   std::map<std::string, Json> nshot;
   std::map<std::string, Json> hib;
   for (const auto& r : tasks) {
+    if (const Json* o = outcome(r)) {
+      versions[r.task().name()] = o->at("version");
+      nshot[r.task().name()] = o->at("num_fewshot");
+      hib[r.task().name()] = o->at("higher_is_better");
+      continue;
+    }
     versions[r.task().name()] = r.task().version();
     nshot[r.task().name()] = r.task().num_fewshot();
     Json h = Json::object();
@@ -83,8 +95,9 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
   }
   Json nsamples = Json::object();
   for (const auto& r : tasks)
-    nsamples[r.task().name()] = {{"original", r.task().eval_docs().size()},
-                                 {"effective", r.scores->sample_len}};
+    nsamples[r.task().name()] = outcome(r) ? outcome(r)->at("n_samples")
+                                           : Json{{"original", r.task().eval_docs().size()},
+                                                  {"effective", r.scores->sample_len}};
   out["configs"] = configs;
   out["versions"] = to_object(versions);
   out["n-shot"] = to_object(nshot);

@@ -10,6 +10,9 @@ namespace lmeval {
 
 TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_t task_iters) {
   const Task& task = *plan.task;
+  // A Python-class task aggregated itself (the reference's _compute_task_aggregations).
+  if (!scores.class_outcome.is_null())
+    return {scores.class_outcome.at("results"), Json{{"n", scores.sample_len}}};
   Json entry = Json::object();
   entry["name"] = task.name();
   entry["alias"] = task.config().task_alias().value_or(task.name());

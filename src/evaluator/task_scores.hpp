@@ -26,6 +26,9 @@ struct TaskScores {
   // Keys of a metric function's dict that the task's list does not name, each with its source
   // metric (whose aggregation and higher_is_better it takes), in first-seen order.
   std::vector<std::pair<std::string, std::string>> expanded;
+  // A Python-class task: what its own scoring and aggregation gave ({results, config, version,
+  // num_fewshot, higher_is_better, n_samples}); null for every other task.
+  Json class_outcome;
 };
 
 // Scores every task of one seed pass (its instances have their responses): applies the filters

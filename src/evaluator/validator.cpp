@@ -2,6 +2,8 @@
 #include "lmeval/evaluator/validator.hpp"
 
 #include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +15,7 @@
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/output/output_writer.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
+#include "lmeval/tasks/python_functions.hpp"
 #include "lmeval/tasks/task.hpp"
 #include "lmeval/tasks/task_selection.hpp"
 #include "lmeval/template/template.hpp"
@@ -71,6 +74,36 @@ void require_documents(const Task& task) {
                   tc.where(field), "at least one row in the evaluation split");
 }
 
+// A Python-class task: its class built in the embedded interpreter (which loads its data) and
+// document 0's requests built by it; data that cannot be reached from here is a note.
+void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, ValidationReport& report) {
+  std::string data_dir;
+  if (cfg.data_dir)
+    data_dir = *cfg.data_dir;
+  else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env)
+    data_dir = env;
+  try {
+    std::shared_ptr<PythonClassTask> task = python_class_task(tc, data_dir);
+    task->call("configure",
+               {{"num_fewshot", cfg.num_fewshot ? Json(*cfg.num_fewshot) : Json()},
+                {"gen_kwargs", Json()},
+                {"predict_only", cfg.predict_only},
+                {"fewshot_seed", cfg.seed[3] ? Json(*cfg.seed[3]) : Json()}});
+    task->call("build", {{"limit", 1},
+                         {"samples", Json()},
+                         {"system_instruction", cfg.system_instruction
+                                                    ? Json(*cfg.system_instruction)
+                                                    : Json()},
+                         {"fewshot_seed", Json()}});
+    ++report.docs_rendered;
+  } catch (UserError& e) {
+    report.problems.push_back(e);
+  } catch (const RuntimeError& e) {
+    report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" +
+                           e.what() + ")");
+  }
+}
+
 void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   register_builtins();
   auto& problems = report.problems;
@@ -117,6 +150,10 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   auto data = make_data_source(cfg);
   for (const auto& tc : sel.tasks) {
     ++report.tasks_checked;
+    if (!tc.python_class.is_null()) {
+      validate_class_task(cfg, tc, report);
+      continue;
+    }
     size_t before = problems.size();
     check_templates(tc, problems);
     try {

@@ -213,6 +213,185 @@ def seed(random_seed, numpy_seed):
             return
         np.random.seed(numpy_seed)
 
+import contextlib
+
+@contextlib.contextmanager
+def local_datasets(data_dir):
+    # lm-eval reads a Hub id from --data_dir's <org>/<name>/<config>/<split>.jsonl when that folder
+    # holds the dataset, else from the Hub (evaluator.cpp, LocalThenHub): a Python-class task's
+    # own datasets.load_dataset calls are served the same way while it is built.
+    if not data_dir:
+        yield
+        return
+    import json, os
+    import datasets
+    original = datasets.load_dataset
+
+    def rows_of(fn):
+        with open(fn, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def split_of(cdir, split):
+        rows = rows_of(os.path.join(cdir, split + ".jsonl"))
+        if not rows:
+            return datasets.Dataset.from_dict({}, split=datasets.Split(split))
+        return datasets.Dataset.from_list(rows, split=datasets.Split(split))
+
+    def load(path=None, name=None, *args, **kwargs):
+        path = kwargs.pop("path", path)
+        name = kwargs.pop("name", name)
+        base = os.path.join(data_dir, *path.split("/")) if isinstance(path, str) else ""
+        if not base or not os.path.isdir(base) or kwargs.get("data_files") is not None:
+            return original(path, name, *args, **kwargs)
+        cdir = os.path.join(base, name or "default")
+        if not os.path.isdir(cdir) and not name:
+            subs = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
+            if len(subs) == 1:
+                cdir = os.path.join(base, subs[0])
+        if not os.path.isdir(cdir):
+            raise FileNotFoundError(f"config {name or 'default'!r} of dataset {path!r} is not in {base}")
+        split = kwargs.get("split")
+        if split is not None:
+            return split_of(cdir, split)
+        names = sorted(f[:-6] for f in os.listdir(cdir) if f.endswith(".jsonl"))
+        return datasets.DatasetDict({s: split_of(cdir, s) for s in names})
+
+    import datasets.load as dl
+    datasets.load_dataset = dl.load_dataset = load
+    try:
+        yield
+    finally:
+        datasets.load_dataset = dl.load_dataset = original
+
+class ClassTask:
+    # A Python-class task (`class: !function module.Class` in its YAML): the reference's
+    # TaskFactory._build_task (PY_TASK route), simple_evaluate's per-task settings, and evaluate()'s
+    # calls of the task (build_all_requests, apply_filters, process_results per document and
+    # filter, _compute_task_aggregations), each as the reference makes them.
+    def __init__(self, yaml_path, task_name, overrides, metadata, data_dir):
+        from copy import deepcopy
+        try:
+            from lm_eval.tasks._factory import _ctor_accepts_config
+            from lm_eval.tasks._yaml_loader import load_yaml
+        except ImportError as e:
+            raise ImportError(
+                "a Python-class task runs the reference's Task classes, and `lm_eval` does not "
+                "import in the active environment (" + str(e) + "): pip install lm-eval") from e
+        cfg = deepcopy(load_yaml(Path(yaml_path), resolve_func=True))
+        if overrides:
+            cfg = {**cfg, **overrides}
+        cfg["metadata"] = metadata
+        for key in ("tag", "group", "task_list"):
+            cfg.pop(key, None)
+        cls = cfg["class"]
+        with local_datasets(data_dir):
+            obj = cls(config=cfg) if _ctor_accepts_config(cls) else cls()
+        if hasattr(obj, "config") and hasattr(obj.config, "task"):
+            obj.config.task = task_name
+        self.task = obj
+        self.name = task_name
+        self.limit = None
+        self.samples = None
+
+    def configure(self, num_fewshot, gen_kwargs, predict_only, fewshot_seed):
+        # simple_evaluate's loop over the loaded tasks.
+        task = self.task
+        if task.get_config("output_type") == "generate_until" and gen_kwargs is not None:
+            task.set_config(key="generation_kwargs", value=gen_kwargs, update=True)
+        if predict_only:
+            task.override_metric(metric_name="bypass")
+        if num_fewshot is not None:
+            if task.get_config("num_fewshot") != 0:
+                task.set_config(key="num_fewshot", value=num_fewshot)
+        elif task.get_config("num_fewshot") is None:
+            task.set_config(key="num_fewshot", value=0)
+        task.set_fewshot_seed(seed=fewshot_seed)
+        return task.get_config("num_fewshot")
+
+    def build(self, limit, samples, system_instruction, fewshot_seed):
+        # evaluate(): get_sample_size, then build_all_requests on rank 0 of 1, no chat template.
+        from lm_eval.evaluator_utils import get_sample_size
+        task = self.task
+        if fewshot_seed is not None:
+            task.set_fewshot_seed(seed=fewshot_seed)
+        self.limit = get_sample_size(task, limit)
+        self.samples = samples
+        task.build_all_requests(limit=self.limit, samples=samples, rank=0, world_size=1,
+                                cache_requests=False, rewrite_requests_cache=False,
+                                system_instruction=system_instruction, apply_chat_template=False,
+                                fewshot_as_multiturn=False, chat_template=None, tokenizer_name="")
+        return [[i.request_type, i.doc_id, i.idx, list(i.arguments), i.repeats]
+                for i in task.instances]
+
+    def score(self, resps, log_samples, bootstrap_iters):
+        import json
+        from collections import defaultdict
+        from lm_eval.evaluator_utils import _compute_task_aggregations
+        from lm_eval.utils import handle_non_serializable, hash_string, sanitize_list
+        task = self.task
+        instances = task.instances
+        if len(resps) != len(instances):
+            raise ValueError(f"{len(resps)} responses for {len(instances)} requests")
+        for inst, r in zip(instances, resps):
+            inst.resps = list(r)
+        task.apply_filters()
+        by_doc = defaultdict(list)
+        for inst in task.instances:
+            by_doc[inst.doc_id].append(inst)
+        for v in by_doc.values():
+            v.sort(key=lambda x: x.idx)
+        raw = defaultdict(list)
+        samples = []
+        indices = self.samples
+        for filter_key in task.instances[0].filtered_resps:
+            for doc_id, doc in task.doc_iterator(rank=0, limit=self.limit, world_size=1,
+                                                 samples=indices):
+                doc_id_true = indices[doc_id] if indices else doc_id
+                requests = by_doc[doc_id]
+                metrics = task.process_results(
+                    doc, [req.filtered_resps[filter_key] for req in requests])
+                if log_samples:
+                    target = task.doc_to_target(doc)
+                    example = {
+                        "doc_id": doc_id_true, "doc": doc, "target": target,
+                        "arguments": [req.args for req in requests],
+                        "resps": [req.resps for req in requests],
+                        "filtered_resps": [req.filtered_resps[filter_key] for req in requests],
+                        "filter": filter_key, "metrics": list(metrics.keys()),
+                        "doc_hash": hash_string(json.dumps(requests[0].doc, indent=2,
+                                                           default=handle_non_serializable,
+                                                           ensure_ascii=False)),
+                        "prompt_hash": hash_string(requests[0].arguments[0]),
+                        "target_hash": hash_string(str(target)),
+                    }
+                    example.update(metrics)
+                    # EvaluationTracker.save_results_samples
+                    example["arguments"] = {
+                        f"gen_args_{i}": {f"arg_{j}": a for j, a in enumerate(arg)}
+                        for i, arg in enumerate(example["arguments"])}
+                    example["resps"] = sanitize_list(example["resps"])
+                    example["filtered_resps"] = sanitize_list(example["filtered_resps"])
+                    example["target"] = str(example["target"])
+                    samples.append(json.dumps(example, default=handle_non_serializable,
+                                              ensure_ascii=False))
+                for metric, value in metrics.items():
+                    raw[(metric, filter_key)].append(value)
+        agg, sample_len = _compute_task_aggregations(task, raw, bootstrap_iters)
+        config = dict(task.dump_config())
+        out = {
+            "results": {"name": self.name, "alias": config.get("task_alias", self.name),
+                        "sample_len": sample_len, **agg},
+            "config": config,
+            "version": task.VERSION,
+            "num_fewshot": config.get("num_fewshot", 0),
+            "higher_is_better": task.higher_is_better(),
+            "n_samples": {"original": len(task.eval_docs), "effective": sample_len},
+        }
+        # the results file's json.dumps(default=handle_non_serializable)
+        out = json.loads(json.dumps(out, default=handle_non_serializable, ensure_ascii=False))
+        out["samples"] = [json.loads(s) for s in samples]
+        return out
+
 def describe(exc, tb):
     frames = traceback.extract_tb(exc.__traceback__ or tb)
     what = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -471,6 +650,46 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
   }
 }
 
+void* class_task(const Json* spec, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    const Json& s = *spec;
+    py::object task = g_helpers->attr("ClassTask")(
+        s.value("yaml", ""), s.value("task", ""), to_python(s.value("overrides", Json::object())),
+        to_python(s.value("metadata", Json::object())), s.value("data_dir", ""));
+    return new py::object(std::move(task));  // kept for the process's life
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    try {
+      if (g_helpers->attr("is_unavailable")(e.value()).cast<bool>())
+        *error = lmeval::kPythonDataUnavailable + *error;
+    } catch (py::error_already_set&) {
+    }
+    return nullptr;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+bool class_task_call(void* handle, const char* method, const Json* kwargs, Json* out,
+                     std::string* error) {
+  py::gil_scoped_acquire gil;
+  const py::object& task = *static_cast<py::object*>(handle);
+  try {
+    // Responses of loglikelihood requests are (logprob, is_greedy) tuples, as the reference's.
+    py::dict kw = to_python(*kwargs, /*pairs_as_tuples=*/std::string(method) == "score");
+    *out = to_json(task.attr(method)(**kw));
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return false;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
 bool get_random_state(std::uint32_t* state625, std::string* error) {
   py::gil_scoped_acquire gil;
   try {
@@ -517,6 +736,8 @@ lmeval_python_plugin_api() {
       call,
       get_random_state,
       set_random_state,
+      class_task,
+      class_task_call,
   };
   return &api;
 }

@@ -135,6 +135,8 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   auto t = std::unique_ptr<Task>(new Task());
   t->cfg_ = std::move(cfg);
   t->name_ = t->cfg_.name();
+  // A Python-class task's class loads its own documents when the evaluator builds it.
+  if (!t->cfg_.python_class.is_null()) return t;
   t->fewshot_cfg_ = resolved_fewshot_config(t->cfg_);
   const Json& pd = t->cfg_.get(TaskField::process_docs);
   std::string test = t->cfg_.str(TaskField::test_split),

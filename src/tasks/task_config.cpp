@@ -165,6 +165,35 @@ void check_functions(const Json& v) {
     for (const auto& x : v) check_functions(x);
 }
 
+// TaskFactory._build_task's PY_TASK route: the class gets the YAML's mapping as it is (its own
+// keys, such as unitxt's `recipe`, are not TaskConfig fields), so only `task` and `class` are
+// checked here; the YAML is read again by the reference's loader when the class is built.
+TaskConfig make_class_task_config(TaskConfig cfg, const Json& merged) {
+  const TaskYaml& yaml = cfg.source;
+  const Json& cls = merged["class"];
+  if (!is_function_ref(cls))
+    throw UserError("field 'class' is not a `!function module.Class`", yaml.where("class"),
+                    "class: !function module.ClassName (a Task subclass in a module beside "
+                    "the YAML)");
+  if (!merged.contains("task") || !merged["task"].is_string())
+    throw UserError("task YAML has no `task` name", {yaml.path.string(), 1, 1, "task"},
+                    "task: <name>");
+  cfg.raw["task"] = merged["task"];
+  cfg.python_class = cls;
+  for (auto it = merged.begin(); it != merged.end(); ++it) {
+    if (it.key() == "metadata") {
+      cfg.python_class_metadata = it.value();
+      continue;
+    }
+    const Json& own = yaml.value.is_object() && yaml.value.contains(it.key())
+                          ? yaml.value[it.key()]
+                          : Json();
+    if (own != it.value() && !is_function_ref(it.value()))
+      cfg.python_class_overrides[it.key()] = it.value();
+  }
+  return cfg;
+}
+
 }  // namespace
 
 TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::string config_source,
@@ -172,6 +201,7 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
   TaskConfig cfg;
   cfg.source = yaml;
   cfg.config_source = std::move(config_source);
+  if (merged.contains("class")) return make_class_task_config(std::move(cfg), merged);
   const auto& fields = task_config_fields();
   const auto& extra = task_yaml_extra_keys();
   auto report = [&](UserError e) {

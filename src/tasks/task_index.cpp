@@ -122,9 +122,8 @@ FileFacts scan_file(const fs::path& p) {
     if (v.contains("group") && v["group"].is_string()) {
       f.kind = "group";
       f.name = v["group"].get<std::string>();
-    } else if (v.contains("class")) {
-      f.kind = "";  // Python task classes are not supported
     } else if (v.contains("task") && v["task"].is_string()) {
+      // A Python-class task (`class: !function ...`, the reference's PY_TASK) is a task too.
       f.kind = "task";
       f.name = v["task"].get<std::string>();
       if (v.contains("output_type") && v["output_type"].is_string())
@@ -170,7 +169,7 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
 // Each file's facts are an array [path, kind, name, output_type, [tags], error]: reading ~14,000
 // of them as arrays allocates a fraction of what objects (a std::map each) did. Version 1 had
 // objects.
-constexpr int kIndexCacheVersion = 2;
+constexpr int kIndexCacheVersion = 3;  // 3: Python-class tasks indexed
 
 fs::path cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "lm-eval";

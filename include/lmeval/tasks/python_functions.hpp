@@ -8,6 +8,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/task.hpp"
 
 namespace lmeval {
 
@@ -22,6 +23,16 @@ const TaskFunction& python_task_function(const Json& ref);
 // registry lacks; only its `metric` callable is set. UserError at `where` when Python cannot run
 // or `evaluate` is not importable.
 const TaskFunction& python_evaluate_metric(const std::string& name, const SourceLocation& where);
+
+// The object of a Python-class task (cfg.python_class: `class: !function module.Class`), built in
+// the embedded interpreter as the reference's TaskFactory builds it (its own YAML read by the
+// reference's loader, `lm_eval` imported from the active environment); its datasets are read from
+// `data_dir` where that holds them (the --data_dir layout), else as the class reads them. UserError
+// (exit 2) naming the task and the `class:` line when Python cannot run, `lm_eval` does not import
+// or the class raises (the exception and its last frame); RuntimeError (exit 1) when its data
+// cannot be reached from this machine. Its calls raise the same way.
+std::shared_ptr<PythonClassTask> python_class_task(const TaskConfig& cfg,
+                                                   const std::string& data_dir);
 
 // Lets filter_list entries whose filter class or `custom` filter_fn is Python run it
 // (filters::set_python_filter_factory); called when the built-in task functions register.

@@ -13,7 +13,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 5;
+inline constexpr int kPythonPluginAbi = 6;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -80,6 +80,16 @@ struct PythonPluginApi {
   // gauss_next kept): the global `random` that lm-eval's C++ code shares with Python task code.
   bool (*get_random_state)(std::uint32_t* state625, std::string* error);
   bool (*set_random_state)(const std::uint32_t* state625, std::string* error);
+  // A Python-class task (`class: !function module.Class`), built as the reference's TaskFactory
+  // builds it from *spec {yaml, task, overrides, metadata, data_dir} (lm_eval must import in the
+  // environment); null plus *error (kPythonDataUnavailable first when its data cannot be reached).
+  void* (*class_task)(const Json* spec, std::string* error);
+  // One call of that task: `method` is "configure" (simple_evaluate's settings), "build"
+  // (build_all_requests -> [[request_type, doc_id, idx, arguments, repeats]]) or "score" (the
+  // responses -> {results, config, version, num_fewshot, higher_is_better, n_samples, samples}),
+  // `kwargs` its keyword arguments.
+  bool (*class_task_call)(void* task, const char* method, const Json* kwargs, Json* out,
+                          std::string* error);
 };
 
 }  // namespace lmeval

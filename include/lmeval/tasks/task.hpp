@@ -17,6 +17,15 @@ namespace lmeval {
 class PyRandom;
 struct TaskFunction;
 
+// A Python-class task's object in the embedded interpreter (python_functions.hpp makes it): the
+// reference's own Task subclass, which loads its documents and builds, filters and scores its
+// requests itself. `call` runs one of its methods (python_plugin_api.hpp, class_task_call).
+class PythonClassTask {
+ public:
+  virtual ~PythonClassTask() = default;
+  virtual Json call(const std::string& method, const Json& kwargs) = 0;
+};
+
 class Task {
  public:
   // Loads the documents the task needs from `data`. Throws UserError naming the task, the
@@ -24,6 +33,10 @@ class Task {
   static std::unique_ptr<Task> load(TaskConfig cfg, DataSource& data);
 
   const TaskConfig& config() const { return cfg_; }
+  // A Python-class task (config().python_class): its object, which holds its documents (this
+  // Task then has none); null for every other task.
+  PythonClassTask* python_class() const { return python_class_.get(); }
+  void set_python_class(std::shared_ptr<PythonClassTask> c) { python_class_ = std::move(c); }
   const std::string& name() const { return name_; }
   const std::vector<Doc>& eval_docs() const { return *eval_docs_; }
   // The documents as they are now; they stay valid across reaccess_eval_docs().
@@ -74,6 +87,7 @@ class Task {
 
   TaskConfig cfg_;
   std::string name_;
+  std::shared_ptr<PythonClassTask> python_class_;
   FewshotConfig fewshot_cfg_;
   std::shared_ptr<const std::vector<Doc>> eval_docs_ = std::make_shared<const std::vector<Doc>>();
   // The evaluation split before process_docs, kept only when process_docs draws global random.

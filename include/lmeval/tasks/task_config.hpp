@@ -65,6 +65,12 @@ struct TaskConfig {
   Json raw = Json::object();  // validated fields only, YAML order
   TaskYaml source;            // for error locations
   std::string config_source;  // metadata.config_source: the YAML path as indexed, or "inline"
+  // A Python-class task (`class: !function module.Class`): that reference (bound to its module
+  // file), the keys given over the YAML file's own (group or --tasks overrides) and the task's
+  // metadata; its other keys are the class's to read, so `raw` holds only `task`.
+  Json python_class;
+  Json python_class_overrides = Json::object();
+  Json python_class_metadata = Json::object();
 
   // The field's value as validated (null when absent).
   const Json& get(TaskField field) const;

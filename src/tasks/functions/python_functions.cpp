@@ -359,6 +359,72 @@ void install_python_filters() {
   });
 }
 
+namespace {
+
+// The reference's Task object of a Python-class task, called through the plugin.
+class EmbeddedClassTask : public PythonClassTask {
+ public:
+  EmbeddedClassTask(const PythonPluginApi* api, void* handle, std::string task, std::string cls,
+                    SourceLocation where)
+      : api_(api),
+        handle_(handle),
+        task_(std::move(task)),
+        cls_(std::move(cls)),
+        where_(std::move(where)) {}
+  Json call(const std::string& method, const Json& kwargs) override {
+    Json out;
+    std::string error;
+    global_random_to_python();
+    if (!api_->class_task_call(handle_, method.c_str(), &kwargs, &out, &error))
+      throw UserError("task " + task_ + " (class `" + cls_ + "`, " + where_.file + "): its " +
+                          method + " raised " + error,
+                      where_, "a Task class that runs without raising");
+    return out;
+  }
+
+ private:
+  const PythonPluginApi* api_;
+  void* handle_;
+  std::string task_, cls_;
+  SourceLocation where_;
+};
+
+}  // namespace
+
+std::shared_ptr<PythonClassTask> python_class_task(const TaskConfig& cfg,
+                                                   const std::string& data_dir) {
+  const Json& ref = cfg.python_class;
+  const std::string cls = function_ref_name(ref);
+  SourceLocation where = where_of(ref);
+  where.field = "class";
+  const std::string yaml = cfg.source.path.string();
+  Runtime& rt = runtime(ref);
+  if (!rt.api)
+    throw UserError("task " + cfg.name() + " is a Python class (`class: !function " + cls +
+                        "` in " + yaml + "), which needs Python: " + rt.failure,
+                    where, "an environment where the reference's lm_eval package imports");
+  Json spec = {{"yaml", yaml},
+               {"task", cfg.name()},
+               {"overrides", cfg.python_class_overrides},
+               {"metadata", cfg.python_class_metadata},
+               {"data_dir", data_dir}};
+  std::string error;
+  global_random_to_python();  // the class's module and constructor run now
+  void* handle = rt.api->class_task(&spec, &error);
+  if (!handle) {
+    const std::string flag = kPythonDataUnavailable;
+    if (error.rfind(flag, 0) == 0)
+      throw RuntimeError(where.to_string() + ": task " + cfg.name() + " (class `" + cls +
+                         "`) could not reach its data from here: " + error.substr(flag.size()));
+    throw UserError("task " + cfg.name() + " (class `" + cls + "`, " + yaml +
+                        ") could not be built: " + error,
+                    where,
+                    "a Task class beside the YAML that the active environment can import and "
+                    "build (the reference's lm_eval installed there)");
+  }
+  return std::make_shared<EmbeddedClassTask>(rt.api, handle, cfg.name(), cls, where);
+}
+
 bool python_plugin_present() { return fs::exists(plugin_path()); }
 
 std::string how_to_enable_python() {
