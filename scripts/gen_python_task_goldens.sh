@@ -31,7 +31,7 @@ ln -s "$shared/tools/reference_datasets_shim" "$scratch/tools/reference_datasets
   --hf-data "$fixture/data" "--extra=--include_path=$fixture/tasks" \
   py_helpers_mc:d:-:1000:1000 py_helpers_gen:d:-:1000:1000 py_helpers_ll:d:-:1000:1000 \
   py_helpers_filter:d:-:1000:1000 py_helpers_inplace:d:-:1000:1000 py_helpers_metric:d:-:1000:1000 \
-  py_helpers_custom_dataset:d:-:1000:1000
+  py_helpers_custom_dataset:d:-:1000:1000 py_class_task:d:-:1000:1000
 
 out="$fixture/goldens"
 rm -rf "$out"

@@ -126,7 +126,7 @@ std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
       // TaskFactory._build_task's PY_TASK route: the reference's class, built where the reference
       // builds it (its module and constructor may draw from the global random).
       tasks.push_back(Task::load(tc, *data));
-      tasks.back()->set_python_class(python_class_task(tc, data_dir_of(cfg)));
+      tasks.back()->set_python_class(python_class_task(python_class_spec(tc, data_dir_of(cfg))));
     } else {
       tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
     }

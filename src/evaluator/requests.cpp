@@ -44,15 +44,25 @@ std::vector<Instance> class_task_requests(const Task& task, size_t ti, const Eva
   Json built = task.python_class()->call("build", kwargs);
   std::vector<Instance> out;
   for (const auto& r : built) {
+    const bool ok = r.is_array() && r.size() == 5 && r[0].is_string() && r[1].is_number_integer() &&
+                    r[2].is_number_integer() && r[3].is_array() && r[4].is_number_integer();
+    if (!ok)
+      throw UserError("task " + task.name() + ": its build_all_requests made an Instance with " +
+                          r.dump() + " as [request_type, doc_id, idx, arguments, repeats]",
+                      task.config().python_class.is_null()
+                          ? task.config().where(TaskField::task)
+                          : SourceLocation{task.config().source.path.string(), 0, 0, "class"},
+                      "Instances with a doc_id (construct_requests passing on its **kwargs, "
+                      "which hold the metadata)");
     Instance in;
-    in.request_type = r.at(0).get<std::string>();
+    in.request_type = r[0].get<std::string>();
     in.task_index = ti;
     in.task_name = task.name();
-    in.doc_id = r.at(1).get<int64_t>();
+    in.doc_id = r[1].get<int64_t>();
     in.doc_pos = static_cast<size_t>(in.doc_id);
-    in.idx = r.at(2).get<int>();
-    in.arguments = r.at(3);
-    in.repeats = r.at(4).get<int>();
+    in.idx = r[2].get<int>();
+    in.arguments = r[3];
+    in.repeats = r[4].get<int>();
     out.push_back(std::move(in));
   }
   if (out.empty())

@@ -83,17 +83,15 @@ void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, Validation
   else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env)
     data_dir = env;
   try {
-    std::shared_ptr<PythonClassTask> task = python_class_task(tc, data_dir);
-    task->call("configure",
-               {{"num_fewshot", cfg.num_fewshot ? Json(*cfg.num_fewshot) : Json()},
-                {"gen_kwargs", Json()},
-                {"predict_only", cfg.predict_only},
-                {"fewshot_seed", cfg.seed[3] ? Json(*cfg.seed[3]) : Json()}});
+    std::shared_ptr<PythonClassTask> task = python_class_task(python_class_spec(tc, data_dir));
+    task->call("configure", {{"num_fewshot", cfg.num_fewshot ? Json(*cfg.num_fewshot) : Json()},
+                             {"gen_kwargs", Json()},
+                             {"predict_only", cfg.predict_only},
+                             {"fewshot_seed", cfg.seed[3] ? Json(*cfg.seed[3]) : Json()}});
     task->call("build", {{"limit", 1},
                          {"samples", Json()},
-                         {"system_instruction", cfg.system_instruction
-                                                    ? Json(*cfg.system_instruction)
-                                                    : Json()},
+                         {"system_instruction",
+                          cfg.system_instruction ? Json(*cfg.system_instruction) : Json()},
                          {"fewshot_seed", Json()}});
     ++report.docs_rendered;
   } catch (UserError& e) {

@@ -185,9 +185,8 @@ TaskConfig make_class_task_config(TaskConfig cfg, const Json& merged) {
       cfg.python_class_metadata = it.value();
       continue;
     }
-    const Json& own = yaml.value.is_object() && yaml.value.contains(it.key())
-                          ? yaml.value[it.key()]
-                          : Json();
+    const Json& own =
+        yaml.value.is_object() && yaml.value.contains(it.key()) ? yaml.value[it.key()] : Json();
     if (own != it.value() && !is_function_ref(it.value()))
       cfg.python_class_overrides[it.key()] = it.value();
   }

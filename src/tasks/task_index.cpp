@@ -119,11 +119,15 @@ FileFacts scan_file(const fs::path& p) {
   try {
     TaskYaml y = load_task_yaml(p);
     const auto& v = y.value;
-    if (v.contains("group") && v["group"].is_string()) {
+    // TaskIndex._kind_of: a `class` key (the reference's PY_TASK) is checked before `group`
+    // (scrolls' class tasks also say `group: scrolls`, which the factory drops).
+    const bool py_task = v.contains("class") && v.contains("task") && v["task"].is_string();
+    if (!py_task && v.contains("group") && v["group"].is_string()) {
       f.kind = "group";
       f.name = v["group"].get<std::string>();
     } else if (v.contains("task") && v["task"].is_string()) {
       // A Python-class task (`class: !function ...`, the reference's PY_TASK) is a task too.
+      // (group: its factory pops it, as make_task_config ignores it.)
       f.kind = "task";
       f.name = v["task"].get<std::string>();
       if (v.contains("output_type") && v["output_type"].is_string())

@@ -9,6 +9,7 @@
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task.hpp"
+#include "lmeval/tasks/task_config.hpp"
 
 namespace lmeval {
 
@@ -31,8 +32,21 @@ const TaskFunction& python_evaluate_metric(const std::string& name, const Source
 // (exit 2) naming the task and the `class:` line when Python cannot run, `lm_eval` does not import
 // or the class raises (the exception and its last frame); RuntimeError (exit 1) when its data
 // cannot be reached from this machine. Its calls raise the same way.
-std::shared_ptr<PythonClassTask> python_class_task(const TaskConfig& cfg,
-                                                   const std::string& data_dir);
+struct PythonClassSpec {
+  Json class_ref;  // the `class:` reference (file and line of its YAML)
+  std::string task, yaml;
+  Json overrides, metadata;  // TaskConfig::python_class_overrides / python_class_metadata
+  std::string data_dir;
+};
+std::shared_ptr<PythonClassTask> python_class_task(const PythonClassSpec& spec);
+
+// The spec of a Python-class task's config (inline: lmeval_tasks, which holds TaskConfig, links
+// this library, not the other way round).
+inline PythonClassSpec python_class_spec(const TaskConfig& cfg, std::string data_dir) {
+  return {cfg.python_class,          cfg.name(),
+          cfg.source.path.string(),  cfg.python_class_overrides,
+          cfg.python_class_metadata, std::move(data_dir)};
+}
 
 // Lets filter_list entries whose filter class or `custom` filter_fn is Python run it
 // (filters::set_python_filter_factory); called when the built-in task functions register.

@@ -391,38 +391,37 @@ class EmbeddedClassTask : public PythonClassTask {
 
 }  // namespace
 
-std::shared_ptr<PythonClassTask> python_class_task(const TaskConfig& cfg,
-                                                   const std::string& data_dir) {
-  const Json& ref = cfg.python_class;
+std::shared_ptr<PythonClassTask> python_class_task(const PythonClassSpec& cs) {
+  const Json& ref = cs.class_ref;
   const std::string cls = function_ref_name(ref);
   SourceLocation where = where_of(ref);
   where.field = "class";
-  const std::string yaml = cfg.source.path.string();
+  const std::string& yaml = cs.yaml;
   Runtime& rt = runtime(ref);
   if (!rt.api)
-    throw UserError("task " + cfg.name() + " is a Python class (`class: !function " + cls +
-                        "` in " + yaml + "), which needs Python: " + rt.failure,
+    throw UserError("task " + cs.task + " is a Python class (`class: !function " + cls + "` in " +
+                        yaml + "), which needs Python: " + rt.failure,
                     where, "an environment where the reference's lm_eval package imports");
   Json spec = {{"yaml", yaml},
-               {"task", cfg.name()},
-               {"overrides", cfg.python_class_overrides},
-               {"metadata", cfg.python_class_metadata},
-               {"data_dir", data_dir}};
+               {"task", cs.task},
+               {"overrides", cs.overrides},
+               {"metadata", cs.metadata},
+               {"data_dir", cs.data_dir}};
   std::string error;
   global_random_to_python();  // the class's module and constructor run now
   void* handle = rt.api->class_task(&spec, &error);
   if (!handle) {
     const std::string flag = kPythonDataUnavailable;
     if (error.rfind(flag, 0) == 0)
-      throw RuntimeError(where.to_string() + ": task " + cfg.name() + " (class `" + cls +
+      throw RuntimeError(where.to_string() + ": task " + cs.task + " (class `" + cls +
                          "`) could not reach its data from here: " + error.substr(flag.size()));
-    throw UserError("task " + cfg.name() + " (class `" + cls + "`, " + yaml +
-                        ") could not be built: " + error,
-                    where,
-                    "a Task class beside the YAML that the active environment can import and "
-                    "build (the reference's lm_eval installed there)");
+    throw UserError(
+        "task " + cs.task + " (class `" + cls + "`, " + yaml + ") could not be built: " + error,
+        where,
+        "a Task class beside the YAML that the active environment can import and "
+        "build (the reference's lm_eval installed there)");
   }
-  return std::make_shared<EmbeddedClassTask>(rt.api, handle, cfg.name(), cls, where);
+  return std::make_shared<EmbeddedClassTask>(rt.api, handle, cs.task, cls, where);
 }
 
 bool python_plugin_present() { return fs::exists(plugin_path()); }

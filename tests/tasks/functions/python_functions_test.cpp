@@ -398,4 +398,51 @@ TEST(PythonFunctions, CustomDatasetAndMetricFailures) {
   fs::remove_all(dir);
 }
 
+// A Python-class task (`class: !function module.Class`) whose class raises: exit 2 naming the task,
+// its YAML file and the `class:` line, the exception and its last frame. In an environment where
+// `lm_eval` does not import (its python3 run with -S: no site-packages), exit 2 naming the YAML and
+// saying what to install. `validate` builds the class and its first document's requests.
+TEST(PythonFunctions, ClassTaskFailuresAndValidate) {
+  REQUIRE_PYTHON_ENV(env);
+  if (run_command(quoted(env / "bin" / "python3") + " -c 'import lm_eval' 2>/dev/null").exit_code !=
+      0)
+    GTEST_SKIP() << env << " has no lm_eval";
+  fs::path dir = scratch("class_tasks");
+  std::ofstream(dir / "broken.py") << "from lm_eval.api.task import ConfigurableTask\n"
+                                      "\n"
+                                      "class Broken(ConfigurableTask):\n"
+                                      "    def __init__(self, config=None):\n"
+                                      "        raise ValueError('no data for this class')\n";
+  std::ofstream(dir / "broken_class.yaml") << "task: broken_class\n"
+                                              "class: !function broken.Broken\n";
+  const std::string venv = "VIRTUAL_ENV=" + quoted(env);
+  auto r = run_command(run_tasks(dir, "broken_class", venv));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("broken_class.yaml:2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task broken_class"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ValueError: no data for this class"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.py, line 5, in __init__"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+
+  fs::path bare = scratch("bare_python");
+  fs::create_directories(bare / "bin");
+  std::ofstream(bare / "bin" / "python3")
+      << "#!/bin/sh\nexec " << quoted(env / "bin" / "python3") << " -S \"$@\"\n";
+  fs::permissions(bare / "bin" / "python3", fs::perms::owner_all);
+  r = run_command(run_tasks(dir, "broken_class", "VIRTUAL_ENV=" + quoted(bare)));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("broken_class.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pip install lm-eval"), std::string::npos) << r.err;
+
+  r = run_command("cd " + quoted(fixture() / "tasks") + " && " + venv + " " +
+                  quoted(lmeval_binary()) + " validate --tasks py_class_task --include_path . " +
+                  "--data_dir " + quoted(fixture() / "data"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run_command("cd " + quoted(fixture() / "tasks") + " && " + quoted(lmeval_binary()) +
+                  " ls tasks --include_path .");
+  EXPECT_NE(r.out.find("py_class_task"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+  fs::remove_all(bare);
+}
+
 }  // namespace
