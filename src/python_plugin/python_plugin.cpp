@@ -60,13 +60,20 @@ def source_of(fn):
     except (TypeError, OSError):
         return str(fn)
 
+_takes_none = {}
+
 def call_doc(fn, doc):
-    # fewshot_config.samples is called with no argument
-    try:
-        takes_none = len(inspect.signature(fn).parameters) == 0
-    except (TypeError, ValueError):
-        takes_none = False
-    return fn() if takes_none else fn(doc)
+    # fewshot_config.samples is called with no argument. Whether fn takes none is decided at its
+    # first call (inspect.signature costs about 10 us): keyed by id(fn), the entry holding fn so
+    # that id is never another object's (the plugin keeps its functions for the process's life).
+    entry = _takes_none.get(id(fn))
+    if entry is None:
+        try:
+            takes_none = len(inspect.signature(fn).parameters) == 0
+        except (TypeError, ValueError):
+            takes_none = False
+        entry = _takes_none[id(fn)] = (fn, takes_none)
+    return fn() if entry[1] else fn(doc)
 
 def generator_states(fn):
     # The states of the generators process_docs may draw from: the global `random`, numpy's

@@ -163,13 +163,12 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
                            std::string display, std::string py_name) {
   const std::string name = function_ref_name(ref);
   const SourceLocation where = where_of(ref);
-  auto invoke = [api, fn, name, where](PythonCall kind, std::initializer_list<const Json*> args) {
-    std::vector<Json> in;
-    for (const Json* a : args) in.push_back(*a);
+  // args: the call's arguments side by side, read in place (a document is not copied per call).
+  auto invoke = [api, fn, name, where](PythonCall kind, const Json* args, std::size_t nargs) {
     Json out;
     std::string error;
     global_random_to_python();
-    if (!api->call(fn, kind, in.data(), in.size(), &out, &error))
+    if (!api->call(fn, kind, args, nargs, &out, &error))
       throw UserError("`!function " + name + "` raised " + error, where,
                       "a function that runs on the task's documents without raising");
     return out;
@@ -180,7 +179,7 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   // hooks share one dict per document (python_plugin_api.hpp, PythonCall::doc). Documents are
   // stored non-const (Task::load), and nothing reads them concurrently.
   f.doc_fn = [invoke](const Json& doc) {
-    Json out = invoke(PythonCall::doc, {&doc});
+    Json out = invoke(PythonCall::doc, &doc, 1);
     if (!out[1].is_null()) const_cast<Json&>(doc) = std::move(out[1]);
     return std::move(out[0]);
   };
@@ -188,7 +187,7 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   f.process_docs = [invoke, name, where, drew](std::vector<Json> rows) {
     Json arr = Json::array();
     for (auto& r : rows) arr.push_back(std::move(r));
-    Json res = invoke(PythonCall::process_docs, {&arr});
+    Json res = invoke(PythonCall::process_docs, &arr, 1);
     Json& out = res.at(0);
     *drew = res.at(1).get<bool>();
     std::vector<Json> docs;
@@ -203,8 +202,8 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   };
   f.last_call_drew_global_random = [drew] { return *drew; };
   f.process_results = [invoke, name, where](const Json& doc, const std::vector<Json>& results) {
-    Json arr(results);
-    Json out = invoke(PythonCall::process_results, {&doc, &arr});
+    const Json args[2] = {doc, Json(results)};
+    Json out = invoke(PythonCall::process_results, args, 2);
     if (!out.is_object())
       throw UserError("`!function " + name + "` returned " + std::string(out.type_name()) +
                           ", not a dict of metric values",
@@ -213,8 +212,8 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   };
   f.metric = [invoke, py_name](const Json& gold, const Json& result, const Json& kwargs,
                                bool multiple_target) {
-    const Json mt(multiple_target), n(py_name);
-    return invoke(PythonCall::metric, {&gold, &result, &kwargs, &mt, &n});
+    const Json args[5] = {gold, result, kwargs, Json(multiple_target), Json(py_name)};
+    return invoke(PythonCall::metric, args, 5);
   };
   f.custom_dataset = [api, fn, name, where](const Json& metadata, const Json& dataset_kwargs) {
     Json args[2] = {metadata, dataset_kwargs};
@@ -247,7 +246,7 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   f.name = std::move(py_name);
   f.aggregation = [invoke, name, where](const std::vector<Json>& values) {
     Json arr(values);
-    Json out = invoke(PythonCall::aggregation, {&arr});
+    Json out = invoke(PythonCall::aggregation, &arr, 1);
     if (!out.is_number())
       throw UserError(
           "`!function " + name + "` returned " + std::string(out.type_name()) + ", not a number",
@@ -437,6 +436,15 @@ const TaskFunction& python_task_function(const Json& ref) {
   static std::map<std::string, TaskFunction> loaded;
   const std::string module = ref.value("python_module", "");
   const std::string name = function_ref_name(ref);
+  const std::string key = module + "\n" + name + "\n" + ref.value("file", "") + ":" +
+                          std::to_string(ref.value("line", 0));
+  // Hooks resolve their function at every document: a function already loaded is returned before
+  // anything touches the file system (the module file is read once per process, as the
+  // reference's import is).
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+  }
   // No module file beside the YAML: the reference imports the module by name from sys.path.
   std::error_code ec;
   const std::string source = fs::exists(module, ec)
@@ -450,8 +458,6 @@ const TaskFunction& python_task_function(const Json& ref) {
     throw UserError("`!function " + name + "` needs Python (" + source + "): " + rt.failure,
                     where_of(ref), "Python task code that the embedded interpreter can run");
   std::lock_guard<std::mutex> lock(mu);
-  const std::string key = module + "\n" + name + "\n" + ref.value("file", "") + ":" +
-                          std::to_string(ref.value("line", 0));
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   std::string display, repr, py_name, error;
   global_random_to_python();  // the module's own code runs when it is first imported
