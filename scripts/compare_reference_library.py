@@ -20,7 +20,9 @@ Writes DIR/report.json (one entry per task: status identical / different / ref_e
 ours_error, and the first differences) and prints a summary, per task and per family (top-level
 folder of lm_eval/tasks). Runs with the same --out resume: tasks already in its report are kept.
 Tasks built on NLTK's sentence splitter (ifeval) need NLTK_DATA naming a folder with
-tokenizers/punkt_tab (scripts/gen_standin_goldens.sh shows where to get it offline).
+tokenizers/punkt_tab (scripts/gen_standin_goldens.sh shows where to get it offline). Tasks that
+run the model's programs (humaneval, mbpp) need --confirm-run-unsafe-code and, offline,
+--code-eval DIR.
 """
 from __future__ import annotations
 
@@ -102,6 +104,11 @@ REF_DRIVER = r"""
 import json, os, sys, traceback
 shared, plan_path, limit, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 folders = json.loads(sys.argv[5])
+code_eval, unsafe = sys.argv[6], sys.argv[7] == "1"
+if code_eval:  # evaluate.load("code_eval") (humaneval, mbpp) from that folder, not the Hub
+    import evaluate
+    _load = evaluate.load
+    evaluate.load = lambda name, *a, **k: _load(code_eval if name == "code_eval" else name, *a, **k)
 sys.path.insert(0, os.path.join(shared, "tools", "reference_datasets_shim"))
 sys.path.insert(0, os.path.join(shared, "goldens", "tools"))
 import lmeval_hf_data_shim  # noqa: F401  before lm_eval
@@ -121,7 +128,8 @@ def run(names):
     try:
         tracker = EvaluationTracker(output_path=dest)
         res = simple_evaluate(model="hashfake", tasks=names, limit=limit, log_samples=True,
-                              task_manager=tm, evaluation_tracker=tracker)
+                              task_manager=tm, evaluation_tracker=tracker,
+                              confirm_run_unsafe_code=unsafe)
         samples = res.pop("samples")
         tracker.save_results_aggregated(results=res, samples=samples)
         for t in res["configs"]:
@@ -144,11 +152,15 @@ for batch in json.load(open(plan_path)):
 def run_reference(args, batches, folders):
     env = dict(os.environ, LMEVAL_HF_DATA=args.merged_data, HF_DATASETS_OFFLINE="1",
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    if args.confirm_run_unsafe_code:
+        env["HF_ALLOW_CODE_EVAL"] = "1"  # evaluate's code_eval refuses to run code without it
     plan = os.path.join(args.work, "ref_plan.json")
     json.dump(batches, open(plan, "w"))
     subprocess.run([os.path.join(args.venv, "bin", "python"), "-c", REF_DRIVER,
                     os.path.abspath(args.shared), plan, str(args.limit), args.work,
-                    json.dumps([] if args.full_index else folders)],
+                    json.dumps([] if args.full_index else folders),
+                    os.path.abspath(args.code_eval) if args.code_eval else "",
+                    "1" if args.confirm_run_unsafe_code else "0"],
                    env=env, capture_output=True, text=True, check=True)
     return json.load(open(os.path.join(args.work, "ref_status.json")))
 
@@ -158,6 +170,8 @@ def run_ours(args, root, names, dest):
     cmd = [args.lm_eval, "run", "--model", "dummy", "--include_path", root,
            "--tasks", ",".join(names), "--limit", str(args.limit), "--log_samples",
            "--output_path", dest, "--data_dir", args.merged_data]
+    if args.confirm_run_unsafe_code:
+        cmd.append("--confirm_run_unsafe_code")
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
 
 
@@ -261,6 +275,13 @@ def main():
     ap.add_argument("--full-index", action="store_true",
                     help="the reference indexes its whole library, not only the selected "
                          "tasks' family folders")
+    ap.add_argument("--confirm-run-unsafe-code", action="store_true",
+                    help="both sides run tasks marked unsafe_code (humaneval, mbpp: they run the "
+                         "model's programs)")
+    ap.add_argument("--code-eval", default="",
+                    help="folder with evaluate's code_eval metric (code_eval.py, execute.py of "
+                         "huggingface/evaluate's metrics/code_eval), which the reference's "
+                         "humaneval and mbpp helpers otherwise fetch from the Hub")
     args = ap.parse_args()
     args.data = [os.path.abspath(d) for d in (args.data or [os.path.join(args.shared, "hf_data")])]
     args.lm_eval = os.path.abspath(args.lm_eval)

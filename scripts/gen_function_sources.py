@@ -58,6 +58,8 @@ PORTS = [
     ("minerva_math", "minerva_math/utils.py"),
     ("agieval", "agieval/utils.py"),
     ("drop", "drop/utils.py"),
+    ("humaneval", "humaneval/utils.py"),
+    ("mbpp", "mbpp/utils.py"),
 ]
 
 

@@ -247,6 +247,42 @@ def race_row(r, i):
     return {"example_id": f"high{i}.txt", "article": sent(r, 25), "problems": repr(problems)}
 
 
+def humaneval(r, i):
+    """openai_humaneval's schema. The fake models' completion is one line (" The answer is N.")
+    ended by the task's "\n#" stop, so a prompt ending in a comment marker turns it into a
+    comment: a third of the rows pass their test, a third fail it, a third are indentation
+    errors (the completion after the docstring)."""
+    name = "add_%d" % i
+    body = ("    return a + b  #", "    return a - b  #", "")[i % 3]
+    return {"task_id": "HumanEval/%d" % i,
+            "prompt": 'def %s(a, b):\n    """%s"""\n%s' % (name, sent(r), body),
+            "canonical_solution": "    return a + b\n",
+            "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n"
+                    "    assert candidate(2, 3) == 5\n    assert candidate(0, 0) == 0\n",
+            "entry_point": name}
+
+
+def mbpp(r, i):
+    """mbpp's schema (config full). mbpp_instruct finds no code block in the fake models' answer
+    and tests "", so the rows whose tests hold without code (even rows) pass there; everything
+    else fails (mbpp runs the answer itself, not Python)."""
+    name = "add_%d" % i
+    tests = (["assert True", "assert 1 == 1", "assert not False"] if i % 2 == 0 else
+             ["assert %s(2, 3) == 5" % name, "assert %s(0, 0) == 0" % name,
+              "assert %s(1, 1) == 2" % name])
+    return {"task_id": 11 + i, "text": "Write a function to add two numbers. " + sent(r),
+            "code": "def %s(a, b):\r\n  return a + b" % name, "test_list": tests,
+            "test_setup_code": "", "challenge_test_list": []}
+
+
+def mbppplus(r, i):
+    """evalplus/mbppplus's schema (prompt, test_list, test and test_imports)."""
+    row = mbpp(r, i)
+    return {"task_id": row["task_id"], "code": row["code"], "prompt": row["text"],
+            "source_file": "x", "test_imports": [], "test_list": row["test_list"],
+            "test": "\n".join(row["test_list"])}
+
+
 # dataset_path -> (configs, splits, row(rng, index[, config]))
 def squad_v2(r, i):
     context = sent(r, 14)
@@ -621,6 +657,10 @@ DATASETS = {
     "hazyresearch/based-squad": (["default"], ["validation"], based_completion),
     "hazyresearch/based-fda": (["default"], ["validation"], based_completion),
     "hazyresearch/based-swde-v2": (["default"], ["validation"], based_completion),
+    "openai/openai_humaneval": (["default"], ["test"], humaneval),
+    "evalplus/humanevalplus": (["default"], ["test"], humaneval),
+    "google-research-datasets/mbpp": (["full"], ["train", "test", "validation", "prompt"], mbpp),
+    "evalplus/mbppplus": (["default"], ["test"], mbppplus),
 }
 # AGIEval: the choice tasks' rows ({query, choices, gold list}; jec-qa rows may have two golds)
 # and the cloze tasks' ({query, answer}), answers in the forms its parse_math_answer reads.

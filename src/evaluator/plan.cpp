@@ -11,6 +11,7 @@
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/validator.hpp"
 #include "lmeval/metrics/registry.hpp"
+#include "lmeval/tasks/functions/code_eval.hpp"
 #include "lmeval/tasks/python_functions.hpp"
 
 namespace lmeval {
@@ -113,6 +114,8 @@ std::string data_dir_of(const EvalConfig& cfg) {
 std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
                                               const TaskSelection& selection) {
   auto data = make_data_source(cfg);
+  // Ports that run the model's programs (humaneval, mbpp) refuse to without the flag.
+  code_eval::set_unsafe_code_confirmed(cfg.confirm_run_unsafe_code);
   std::vector<std::unique_ptr<Task>> tasks;
   TaskNameDraws name_draws = task_name_draws(selection);
   for (size_t i = 0; i < selection.tasks.size(); ++i) {

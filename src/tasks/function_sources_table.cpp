@@ -93,6 +93,9 @@ const std::vector<FunctionSource>& reference_function_sources() {
       {"d54929f3cfcae8ee7f1f0171414cb81ec19b4243ea6474d8155956beb18327d3", "agieval",
        "agieval/utils.py"},
       {"a5782ee7d2e537968a5b83976195ae2b9b6e2a565a0bfb5c24d221b4d61a04f5", "drop", "drop/utils.py"},
+      {"5f77adbf75b4342a6113fea30168ea57b4e5c3877ffd3b4942cb338b3edb2c95", "humaneval",
+       "humaneval/utils.py"},
+      {"eecfcc264a63801d4ac478fac80b0f18c3faf16a107baf641a4fd498e81de7df", "mbpp", "mbpp/utils.py"},
   };
   return kSources;
 }

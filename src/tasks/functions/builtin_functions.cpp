@@ -21,6 +21,8 @@ void register_task_functions_xwinograd(FunctionRegistry& r);
 void register_task_functions_minerva_math(FunctionRegistry& r);
 void register_task_functions_agieval(FunctionRegistry& r);
 void register_task_functions_drop(FunctionRegistry& r);
+void register_task_functions_humaneval(FunctionRegistry& r);
+void register_task_functions_mbpp(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -41,6 +43,8 @@ void register_builtin_task_functions() {
     register_task_functions_minerva_math(r);
     register_task_functions_agieval(r);
     register_task_functions_drop(r);
+    register_task_functions_humaneval(r);
+    register_task_functions_mbpp(r);
     install_python_filters();
   });
 }
