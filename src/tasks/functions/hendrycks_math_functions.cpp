@@ -10,6 +10,7 @@
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/functions/hendrycks_math.hpp"
 #include "tasks/functions/doc_util.hpp"
+#include "tasks/functions/py_text.hpp"
 
 namespace lmeval::tasks {
 
@@ -17,20 +18,6 @@ namespace {
 
 bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
-}
-
-// Python str.split(sep) with a non-empty separator.
-std::vector<std::string> split_on(std::string_view s, std::string_view sep) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (true) {
-    size_t hit = s.find(sep, pos);
-    if (hit == std::string_view::npos) break;
-    out.emplace_back(s.substr(pos, hit - pos));
-    pos = hit + sep.size();
-  }
-  out.emplace_back(s.substr(pos));
-  return out;
 }
 
 // Bytes of the UTF-8 sequence starting s (Python's s[0] of a non-empty str).
@@ -43,14 +30,14 @@ size_t first_char_len(std::string_view s) {
 std::string remove_right_units(std::string s) {
   // "\text{ " marks units in MATH; more than one is the reference's failed assert.
   if (!contains(s, "\\text{ ")) return s;
-  auto parts = split_on(s, "\\text{ ");
+  auto parts = pytext::split_sep(s, "\\text{ ");
   if (parts.size() != 2) throw StripStringError("remove_right_units: assert len(splits) == 2");
   return parts[0];
 }
 
 std::string fix_sqrt(std::string s) {
   if (!contains(s, "\\sqrt")) return s;
-  auto parts = split_on(s, "\\sqrt");
+  auto parts = pytext::split_sep(s, "\\sqrt");
   std::string out = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string& p = parts[i];
@@ -66,7 +53,7 @@ std::string fix_sqrt(std::string s) {
 }
 
 std::string fix_fracs(const std::string& s) {
-  auto parts = split_on(s, "\\frac");
+  auto parts = pytext::split_sep(s, "\\frac");
   std::string out = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string& p = parts[i];
@@ -143,7 +130,7 @@ std::optional<std::string> py_int_str(std::string_view text) {
 }
 
 std::string fix_a_slash_b(const std::string& s, bool int_errors_raise) {
-  auto parts = split_on(s, "/");
+  auto parts = pytext::split_sep(s, "/");
   if (parts.size() != 2) return s;
   auto a = py_int_str(parts[0]);
   auto b = a ? py_int_str(parts[1]) : std::nullopt;
@@ -212,7 +199,7 @@ std::string hendrycks_strip_string(std::string_view in, bool int_errors_raise) {
   if (s.empty()) return s;
   if (s[0] == '.') s = "0" + s;
   // "k = 3" -> "3": a left side of at most two characters.
-  if (auto eq = split_on(s, "="); eq.size() == 2 && unicode::length(eq[0]) <= 2) s = eq[1];
+  if (auto eq = pytext::split_sep(s, "="); eq.size() == 2 && unicode::length(eq[0]) <= 2) s = eq[1];
   s = fix_sqrt(std::move(s));
   s = replace_all(std::move(s), " ", "");
   s = fix_fracs(s);
