@@ -18,6 +18,7 @@
 #include "lmeval/tasks/functions/classic.hpp"
 #include "tasks/functions/doc_util.hpp"
 #include "tasks/functions/py_text.hpp"
+#include "tasks/functions/squad_metrics.hpp"
 
 namespace lmeval::tasks::super_glue {
 
@@ -219,52 +220,6 @@ double multirc_agg_em(const std::vector<Json>& items) {
 
 // ------------------------------------------------------------------------------------ record
 
-// The SQuAD normalisation (transformers' squad_metrics.normalize_answer and t5_utils'
-// normalize_squad are the same steps): lower, drop ASCII punctuation, articles to " ", split.
-std::string normalize_squad(std::string_view s) {
-  std::string low = unicode::py_lower(s);
-  std::string kept;
-  static const std::string punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
-  for (char c : low)
-    if (punct.find(c) == std::string::npos) kept.push_back(c);
-  kept = pyre::sub("\\b(a|an|the)\\b", " ", kept);
-  auto words = unicode::py_split(kept);
-  return pytext::join(words, " ", 0, words.size());
-}
-
-std::vector<std::string> squad_tokens(std::string_view s) {
-  if (s.empty()) return {};
-  return unicode::py_split(normalize_squad(s));
-}
-
-int64_t common_count(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::map<std::string, int64_t> ca, cb;
-  for (const auto& t : a) ++ca[t];
-  for (const auto& t : b) ++cb[t];
-  int64_t n = 0;
-  for (const auto& [t, c] : ca) {
-    auto it = cb.find(t);
-    if (it != cb.end()) n += std::min(c, it->second);
-  }
-  return n;
-}
-
-// transformers squad_metrics.compute_f1(a_gold, a_pred): an int where no token overlaps or a
-// side is empty, else a float.
-Json squad_compute_f1(const std::string& a_gold, const std::string& a_pred) {
-  auto gold = squad_tokens(a_gold), pred = squad_tokens(a_pred);
-  int64_t same = common_count(gold, pred);
-  if (gold.empty() || pred.empty()) return Json(static_cast<int64_t>(gold == pred));
-  if (same == 0) return Json(0);
-  double precision = 1.0 * static_cast<double>(same) / static_cast<double>(pred.size());
-  double recall = 1.0 * static_cast<double>(same) / static_cast<double>(gold.size());
-  return Json((2 * precision * recall) / (precision + recall));
-}
-
-Json squad_compute_exact(const std::string& a_gold, const std::string& a_pred) {
-  return Json(static_cast<int64_t>(normalize_squad(a_gold) == normalize_squad(a_pred)));
-}
-
 std::vector<std::string> str_list(const Json& v, const char* where) {
   if (!v.is_array()) throw UserError(std::string(where) + ": expected a list, got " + v.dump());
   std::vector<std::string> out;
@@ -342,8 +297,8 @@ Json record_process_results(const Json& doc, const std::vector<Json>& results) {
   const std::string& prediction = entities[best];
   std::vector<Json> f1, em;
   for (const auto& gt : str_list(field(doc, "answers", "record"), "record answers")) {
-    f1.push_back(squad_compute_f1(prediction, gt));
-    em.push_back(squad_compute_exact(prediction, gt));
+    f1.push_back(squad::compute_f1(prediction, gt));
+    em.push_back(squad::compute_exact(prediction, gt));
   }
   Json out = Json::object();
   out["f1"] = py_max(f1, "record process_results");
@@ -389,7 +344,8 @@ SquadItem squad_item(const Json& item, const char* where) {
   if (parts.size() != 2)
     throw UserError(std::string(where) + ": cannot unpack " + v[1].dump() +
                     " into group and answer (it must hold exactly one '_')");
-  return {parts[0], normalize_squad(as_str(v[0], where)), normalize_squad(parts[1])};
+  return {parts[0], squad::normalize_answer(as_str(v[0], where)),
+          squad::normalize_answer(parts[1])};
 }
 
 // t5_utils.squad_em_agg: every prediction of a group against the group's references.
@@ -416,7 +372,7 @@ double record_squad_em_agg(const std::vector<Json>& items) {
 // t5_utils.squad_f1_agg's _f1_score(prediction, target): token F1, int 0 without overlap.
 double t5_f1_score(const std::string& prediction, const std::string& target) {
   auto p = unicode::py_split(prediction), t = unicode::py_split(target);
-  int64_t same = common_count(p, t);
+  int64_t same = squad::common_count(p, t);
   if (same == 0) return 0;
   double precision = 1.0 * static_cast<double>(same) / static_cast<double>(p.size());
   double recall = 1.0 * static_cast<double>(same) / static_cast<double>(t.size());
