@@ -60,6 +60,9 @@ PORTS = [
     ("drop", "drop/utils.py"),
     ("humaneval", "humaneval/utils.py"),
     ("mbpp", "mbpp/utils.py"),
+    ("xquad", "xquad/utils.py"),
+    ("norquad", "noreval/norquad/utils.py"),
+    ("coqa", "coqa/utils.py"),
 ]
 
 

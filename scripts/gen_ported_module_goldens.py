@@ -347,8 +347,86 @@ def xwinograd(shared):
     return g
 
 
+# --------------------------------------------------- squad_metrics helpers: xquad, norquad, coqa
+
+# Generations against answers: exact, case and punctuation, articles, partial overlaps, empty,
+# non-ASCII, several lines (coqa keeps the first of the stripped text).
+SQUAD_PREDS = [" The answer is 42.", "the answer", "The Answer!", "an answer is", "", "  ",
+               "Über-Straße", "über straße", "日本 語", "a the an", "x\ny", "\n\nsecond line",
+               "answer answer answer is is"]
+
+
+def xquad(shared):
+    g = Golden("xquad")
+    mod = module("xquad/utils.py")
+    docs = standin_rows("google/xquad", "xquad.en", "validation", 8)
+    docs += [dict(docs[0], answers={"text": [t], "answer_start": [0]})
+             for t in ("The answer", "Über straße", "the", "", "42", "日本 語")]
+    for d in docs:
+        for p in SQUAD_PREDS[:8] if d is not docs[-1] else SQUAD_PREDS:
+            g.results(mod, "utils.process_results_qa", d, [p])
+    g.results(mod, "utils.process_results_qa", dict(docs[0], answers={"text": [],
+                                                                      "answer_start": []}), ["x"])
+    return g
+
+
+def norquad(shared):
+    g = Golden("norquad")
+    mod = module("noreval/norquad/utils.py")
+    docs = standin_rows("ltg/norquad", "default", "validation", 12)
+    crafted = [dict(docs[0], context=c, question=q) for c, q in [
+        ("Bare tittel", "Ett\u3000to  tre?"),
+        ("\u2003Tittel\u2003\n\n Avsnitt én. \n\nTo.\u2028\n", "\tHva\n er det? "),
+        ("", ""), ("\n\nTittel\n", " "), ("A\r\nB\rC", "q\x1cq")]]
+    g.docs(mod, "utils.process_docs", docs + crafted)
+    processed = [dict(d) for d in mod.process_docs(datasets.Dataset.from_list(docs + crafted))]
+    for p in ("p0", "p1", "p2", "p3", "p4"):
+        g.doc(mod, "utils." + p, processed)
+    for d in processed[:8]:
+        for p in SQUAD_PREDS[:6]:
+            g.results(mod, "utils.process_results", d, [p])
+    return g
+
+
+def coqa(shared):
+    g = Golden("coqa")
+    mod = module("coqa/utils.py")
+    docs = standin_rows("EleutherAI/coqa", "default", "validation", 12)
+    base = docs[0]
+    turns = lambda texts: {"span_start": [0] * len(texts), "span_end": [1] * len(texts),
+                           "span_text": list(texts), "input_text": list(texts),
+                           "turn_id": list(range(1, len(texts) + 1))}
+    crafted = [
+        dict(base, questions={"input_text": ["Q1?", "Q2?"], "turn_id": [1, 2]},
+             answers=turns(["Yes", "The answer"]),
+             additional_answers={"0": turns(["y", "the ANSWER"]), "1": turns(["n", "answer is"]),
+                                 "2": turns(["x", "The Answer"])}),
+        dict(base, questions={"input_text": ["Q1?", "Q2?", "Q3?"], "turn_id": [1, 2, 3]},
+             answers=turns(["İ", "ß", "Straße"]),
+             additional_answers={"0": turns(["i̇", "SS", "STRASSE"]), "1": turns(["a", "b", "c"]),
+                                 "2": turns(["a", "b", "straße"])}),
+        dict(base, questions={"input_text": ["Only?"], "turn_id": [1]}, answers=turns(["Solo"]),
+             additional_answers={}),
+        {k: v for k, v in base.items() if k != "additional_answers"},
+        dict(base, questions={"input_text": ["Q1?", "Q2?", "Q3?"], "turn_id": [1, 2, 3]},
+             answers=turns(["a1"]), additional_answers=None),
+        dict(base, questions={"input_text": ["Q1?"], "turn_id": [1]}, answers=turns(["a", "b"]),
+             additional_answers=None),
+        dict(base, questions={"input_text": [], "turn_id": []}, answers=turns(["last"]),
+             additional_answers=None),
+        dict(base, questions={"input_text": [], "turn_id": []}, answers=turns([]),
+             additional_answers=None),
+    ]
+    for fn in ("utils.doc_to_text", "utils.doc_to_target"):
+        g.doc(mod, fn, docs + crafted)
+    for d in docs[:6] + crafted:
+        for p in SQUAD_PREDS:
+            g.results(mod, "utils.process_results", d, [p])
+    return g
+
+
 FAMILIES = {"super_glue": super_glue, "glue_mnli": glue, "race": race, "xcopa": xcopa,
-            "xwinograd": xwinograd}
+            "xwinograd": xwinograd, "xquad": xquad, "norquad": norquad, "coqa": coqa}
 
 
 def main():

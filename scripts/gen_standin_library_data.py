@@ -293,6 +293,54 @@ def squad_v2(r, i):
             "question": sent(r, 6)[:-1] + "?", "answers": answers}
 
 
+XQUAD_LANGS = ["ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh"]
+
+
+def xquad(r, i):
+    """google/xquad's schema; every third answer shares words with the fake models' " The answer
+    is N." (a partial F1), one in five is empty after SQuAD normalisation."""
+    answer = words(r, 2)
+    if i % 3 == 1:
+        answer = "the answer " + r.choice(WORDS)
+    elif i % 5 == 4:
+        answer = "The."
+    return {"id": str(i), "context": sent(r, 20), "question": sent(r),
+            "answers": {"text": [answer], "answer_start": [3]}}
+
+
+def norquad(r, i):
+    """ltg/norquad's schema: the context's first line is the article's title (the reference's
+    process_docs splits it off), questions with runs of whitespace."""
+    context = words(r, 2).title() + "\n" + "\n".join(sent(r, 10) for _ in range(r.randint(1, 3)))
+    if i % 4 == 1:
+        context = "  " + context + "\n \n"
+    question = sent(r, 6)[:-1] + "?"
+    if i % 3 == 2:
+        question = "  " + question.replace(" ", "  \t", 2) + " \n"
+    answer = "the answer " + r.choice(WORDS) if i % 3 == 1 else words(r, 2)
+    return {"id": f"nq{i}", "context": context, "question": question,
+            "answers": {"text": [answer], "answer_start": [0]}}
+
+
+def coqa(r, i):
+    """EleutherAI/coqa's schema (its loading script's features): a conversation of questions and
+    answers per story, three additional answer sets, some repeating the answer in another case."""
+    n = r.randint(1, 4)
+    qs = [sent(r, 5)[:-1] + "?" for _ in range(n)]
+    ans = [words(r, 2) if i % 3 else "the answer " + r.choice(WORDS) for _ in range(n)]
+
+    def turns(texts):
+        return {"span_start": [0] * n, "span_end": [1] * n, "span_text": list(texts),
+                "input_text": list(texts), "turn_id": list(range(1, n + 1))}
+    extra = {}
+    for k in ("0", "1", "2"):
+        alt = [a.upper() if r.random() < 0.4 else words(r, 2) for a in ans]
+        extra[k] = turns(alt)
+    return {"source": "mctest", "id": f"c{i}", "story": sent(r, 25),
+            "questions": {"input_text": qs, "turn_id": list(range(1, n + 1))},
+            "answers": turns(ans), "additional_answers": extra}
+
+
 def based_completion(r, i):
     context = sent(r, 14)
     value = context.split()[4]
@@ -499,9 +547,9 @@ DATASETS = {
                                         "options": ["m : " + sent(r) for _ in range(4)],
                                         "article": "f : " + sent(r) + " m : " + sent(r),
                                         "id": str(i)}),
-    "google/xquad": (["xquad.en", "xquad.de", "xquad.es"], ["validation"],
-                     lambda r, i: {"id": str(i), "context": sent(r, 20), "question": sent(r),
-                                   "answers": {"text": [words(r, 2)], "answer_start": [3]}}),
+    "google/xquad": (["xquad." + lang for lang in XQUAD_LANGS], ["validation"], xquad),
+    "ltg/norquad": (["default"], ["train", "validation", "test"], norquad),
+    "EleutherAI/coqa": (["default"], ["train", "validation"], coqa),
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
     "meta-llama/Llama-3.1-8B-Instruct-evals": None,  # per-language: llama3_mmlu_details() below

@@ -124,6 +124,9 @@ void bind(Json& v, const fs::path& yaml_path, bool builtin,
         if (s.sha256 == digest) {
           v["dir"] = s.family;
           v.erase("python_module");
+          // Where the family has no port of this function, the reference's Python runs it
+          // (resolve_function_ref): a family ports a module's functions one by one.
+          v["port_module"] = module.string();
           const std::string& name = function_ref_name(v);
           if (auto src = def_source(ss.str(), name.substr(name.rfind('.') + 1))) v["source"] = *src;
           return;

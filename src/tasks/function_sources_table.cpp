@@ -96,6 +96,11 @@ const std::vector<FunctionSource>& reference_function_sources() {
       {"5f77adbf75b4342a6113fea30168ea57b4e5c3877ffd3b4942cb338b3edb2c95", "humaneval",
        "humaneval/utils.py"},
       {"eecfcc264a63801d4ac478fac80b0f18c3faf16a107baf641a4fd498e81de7df", "mbpp", "mbpp/utils.py"},
+      {"b6f164533e6f05a76831a279ef89d392c2459bad77b43c9e2fe14318e4a79ab2", "xquad",
+       "xquad/utils.py"},
+      {"869be99d7bb7b73f3fbdf32f92a0a09a66b57584fb55200650e4ee60639fc3b9", "norquad",
+       "noreval/norquad/utils.py"},
+      {"62ac82e8027162d134709355a00526ff5497deb5987beebb18b439b320e860ca", "coqa", "coqa/utils.py"},
   };
   return kSources;
 }

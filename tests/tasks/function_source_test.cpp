@@ -11,6 +11,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/sha256.hpp"
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/python_functions.hpp"
 #include "lmeval/tasks/task_yaml.hpp"
 #include "support/test_support.hpp"
 
@@ -85,6 +86,38 @@ TEST(Tasks_FunctionSource, ExactSourceSelectsThePort) {
       lmeval::parse_yaml("process_docs: !function pkg.mod.process_docs\n", f.path / "n.yaml").value;
   lmeval::bind_function_sources(nested, f.path / "n.yaml", "", sources);
   EXPECT_EQ(nested["process_docs"]["dir"], "hellaswag");
+}
+
+// A module whose source a family ports, with a function the family has no port of: that function
+// is the reference's Python (here, where the test binary has no Python plugin beside it, the
+// "needs Python" error naming the module), never "unknown function", while its ported functions
+// stay C++.
+TEST(Tasks_FunctionSource, UnportedFunctionOfAPortedModuleRunsInPython) {
+  Folder f("any_name");
+  const std::string utils = std::string(kUtils) + "\ndef not_ported(doc):\n    return 'py'\n";
+  f.write("utils.py", utils);
+  std::vector<lmeval::FunctionSource> sources = {
+      {lmeval::sha256_hex(utils), "hellaswag", "hellaswag/utils.py"}};
+  Json config = lmeval::parse_yaml(
+                    "process_docs: !function utils.process_docs\n"
+                    "doc_to_text: !function utils.not_ported\n",
+                    f.path / "h.yaml")
+                    .value;
+  lmeval::bind_function_sources(config, f.path / "h.yaml", "", sources);
+  EXPECT_EQ(config["doc_to_text"]["dir"], "hellaswag");
+  EXPECT_EQ(config["doc_to_text"]["port_module"], (f.path / "utils.py").string());
+  EXPECT_NO_THROW(lmeval::resolve_function_ref(config["process_docs"]));
+  if (lmeval::python_plugin_present()) GTEST_SKIP() << "a Python plugin is reachable here";
+  try {
+    lmeval::resolve_function_ref(config["doc_to_text"]);
+    FAIL() << "an unported function of a ported module resolved without Python";
+  } catch (const lmeval::UserError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("`!function utils.not_ported` needs Python"), std::string::npos) << what;
+    EXPECT_NE(what.find((f.path / "utils.py").string()), std::string::npos) << what;
+    EXPECT_EQ(what.find("unknown function"), std::string::npos) << what;
+    EXPECT_EQ(e.where().line, 2);
+  }
 }
 
 TEST(Tasks_FunctionSource, BuiltinFolderWithoutModuleUsesItsRegisteredPorts) {

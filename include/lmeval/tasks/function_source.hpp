@@ -23,8 +23,9 @@ const std::vector<FunctionSource>& reference_function_sources();
 // Binds every function reference in `config` (loaded from `yaml_path`) to the port family that
 // registered ports of its exact source, in its "dir" field:
 // - `module.py` next to the YAML (the reference's rule, `a.b.fn` -> a/b.py) exists: the family
-//   whose reference module has the same sha256; none: "dir" becomes "" and "python_module" names
-//   the file (the function needs Python);
+//   whose reference module has the same sha256 ("port_module" names the file: a function that
+//   family has no port of runs in Python); none: "dir" becomes "" and "python_module" names the
+//   file (the function needs Python);
 // - no module file and the YAML lies in lm-eval's built-in task folder (`builtin_root`), which
 //   ships its ports instead of .py files: the folder's name, as registered;
 // - otherwise "python_module" names the missing file (the reference would import it).

@@ -23,6 +23,9 @@ void register_task_functions_agieval(FunctionRegistry& r);
 void register_task_functions_drop(FunctionRegistry& r);
 void register_task_functions_humaneval(FunctionRegistry& r);
 void register_task_functions_mbpp(FunctionRegistry& r);
+void register_task_functions_xquad(FunctionRegistry& r);
+void register_task_functions_norquad(FunctionRegistry& r);
+void register_task_functions_coqa(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -45,6 +48,9 @@ void register_builtin_task_functions() {
     register_task_functions_drop(r);
     register_task_functions_humaneval(r);
     register_task_functions_mbpp(r);
+    register_task_functions_xquad(r);
+    register_task_functions_norquad(r);
+    register_task_functions_coqa(r);
     install_python_filters();
   });
 }

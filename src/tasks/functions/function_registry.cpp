@@ -76,6 +76,14 @@ const TaskFunction& resolve_function_ref(const Json& ref) {
       return f;
     }
   }
+  if (!fn && ref.contains("port_module")) {
+    // The module's source is one a family ports, but not this function of it (catalan_bench's
+    // rouge1_agg, ...): the reference's Python runs it, as for a module without any port.
+    Json py = ref;
+    py["python_module"] = ref["port_module"];
+    py["dir"] = "";
+    return python_task_function(py);
+  }
   if (!fn) {
     std::vector<std::string> known;
     for (const auto& k : FunctionRegistry::instance().names())

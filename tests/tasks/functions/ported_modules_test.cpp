@@ -97,5 +97,8 @@ TEST(PortedModules, GlueMnliMatchesReference) { check_family("glue_mnli", 15); }
 TEST(PortedModules, RaceMatchesReference) { check_family("race", 70); }
 TEST(PortedModules, XcopaMatchesReference) { check_family("xcopa", 120); }
 TEST(PortedModules, XwinogradMatchesReference) { check_family("xwinograd", 35); }
+TEST(PortedModules, XquadMatchesReference) { check_family("xquad", 110); }
+TEST(PortedModules, NorquadMatchesReference) { check_family("norquad", 130); }
+TEST(PortedModules, CoqaMatchesReference) { check_family("coqa", 220); }
 
 }  // namespace
