@@ -16,6 +16,8 @@ given twice (e.g. ../shared/hf_data and a stand-in folder of scripts/gen_standin
 
 Usage: scripts/compare_reference_library.py --venv VENV --lm-eval build/lm-eval
            [--data ../shared/hf_data] [--limit 20] [--batch 40] [--match REGEX] [--out DIR]
+           [--tokenizer DIR] [--apply-chat-template [NAME]] [--fewshot-as-multiturn true/false]
+           [--system-instruction TEXT]
 Writes DIR/report.json (one entry per task: status identical / different / ref_error /
 ours_error, and the first differences) and prints a summary, per task and per family (top-level
 folder of lm_eval/tasks). Runs with the same --out resume: tasks already in its report are kept.
@@ -114,6 +116,13 @@ sys.path.insert(0, os.path.join(shared, "goldens", "tools"))
 import lmeval_hf_data_shim  # noqa: F401  before lm_eval
 import lm_eval.models  # noqa: F401
 import hashfake_plugin  # noqa: F401
+chat = json.loads(sys.argv[8])
+model, model_args = "hashfake", None
+if chat.get("tokenizer"):  # hashfake_chat: hashfake's answers, the tokenizer's chat template
+    sys.modules["hashfake_base"] = hashfake_plugin
+    sys.path.insert(0, chat["scripts"])
+    import hashfake_chat_plugin  # noqa: F401
+    model, model_args = "hashfake_chat", {"tokenizer": chat["tokenizer"]}
 from lm_eval import simple_evaluate
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
@@ -127,9 +136,12 @@ def run(names):
         del sys.modules[k]
     try:
         tracker = EvaluationTracker(output_path=dest)
-        res = simple_evaluate(model="hashfake", tasks=names, limit=limit, log_samples=True,
-                              task_manager=tm, evaluation_tracker=tracker,
-                              confirm_run_unsafe_code=unsafe)
+        res = simple_evaluate(model=model, model_args=model_args, tasks=names, limit=limit,
+                              log_samples=True, task_manager=tm, evaluation_tracker=tracker,
+                              confirm_run_unsafe_code=unsafe,
+                              apply_chat_template=chat.get("apply_chat_template", False),
+                              fewshot_as_multiturn=chat.get("fewshot_as_multiturn", False),
+                              system_instruction=chat.get("system_instruction"))
         samples = res.pop("samples")
         tracker.save_results_aggregated(results=res, samples=samples)
         for t in res["configs"]:
@@ -160,9 +172,24 @@ def run_reference(args, batches, folders):
                     os.path.abspath(args.shared), plan, str(args.limit), args.work,
                     json.dumps([] if args.full_index else folders),
                     os.path.abspath(args.code_eval) if args.code_eval else "",
-                    "1" if args.confirm_run_unsafe_code else "0"],
+                    "1" if args.confirm_run_unsafe_code else "0", json.dumps(chat_options(args))],
                    env=env, capture_output=True, text=True, check=True)
     return json.load(open(os.path.join(args.work, "ref_status.json")))
+
+
+def chat_options(args):
+    """The chat settings both sides run with (--tokenizer, --apply-chat-template, ...): the
+    reference's simple_evaluate arguments, fewshot_as_multiturn defaulting as its CLI's does."""
+    out = {}
+    if args.tokenizer:
+        out["tokenizer"] = os.path.abspath(args.tokenizer)
+        out["scripts"] = os.path.join(REPO, "scripts")
+    if args.apply_chat_template is not None:
+        out["apply_chat_template"] = args.apply_chat_template
+        out["fewshot_as_multiturn"] = args.fewshot_as_multiturn != "false"
+    if args.system_instruction is not None:
+        out["system_instruction"] = args.system_instruction
+    return out
 
 
 def run_ours(args, root, names, dest):
@@ -170,6 +197,16 @@ def run_ours(args, root, names, dest):
     cmd = [args.lm_eval, "run", "--model", "dummy", "--include_path", root,
            "--tasks", ",".join(names), "--limit", str(args.limit), "--log_samples",
            "--output_path", dest, "--data_dir", args.merged_data]
+    if args.tokenizer:
+        cmd += ["--model_args", "tokenizer=" + os.path.abspath(args.tokenizer)]
+    if args.apply_chat_template is True:
+        cmd.append("--apply_chat_template")
+    elif args.apply_chat_template is not None:
+        cmd += ["--apply_chat_template", args.apply_chat_template]
+    if args.fewshot_as_multiturn is not None:
+        cmd += ["--fewshot_as_multiturn", args.fewshot_as_multiturn]
+    if args.system_instruction is not None:
+        cmd += ["--system_instruction", args.system_instruction]
     if args.confirm_run_unsafe_code:
         cmd.append("--confirm_run_unsafe_code")
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
@@ -230,6 +267,12 @@ def compare_task(task, ours, ref):
         o = ores.get(block, {}).get(task)
         if r is not None:
             diff(o if o is not None else {}, r, block, out)
+    # What the run's chat settings make the results file record.
+    for key in ("chat_template", "chat_template_sha", "fewshot_as_multiturn",
+                "system_instruction", "system_instruction_sha"):
+        if ores.get(key) != rres.get(key):
+            out.append(f"{key}: ours {str(ores.get(key))[:80]!r} vs reference "
+                       f"{str(rres.get(key))[:80]!r}")
     return out
 
 
@@ -272,6 +315,14 @@ def main():
     ap.add_argument("--match", default="")
     ap.add_argument("--out", default="compare_library")
     ap.add_argument("--keep", action="store_true", help="keep both sides' outputs")
+    ap.add_argument("--tokenizer", default="",
+                    help="a local tokenizer folder whose chat template both models render "
+                         "(reference: scripts/hashfake_chat_plugin.py, needs transformers; "
+                         "lm-eval: --model_args tokenizer=)")
+    ap.add_argument("--apply-chat-template", nargs="?", const=True, default=None,
+                    help="as --apply_chat_template [NAME] on both sides")
+    ap.add_argument("--fewshot-as-multiturn", choices=["true", "false"], default=None)
+    ap.add_argument("--system-instruction", default=None)
     ap.add_argument("--full-index", action="store_true",
                     help="the reference indexes its whole library, not only the selected "
                          "tasks' family folders")

@@ -20,28 +20,36 @@ std::string write_out_text(const Task& task, const Instance& in) {
 }
 
 // A Python-class task's requests: the class's build_all_requests (its documents, few-shot
-// contexts and construct_requests), as evaluate() calls it on rank 0 of 1.
+// contexts and construct_requests), as evaluate() calls it on rank 0 of 1, with the run's chat
+// settings and, for `chat_template`, the model's chat template rendering (prompt.chat). Each
+// --fewshot_seeds pass builds anew with its seed; the class keeps each pass's Instances.
 std::vector<Instance> class_task_requests(const Task& task, size_t ti, const EvalConfig& cfg,
-                                          const PromptOptions& prompt) {
-  if (prompt.apply_chat_template || prompt.fewshot_as_multiturn)
-    throw UserError("task " + task.name() +
-                        " is a Python-class task, which lm-eval runs without a chat template",
-                    task.config().where(TaskField::task),
-                    "a run without --apply_chat_template and --fewshot_as_multiturn");
-  // The class keeps one set of Instances (task.instances), scored after every pass is built.
-  if (!cfg.fewshot_seeds.empty())
-    throw UserError("task " + task.name() +
-                        " is a Python-class task, which lm-eval runs with one few-shot seed",
-                    {"", 0, 0, "--fewshot_seeds"}, "a run without --fewshot_seeds");
+                                          const PromptOptions& prompt, const SeedPass& pass) {
   Json samples;
   if (cfg.samples.is_object() && cfg.samples.contains(task.name()))
     samples = cfg.samples[task.name()];
+  // tokenizer_name goes only into build_all_requests' requests-cache key, and lm-eval never asks
+  // a class task to cache its requests (cache_requests=False), so it has no effect to match.
   Json kwargs = {
       {"limit", cfg.limit ? Json(*cfg.limit) : Json()},
       {"samples", samples},
       {"system_instruction", prompt.system_instruction ? Json(*prompt.system_instruction) : Json()},
-      {"fewshot_seed", Json()}};
-  Json built = task.python_class()->call("build", kwargs);
+      {"fewshot_seed", cfg.fewshot_seeds.empty() ? Json() : Json(pass.seed)},
+      {"apply_chat_template", prompt.apply_chat_template},
+      {"fewshot_as_multiturn", prompt.fewshot_as_multiturn},
+      {"pass_index", pass.index}};
+  PythonClassTask::Chat chat = [&prompt](const Json& messages, bool add_generation_prompt) {
+    std::vector<Message> msgs;
+    for (const auto& m : messages) {
+      const Json role = m.is_object() ? m.value("role", Json()) : Json();
+      const Json content = m.is_object() ? m.value("content", Json()) : Json();
+      msgs.push_back({role.is_string() ? role.get<std::string>() : py::str(role),
+                      content.is_string() ? content.get<std::string>() : py::str(content), ""});
+    }
+    return prompt.chat(msgs, add_generation_prompt);
+  };
+  const bool with_chat = prompt.apply_chat_template && prompt.chat;
+  Json built = task.python_class()->call("build", kwargs, with_chat ? &chat : nullptr);
   std::vector<Instance> out;
   for (const auto& r : built) {
     const bool ok = r.is_array() && r.size() == 5 && r[0].is_string() && r[1].is_number_integer() &&
@@ -82,13 +90,13 @@ std::vector<SeedPass> build_seed_passes(const RunPlan& plan, const EvalConfig& c
   std::vector<SeedPass> passes;
   for (int64_t seed : seeds) {
     random.begin_building();
-    SeedPass pass{seed, {}, nullptr};
+    SeedPass pass{seed, {}, nullptr, passes.size()};
     for (size_t ti = 0; ti < plan.tasks.size(); ++ti) {
       const TaskPlan& tp = plan.tasks[ti];
       const Task& task = *tp.task;
       TaskRequests tr;
       if (task.python_class()) {
-        tr.instances = class_task_requests(task, ti, cfg, prompt);
+        tr.instances = class_task_requests(task, ti, cfg, prompt, pass);
         pass.tasks.push_back(std::move(tr));
         continue;
       }

@@ -27,6 +27,7 @@ struct SeedPass {
   std::vector<TaskRequests> tasks;  // one per RunPlan::tasks entry, same order
   // The global random as this pass's request building left it (scoring resumes from it).
   std::shared_ptr<PyRandom> random_after_building;
+  size_t index = 0;  // position among the passes (a Python-class task keeps each one's Instances)
 };
 
 // The reference's build_all_requests for every task, once per --fewshot_seeds seed. `write_out`

@@ -175,12 +175,13 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
 // A Python-class task: the responses go back to its Instances, and the class filters, scores
 // and aggregates them as evaluate() and _compute_task_aggregations call it.
 TaskScores score_class_task(const TaskPlan& plan, const TaskRequests& requests,
-                            const EvalConfig& cfg) {
+                            const EvalConfig& cfg, size_t pass_index) {
   Json resps = Json::array();
   for (const auto& in : requests.instances) resps.push_back(in.resps);
   Json kwargs = {{"resps", std::move(resps)},
                  {"log_samples", cfg.log_samples || cfg.predict_only},
-                 {"bootstrap_iters", cfg.bootstrap_iters}};
+                 {"bootstrap_iters", cfg.bootstrap_iters},
+                 {"pass_index", pass_index}};
   Json out = plan.task->python_class()->call("score", kwargs);
   TaskScores scores;
   scores.sample_len = out.at("n_samples").at("effective").get<size_t>();
@@ -197,7 +198,7 @@ std::vector<TaskScores> score_pass(const RunPlan& plan, SeedPass& pass, const Ev
   std::vector<TaskScores> out;
   for (size_t ti = 0; ti < plan.tasks.size(); ++ti) {
     if (plan.tasks[ti].task->python_class()) {
-      out.push_back(score_class_task(plan.tasks[ti], pass.tasks[ti], cfg));
+      out.push_back(score_class_task(plan.tasks[ti], pass.tasks[ti], cfg, pass.index));
       continue;
     }
     apply_filters(plan.tasks[ti], pass.tasks[ti]);

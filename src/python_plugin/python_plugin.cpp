@@ -63,7 +63,9 @@ def source_of(fn):
 _takes_none = {}
 
 def call_doc(fn, doc):
-    # fewshot_config.samples is called with no argument. Whether fn takes none is decided at its
+    # fewshot_config.samples (doc None) is called with no argument, as
+    # ConfigurableTask.fewshot_docs calls it. A doc hook that takes none gets none (`def
+    # doc_to_text(): ...`, which ConfigurableTask accepts). Whether fn takes none is decided at its
     # first call (inspect.signature costs about 10 us): keyed by id(fn), the entry holding fn so
     # that id is never another object's (the plugin keeps its functions for the process's life).
     entry = _takes_none.get(id(fn))
@@ -73,7 +75,7 @@ def call_doc(fn, doc):
         except (TypeError, ValueError):
             takes_none = False
         entry = _takes_none[id(fn)] = (fn, takes_none)
-    return fn() if entry[1] else fn(doc)
+    return fn() if entry[1] or doc is None else fn(doc)
 
 def generator_states(fn):
     # The states of the generators process_docs may draw from: the global `random`, numpy's
@@ -299,6 +301,7 @@ class ClassTask:
         self.name = task_name
         self.limit = None
         self.samples = None
+        self.passes = {}
 
     def configure(self, num_fewshot, gen_kwargs, predict_only, fewshot_seed):
         # simple_evaluate's loop over the loaded tasks.
@@ -315,8 +318,11 @@ class ClassTask:
         task.set_fewshot_seed(seed=fewshot_seed)
         return task.get_config("num_fewshot")
 
-    def build(self, limit, samples, system_instruction, fewshot_seed):
-        # evaluate(): get_sample_size, then build_all_requests on rank 0 of 1, no chat template.
+    def build(self, limit, samples, system_instruction, fewshot_seed, apply_chat_template=False,
+              fewshot_as_multiturn=False, chat_template=None, tokenizer_name="", pass_index=0):
+        # evaluate(): get_sample_size, then build_all_requests on rank 0 of 1 with the chat
+        # settings and `chat_template=lm.apply_chat_template` when the run applies one. The class
+        # keeps one set of Instances: each --fewshot_seeds pass's are kept for its scoring.
         from lm_eval.evaluator_utils import get_sample_size
         task = self.task
         if fewshot_seed is not None:
@@ -325,17 +331,22 @@ class ClassTask:
         self.samples = samples
         task.build_all_requests(limit=self.limit, samples=samples, rank=0, world_size=1,
                                 cache_requests=False, rewrite_requests_cache=False,
-                                system_instruction=system_instruction, apply_chat_template=False,
-                                fewshot_as_multiturn=False, chat_template=None, tokenizer_name="")
+                                system_instruction=system_instruction,
+                                apply_chat_template=apply_chat_template,
+                                fewshot_as_multiturn=fewshot_as_multiturn,
+                                chat_template=chat_template if apply_chat_template else None,
+                                tokenizer_name=tokenizer_name if apply_chat_template else "")
+        self.passes[pass_index] = task._instances
         return [[i.request_type, i.doc_id, i.idx, list(i.arguments), i.repeats]
                 for i in task.instances]
 
-    def score(self, resps, log_samples, bootstrap_iters):
+    def score(self, resps, log_samples, bootstrap_iters, pass_index=0):
         import json
         from collections import defaultdict
         from lm_eval.evaluator_utils import _compute_task_aggregations
         from lm_eval.utils import handle_non_serializable, hash_string, sanitize_list
         task = self.task
+        task._instances = self.passes[pass_index]
         instances = task.instances
         if len(resps) != len(instances):
             raise ValueError(f"{len(resps)} responses for {len(instances)} requests")
@@ -679,13 +690,30 @@ void* class_task(const Json* spec, std::string* error) {
   }
 }
 
-bool class_task_call(void* handle, const char* method, const Json* kwargs, Json* out,
+// The `chat_template` callable a Python-class task's build gets: the reference passes
+// lm.apply_chat_template(chat_history, add_generation_prompt=True); this one renders through the
+// caller's `render` (lm-eval's own chat template rendering for the run's model).
+py::object chat_callable(lmeval::PythonChatRender render, void* ctx) {
+  return py::cpp_function(
+      [render, ctx](py::handle chat_history, bool add_generation_prompt) {
+        Json messages = to_json(chat_history);
+        std::string out, error;
+        if (!render(ctx, &messages, add_generation_prompt, &out, &error))
+          throw std::runtime_error(error);
+        return py::str(out);
+      },
+      py::arg("chat_history"), py::arg("add_generation_prompt") = true);
+}
+
+bool class_task_call(void* handle, const char* method, const Json* kwargs,
+                     lmeval::PythonChatRender render, void* render_ctx, Json* out,
                      std::string* error) {
   py::gil_scoped_acquire gil;
   const py::object& task = *static_cast<py::object*>(handle);
   try {
     // Responses of loglikelihood requests are (logprob, is_greedy) tuples, as the reference's.
     py::dict kw = to_python(*kwargs, /*pairs_as_tuples=*/std::string(method) == "score");
+    if (render) kw["chat_template"] = chat_callable(render, render_ctx);
     *out = to_json(task.attr(method)(**kw));
     return true;
   } catch (py::error_already_set& e) {

@@ -164,7 +164,14 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
         throw UserError("fewshot_config.samples function must return docs",
                         t->cfg_.where(TaskField::fewshot_config),
                         "a function returning a list of docs");
-      Json docs = fn.doc_fn(Json::object());
+      // ConfigurableTask.fewshot_docs calls it with no argument (a null document).
+      Json docs = fn.doc_fn(Json());
+      if (!docs.is_array() ||
+          !std::all_of(docs.begin(), docs.end(), [](const Json& d) { return d.is_object(); }))
+        throw UserError("fewshot_config.samples function `" + function_ref_name(s) + "` returned " +
+                            docs.dump().substr(0, 80) + ", not a list of documents",
+                        t->cfg_.where(TaskField::fewshot_config),
+                        "a function returning a list of documents (dicts)");
       for (auto& d : docs) t->fewshot_docs_.push_back(d);
     } else if (s.is_array()) {
       for (const auto& d : s) t->fewshot_docs_.push_back(d);

@@ -46,7 +46,7 @@ TEST(Models_ModelArgTable, RegistryKnownArgsAreTheTableKeys) {
   EXPECT_EQ(reg.find("huggingface")->known_args, hf_keys);
   EXPECT_EQ(hf_model_known_args(), hf_keys);
   EXPECT_EQ(reg.find("dummy")->known_args,
-            (std::vector<std::string>{"pretrained", "salt", "trust_remote_code"}));
+            (std::vector<std::string>{"pretrained", "salt", "tokenizer", "trust_remote_code"}));
   for (const char* model : {"hf", "dummy"}) {
     std::set<std::string> seen;
     for (const auto& a : reg.find(model)->args) {
@@ -76,7 +76,7 @@ TEST(Models_ModelArgTable, UnknownKeyErrorsReadAsBefore) {
   } catch (const UserError& e) {
     EXPECT_EQ(e.message(), "unknown model_args key 'seed' for model dummy");
     EXPECT_EQ(e.where().field, "--model_args");
-    EXPECT_EQ(e.expected(), "pretrained (used only as the model name) or salt");
+    EXPECT_EQ(e.expected(), "pretrained (used only as the model name), salt or tokenizer");
   }
   EXPECT_NE(reg.find("dummy")->factory(Json{{"trust_remote_code", true}, {"salt", "a"}}, {}),
             nullptr);

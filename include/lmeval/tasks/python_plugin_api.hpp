@@ -13,7 +13,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 6;
+inline constexpr int kPythonPluginAbi = 7;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -30,7 +30,8 @@ struct PythonEnvironment {
 
 // How a call hands its arguments to the function (the reference's call of each hook).
 enum class PythonCall : int {
-  doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none.
+  doc = 0,              // fn(doc) (doc_to_text/target/choice, gen_prefix); fn() when it takes none
+                        // or doc is null (fewshot_config.samples).
                         // *out is [result, doc]: doc is the dict after the call when the function
                         // changed it in place, else null
   process_docs = 1,     // fn(datasets.Dataset of the rows) -> [rows, drew]: drew is whether
@@ -52,6 +53,12 @@ enum class PythonCall : int {
 // this machine (an OSError in the exception's chain: offline, not cached): a runtime failure, not
 // a fault of the task.
 inline constexpr const char* kPythonDataUnavailable = "data unavailable: ";
+
+// Renders a chat history (*messages: a list of {role, content}) with the run's chat template, for
+// a Python-class task's build_all_requests (the reference passes lm.apply_chat_template): false
+// plus *error when it fails. `ctx` is the caller's.
+using PythonChatRender = bool (*)(void* ctx, const Json* messages, bool add_generation_prompt,
+                                  std::string* out, std::string* error);
 
 // No C++ exception crosses the boundary: failures come back as false plus a message.
 struct PythonPluginApi {
@@ -85,11 +92,12 @@ struct PythonPluginApi {
   // environment); null plus *error (kPythonDataUnavailable first when its data cannot be reached).
   void* (*class_task)(const Json* spec, std::string* error);
   // One call of that task: `method` is "configure" (simple_evaluate's settings), "build"
-  // (build_all_requests -> [[request_type, doc_id, idx, arguments, repeats]]) or "score" (the
-  // responses -> {results, config, version, num_fewshot, higher_is_better, n_samples, samples}),
-  // `kwargs` its keyword arguments.
-  bool (*class_task_call)(void* task, const char* method, const Json* kwargs, Json* out,
-                          std::string* error);
+  // (build_all_requests -> [[request_type, doc_id, idx, arguments, repeats]], the Instances kept
+  // under kwargs' `pass`) or "score" (the responses of pass `pass` -> {results, config, version,
+  // num_fewshot, higher_is_better, n_samples, samples}), `kwargs` its keyword arguments. `render`
+  // (null when the run has no chat template) becomes build's `chat_template` callable.
+  bool (*class_task_call)(void* task, const char* method, const Json* kwargs,
+                          PythonChatRender render, void* render_ctx, Json* out, std::string* error);
 };
 
 }  // namespace lmeval

@@ -1,6 +1,7 @@
 // A loaded task: its config, documents and the doc_to_* interpretation rules (spec §3.4, §4).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,8 +23,13 @@ struct TaskFunction;
 // requests itself. `call` runs one of its methods (python_plugin_api.hpp, class_task_call).
 class PythonClassTask {
  public:
+  // Renders a chat history (a JSON list of {role, content}) with the run's chat template: the
+  // evaluator gives the model's rendering, so tasks never see models.
+  using Chat = std::function<std::string(const Json& messages, bool add_generation_prompt)>;
   virtual ~PythonClassTask() = default;
-  virtual Json call(const std::string& method, const Json& kwargs) = 0;
+  Json call(const std::string& method, const Json& kwargs) { return call(method, kwargs, nullptr); }
+  // `chat` (build only; null without a chat template): the class's `chat_template` callable.
+  virtual Json call(const std::string& method, const Json& kwargs, const Chat* chat) = 0;
 };
 
 class Task {

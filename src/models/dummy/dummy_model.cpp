@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "lmeval/core/error.hpp"
@@ -11,6 +12,8 @@
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/model_arg_table.hpp"
+#include "lmeval/models/special_tokens.hpp"
+#include "lmeval/tokenizer/tokenizer.hpp"
 
 // The model_args table names only the members each entry sets (designated initializers); GCC 12
 // would warn about every member left to its default. (Popped at the end: unity builds join files.)
@@ -47,7 +50,20 @@ class DummyLM : public LM {
  public:
   // A non-empty salt makes a different fake model (other scores on the same requests), so tests of
   // compare/analyze have several "models"; without one the hashes are the goldens' hashfake.
-  explicit DummyLM(const std::string& salt) : salt_(salt.empty() ? salt : salt + kSep) {}
+  explicit DummyLM(const std::string& salt, std::unique_ptr<Tokenizer> tokenizer)
+      : salt_(salt.empty() ? salt : salt + kSep), tokenizer_(std::move(tokenizer)) {}
+
+  // With tokenizer=<folder>: that tokenizer's chat template, as the reference's DummyLM renders
+  // through its tokenizer's (and HFLM through the model's); the answers stay the hashes.
+  std::optional<std::string> chat_template(const std::string& name) const override {
+    if (!tokenizer_) return std::nullopt;
+    std::string t = tokenizer_->chat_template(name);
+    if (t.empty()) return std::nullopt;
+    return t;
+  }
+  Json chat_template_variables() const override {
+    return tokenizer_ ? chat_template_special_tokens(*tokenizer_) : Json::object();
+  }
 
   std::vector<LoglikelihoodResult> loglikelihood(
       const std::vector<LoglikelihoodRequest>& reqs) override {
@@ -108,11 +124,13 @@ class DummyLM : public LM {
 
  private:
   std::string salt_;
+  std::unique_ptr<Tokenizer> tokenizer_;
 };
 
 // The dummy model's model_args: all optional, none changing the hashes but salt.
 struct DummyArgs {
   std::string salt;
+  std::string tokenizer;
 };
 
 const ModelArgTable<DummyArgs>& dummy_model_args() {
@@ -126,6 +144,13 @@ const ModelArgTable<DummyArgs>& dummy_model_args() {
           [](DummyArgs& a, const Json& v) {
             a.salt = v.is_string() ? v.get<std::string>() : v.dump();
           }}),
+      ModelArg<DummyArgs>{
+          {.key = "tokenizer",
+           .doc = "A local tokenizer folder whose chat template --apply_chat_template renders"},
+          true,
+          [](DummyArgs& a, const Json& v) {
+            a.tokenizer = v.is_string() ? v.get<std::string>() : v.dump();
+          }},
       model_args::accepted<DummyArgs>(
           {.key = "trust_remote_code",
            .doc = "Accepted; no effect (the reference's runs pass it)"}),
@@ -146,10 +171,18 @@ void register_core_models(ModelRegistry& registry) {
       if (std::find(known.begin(), known.end(), it.key()) == known.end())
         throw UserError("unknown model_args key '" + it.key() + "' for model dummy",
                         {"", 0, 0, "--model_args"},
-                        "pretrained (used only as the model name) or salt");
+                        "pretrained (used only as the model name), salt or tokenizer");
     DummyArgs a;
     model_args::apply(dummy_model_args(), args, a, ModelArgOrder::AsGiven);
-    return std::make_unique<DummyLM>(a.salt);
+    std::unique_ptr<Tokenizer> tokenizer;
+    if (!a.tokenizer.empty()) {
+      if (!std::filesystem::is_directory(a.tokenizer))
+        throw UserError("model_args tokenizer=" + a.tokenizer + " is not a folder",
+                        {"", 0, 0, "--model_args"},
+                        "a local folder with tokenizer.json or tokenizer.model");
+      tokenizer = load_tokenizer(a.tokenizer);
+    }
+    return std::make_unique<DummyLM>(a.salt, std::move(tokenizer));
   };
   registry.add(e, {"hashfake"});
 }

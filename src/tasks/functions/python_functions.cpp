@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -370,11 +371,32 @@ class EmbeddedClassTask : public PythonClassTask {
         task_(std::move(task)),
         cls_(std::move(cls)),
         where_(std::move(where)) {}
-  Json call(const std::string& method, const Json& kwargs) override {
+  using PythonClassTask::call;
+  Json call(const std::string& method, const Json& kwargs, const Chat* chat) override {
     Json out;
     std::string error;
     global_random_to_python();
-    if (!api_->class_task_call(handle_, method.c_str(), &kwargs, &out, &error))
+    // A failure of the chat rendering (no template, a template error) is rethrown as it was.
+    struct RenderCtx {
+      const Chat* chat;
+      std::exception_ptr failure;
+    } ctx{chat, nullptr};
+    auto render = [](void* c, const Json* messages, bool add_generation_prompt, std::string* text,
+                     std::string* err) {
+      auto* rc = static_cast<RenderCtx*>(c);
+      try {
+        *text = (*rc->chat)(*messages, add_generation_prompt);
+        return true;
+      } catch (const std::exception& e) {
+        if (!rc->failure) rc->failure = std::current_exception();
+        *err = e.what();
+        return false;
+      }
+    };
+    const bool ok = api_->class_task_call(handle_, method.c_str(), &kwargs,
+                                          chat ? +render : nullptr, &ctx, &out, &error);
+    if (ctx.failure) std::rethrow_exception(ctx.failure);
+    if (!ok)
       throw UserError("task " + task_ + " (class `" + cls_ + "`, " + where_.file + "): its " +
                           method + " raised " + error,
                       where_, "a Task class that runs without raising");

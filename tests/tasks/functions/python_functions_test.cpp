@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@ using lmeval::testing::lmeval_binary;
 using lmeval::testing::run_command;
 using lmeval::testing::source_dir;
 using lmeval::testing::golden::GoldenRun;
+using Json = lmeval::testing::golden::Json;
 
 namespace {
 
@@ -443,6 +445,191 @@ TEST(PythonFunctions, ClassTaskFailuresAndValidate) {
   EXPECT_NE(r.out.find("py_class_task"), std::string::npos) << r.out;
   fs::remove_all(dir);
   fs::remove_all(bare);
+}
+
+// The fixture's runs under other settings (goldens_variants/<variant>, by
+// scripts/gen_python_task_variant_goldens.py): the Python-class task with the qwen3 tokenizer's
+// chat template (multi-turn with --system_instruction; single-turn with a template name) and with
+// another few-shot seed, and a task whose fewshot_config.samples is a function of no argument.
+// Requests, samples and results equal the reference's; the results' model-side keys (the model's
+// name and arguments, its tokenizer's special tokens: hashfake_chat against dummy) are not
+// compared.
+std::vector<GoldenRun> load_variant_runs() {
+  std::vector<GoldenRun> runs;
+  fs::path dir = fixture() / "goldens_variants";
+  std::vector<fs::path> variants;
+  if (fs::exists(dir))
+    for (const auto& d : fs::directory_iterator(dir)) variants.push_back(d.path());
+  std::sort(variants.begin(), variants.end());
+  for (const auto& v : variants) {
+    std::ifstream in(v / "manifest.json");
+    for (const auto& e : Json::parse(in)) runs.push_back({e, v.filename().string()});
+  }
+  if (runs.empty()) runs.push_back({Json(), "variants_absent"});
+  return runs;
+}
+
+bool model_side_key(std::string diff) {
+  for (const char* lead : {"value ", "missing top-level ", "missing "})
+    if (diff.rfind(lead, 0) == 0) {
+      diff = diff.substr(std::string(lead).size());
+      break;
+    }
+  for (const char* k :
+       {"config/", "model_name", "model_source", "tokenizer_", "eot_token_id", "max_length"})
+    if (diff.rfind(k, 0) == 0) return true;
+  return false;
+}
+
+std::string qwen3_tokenizer() {
+  return (lmeval::testing::shared_dir() / "tokenizers" / "qwen3").string();
+}
+
+// The lm-eval command of a variant run (its `lmeval_args`, <tok> the qwen3 tokenizer folder).
+std::string variant_command(const Json& e, const fs::path& env, const fs::path& out,
+                            const fs::path& rec) {
+  std::string cmd = "VIRTUAL_ENV=" + quoted(env) + " LMEVAL_RECORD_REQUESTS=" + quoted(rec) + " " +
+                    quoted(lmeval_binary()) + " run --model dummy --tasks " +
+                    e.at("run").get<std::string>() + " --include_path " +
+                    quoted(fixture() / "tasks") + " --data_dir " + quoted(fixture() / "data") +
+                    " --log_samples --output_path " + quoted(out);
+  for (const auto& a : e.at("lmeval_args")) {
+    std::string arg = a.get<std::string>();
+    for (size_t p; (p = arg.find("<tok>")) != std::string::npos;)
+      arg.replace(p, 5, qwen3_tokenizer());
+    cmd += " " + quoted(fs::path(arg));
+  }
+  return cmd;
+}
+
+class PythonTaskVariantTest : public ::testing::TestWithParam<GoldenRun> {};
+
+TEST_P(PythonTaskVariantTest, MatchesReference) {
+  const auto& e = GetParam().entry;
+  ASSERT_FALSE(e.is_null()) << "no " << fixture() / "goldens_variants";
+  REQUIRE_PYTHON_ENV(env);
+  if (!fs::exists(qwen3_tokenizer())) GTEST_SKIP() << "no " << qwen3_tokenizer();
+  const fs::path goldens = fixture() / "goldens_variants" / GetParam().label;
+  fs::path out = scratch("variant_" + GetParam().label);
+  std::string cmd = variant_command(e, env, out / "run", out / "requests.jsonl");
+  auto res = run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
+  std::vector<std::string> diffs;
+  for (auto& d : lmeval::testing::golden::diff_run(e, goldens, out / "run"))
+    if (!model_side_key(d)) diffs.push_back(d);
+  size_t compared = 0;
+  for (auto& d : lmeval::testing::golden::diff_recorded_requests(
+           out / "requests.jsonl", goldens / e.at("requests").get<std::string>(), &compared))
+    diffs.push_back("recorded requests: " + d);
+  EXPECT_EQ(compared, e.at("requests_kept").get<size_t>());
+  for (const auto& d : diffs) ADD_FAILURE() << d;
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixture, PythonTaskVariantTest, ::testing::ValuesIn(load_variant_runs()),
+                         [](const auto& info) { return info.param.label; });
+
+// --fewshot_seeds on a Python-class task: one build per seed, each seed's Instances scored in
+// turn. Seed 1234's results and samples are the reference's default run (goldens/), seed 7's its
+// run with --seed 0,1234,1234,7 (goldens_variants/class_fewshot_seed7).
+TEST(PythonFunctions, ClassTaskFewshotSeeds) {
+  REQUIRE_PYTHON_ENV(env);
+  fs::path out = scratch("class_seeds");
+  std::string cmd = "VIRTUAL_ENV=" + quoted(env) + " " + quoted(lmeval_binary()) +
+                    " run --model dummy --model_args pretrained=hashfake --tasks py_class_task "
+                    "--include_path " +
+                    quoted(fixture() / "tasks") + " --data_dir " + quoted(fixture() / "data") +
+                    " --fewshot_seeds 1234,7 --log_samples --output_path " + quoted(out);
+  auto res = run_command(cmd);
+  ASSERT_EQ(res.exit_code, 0) << cmd << "\n" << res.err;
+  namespace golden = lmeval::testing::golden;
+  std::ifstream rin(golden::find_results(out));
+  Json ours = Json::parse(rin);
+  std::vector<Json> samples =
+      lmeval::testing::read_jsonl(golden::find_samples(out, "py_class_task"));
+  const std::vector<std::pair<std::string, fs::path>> seeds = {
+      {"1234", fixture() / "goldens" / "results" / "py_class_task__default.json"},
+      {"7", fixture() / "goldens_variants" / "class_fewshot_seed7" / "results.json"}};
+  const std::vector<fs::path> golden_samples = {
+      fixture() / "goldens" / "samples" / "py_class_task__default.jsonl",
+      fixture() / "goldens_variants" / "class_fewshot_seed7" / "samples.jsonl"};
+  ASSERT_EQ(samples.size(), 16u);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    std::ifstream gin(seeds[i].second);
+    Json gold = Json::parse(gin);
+    std::vector<std::string> diffs;
+    golden::walk(ours.at("results_by_fewshot_seed").at(seeds[i].first).at("py_class_task"),
+                 gold.at("results").at("py_class_task"), "seed " + seeds[i].first, diffs);
+    auto want = lmeval::testing::read_jsonl(golden_samples[i]);
+    ASSERT_EQ(want.size(), 8u);
+    for (size_t d = 0; d < want.size(); ++d) {
+      Json got = samples[i * 8 + d];
+      EXPECT_EQ(got.at("fewshot_seed").get<int64_t>(), std::stoll(seeds[i].first));
+      got.erase("fewshot_seed");
+      golden::walk(got, want[d], "seed " + seeds[i].first + " sample " + std::to_string(d), diffs);
+    }
+    for (const auto& d : diffs) ADD_FAILURE() << d;
+  }
+  // `results` is the first seed's, and the two seeds differ (other shots).
+  EXPECT_EQ(ours["results"]["py_class_task"],
+            ours["results_by_fewshot_seed"]["1234"]["py_class_task"]);
+  EXPECT_NE(samples[0]["arguments"], samples[8]["arguments"]);
+  fs::remove_all(out);
+}
+
+// A chat template the model lacks, a tokenizer folder that is not one: exit 2 naming the flag.
+TEST(PythonFunctions, ClassTaskChatTemplateErrors) {
+  REQUIRE_PYTHON_ENV(env);
+  const std::string base = "cd " + quoted(fixture() / "tasks") + " && VIRTUAL_ENV=" + quoted(env) +
+                           " " + quoted(lmeval_binary()) +
+                           " run --tasks py_class_task --include_path . --data_dir " +
+                           quoted(fixture() / "data") + " --model dummy";
+  auto r = run_command(base + " --apply_chat_template");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("this model has no chat template"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--apply_chat_template"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  r = run_command(base + " --model_args tokenizer=/nonexistent/folder --apply_chat_template");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--model_args"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/folder"), std::string::npos) << r.err;
+  r = run_command(base + " --fewshot_as_multiturn");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--fewshot_as_multiturn"), std::string::npos) << r.err;
+}
+
+// fewshot_config.samples is called with no argument, as the reference calls it: a function that
+// needs one raises (exit 2 naming it, the YAML line and the TypeError); one that returns no list of
+// documents is exit 2 naming fewshot_config.
+TEST(PythonFunctions, FewshotSamplesHookErrors) {
+  REQUIRE_PYTHON_ENV(env);
+  fs::path dir = scratch("fewshot_samples");
+  fs::copy_file(fixture() / "tasks" / "fewshot_hooks.py", dir / "fewshot_hooks.py");
+  for (const char* fn : {"fewshot_pool_needs_doc", "fewshot_pool_not_a_list"})
+    std::ofstream(dir / (std::string(fn) + ".yaml")) << "task: " << fn << "\n"
+                                                     << "dataset_path: lmeval-fixtures/py_helpers\n"
+                                                        "test_split: test\n"
+                                                        "output_type: multiple_choice\n"
+                                                        "num_fewshot: 2\n"
+                                                        "fewshot_config:\n"
+                                                        "  samples: !function fewshot_hooks."
+                                                     << fn
+                                                     << "\n"
+                                                        "doc_to_text: \"{{question}}\"\n"
+                                                        "doc_to_choice: \"{{choices}}\"\n"
+                                                        "doc_to_target: answer\n";
+  const std::string venv = "VIRTUAL_ENV=" + quoted(env);
+  auto r = run_command(run_tasks(dir, "fewshot_pool_needs_doc", venv));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("fewshot_pool_needs_doc.yaml:7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TypeError"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing 1 required positional argument"), std::string::npos) << r.err;
+  r = run_command(run_tasks(dir, "fewshot_pool_not_a_list", venv));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("fewshot_pool_not_a_list.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a list of documents"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  fs::remove_all(dir);
 }
 
 }  // namespace
