@@ -481,6 +481,11 @@ bool model_side_key(std::string diff) {
   return false;
 }
 
+bool imports_lm_eval(const fs::path& env) {
+  return run_command(quoted(env / "bin" / "python3") + " -c 'import lm_eval' 2>/dev/null")
+             .exit_code == 0;
+}
+
 std::string qwen3_tokenizer() {
   return (lmeval::testing::shared_dir() / "tokenizers" / "qwen3").string();
 }
@@ -509,6 +514,7 @@ TEST_P(PythonTaskVariantTest, MatchesReference) {
   ASSERT_FALSE(e.is_null()) << "no " << fixture() / "goldens_variants";
   REQUIRE_PYTHON_ENV(env);
   if (!fs::exists(qwen3_tokenizer())) GTEST_SKIP() << "no " << qwen3_tokenizer();
+  if (!imports_lm_eval(env)) GTEST_SKIP() << env << " has no lm_eval";
   const fs::path goldens = fixture() / "goldens_variants" / GetParam().label;
   fs::path out = scratch("variant_" + GetParam().label);
   std::string cmd = variant_command(e, env, out / "run", out / "requests.jsonl");
@@ -534,6 +540,7 @@ INSTANTIATE_TEST_SUITE_P(Fixture, PythonTaskVariantTest, ::testing::ValuesIn(loa
 // run with --seed 0,1234,1234,7 (goldens_variants/class_fewshot_seed7).
 TEST(PythonFunctions, ClassTaskFewshotSeeds) {
   REQUIRE_PYTHON_ENV(env);
+  if (!imports_lm_eval(env)) GTEST_SKIP() << env << " has no lm_eval";
   fs::path out = scratch("class_seeds");
   std::string cmd = "VIRTUAL_ENV=" + quoted(env) + " " + quoted(lmeval_binary()) +
                     " run --model dummy --model_args pretrained=hashfake --tasks py_class_task "
@@ -580,6 +587,7 @@ TEST(PythonFunctions, ClassTaskFewshotSeeds) {
 // A chat template the model lacks, a tokenizer folder that is not one: exit 2 naming the flag.
 TEST(PythonFunctions, ClassTaskChatTemplateErrors) {
   REQUIRE_PYTHON_ENV(env);
+  if (!imports_lm_eval(env)) GTEST_SKIP() << env << " has no lm_eval";
   const std::string base = "cd " + quoted(fixture() / "tasks") + " && VIRTUAL_ENV=" + quoted(env) +
                            " " + quoted(lmeval_binary()) +
                            " run --tasks py_class_task --include_path . --data_dir " +
