@@ -5,6 +5,7 @@
 #include <pcre2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -234,6 +235,62 @@ bool is_punctuation(char32_t c) {
     return kAsciiPunct.find(static_cast<char>(c)) != std::string_view::npos;
   }
   return matches_class(c, "^\\p{P}$");
+}
+
+size_t decode_at(std::string_view s, size_t i, char32_t& out) { return decode_one(s, i, out); }
+
+bool py_is_word_char(char32_t c) {
+  if (c < 0x80) return std::isalnum(static_cast<int>(c)) != 0 || c == '_';
+  return matches_class(c, "^[\\p{L}\\p{N}]$");
+}
+
+// XID_Start is L* and Nl plus Other_ID_Start, less Pattern_Syntax U+2E2F and the few characters
+// whose NFKC form is no identifier (U+037A, U+0E33, U+0EB3, U+309B-C, U+FF9E-F: Unicode's
+// DerivedCoreProperties).
+bool py_is_id_start(char32_t c) {
+  if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  switch (c) {
+    case 0x1885:
+    case 0x1886:
+    case 0x2118:
+    case 0x212e:  // Other_ID_Start
+      return true;
+    case 0x037a:
+    case 0x0e33:
+    case 0x0eb3:
+    case 0x309b:
+    case 0x309c:
+    case 0x2e2f:
+      return false;
+    default:
+      break;
+  }
+  if (c >= 0xfc5e && c <= 0xfc63) return false;  // Arabic ligatures whose NFKC starts with a mark
+  if (c == 0xfdfa || c == 0xfdfb || c == 0xfe70 || c == 0xfe72 || c == 0xfe74 || c == 0xfe76 ||
+      c == 0xfe78 || c == 0xfe7a || c == 0xfe7c || c == 0xfe7e || c == 0xff9e || c == 0xff9f)
+    return false;
+  return matches_class(c, "^[\\p{L}\\p{Nl}]$");
+}
+
+// XID_Continue: XID_Start, Mn, Mc, Nd, Pc and Other_ID_Continue.
+bool py_is_id_continue(char32_t c) {
+  if (c < 0x80) return std::isalnum(static_cast<int>(c)) != 0 || c == '_';
+  if (c == 0x00b7 || c == 0x0387 || (c >= 0x1369 && c <= 0x1371) || c == 0x19da) return true;
+  if (c == 0x037a || c == 0x309b || c == 0x309c || c == 0xfdfa || c == 0xfdfb || c == 0x2e2f)
+    return false;
+  if (c == 0x0e33 || c == 0x0eb3 || c == 0xff9e || c == 0xff9f) return true;
+  if (py_is_id_start(c)) return true;
+  return matches_class(c, "^[\\p{Mn}\\p{Mc}\\p{Nd}\\p{Pc}]$");
+}
+
+bool py_isidentifier(std::string_view s) {
+  if (s.empty()) return false;
+  bool first = true, ok = true;
+  for_each_codepoint(s, [&](char32_t c, std::string_view) {
+    if (!(first ? py_is_id_start(c) : py_is_id_continue(c))) ok = false;
+    first = false;
+  });
+  return ok;
 }
 
 std::string_view py_lstrip(std::string_view s) {

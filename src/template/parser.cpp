@@ -257,11 +257,11 @@ class Lexer {
         p = lex_number(p);
         continue;
       }
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
-        size_t q = p + 1;
-        while (q < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[q])) || s_[q] == '_'))
-          ++q;
-        toks_.push_back({TT::kName, p, std::string(s_.substr(p, q - p))});
+      if (size_t q = name_end(p); q > p) {
+        std::string name(s_.substr(p, q - p));
+        // Lexer.wrap: a run of name_re characters must be a Python identifier.
+        if (!unicode::py_isidentifier(name)) fail_at(t_, p, "Invalid character in identifier");
+        toks_.push_back({TT::kName, p, std::move(name)});
         p = q;
         continue;
       }
@@ -280,8 +280,9 @@ class Lexer {
         }
       }
       if (!op) {
-        std::string ch(1, c);
-        fail_at(t_, p, "unexpected char '" + ch + "'");
+        char32_t cp;
+        size_t n = unicode::decode_at(s_, p, cp);
+        fail_at(t_, p, "unexpected char '" + std::string(s_.substr(p, n)) + "'");
       }
       std::string o(op);
       if (o == "{" || o == "(" || o == "[") {
@@ -298,6 +299,19 @@ class Lexer {
   }
 
   // Jinja's integer_re / float_re.
+  // The end of the run of Jinja's name_re characters at p (Python's \w plus the rest of
+  // XID_Continue: jinja2/_identifier.py), p when there is none.
+  size_t name_end(size_t p) const {
+    size_t q = p;
+    while (q < s_.size()) {
+      char32_t cp;
+      size_t n = unicode::decode_at(s_, q, cp);
+      if (!(unicode::py_is_word_char(cp) || unicode::py_is_id_continue(cp))) break;
+      q += n;
+    }
+    return q;
+  }
+
   size_t lex_number(size_t p) {
     auto digits = [&](size_t q, auto ok) {
       // (_?d)* after a first digit

@@ -1,7 +1,12 @@
 // core/unicode against CPython: str.split() with no argument.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <vector>
+
+#include "lmeval/core/json.hpp"
 #include "lmeval/core/unicode.hpp"
+#include "support/test_support.hpp"
 
 namespace lmeval {
 namespace {
@@ -53,4 +58,35 @@ TEST(Unicode_PyCase, FullMappingsAndFinalSigmaAsCPython) {
     EXPECT_EQ(lmeval::unicode::py_lower(str(c.in)), str(c.lower)) << str(c.in);
     EXPECT_EQ(lmeval::unicode::py_upper(str(c.in)), str(c.upper)) << str(c.in);
   }
+}
+
+// Python's identifier and \w classes over every non-ASCII code point, against CPython's own
+// str.isidentifier()/str.isalnum() (tests/core/goldens/py_identifier_ranges.json,
+// scripts/gen_identifier_goldens.py). Jinja's lexer takes names by these classes.
+TEST(Unicode_PyIdentifier, ClassesEqualCPythonOverAllCodePoints) {
+  std::ifstream in(lmeval::testing::source_dir() / "tests" / "core" / "goldens" /
+                   "py_identifier_ranges.json");
+  ASSERT_TRUE(in) << "missing tests/core/goldens/py_identifier_ranges.json";
+  lmeval::Json g = lmeval::Json::parse(in);
+  auto check = [&](const char* key, bool (*pred)(char32_t)) {
+    std::vector<bool> want(0x110000, false);
+    for (const auto& r : g[key])
+      for (uint32_t c = r[0].get<uint32_t>(); c <= r[1].get<uint32_t>(); ++c) want[c] = true;
+    int wrong = 0;
+    for (char32_t c = 0x80; c < 0x110000; ++c) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      if (pred(c) != want[c] && ++wrong <= 10)
+        ADD_FAILURE() << key << ": U+" << std::hex << static_cast<uint32_t>(c) << " CPython says "
+                      << want[c];
+    }
+    EXPECT_EQ(wrong, 0) << key;
+  };
+  check("start", lmeval::unicode::py_is_id_start);
+  check("continue", lmeval::unicode::py_is_id_continue);
+  check("word", lmeval::unicode::py_is_word_char);
+  EXPECT_TRUE(lmeval::unicode::py_isidentifier("Avaliaci\u00f3n"));
+  EXPECT_TRUE(lmeval::unicode::py_isidentifier("_x1"));
+  EXPECT_FALSE(lmeval::unicode::py_isidentifier("1x"));
+  EXPECT_FALSE(lmeval::unicode::py_isidentifier(""));
+  EXPECT_FALSE(lmeval::unicode::py_isidentifier("a-b"));
 }

@@ -23,12 +23,14 @@ std::vector<Json> load_template_goldens() {
   std::filesystem::path path =
       env && *env ? std::filesystem::path(env)
                   : testing::source_dir() / "tests/template/goldens/template_goldens.jsonl";
-  std::ifstream in(path);
   std::vector<Json> out;
   std::map<int, std::string> texts;
   std::map<int, Json> vars;
   std::string line;
-  while (std::getline(in, line)) {
+  // template_name_goldens.jsonl (scripts/gen_template_name_goldens.py): non-ASCII names.
+  std::ifstream in(path),
+      names(testing::source_dir() / "tests/template/goldens/template_name_goldens.jsonl");
+  while (std::getline(in, line) || std::getline(names, line)) {
     if (line.empty()) continue;
     Json c = Json::parse(line);
     if (c["kind"] == "template") {

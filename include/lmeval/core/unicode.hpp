@@ -13,6 +13,8 @@ namespace lmeval::unicode {
 void for_each_codepoint(std::string_view s,
                         const std::function<void(char32_t, std::string_view)>& fn);
 std::u32string decode(std::string_view s);
+// The code point starting at byte i (U+FFFD for an invalid byte) and its length in bytes.
+size_t decode_at(std::string_view s, size_t i, char32_t& out);
 std::string encode(std::u32string_view s);
 void append_utf8(std::string& out, char32_t c);
 // Number of code points (Python len(str)).
@@ -31,6 +33,13 @@ bool py_isdigit(std::string_view s);
 bool is_nonprintable_category(char32_t c);
 // Unicode general category P* (punctuation).
 bool is_punctuation(char32_t c);
+// A character of Python re's \w in a str pattern: str.isalnum() (L*, N*) or '_'.
+bool py_is_word_char(char32_t c);
+// Python's identifier classes (XID_Start plus '_', XID_Continue): str.isidentifier() of a whole
+// string is py_is_id_start(first) and py_is_id_continue(rest).
+bool py_is_id_start(char32_t c);
+bool py_is_id_continue(char32_t c);
+bool py_isidentifier(std::string_view s);
 
 // Python str.strip()/rstrip()/lstrip() with no argument (Unicode whitespace).
 std::string_view py_strip(std::string_view s);

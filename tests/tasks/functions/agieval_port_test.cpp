@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -16,21 +15,13 @@
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/functions/agieval.hpp"
-#include "support/test_support.hpp"
+#include "support/port_goldens.hpp"
 
 namespace {
 
 using lmeval::Json;
+using lmeval::testing::port_goldens;
 using namespace lmeval::tasks;
-
-std::vector<Json> read_jsonl(const char* name) {
-  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / name);
-  std::vector<Json> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
 
 std::optional<std::string> opt(const Json& v) {
   if (v.is_null()) return std::nullopt;
@@ -38,7 +29,7 @@ std::optional<std::string> opt(const Json& v) {
 }
 
 TEST(AgievalPort, MatchesReferenceFunctions) {
-  auto cases = read_jsonl("agieval_port_goldens.jsonl");
+  auto cases = port_goldens("agieval_port_goldens.jsonl");
   ASSERT_GT(cases.size(), 500u);
   std::map<std::string, int> counts;
   int right = 0, mcqa_right = 0;

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,24 +13,16 @@
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/functions/drop.hpp"
-#include "support/test_support.hpp"
+#include "support/port_goldens.hpp"
 
 namespace {
 
 using lmeval::Json;
+using lmeval::testing::port_goldens;
 using namespace lmeval::tasks;
 
-std::vector<Json> read_jsonl(const char* name) {
-  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / name);
-  std::vector<Json> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
-
 TEST(DropPort, MatchesReferenceFunctions) {
-  auto cases = read_jsonl("drop_port_goldens.jsonl");
+  auto cases = port_goldens("drop_port_goldens.jsonl");
   ASSERT_GT(cases.size(), 700u);
   std::map<std::string, int> counts;
   int em_right = 0, f1_partial = 0;

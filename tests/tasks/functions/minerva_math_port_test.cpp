@@ -6,7 +6,6 @@
 // right and wrong responses, with the known disagreements listed.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -17,27 +16,19 @@
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/functions/leaderboard.hpp"
 #include "lmeval/tasks/functions/minerva_math.hpp"
-#include "support/test_support.hpp"
+#include "support/port_goldens.hpp"
 
 namespace {
 
 using lmeval::Json;
+using lmeval::testing::port_goldens;
 using namespace lmeval::tasks;
-
-std::vector<Json> read_jsonl(const char* name) {
-  std::ifstream in(lmeval::testing::source_dir() / "tests" / "tasks" / "functions" / name);
-  std::vector<Json> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(Json::parse(line));
-  return out;
-}
 
 TEST(MinervaMathPort, MatchesReferenceFunctions) {
   std::map<int, std::string> solutions;
-  for (const auto& r : read_jsonl("math_dataset_goldens.jsonl"))
+  for (const auto& r : port_goldens("math_dataset_goldens.jsonl"))
     if (r.contains("solution")) solutions[r["problem"].get<int>()] = r["solution"];
-  auto cases = read_jsonl("minerva_math_port_goldens.jsonl");
+  auto cases = port_goldens("minerva_math_port_goldens.jsonl");
   ASSERT_GT(cases.size(), 800u);
   std::map<std::string, int> counts;
   int exact = 0, exact_same = 0, verify = 0, verify_same = 0, results = 0;
