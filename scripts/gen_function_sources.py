@@ -63,6 +63,9 @@ PORTS = [
     ("xquad", "xquad/utils.py"),
     ("norquad", "noreval/norquad/utils.py"),
     ("coqa", "coqa/utils.py"),
+    ("catalan_bench", "catalan_bench/utils.py"),
+    ("spanish_bench", "spanish_bench/utils.py"),
+    ("galician_bench", "galician_bench/utils.py"),
 ]
 
 

@@ -54,7 +54,7 @@ def plain(v):
     if isinstance(v, dict):
         return {k: plain(x) for k, x in v.items()}
     if hasattr(v, "item") and not isinstance(v, (str, bytes)):
-        return v.item()
+        return plain(v.item())
     if isinstance(v, float) and math.isnan(v):
         return "nan"
     return v
@@ -425,8 +425,127 @@ def coqa(shared):
     return g
 
 
+# ------------------------------------------- catalan_bench, spanish_bench, galician_bench utils
+
+# Sentences for general_detokenize and the punctuation rules: tokenised spacing, final marks,
+# leading whitespace, non-ASCII first letters, whitespace only.
+IBERIAN_SENTENCES = ["Hola , com va ?", "  L ' home n't ve .  ", "Ésser o no ésser!", "Àlex ( a ) b;",
+                     "x,", "İstanbul és gran", "¿Qué tal ?", "Ǆemal  -  ok", "a", ".", "  ",
+                     "Ser o no ser\n.", "ÉS TOT."]
+
+
+def nli_docs(first, second, label_key, labels):
+    return [{first: a, second: b, label_key: labels[i % len(labels)]}
+            for i, (a, b) in enumerate(zip(IBERIAN_SENTENCES, IBERIAN_SENTENCES[3:] +
+                                           IBERIAN_SENTENCES[:3]))]
+
+
+def paraphrase_docs(first, second):
+    docs = [{first: a, second: b, "label": i % 2} for i, (a, b) in
+            enumerate(zip(IBERIAN_SENTENCES, IBERIAN_SENTENCES[5:] + IBERIAN_SENTENCES[:5]))]
+    docs += [{first: "", second: "Kept?", "label": 0}, {first: "Uno", second: None, "label": 1},
+             {first: None, second: "", "label": 1}]
+    return docs
+
+
+def catalan_bench(shared):
+    g = Golden("catalan_bench")
+    mod = module("catalan_bench/utils.py")
+    nli = standin_rows("projecte-aina/xnli-ca", "default", "validation", 10)
+    g.docs(mod, "utils.process_doc_nli", nli)
+    g.docs(mod, "utils.process_doc_nli", nli_docs("premise", "hypothesis", "label", [0, 1, 2]))
+    good = [d for d in nli_docs("premise", "hypothesis", "label", [0]) if d["hypothesis"].strip()]
+    g.docs(mod, "utils.process_doc_nli", good)
+    for d in nli_docs("premise", "hypothesis", "label", [0]):  # one row each: which ones raise
+        g.docs(mod, "utils.process_doc_nli", [d])
+    para = standin_rows("projecte-aina/PAWS-ca", "default", "test", 12)
+    g.docs(mod, "utils.process_docs_paraphrases", para)
+    for d in paraphrase_docs("sentence1", "sentence2"):
+        g.docs(mod, "utils.process_docs_paraphrases", [d])
+    copa = standin_rows("projecte-aina/COPA-ca", "default", "validation", 8)
+    g.docs(mod, "utils.process_docs_copa_ca", copa)
+    for c in ("Ésser", "İx", "ǅ", "", "a"):
+        g.docs(mod, "utils.process_docs_copa_ca", [dict(copa[0], choice1=c)])
+    cab = standin_rows("projecte-aina/caBreu", "default", "test", 6)
+    g.docs(mod, "utils.process_doc_cabreu", cab)
+    g.docs(mod, "utils.process_doc_cabreu", [dict(cab[0], content="  a   b\t  c \u00a0 d  ")])
+    qa = standin_rows("projecte-aina/catalanqa", "default", "test", 6)
+    qa += [dict(qa[0], answers=[{"text": t, "answer_start": 0}]) for t in ("L'home", "el", "")]
+    for d in qa:
+        for p in SQUAD_PREDS[:7]:
+            g.results(mod, "utils.process_results_qa", d, [p])
+    g.results(mod, "utils.process_results_qa", dict(qa[0], answers=[]), ["x"])
+    cc = standin_rows("projecte-aina/CoQCat", "default", "validation", 8)
+    cc += [dict(cc[0], additional_answers={}), dict(cc[0], additional_answers=None),
+           {k: v for k, v in cc[0].items() if k != "additional_answers"},
+           dict(cc[0], questions=[], answers={"input_text": ["només"]}, additional_answers=None),
+           dict(cc[0], questions=["a", "b"], answers={"input_text": ["Sí", "İ"]},
+                additional_answers={"0": {"input_text": ["x", "i̇"]},
+                                    "1": {"input_text": ["y", "SÍ"]}})]
+    for d in cc:
+        for p in SQUAD_PREDS:
+            g.results(mod, "utils.process_results_coqcat", d, [p])
+    return g
+
+
+def spanish_bench(shared):
+    g = Golden("spanish_bench")
+    mod = module("spanish_bench/utils.py")
+    g.docs(mod, "utils.process_doc_nli", standin_rows("xnli", "es", "validation", 10))
+    for d in nli_docs("premise", "hypothesis", "label", [0]):
+        g.docs(mod, "utils.process_doc_nli", [d])
+    g.docs(mod, "utils.process_docs_paraphrases", standin_rows("paws-x", "es", "test", 12))
+    for d in paraphrase_docs("sentence1", "sentence2"):
+        g.docs(mod, "utils.process_docs_paraphrases", [d])
+    copa = standin_rows("BSC-LT/COPA-es", "default", "validation", 8)
+    g.docs(mod, "utils.process_docs_copa_es", copa)
+    for c in ("Ésser", "İx", "", "a"):
+        g.docs(mod, "utils.process_docs_copa_es", [dict(copa[0], choice2=c)])
+    xl = standin_rows("csebuetnlp/xlsum", "spanish", "test", 6)
+    g.docs(mod, "utils.process_xlsum", xl + [dict(xl[0], text="  a \t  b\n  c ", summary=" ")])
+    return g
+
+
+def galician_bench(shared):
+    g = Golden("galician_bench")
+    mod = module("galician_bench/utils.py")
+    xl = standin_rows("proxectonos/summarization_gl", "default", "test", 6)
+    g.docs(mod, "utils.process_summarization", xl + [dict(xl[0], text="a   b", summary="  ")])
+    g.docs(mod, "utils.process_docs_paraphrases",
+           standin_rows("proxectonos/parafrases_gl", "default", "test", 12))
+    for d in paraphrase_docs("Frase", "Paráfrase"):
+        g.docs(mod, "utils.process_docs_paraphrases", [dict(d, Avaliación=d.pop("label"))])
+    g.docs(mod, "utils.process_docs_paws", standin_rows("proxectonos/PAWS-gl", "default", "test", 12))
+    for d in paraphrase_docs("sentence1", "sentence2"):
+        g.docs(mod, "utils.process_docs_paws", [d])
+    g.docs(mod, "utils.process_doc_nli", standin_rows("proxectonos/xnli_gl", "default", "test", 10))
+    for d in nli_docs("sentence1", "sentence2", "gold_label",
+                      ["entailment", "neutral", "contradiction", "other"]):
+        g.docs(mod, "utils.process_doc_nli", [d])
+    rng = random.Random(7)
+    gen = [standin.truthfulqa_gl_gen(rng, i) for i in range(8)]
+    gen.append(dict(gen[0], correct_answers=["  ", "Sí", "Non teño ningún comentario"],
+                    incorrect_answers=[]))
+    g.docs(mod, "utils.process_docs_gen", gen)
+    mc = [standin.truthfulqa_gl_mc(rng, i) for i in range(10)]
+    for d in mc:
+        n = len(d["mc2_targets"]["choices"])
+        for _ in range(2):
+            g.results(mod, "utils.process_results_mc2", d,
+                      [[round(rng.uniform(-40, -0.5), 4), False] for _ in range(n)])
+    lab = lambda labels: dict(mc[0], mc2_targets={"choices": ["c"] * len(labels), "labels": labels})
+    g.results(mod, "utils.process_results_mc2", lab([0, 1, 0]), [[-1.0, False]] * 3)
+    g.results(mod, "utils.process_results_mc2", lab([1, 1]), [[-1.0, False]] * 2)
+    g.results(mod, "utils.process_results_mc2", lab([1, 0, 0]), [[-1.0, False]])
+    g.results(mod, "utils.process_results_mc2", lab([1, 1, 0]), [[-800.0, False]] * 3)
+    g.results(mod, "utils.process_results_mc2", lab([1, 0]), [[0.0, True], [-1e-9, False]])
+    return g
+
+
 FAMILIES = {"super_glue": super_glue, "glue_mnli": glue, "race": race, "xcopa": xcopa,
-            "xwinograd": xwinograd, "xquad": xquad, "norquad": norquad, "coqa": coqa}
+            "xwinograd": xwinograd, "xquad": xquad, "norquad": norquad, "coqa": coqa,
+            "catalan_bench": catalan_bench, "spanish_bench": spanish_bench,
+            "galician_bench": galician_bench}
 
 
 def main():

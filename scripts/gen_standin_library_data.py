@@ -341,6 +341,103 @@ def coqa(r, i):
             "answers": turns(ans), "additional_answers": extra}
 
 
+def detok_sentence(r, i):
+    """A sentence with the tokenised spacing general_detokenize undoes (" ,", " n't", "( x )"),
+    ending in one of the marks process_doc_nli / process_docs_paraphrases drop, or in none."""
+    w = words(r, r.randint(3, 8)).capitalize()
+    mid = [" , ", " n't ", " ( " + r.choice(WORDS) + " ) ", " ' s ", "  ", " - "][i % 6]
+    end = [" .", ",", "!", "?", ";", "", " ."][i % 7]
+    return w + mid + words(r, r.randint(1, 4)) + end
+
+
+def nli_pair(r, i):
+    return {"premise": "  " + detok_sentence(r, i) + " ", "hypothesis": detok_sentence(r, i + 3),
+            "label": r.randint(0, 2)}
+
+
+def paraphrase_pair(r, i):
+    d = {"id": i, "sentence1": detok_sentence(r, i), "sentence2": detok_sentence(r, i + 2),
+         "label": r.randint(0, 1)}
+    if i % 9 == 5:
+        d["sentence2"] = ""  # dropped by the reference's Dataset.filter
+    return d
+
+
+def copa_ca(r, i):
+    return {"premise": sent(r), "choice1": sent(r), "choice2": ("Ètica " if i % 4 == 1 else "") +
+            sent(r), "question": r.choice(["cause", "effect"]), "label": r.randint(0, 1),
+            "idx": i}
+
+
+def squad_list_answers(r, i):
+    """projecte-aina/catalanqa and xquad-ca: `answers` a list of {text, answer_start}."""
+    answer = "the answer " + r.choice(WORDS) if i % 3 == 1 else words(r, 2)
+    return {"id": str(i), "title": words(r, 2), "context": sent(r, 20), "question": sent(r),
+            "answers": [{"text": answer, "answer_start": 3}]}
+
+
+def coqcat(r, i):
+    """projecte-aina/CoQCat: `questions` a list of strings, answers and three additional answer
+    sets as lists per turn."""
+    n = r.randint(1, 4)
+    ans = [words(r, 2) if i % 3 else "the answer " + r.choice(WORDS) for _ in range(n)]
+    extra = {k: {"input_text": [a.upper() if r.random() < 0.4 else words(r, 2) for a in ans],
+                 "span_start": [0] * n, "span_end": [1] * n, "span_text": ["x"] * n}
+             for k in ("0", "1", "2")}
+    return {"id": f"cc{i}", "source": "vilaweb", "story": sent(r, 25),
+            "questions": [sent(r, 5)[:-1] + "?" for _ in range(n)],
+            "answers": {"input_text": ans, "span_start": [0] * n, "span_end": [1] * n,
+                        "span_text": ["x"] * n},
+            "additional_answers": extra}
+
+
+def cabreu(r, i):
+    spaced = lambda n: "  ".join(words(r, 2) for _ in range(n)) + (" " * (i % 3)) + "."
+    return {"id": str(i), "title": words(r, 2), "subtitle": words(r, 3), "content": spaced(8),
+            "category": ["Societat"], "source": "ACN",
+            "summaries": {t: {a: spaced(3) for a in ("a1", "a2", "a3")}
+                          for t in ("abstractive", "extractive", "extreme")}}
+
+
+def spaced_summary(r, i):
+    """csebuetnlp/xlsum and proxectonos/summarization_gl: text and summary with runs of spaces."""
+    spaced = lambda n: "  ".join(words(r, 2) for _ in range(n)) + (" " * (i % 3)) + "."
+    return {"id": str(i), "url": "u", "title": words(r, 2), "summary": spaced(3),
+            "text": spaced(8)}
+
+
+def parafrases_gl(r, i):
+    d = {"Frase": detok_sentence(r, i), "Paráfrase": detok_sentence(r, i + 2),
+         "Avaliación": r.randint(0, 1)}
+    if i % 9 == 5:
+        d["Paráfrase"] = ""
+    return d
+
+
+def xnli_gl(r, i):
+    return {"sentence1": "  " + detok_sentence(r, i) + " ", "sentence2": detok_sentence(r, i + 3),
+            "gold_label": ["entailment", "neutral", "contradiction"][r.randint(0, 2)]}
+
+
+def truthfulqa_gl_mc(r, i):
+    n_true = r.randint(1, 3)
+    choices = [sent(r, 5) for _ in range(n_true + r.randint(1, 3))]
+    return {"question": sent(r, 6)[:-1] + "?",
+            "mc1_targets": {"choices": choices, "labels": [1] + [0] * (len(choices) - 1)},
+            "mc2_targets": {"choices": choices,
+                            "labels": [1] * n_true + [0] * (len(choices) - n_true)}}
+
+
+def truthfulqa_gl_gen(r, i):
+    answers = lambda n: [("  " if r.random() < 0.3 else "") + sent(r, 4)[:-1] +
+                         ("." if r.random() < 0.5 else "") for _ in range(n)]
+    correct = answers(r.randint(1, 3)) + (["Non teño ningún comentario."] if i % 4 == 1 else [])
+    return {"type": "Adversarial", "category": "Misconceptions",
+            "question": " " + sent(r, 6)[:-1] + "? ", "best_answer": correct[0],
+            "correct_answers": correct, "incorrect_answers": answers(r.randint(1, 3)) + [" "],
+            "source": "s"}
+
+
 def based_completion(r, i):
     context = sent(r, 14)
     value = context.split()[4]
@@ -550,6 +647,25 @@ DATASETS = {
     "google/xquad": (["xquad." + lang for lang in XQUAD_LANGS], ["validation"], xquad),
     "ltg/norquad": (["default"], ["train", "validation", "test"], norquad),
     "EleutherAI/coqa": (["default"], ["train", "validation"], coqa),
+    "projecte-aina/xnli-ca": (["default"], ["validation", "test"], nli_pair),
+    "gplsi/xnli_va": (["default"], ["test"], nli_pair),
+    "projecte-aina/teca": (["default"], ["train", "validation", "test"], nli_pair),
+    "projecte-aina/Parafraseja": (["default"], ["train", "validation", "test"], paraphrase_pair),
+    "projecte-aina/PAWS-ca": (["default"], ["train", "validation", "test"], paraphrase_pair),
+    "projecte-aina/COPA-ca": (["default"], ["train", "validation", "test"], copa_ca),
+    "projecte-aina/catalanqa": (["default"], ["train", "validation", "test"], squad_list_answers),
+    "projecte-aina/xquad-ca": (["default"], ["test"], squad_list_answers),
+    "projecte-aina/CoQCat": (["default"], ["train", "validation", "test"], coqcat),
+    "projecte-aina/caBreu": (["default"], ["train", "validation", "test"], cabreu),
+    "xnli": (["es"], ["train", "validation", "test"], nli_pair),
+    "paws-x": (["es"], ["train", "validation", "test"], paraphrase_pair),
+    "BSC-LT/COPA-es": (["default"], ["validation", "test"], copa_ca),
+    "csebuetnlp/xlsum": (["spanish"], ["train", "validation", "test"], spaced_summary),
+    "proxectonos/parafrases_gl": (["default"], ["train", "validation", "test"], parafrases_gl),
+    "proxectonos/PAWS-gl": (["default"], ["test"], paraphrase_pair),
+    "proxectonos/xnli_gl": (["default"], ["test"], xnli_gl),
+    "proxectonos/summarization_gl": (["default"], ["train", "validation", "test"], spaced_summary),
+    "proxectonos/truthfulqa_gl": None,  # per-config schemas: truthfulqa_gl_* above
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
     "meta-llama/Llama-3.1-8B-Instruct-evals": None,  # per-language: llama3_mmlu_details() below
@@ -785,6 +901,11 @@ def main():
                 for split in ["train", "validation"]:
                     r = random.Random(f"{path}/{cfg}/{split}")
                     write(out, path, cfg, split, [super_glue(cfg)(r, i) for i in range(n)])
+            continue
+        if path == "proxectonos/truthfulqa_gl":
+            for cfg, row in (("multiple_choice", truthfulqa_gl_mc), ("generation", truthfulqa_gl_gen)):
+                r = random.Random(f"{path}/{cfg}/validation")
+                write(out, path, cfg, "validation", [row(r, i) for i in range(n)])
             continue
         if path == LLAMA3_EVALS:
             for lang in LLAMA3_MMLU_LANGS:

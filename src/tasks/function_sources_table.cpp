@@ -101,6 +101,12 @@ const std::vector<FunctionSource>& reference_function_sources() {
       {"869be99d7bb7b73f3fbdf32f92a0a09a66b57584fb55200650e4ee60639fc3b9", "norquad",
        "noreval/norquad/utils.py"},
       {"62ac82e8027162d134709355a00526ff5497deb5987beebb18b439b320e860ca", "coqa", "coqa/utils.py"},
+      {"de9353ed427dd1faa634d7c6e5f461439fb020a56460be829afa8ce698dac2b4", "catalan_bench",
+       "catalan_bench/utils.py"},
+      {"1f10c4ec0e937e174c7a782963420036e81cfa9b04f86e2d96edfc2b5b105144", "spanish_bench",
+       "spanish_bench/utils.py"},
+      {"659038bb829b4ea9681c4665457f38fd8a103db15e57a0a15812aa2012703e96", "galician_bench",
+       "galician_bench/utils.py"},
   };
   return kSources;
 }

@@ -26,6 +26,9 @@ void register_task_functions_mbpp(FunctionRegistry& r);
 void register_task_functions_xquad(FunctionRegistry& r);
 void register_task_functions_norquad(FunctionRegistry& r);
 void register_task_functions_coqa(FunctionRegistry& r);
+void register_task_functions_catalan_bench(FunctionRegistry& r);
+void register_task_functions_spanish_bench(FunctionRegistry& r);
+void register_task_functions_galician_bench(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -51,6 +54,9 @@ void register_builtin_task_functions() {
     register_task_functions_xquad(r);
     register_task_functions_norquad(r);
     register_task_functions_coqa(r);
+    register_task_functions_catalan_bench(r);
+    register_task_functions_spanish_bench(r);
+    register_task_functions_galician_bench(r);
     install_python_filters();
   });
 }
