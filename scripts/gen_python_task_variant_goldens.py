@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference outputs of the fixture tasks of tests/fixtures/python_tasks under run settings other
 than the defaults: the Python-class task with a chat template (multi-turn with a system
-instruction; single-turn with a template name), with another few-shot seed, and a task whose
+instruction; single-turn with a template name, which a tokenizer with one template ignores), with another few-shot seed, and a task whose
 fewshot_config.samples is a Python function taking no argument. Written to
 tests/fixtures/python_tasks/goldens_variants/<variant>/ (results, requests, samples and a
 manifest.json whose entries carry `lmeval_args`: the lm-eval flags that repeat the run) for
@@ -41,9 +41,9 @@ VARIANTS = {
     "class_chat_singleturn_named": (
         "py_class_task",
         ["--model", "hashfake_chat", "--model_args", "tokenizer=<tok>", "--apply_chat_template",
-         "default", "--fewshot_as_multiturn", "false"],
+         "chatml", "--fewshot_as_multiturn", "false"],
         ["--model_args", "pretrained=hashfake,tokenizer=<tok>", "--apply_chat_template",
-         "default", "--fewshot_as_multiturn", "false"]),
+         "chatml", "--fewshot_as_multiturn", "false"]),
     "class_fewshot_seed7": (
         "py_class_task", ["--seed", "0,1234,1234,7"],
         ["--model_args", "pretrained=hashfake", "--seed", "0,1234,1234,7"]),

@@ -185,6 +185,7 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
       if (ct.is_string()) {
         c.chat_templates["default"] = ct.get<std::string>();
       } else if (ct.is_array()) {
+        c.named_chat_templates = true;
         for (size_t i = 0; i < ct.size(); ++i) {
           c.chat_templates[req_string(ct[i], cw[i], "name")] = req_string(ct[i], cw[i], "template");
         }
@@ -236,7 +237,9 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
 }
 
 std::string TokenizerBase::chat_template(std::string_view name) const {
-  std::string key = name.empty() ? "default" : std::string(name);
+  // TemplateLM.chat_template: a name picks one of a list of templates; a tokenizer with one
+  // template gives that one whatever the name (the reference warns that it ignores the name).
+  std::string key = name.empty() || !config_.named_chat_templates ? "default" : std::string(name);
   auto it = config_.chat_templates.find(key);
   return it == config_.chat_templates.end() ? std::string() : it->second;
 }

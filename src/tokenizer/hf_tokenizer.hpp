@@ -23,6 +23,7 @@ struct TokenizerConfig {
   bool clean_up_tokenization_spaces = false;
   std::optional<std::string> bos, eos, pad, unk;      // token text; nullopt when unset or null
   std::map<std::string, std::string> chat_templates;  // "default" for a plain string
+  bool named_chat_templates = false;  // a list of {name, template}, not one template
   std::optional<int64_t> model_max_length;
   std::vector<std::pair<TokenId, std::string>> added_tokens;  // added_tokens_decoder
 

@@ -156,6 +156,8 @@ TEST(TokenizerConfig, Qwen3AndMistralAndStories) {
   const auto* qwen = &lmeval::testing::cached_tokenizer(lmeval::testing::shared_dir() /
                                                         "tokenizers/qwen3/tokenizer.json");
   EXPECT_NE(qwen->chat_template().find("<|im_start|>"), std::string::npos);
+  // One template: a name is ignored, as TemplateLM.chat_template ignores it (with a warning).
+  EXPECT_EQ(qwen->chat_template("chatml"), qwen->chat_template());
   EXPECT_EQ(qwen->eos_token().id, 151645);
   EXPECT_EQ(qwen->pad_token().id, 151643);
   EXPECT_FALSE(qwen->bos_token().id.has_value());
@@ -188,6 +190,7 @@ TEST(TokenizerConfig, AddBosEosAndNamedTemplates) {
   EXPECT_EQ(ids.back(), 0);
   EXPECT_EQ(tok->chat_template(), "D");
   EXPECT_EQ(tok->chat_template("tool_use"), "T");
+  EXPECT_EQ(tok->chat_template("no_such_template"), "");
   EXPECT_EQ(tok->model_max_length(), 77);
   fs::remove(dir / "tokenizer_config.json");
 }

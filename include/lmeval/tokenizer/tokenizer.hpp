@@ -42,7 +42,8 @@ class Tokenizer {
   virtual const SpecialToken& pad_token() const = 0;
   virtual const SpecialToken& unk_token() const = 0;
 
-  // The default chat template (empty when none); named templates when a list was given.
+  // The default chat template (empty when none); named templates when a list was given (a single
+  // template is returned whatever the name, as TemplateLM.chat_template does).
   virtual std::string chat_template(std::string_view name = {}) const = 0;
   // tokenizer_config.json model_max_length, if present.
   virtual std::optional<int64_t> model_max_length() const = 0;

@@ -604,6 +604,19 @@ TEST(PythonFunctions, ClassTaskChatTemplateErrors) {
   r = run_command(base + " --fewshot_as_multiturn");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--fewshot_as_multiturn"), std::string::npos) << r.err;
+  // A template that raises, also without the system message (HFLM's retry): exit 2 naming it.
+  if (!fs::exists(lmeval::testing::shared_dir() / "fixtures" / "gpt2" / "tokenizer.json")) return;
+  fs::path tok = scratch("raising_template");
+  fs::copy_file(lmeval::testing::shared_dir() / "fixtures" / "gpt2" / "tokenizer.json",
+                tok / "tokenizer.json");
+  std::ofstream(tok / "tokenizer_config.json")
+      << R"({"chat_template": "{{ raise_exception('no questions here') }}"})";
+  r = run_command(base + " --model_args " + quoted(fs::path("tokenizer=" + tok.string())) +
+                  " --apply_chat_template");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("chat template:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no questions here"), std::string::npos) << r.err;
+  fs::remove_all(tok);
 }
 
 // fewshot_config.samples is called with no argument, as the reference calls it: a function that
