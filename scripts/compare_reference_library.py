@@ -140,7 +140,9 @@ def run(names):
                               log_samples=True, task_manager=tm, evaluation_tracker=tracker,
                               confirm_run_unsafe_code=unsafe,
                               apply_chat_template=chat.get("apply_chat_template", False),
-                              fewshot_as_multiturn=chat.get("fewshot_as_multiturn", False),
+                              # None without a chat template, as the CLI's EvaluateConfig
+                              # passes it (results record null, not false)
+                              fewshot_as_multiturn=chat.get("fewshot_as_multiturn"),
                               system_instruction=chat.get("system_instruction"))
         samples = res.pop("samples")
         tracker.save_results_aggregated(results=res, samples=samples)
