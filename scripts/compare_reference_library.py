@@ -107,10 +107,14 @@ import json, os, sys, traceback
 shared, plan_path, limit, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 folders = json.loads(sys.argv[5])
 code_eval, unsafe = sys.argv[6], sys.argv[7] == "1"
-if code_eval:  # evaluate.load("code_eval") (humaneval, mbpp) from that folder, not the Hub
+hub_metrics = json.loads(sys.argv[9])  # {name: folder}
+num_fewshot = None if sys.argv[10] == "" else int(sys.argv[10])
+if code_eval:
+    hub_metrics.setdefault("code_eval", code_eval)
+if hub_metrics:  # evaluate.load(name) (code_eval, squad_v2) from those folders, not the Hub
     import evaluate
     _load = evaluate.load
-    evaluate.load = lambda name, *a, **k: _load(code_eval if name == "code_eval" else name, *a, **k)
+    evaluate.load = lambda name, *a, **k: _load(hub_metrics.get(name, name), *a, **k)
 sys.path.insert(0, os.path.join(shared, "tools", "reference_datasets_shim"))
 sys.path.insert(0, os.path.join(shared, "goldens", "tools"))
 import lmeval_hf_data_shim  # noqa: F401  before lm_eval
@@ -138,7 +142,7 @@ def run(names):
         tracker = EvaluationTracker(output_path=dest)
         res = simple_evaluate(model=model, model_args=model_args, tasks=names, limit=limit,
                               log_samples=True, task_manager=tm, evaluation_tracker=tracker,
-                              confirm_run_unsafe_code=unsafe,
+                              confirm_run_unsafe_code=unsafe, num_fewshot=num_fewshot,
                               apply_chat_template=chat.get("apply_chat_template", False),
                               # None without a chat template, as the CLI's EvaluateConfig
                               # passes it (results record null, not false)
@@ -174,7 +178,9 @@ def run_reference(args, batches, folders):
                     os.path.abspath(args.shared), plan, str(args.limit), args.work,
                     json.dumps([] if args.full_index else folders),
                     os.path.abspath(args.code_eval) if args.code_eval else "",
-                    "1" if args.confirm_run_unsafe_code else "0", json.dumps(chat_options(args))],
+                    "1" if args.confirm_run_unsafe_code else "0", json.dumps(chat_options(args)),
+                    json.dumps(dict(m.split("=", 1) for m in args.hub_metric)),
+                    "" if args.num_fewshot is None else str(args.num_fewshot)],
                    env=env, capture_output=True, text=True, check=True)
     return json.load(open(os.path.join(args.work, "ref_status.json")))
 
@@ -211,6 +217,8 @@ def run_ours(args, root, names, dest):
         cmd += ["--system_instruction", args.system_instruction]
     if args.confirm_run_unsafe_code:
         cmd.append("--confirm_run_unsafe_code")
+    if args.num_fewshot is not None:
+        cmd += ["--num_fewshot", str(args.num_fewshot)]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
 
 
@@ -335,7 +343,14 @@ def main():
                     help="folder with evaluate's code_eval metric (code_eval.py, execute.py of "
                          "huggingface/evaluate's metrics/code_eval), which the reference's "
                          "humaneval and mbpp helpers otherwise fetch from the Hub")
+    ap.add_argument("--hub-metric", action="append", default=[], metavar="NAME=DIR",
+                    help="the reference's evaluate.load(NAME) reads that folder (the metric's "
+                         "files, e.g. scripts/evaluate_metrics/squad_v2) instead of the Hub")
+    ap.add_argument("--num-fewshot", type=int, default=None,
+                    help="both sides run with this --num_fewshot")
     args = ap.parse_args()
+    args.hub_metric = [m.split("=", 1)[0] + "=" + os.path.abspath(m.split("=", 1)[1])
+                       for m in args.hub_metric]
     args.data = [os.path.abspath(d) for d in (args.data or [os.path.join(args.shared, "hf_data")])]
     args.lm_eval = os.path.abspath(args.lm_eval)
     os.makedirs(args.out, exist_ok=True)

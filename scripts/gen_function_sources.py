@@ -66,6 +66,7 @@ PORTS = [
     ("catalan_bench", "catalan_bench/utils.py"),
     ("spanish_bench", "spanish_bench/utils.py"),
     ("galician_bench", "galician_bench/utils.py"),
+    ("squadv2", "squadv2/task.py"),  # a class task's module (tasks/class_task.cpp)
 ]
 
 

@@ -285,10 +285,20 @@ def mbppplus(r, i):
 
 # dataset_path -> (configs, splits, row(rng, index[, config]))
 def squad_v2(r, i):
+    # Unanswerable (no gold answer), one answer span, or several spans as SQuAD 2's validation
+    # rows give them (repeated, overlapping, one with a leading article, one sharing words with
+    # the fake models' answer "The answer is N." so that F1 is partial), every third row each.
     context = sent(r, 14)
-    span = context.split()[3]
-    answers = ({"text": [span], "answer_start": [context.index(span)]} if i % 3
-               else {"text": [], "answer_start": []})
+    toks = context.split()
+    span = toks[3]
+    answers = {"text": [], "answer_start": []}
+    if i % 3 == 1:
+        answers = {"text": [span], "answer_start": [context.index(span)]}
+    elif i % 3 == 2:
+        two = " ".join(toks[3:5])
+        answers = {"text": [span, two, "the " + span, span, "answer is " + span],
+                   "answer_start": [context.index(span), context.index(two), 0,
+                                    context.index(span), 0]}
     return {"id": "%024x" % r.getrandbits(96), "title": words(r, 2).title(), "context": context,
             "question": sent(r, 6)[:-1] + "?", "answers": answers}
 

@@ -11,6 +11,7 @@
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/validator.hpp"
 #include "lmeval/metrics/registry.hpp"
+#include "lmeval/tasks/class_task.hpp"
 #include "lmeval/tasks/functions/code_eval.hpp"
 #include "lmeval/tasks/python_functions.hpp"
 
@@ -129,7 +130,7 @@ std::vector<std::unique_ptr<Task>> load_tasks(const EvalConfig& cfg,
       // TaskFactory._build_task's PY_TASK route: the reference's class, built where the reference
       // builds it (its module and constructor may draw from the global random).
       tasks.push_back(Task::load(tc, *data));
-      tasks.back()->set_python_class(python_class_task(python_class_spec(tc, data_dir_of(cfg))));
+      tasks.back()->set_python_class(make_class_task(tc, *data, data_dir_of(cfg)));
     } else {
       tasks.push_back(Task::load(with_run_settings(tc, cfg), *data));
     }

@@ -15,6 +15,7 @@
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/output/output_writer.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
+#include "lmeval/tasks/class_task.hpp"
 #include "lmeval/tasks/python_functions.hpp"
 #include "lmeval/tasks/task.hpp"
 #include "lmeval/tasks/task_selection.hpp"
@@ -76,14 +77,15 @@ void require_documents(const Task& task) {
 
 // A Python-class task: its class built in the embedded interpreter (which loads its data) and
 // document 0's requests built by it; data that cannot be reached from here is a note.
-void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, ValidationReport& report) {
+void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource& data,
+                         ValidationReport& report) {
   std::string data_dir;
   if (cfg.data_dir)
     data_dir = *cfg.data_dir;
   else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env)
     data_dir = env;
   try {
-    std::shared_ptr<PythonClassTask> task = python_class_task(python_class_spec(tc, data_dir));
+    std::shared_ptr<PythonClassTask> task = make_class_task(tc, data, data_dir);
     task->call("configure", {{"num_fewshot", cfg.num_fewshot ? Json(*cfg.num_fewshot) : Json()},
                              {"gen_kwargs", Json()},
                              {"predict_only", cfg.predict_only},
@@ -149,7 +151,7 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   for (const auto& tc : sel.tasks) {
     ++report.tasks_checked;
     if (!tc.python_class.is_null()) {
-      validate_class_task(cfg, tc, report);
+      validate_class_task(cfg, tc, *data, report);
       continue;
     }
     size_t before = problems.size();

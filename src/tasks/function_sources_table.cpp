@@ -107,6 +107,8 @@ const std::vector<FunctionSource>& reference_function_sources() {
        "spanish_bench/utils.py"},
       {"659038bb829b4ea9681c4665457f38fd8a103db15e57a0a15812aa2012703e96", "galician_bench",
        "galician_bench/utils.py"},
+      {"c0ce848b3d9792d6a701bf292bad8efad7f4621ae1efdb305e70ee82ab90e9b7", "squadv2",
+       "squadv2/task.py"},
   };
   return kSources;
 }

@@ -18,9 +18,10 @@ namespace lmeval {
 class PyRandom;
 struct TaskFunction;
 
-// A Python-class task's object in the embedded interpreter (python_functions.hpp makes it): the
-// reference's own Task subclass, which loads its documents and builds, filters and scores its
-// requests itself. `call` runs one of its methods (python_plugin_api.hpp, class_task_call).
+// A Python-class task's object (class_task.hpp makes it): the reference's own Task subclass in the
+// embedded interpreter (python_functions.hpp), or a native port of it (tasks/class_tasks/), which
+// loads its documents and builds, filters and scores its requests itself. `call` runs one of its
+// methods (configure, build, score: python_plugin_api.hpp, class_task_call, with the same JSON).
 class PythonClassTask {
  public:
   // Renders a chat history (a JSON list of {role, content}) with the run's chat template: the
