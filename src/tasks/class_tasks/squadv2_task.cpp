@@ -3,6 +3,7 @@
 // (configure, build, score: python_plugin.cpp's ClassTask gives the same JSON for the Python
 // class), each step beside the reference method it reproduces.
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -67,9 +68,9 @@ class Squad2Task : public PythonClassTask {
     doc_to_target(docs_[0], 0);
   }
 
-  Json call(const std::string& method, const Json& kwargs) override {
+  Json call(const std::string& method, const Json& kwargs, const Chat* chat) override {
     if (method == "configure") return configure(kwargs);
-    if (method == "build") return build(kwargs);
+    if (method == "build") return build(kwargs, chat);
     if (method == "score") return score(kwargs);
     throw RuntimeError("class task " + name_ + ": no method " + method);
   }
@@ -160,8 +161,9 @@ class Squad2Task : public PythonClassTask {
     return out;
   }
 
-  // evaluate(): get_sample_size, then build_all_requests (fewshot_context, construct_requests).
-  Json build(const Json& kw) {
+  // evaluate(): get_sample_size, then build_all_requests (fewshot_context, construct_requests)
+  // with the run's chat settings; each --fewshot_seeds pass keeps its own Instances.
+  Json build(const Json& kw, const Chat* chat) {
     limit_.reset();
     if (const Json& l = kw.value("limit", Json()); l.is_number()) {
       const double v = l.get<double>();
@@ -171,8 +173,11 @@ class Squad2Task : public PythonClassTask {
     samples_ = kw.value("samples", Json());
     const Json& si = kw.value("system_instruction", Json());
     // fewshot_context: maybe_delimit(system_instruction, description "") is the system message,
-    // joined to the question with no delimiter (build_qa_turn: no answer, no gen_prefix).
+    // joined to the question with no delimiter (build_qa_turn: no answer, no gen_prefix); with a
+    // chat template, [system, user] rendered with add_generation_prompt (no gen_prefix), which
+    // multiturn_to_singleturn leaves as they are at zero shots.
     const std::string system = si.is_string() ? si.get<std::string>() : "";
+    const bool with_chat = kw.value("apply_chat_template", false) && chat && *chat;
     const int64_t shots = num_fewshot_.is_number_integer() ? num_fewshot_.get<int64_t>() : 0;
     Json out = Json::array();
     size_t built = 0;
@@ -185,7 +190,15 @@ class Squad2Task : public PythonClassTask {
               "(ConfigurableTask.fewshot_context passes a few-shot document's doc_to_text the "
               "fewshot_config's as well: the class runs only with --num_fewshot 0)");
       if (limit_ && built >= static_cast<size_t>(std::max<int64_t>(*limit_, 0))) break;
-      const std::string ctx = system + doc_to_text(docs_[pos], pos);
+      std::string ctx;
+      if (with_chat) {
+        Json messages = Json::array();
+        if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
+        messages.push_back({{"role", "user"}, {"content", doc_to_text(docs_[pos], pos)}});
+        ctx = (*chat)(messages, true);
+      } else {
+        ctx = system + doc_to_text(docs_[pos], pos);
+      }
       // SQuAD2.construct_requests: both Instances with idx 0, repeats 1.
       out.push_back(Json::array({"generate_until", doc_id, 0,
                                  Json::array({ctx, Json{{"until", Json::array({"\n"})}}}), 1}));
@@ -194,7 +207,7 @@ class Squad2Task : public PythonClassTask {
       ++built;
     }
     if (out.empty()) raise("build", "ValueError: task.build_requests() did not find any docs!");
-    requests_ = out;
+    passes_[kw.value("pass_index", Json(0)).get<int64_t>()] = out;
     return out;
   }
 
@@ -202,17 +215,18 @@ class Squad2Task : public PythonClassTask {
   // the sample records, and _compute_task_aggregations over SQuAD2.aggregation().
   Json score(const Json& kw) {
     const Json& resps = kw.at("resps");
-    if (resps.size() != requests_.size())
+    const Json& requests = passes_[kw.value("pass_index", Json(0)).get<int64_t>()];
+    if (resps.size() != requests.size())
       raise("score", "ValueError: " + std::to_string(resps.size()) + " responses for " +
-                         std::to_string(requests_.size()) + " requests");
+                         std::to_string(requests.size()) + " requests");
     const bool log_samples = kw.value("log_samples", false);
     // The Instances of each document, in idx order (both are idx 0: generate_until first).
     std::map<int64_t, std::vector<size_t>> by_doc;
-    for (size_t i = 0; i < requests_.size(); ++i) {
+    for (size_t i = 0; i < requests.size(); ++i) {
       if (!resps[i].is_array() || resps[i].empty())
         raise("score", "IndexError: list index out of range (no response for request " +
                            std::to_string(i) + ")");
-      by_doc[requests_[i][1].get<int64_t>()].push_back(i);
+      by_doc[requests[i][1].get<int64_t>()].push_back(i);
     }
     std::vector<tasks::squad::SquadV2Prediction> predictions;
     std::vector<tasks::squad::SquadV2Reference> references;
@@ -248,7 +262,7 @@ class Squad2Task : public PythonClassTask {
         s["target"] = target;
         Json args = Json::object(), raw = Json::array(), filtered = Json::array();
         for (size_t i = 0; i < ins.size(); ++i) {
-          const Json& a = requests_[ins[i]][3];
+          const Json& a = requests[ins[i]][3];
           args["gen_args_" + std::to_string(i)] = {{"arg_0", a[0]}, {"arg_1", a[1]}};
           raw.push_back(sanitized(resps[ins[i]]));
           filtered.push_back(sanitized(resps[ins[i]][0]));
@@ -260,7 +274,7 @@ class Squad2Task : public PythonClassTask {
         s["metrics"] = Json::array();
         for (const char* m : kMetrics) s["metrics"].push_back(m);
         s["doc_hash"] = sha256_hex(py::json_dumps(doc, {.indent = 2}));
-        s["prompt_hash"] = sha256_hex(requests_[ins[0]][3][0].get<std::string>());
+        s["prompt_hash"] = sha256_hex(requests[ins[0]][3][0].get<std::string>());
         s["target_hash"] = sha256_hex(target);
         for (const char* m : kMetrics) s[m] = Json::array({prediction, reference});
         samples.push_back(std::move(s));
@@ -313,7 +327,7 @@ class Squad2Task : public PythonClassTask {
   bool predict_only_ = false;
   std::optional<int64_t> limit_;
   Json samples_;
-  Json requests_ = Json::array();
+  std::map<int64_t, Json> passes_;  // pass_index -> its requests
 };
 
 }  // namespace
