@@ -9,7 +9,7 @@ problems of a batch at once, each naming a YAML file and line: a problem is char
 batch's tasks whose own YAML is that file, or, for a shared template that is no task's own YAML,
 to the batch's tasks in that template's folder and below (an upper bound: a task of that folder
 that does not include the template is counted as failing too); `Tasks not found: a, b` names its
-tasks. Then each task so charged is validated again on its own (`--tasks NAME`), and only its
+tasks. Then each task charged by the folder rule is validated again on its own (`--tasks NAME`), and only its
 own problems count (--no-recheck keeps the upper bound). Writes a JSON report.
 
 Usage: scripts/validate_reference_library.py [--venv .venv-standin] [--lm-eval build/lm-eval]
@@ -83,6 +83,7 @@ def check(args, root, batch, failures, stats):
             if not hit:
                 folder = os.path.dirname(path) + "/"
                 hit = [t for t in batch if t[2].startswith(folder)]
+                stats.setdefault("by_folder", set()).update(t[0] for t in hit)
         if not hit:
             stats["unattributed"] += 1
             failures.setdefault("<unattributed>", {"problems": []})["problems"].append(p)
@@ -91,10 +92,11 @@ def check(args, root, batch, failures, stats):
 
 
 def recheck(args, root, tasks, failures, stats):
-    """Validates each failing task on its own: a batch charges a shared template's problem to
-    every task of its folder, and one task's problem can hide behind another's."""
+    """Validates on its own each failing task charged by the folder rule: a batch charges a
+    shared template's problem to every task of its folder."""
     by_name = {t[0]: t for t in tasks}
-    for name in sorted(n for n in failures if n in by_name):
+    # A problem naming the task or its own YAML is its own; only the folder rule overcharges.
+    for name in sorted(n for n in failures if n in by_name and n in stats.get("by_folder", ())):
         rc, text = validate(args, root, [name])
         stats["invocations"] += 1
         stats["rechecked"] += 1
