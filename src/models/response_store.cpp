@@ -40,7 +40,16 @@ ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)
   if (rc != SQLITE_OK) fail("cannot open");
   // Another process may hold the write lock for one batch; wait rather than fail.
   sqlite3_busy_timeout(db_, 60000);
-  exec("PRAGMA journal_mode=WAL");
+  // Switching a new file to WAL takes an exclusive lock, and when two processes open the same
+  // new file at once SQLite answers one of them SQLITE_BUSY at once, without the busy handler
+  // (it would deadlock): retry for as long as the busy timeout.
+  for (int waited_ms = 0;; waited_ms += 20) {
+    int prc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (prc == SQLITE_OK) break;
+    if ((prc != SQLITE_BUSY && prc != SQLITE_LOCKED) || waited_ms >= 60000)
+      fail("PRAGMA journal_mode=WAL failed");
+    usleep(20 * 1000);
+  }
   // WAL with synchronous=NORMAL loses nothing committed when the process is killed (only on
   // power loss), and costs no fsync per batch.
   exec("PRAGMA synchronous=NORMAL");
