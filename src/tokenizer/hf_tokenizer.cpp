@@ -241,7 +241,21 @@ std::string TokenizerBase::chat_template(std::string_view name) const {
   // template gives that one whatever the name (the reference warns that it ignores the name).
   std::string key = name.empty() || !config_.named_chat_templates ? "default" : std::string(name);
   auto it = config_.chat_templates.find(key);
-  return it == config_.chat_templates.end() ? std::string() : it->second;
+  if (it != config_.chat_templates.end()) return it->second;
+  if (config_.named_chat_templates) {
+    // TemplateLM.chat_template raises ValueError for a list of templates without that name (or,
+    // with no name, without "default"), naming the sorted names.
+    std::string names;
+    for (const auto& [n, t] : config_.chat_templates)
+      names += (names.empty() ? "'" : ", '") + n + "'";
+    std::string message =
+        name.empty() ? "this tokenizer has several chat templates and none is "
+                       "named 'default'"
+                     : "chat template '" + std::string(name) + "' is not one of this tokenizer's";
+    throw UserError(message + " (available: [" + names + "])", {"", 0, 0, "--apply_chat_template"},
+                    "one of the template names [" + names + "]");
+  }
+  return {};
 }
 
 void TokenizerBase::apply_config(TokenizerConfig config) {

@@ -190,8 +190,24 @@ TEST(TokenizerConfig, AddBosEosAndNamedTemplates) {
   EXPECT_EQ(ids.back(), 0);
   EXPECT_EQ(tok->chat_template(), "D");
   EXPECT_EQ(tok->chat_template("tool_use"), "T");
-  EXPECT_EQ(tok->chat_template("no_such_template"), "");
+  // TemplateLM.chat_template raises ValueError here ("... is not available. Available template
+  // names are ['default', 'tool_use']."): exit 2 naming the flag and the names.
+  try {
+    (void)tok->chat_template("no_such_template");
+    ADD_FAILURE() << "an unknown template name was accepted";
+  } catch (const lmeval::UserError& e) {
+    EXPECT_EQ(e.where().field, "--apply_chat_template");
+    EXPECT_NE(std::string(e.what()).find("'default', 'tool_use'"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(tok->model_max_length(), 77);
+  // Several templates, none named "default": asking for the default raises as the reference's
+  // TemplateLM.chat_template does ("... multiple chat templates with no default specified!").
+  std::ofstream(dir / "tokenizer_config.json")
+      << R"({"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "rag",
+            "template": "R"}]})";
+  auto no_default = lmeval::load_tokenizer(dir);
+  EXPECT_EQ(no_default->chat_template("rag"), "R");
+  EXPECT_THROW((void)no_default->chat_template(), lmeval::UserError);
   fs::remove(dir / "tokenizer_config.json");
 }
 
