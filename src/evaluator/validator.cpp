@@ -75,6 +75,14 @@ void require_documents(const Task& task) {
                   tc.where(field), "at least one row in the evaluation split");
 }
 
+// A dataset that is neither in the data folders nor in the Hub cache: a fact about this
+// machine, not a problem of the configuration being validated (YAML and class tasks alike).
+bool data_absent(const UserError& e) {
+  const std::string& msg = e.message();
+  return msg.find("not found in") != std::string::npos ||
+         msg.find("is not in the cache") != std::string::npos;
+}
+
 // A Python-class task: its class built in the embedded interpreter (which loads its data) and
 // document 0's requests built by it; data that cannot be reached from here is a note.
 void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource& data,
@@ -97,7 +105,12 @@ void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource
                          {"fewshot_seed", Json()}});
     ++report.docs_rendered;
   } catch (UserError& e) {
-    report.problems.push_back(e);
+    if (data_absent(e))
+      report.notes.push_back("task " + tc.name() +
+                             ": data not available locally, rendering skipped (" + e.message() +
+                             ")");
+    else
+      report.problems.push_back(e);
   } catch (const RuntimeError& e) {
     report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" +
                            e.what() + ")");
@@ -180,11 +193,10 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     try {
       task = Task::load(tc, *data);
     } catch (UserError& e) {
-      const std::string& msg = e.message();
-      if (msg.find("not found in") != std::string::npos ||
-          msg.find("is not in the cache") != std::string::npos) {
+      if (data_absent(e)) {
         report.notes.push_back("task " + tc.name() +
-                               ": data not available locally, rendering skipped (" + msg + ")");
+                               ": data not available locally, rendering skipped (" + e.message() +
+                               ")");
       } else {
         problems.push_back(e);
       }
