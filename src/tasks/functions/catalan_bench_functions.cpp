@@ -96,13 +96,7 @@ void register_task_functions_catalan_bench(FunctionRegistry& r) {
   const std::string fam = "catalan_bench";
   r.add(fam, "utils.process_doc_nli",
         ib::map_each([](Json& d) { ib::nli_pair(d, "premise", "hypothesis"); }));
-  {
-    TaskFunction fn;
-    fn.process_docs = [](std::vector<Json> docs) {
-      return ib::paraphrase_docs(std::move(docs), "sentence1", "sentence2");
-    };
-    r.add(fam, "utils.process_docs_paraphrases", std::move(fn));
-  }
+  r.add(fam, "utils.process_docs_paraphrases", ib::paraphrases("sentence1", "sentence2"));
   r.add(fam, "utils.process_docs_copa_ca", ib::map_each([](Json& d) {
           ib::lower_first_letters(d, {"choice1", "choice2"});
         }));

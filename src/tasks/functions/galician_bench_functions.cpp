@@ -106,17 +106,8 @@ Json galician_mc2(const Json& doc, const std::vector<Json>& results) {
 
 void register_task_functions_galician_bench(FunctionRegistry& r) {
   const std::string fam = "galician_bench";
-  r.add(fam, "utils.process_summarization", ib::map_each([](Json& d) {
-          d["text"] = ib::collapse_spaces(tasks::str_field(d, "text"));
-          d["summary"] = ib::collapse_spaces(tasks::str_field(d, "summary"));
-        }));
-  {
-    TaskFunction fn;
-    fn.process_docs = [](std::vector<Json> docs) {
-      return ib::paraphrase_docs(std::move(docs), "Frase", "Paráfrase");
-    };
-    r.add(fam, "utils.process_docs_paraphrases", std::move(fn));
-  }
+  r.add(fam, "utils.process_summarization", ib::map_each(ib::collapse_text_and_summary));
+  r.add(fam, "utils.process_docs_paraphrases", ib::paraphrases("Frase", "Paráfrase"));
   {
     TaskFunction fn;
     fn.process_docs = [](std::vector<Json> docs) {

@@ -66,6 +66,19 @@ std::string collapse_spaces(std::string_view s) {
   return out;
 }
 
+TaskFunction paraphrases(const char* first, const char* second) {
+  TaskFunction fn;
+  fn.process_docs = [first, second](std::vector<Json> docs) {
+    return paraphrase_docs(std::move(docs), first, second);
+  };
+  return fn;
+}
+
+void collapse_text_and_summary(Json& doc) {
+  doc["text"] = collapse_spaces(str_field(doc, "text"));
+  doc["summary"] = collapse_spaces(str_field(doc, "summary"));
+}
+
 TaskFunction map_each(std::function<void(Json&)> f) {
   TaskFunction fn;
   fn.process_docs = [f = std::move(f)](std::vector<Json> docs) {

@@ -24,6 +24,12 @@ void nli_pair(Json& doc, const char* first, const char* second);
 // second's first letter lower-cased.
 std::vector<Json> paraphrase_docs(std::vector<Json> docs, const char* first, const char* second);
 
+// process_docs_paraphrases as a task function over the two named columns.
+TaskFunction paraphrases(const char* first, const char* second);
+
+// process_xlsum / process_summarization: runs of spaces collapsed in "text" and "summary".
+void collapse_text_and_summary(Json& doc);
+
 // lowercase_first_letter on each named field (process_docs_copa_ca / _es).
 void lower_first_letters(Json& doc, const std::vector<const char*>& fields);
 

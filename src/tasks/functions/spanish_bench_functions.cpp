@@ -17,17 +17,8 @@ void register_task_functions_spanish_bench(FunctionRegistry& r) {
   r.add(fam, "utils.process_doc_nli",
         ib::map_each([](Json& d) { ib::nli_pair(d, "premise", "hypothesis"); }));
   // process_xlsum: runs of spaces collapsed in the text and the summary.
-  r.add(fam, "utils.process_xlsum", ib::map_each([](Json& d) {
-          d["text"] = ib::collapse_spaces(tasks::str_field(d, "text"));
-          d["summary"] = ib::collapse_spaces(tasks::str_field(d, "summary"));
-        }));
-  {
-    TaskFunction fn;
-    fn.process_docs = [](std::vector<Json> docs) {
-      return ib::paraphrase_docs(std::move(docs), "sentence1", "sentence2");
-    };
-    r.add(fam, "utils.process_docs_paraphrases", std::move(fn));
-  }
+  r.add(fam, "utils.process_xlsum", ib::map_each(ib::collapse_text_and_summary));
+  r.add(fam, "utils.process_docs_paraphrases", ib::paraphrases("sentence1", "sentence2"));
   r.add(fam, "utils.process_docs_copa_es", ib::map_each([](Json& d) {
           ib::lower_first_letters(d, {"choice1", "choice2"});
         }));
