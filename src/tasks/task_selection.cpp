@@ -25,6 +25,9 @@ struct Builder {
   std::vector<UserError>* collect;
   TaskSelection out;
   std::map<std::string, std::string> leaf_owner;  // leaf task -> top-level item that brought it
+  // Groups being expanded, outermost first: a group reached again through its own members is a
+  // cycle (the reference recurses until RecursionError).
+  std::vector<std::string> group_stack;
 
   void report(UserError e) {
     if (!collect) throw e;
@@ -111,6 +114,7 @@ struct Builder {
     node.config = gc;
     size_t my_index = out.groups.size();
     out.groups.push_back(node);
+    group_stack.push_back(gc.name);
     std::vector<std::string> children, leaves;
     size_t member_i = 0;
     for (const auto& member : gc.task) {
@@ -133,7 +137,7 @@ struct Builder {
           add_indexed_task(m, ov, top, &leaves);
         } else if (e->kind == IndexKind::Group) {
           children.push_back(m);
-          add_indexed_group(m, overrides, top, &leaves);
+          add_indexed_group(m, overrides, top, &leaves, where);
         } else {
           for (const auto& t : e->tag_tasks) {
             Json ov = overrides;
@@ -150,7 +154,7 @@ struct Builder {
           if (e && e->kind == IndexKind::Group) {
             extra.erase("group");
             children.push_back(gname);
-            add_indexed_group(gname, merge(overrides, extra), top, &leaves);
+            add_indexed_group(gname, merge(overrides, extra), top, &leaves, where);
           } else {
             std::string inline_name = gc.name + "::" + gname;
             children.push_back(inline_name);
@@ -182,6 +186,7 @@ struct Builder {
             UserError("group member must be a name or a mapping", where, "a string or a mapping"));
       }
     }
+    group_stack.pop_back();
     out.groups[my_index].children = children;
     out.groups[my_index].leaves = leaves;
     if (parent_leaves) parent_leaves->insert(parent_leaves->end(), leaves.begin(), leaves.end());
@@ -189,7 +194,18 @@ struct Builder {
   }
 
   void add_indexed_group(const std::string& name, const Json& parent_overrides,
-                         const std::string& top, std::vector<std::string>* parent_leaves) {
+                         const std::string& top, std::vector<std::string>* parent_leaves,
+                         const SourceLocation& where = {"", 0, 0, "--tasks"}) {
+    if (std::find(group_stack.begin(), group_stack.end(), name) != group_stack.end()) {
+      std::string path;
+      for (auto it = std::find(group_stack.begin(), group_stack.end(), name);
+           it != group_stack.end(); ++it)
+        path += *it + " -> ";
+      report(UserError("group '" + group_stack.back() + "' includes group '" + name +
+                           "', which contains it: " + path + name,
+                       where, "groups that do not contain themselves"));
+      return;
+    }
     const IndexEntry* e = index.find(name);
     TaskYaml y;
     try {
@@ -266,7 +282,7 @@ std::vector<std::pair<std::string, std::string>> unreadable_task_files(
 
 TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string>& requested,
                            const Json& run_metadata, std::vector<UserError>* collect) {
-  Builder b{index, run_metadata, collect, {}, {}};
+  Builder b{index, run_metadata, collect, {}, {}, {}};
   if (requested.empty()) {
     b.report(UserError("No tasks specified, or no tasks found. Please verify the task names.",
                        {"", 0, 0, "--tasks"}, "at least one task, group or tag name"));

@@ -1,0 +1,74 @@
+// Hand-written broken task configurations: each is refused with a UserError that names the file,
+// the line or field and what was expected, where the reference raises (a crash or a traceback
+// there), and never crashes lm-eval.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/tasks/task_index.hpp"
+#include "lmeval/tasks/task_selection.hpp"
+
+namespace fs = std::filesystem;
+using lmeval::Json;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("lmeval_bad_task_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path);
+    setenv("LMEVAL_NO_INDEX_CACHE", "1", 1);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& rel, const std::string& text) {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel) << text;
+  }
+  static inline int counter = 0;
+};
+
+// The message of the UserError select_tasks throws for `names` over the folder, or "" if none.
+std::string selection_error(const TempDir& d, const std::vector<std::string>& names) {
+  auto index = lmeval::TaskIndex::build({d.path});
+  try {
+    lmeval::select_tasks(index, names, Json::object());
+  } catch (const lmeval::UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kTask = "task: t\ndataset_path: json\noutput_type: multiple_choice\n";
+
+}  // namespace
+
+// The reference recurses until RecursionError; we used to recurse until the stack overflowed.
+TEST(Tasks_BadConfig, GroupContainingItselfIsRefusedWithTheCycle) {
+  TempDir d;
+  d.write("g.yaml", "group: gself\ntask:\n  - gself\n");
+  std::string e = selection_error(d, {"gself"});
+  EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("task[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("gself -> gself"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected groups that do not contain themselves"), std::string::npos) << e;
+}
+
+TEST(Tasks_BadConfig, GroupCycleThroughAnotherGroupIsRefused) {
+  TempDir d;
+  d.write("t.yaml", kTask);
+  d.write("a.yaml", "group: ga\ntask:\n  - t\n  - gb\n");
+  d.write("b.yaml", "group: gb\ntask:\n  - group: ga\n");
+  std::string e = selection_error(d, {"ga"});
+  EXPECT_NE(e.find("b.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("ga -> gb -> ga"), std::string::npos) << e;
+  // The same group twice side by side is no cycle.
+  d.write("c.yaml", "group: gc\ntask:\n  - gd\n  - ge\n");
+  d.write("d.yaml", "group: gd\ntask:\n  - t\n");
+  d.write("e.yaml", "group: ge\ntask:\n  - gd\n");
+  EXPECT_EQ(selection_error(d, {"gc"}).find("contains it"), std::string::npos);
+}
