@@ -6,11 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
@@ -31,6 +33,9 @@ size_t safetensors_dtype_size(const std::string& dtype) {
 namespace {
 
 Json read_json_file(const fs::path& path, const std::string& what) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UserError(what + " is a folder", {path.string(), 0, 0, ""}, "a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot open " + what, {path.string(), 0, 0, ""}, "a readable file");
   std::stringstream ss;
@@ -58,6 +63,12 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     throw UserError("cannot stat weights file", {file, 0, 0, ""}, "a readable file");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UserError(std::string("weights file ") +
+                        (S_ISDIR(st.st_mode) ? "is a folder" : "is not a regular file"),
+                    {file, 0, 0, ""}, "a safetensors file");
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ < 8) {
@@ -90,6 +101,8 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
   if (!header.is_object()) throw bad("header is not a JSON object");
   const std::byte* data = base + 8 + header_len;
   const size_t data_size = size_ - 8 - header_len;
+  // (begin, end, name) of every tensor: the safetensors library wants them laid end to end.
+  std::vector<std::tuple<uint64_t, uint64_t, std::string>> spans;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
     const std::string field = "$." + name;
@@ -106,11 +119,16 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
     const auto& shape = entry["shape"];
     if (!shape.is_array()) throw bad("shape is not a list", field);
     uint64_t numel = 1;
+    bool overflow = false;
     for (const auto& d : shape) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0) throw bad("bad shape", field);
       t.shape.push_back(d.get<int64_t>());
-      numel *= static_cast<uint64_t>(d.get<int64_t>());
+      overflow = __builtin_mul_overflow(numel, static_cast<uint64_t>(d.get<int64_t>()), &numel) ||
+                 overflow;
     }
+    uint64_t nbytes = 0;
+    if (overflow || __builtin_mul_overflow(numel, static_cast<uint64_t>(esize), &nbytes))
+      throw bad("shape " + shape.dump() + " overflows 64 bits when its size is computed", field);
     const auto& off = entry["data_offsets"];
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
         !off[1].is_number_unsigned())
@@ -121,14 +139,31 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
                     "] lie outside the data section (" + std::to_string(data_size) +
                     " bytes; the file may be truncated)",
                 field);
-    if (e - b != numel * esize)
+    if (e - b != nbytes)
       throw bad("data_offsets span " + std::to_string(e - b) + " bytes but shape and dtype need " +
-                    std::to_string(numel * esize),
+                    std::to_string(nbytes),
                 field);
     t.data = data + b;
     t.nbytes = e - b;
+    spans.emplace_back(b, e, name);
     tensors_.emplace(name, std::move(t));
   }
+  // The safetensors library (Metadata::validate) refuses a file whose tensors overlap, leave a
+  // gap, or do not reach the end of the data section: so does this reader.
+  std::sort(spans.begin(), spans.end());
+  uint64_t covered = 0;
+  for (const auto& [b, e, name] : spans) {
+    if (b != covered)
+      throw bad("data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] " +
+                    (b < covered ? "overlap the previous tensor's bytes"
+                                 : "leave a gap after the previous tensor's bytes") +
+                    ", which end at " + std::to_string(covered),
+                "$." + name);
+    covered = e;
+  }
+  if (covered != data_size)
+    throw bad("bytes " + std::to_string(covered) + " to " + std::to_string(data_size) +
+              " of the data section are not covered by any tensor");
 }
 
 SafetensorsFile::~SafetensorsFile() {
@@ -235,6 +270,23 @@ class ConfigReader {
   }
   int64_t int_or(const std::string& k, int64_t def) const {
     return has(k) ? as_int(j_[k], k) : def;
+  }
+  // A size (layers, heads, widths): refused outside [1, 2^31) before anything is allocated from it.
+  int64_t size_(const std::string& k) const { return in_range(k, int_(k), 1); }
+  int64_t size_or(const std::string& k, int64_t def) const {
+    return has(k) ? in_range(k, as_int(j_[k], k), 1) : def;
+  }
+  int64_t in_range(const std::string& k, int64_t v, int64_t min) const {
+    constexpr int64_t kMax = (int64_t{1} << 31) - 1;
+    if (v < min || v > kMax)
+      throw UserError("'" + k + "' is " + std::to_string(v), {path_, 0, 0, "$." + k},
+                      "an integer from " + std::to_string(min) + " to " + std::to_string(kMax));
+    return v;
+  }
+  // max_position_embeddings / n_positions: positive when given.
+  std::optional<int64_t> opt_size(const std::string& k) const {
+    if (!has(k)) return std::nullopt;
+    return in_range(k, as_int(j_[k], k), 1);
   }
   double num_or(const std::string& k, double def) const { return has(k) ? as_num(j_[k], k) : def; }
   bool bool_or(const std::string& k, bool def) const {
@@ -419,7 +471,21 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
   }
   a.architecture = arch;
   a.model_type = c.str_or("model_type", "");
-  a.vocab_size = c.int_("vocab_size");
+  // transformers' Auto classes build the model of model_type, not of architectures, and raise for
+  // a model_type they do not know: a model_type other than the architecture's would be another
+  // model (or none) there, so it is refused rather than run as `arch`. Absent, arch decides.
+  static const std::map<std::string, std::string> type_of = {
+      {"LlamaForCausalLM", "llama"},      {"MistralForCausalLM", "mistral"},
+      {"Qwen2ForCausalLM", "qwen2"},      {"Qwen3ForCausalLM", "qwen3"},
+      {"GPTNeoXForCausalLM", "gpt_neox"}, {"GPT2LMHeadModel", "gpt2"},
+      {"PhiForCausalLM", "phi"},          {"Phi3ForCausalLM", "phi3"},
+      {"GemmaForCausalLM", "gemma"},      {"Gemma2ForCausalLM", "gemma2"},
+      {"OPTForCausalLM", "opt"}};
+  if (auto it = type_of.find(arch);
+      it != type_of.end() && !a.model_type.empty() && a.model_type != it->second)
+    throw UserError("model_type '" + a.model_type + "' is not the model_type of " + arch,
+                    {path, 0, 0, "$.model_type"}, "'" + it->second + "' (or no model_type)");
+  a.vocab_size = c.size_("vocab_size");
   a.torch_dtype = c.str_or("torch_dtype", c.str_or("dtype", ""));
   a.bos_token_id = c.opt_int("bos_token_id");
   a.eos_token_id = c.opt_int("eos_token_id");
@@ -428,7 +494,13 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
   auto finish_heads = [&]() {
     if (a.num_heads <= 0 || a.hidden_size <= 0 || a.num_layers <= 0)
       throw UserError("config.json has non-positive sizes", {path, 0, 0, ""}, "positive sizes");
+    // transformers: `getattr(config, "head_dim", None) or hidden_size // num_attention_heads`.
     if (a.head_dim <= 0) a.head_dim = a.hidden_size / a.num_heads;
+    if (a.head_dim <= 0)
+      throw UserError("hidden_size " + std::to_string(a.hidden_size) +
+                          " is smaller than num_attention_heads " + std::to_string(a.num_heads),
+                      {path, 0, 0, "$.num_attention_heads"},
+                      "at most hidden_size heads (or a head_dim)");
     if (a.num_kv_heads <= 0) a.num_kv_heads = a.num_heads;
     if (a.num_heads % a.num_kv_heads != 0)
       throw UserError("num_attention_heads is not a multiple of num_key_value_heads",
@@ -450,13 +522,13 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
                           arch == "Phi3ForCausalLM" || arch == "GemmaForCausalLM" ||
                           arch == "Gemma2ForCausalLM";
   if (llama_like) {
-    a.hidden_size = c.int_("hidden_size");
-    a.num_layers = c.int_("num_hidden_layers");
-    a.num_heads = c.int_("num_attention_heads");
-    a.num_kv_heads = c.int_or("num_key_value_heads", a.num_heads);
-    a.head_dim = c.int_or("head_dim", 0);
-    a.intermediate_size = c.int_("intermediate_size");
-    a.max_position_embeddings = c.opt_int("max_position_embeddings");
+    a.hidden_size = c.size_("hidden_size");
+    a.num_layers = c.size_("num_hidden_layers");
+    a.num_heads = c.size_("num_attention_heads");
+    a.num_kv_heads = c.size_or("num_key_value_heads", a.num_heads);
+    a.head_dim = c.has("head_dim") ? c.in_range("head_dim", c.int_("head_dim"), 0) : 0;
+    a.intermediate_size = c.size_("intermediate_size");
+    a.max_position_embeddings = c.opt_size("max_position_embeddings");
     a.norm = NormKind::kRms;
     a.norm_eps = c.num_or("rms_norm_eps", 1e-6);
     a.gated_mlp = true;
@@ -498,11 +570,11 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
       // Handled by the weight loader: biases are optional tensors.
     }
   } else if (arch == "GPTNeoXForCausalLM") {
-    a.hidden_size = c.int_("hidden_size");
-    a.num_layers = c.int_("num_hidden_layers");
-    a.num_heads = c.int_("num_attention_heads");
-    a.intermediate_size = c.int_("intermediate_size");
-    a.max_position_embeddings = c.opt_int("max_position_embeddings");
+    a.hidden_size = c.size_("hidden_size");
+    a.num_layers = c.size_("num_hidden_layers");
+    a.num_heads = c.size_("num_attention_heads");
+    a.intermediate_size = c.size_("intermediate_size");
+    a.max_position_embeddings = c.opt_size("max_position_embeddings");
     a.norm = NormKind::kLayerNorm;
     a.norm_eps = c.num_or("layer_norm_eps", 1e-5);
     a.activation = parse_activation(c.str_or("hidden_act", "gelu"), path, "$.hidden_act");
@@ -513,12 +585,12 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     parse_rope(c, a, 0.25, 10000.0);
     a.layer_sliding_window.assign(a.num_layers, 0);
   } else if (arch == "GPT2LMHeadModel") {
-    a.hidden_size = c.int_("n_embd");
-    a.num_layers = c.int_("n_layer");
-    a.num_heads = c.int_("n_head");
-    a.intermediate_size = c.int_or("n_inner", 4 * a.hidden_size);
-    a.max_position_embeddings = c.opt_int("n_positions");
-    a.learned_positions = c.int_or("n_positions", 1024);
+    a.hidden_size = c.size_("n_embd");
+    a.num_layers = c.size_("n_layer");
+    a.num_heads = c.size_("n_head");
+    a.intermediate_size = c.size_or("n_inner", 4 * a.hidden_size);
+    a.max_position_embeddings = c.opt_size("n_positions");
+    a.learned_positions = c.size_or("n_positions", 1024);
     a.norm = NormKind::kLayerNorm;
     a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
     a.activation = parse_activation(c.str_or("activation_function", "gelu_new"), path,
@@ -532,12 +604,12 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
                       {path, 0, 0, "$.scale_attn_by_inverse_layer_idx"}, "false");
     a.layer_sliding_window.assign(a.num_layers, 0);
   } else if (arch == "PhiForCausalLM") {
-    a.hidden_size = c.int_("hidden_size");
-    a.num_layers = c.int_("num_hidden_layers");
-    a.num_heads = c.int_("num_attention_heads");
-    a.num_kv_heads = c.int_or("num_key_value_heads", a.num_heads);
-    a.intermediate_size = c.int_("intermediate_size");
-    a.max_position_embeddings = c.opt_int("max_position_embeddings");
+    a.hidden_size = c.size_("hidden_size");
+    a.num_layers = c.size_("num_hidden_layers");
+    a.num_heads = c.size_("num_attention_heads");
+    a.num_kv_heads = c.size_or("num_key_value_heads", a.num_heads);
+    a.intermediate_size = c.size_("intermediate_size");
+    a.max_position_embeddings = c.opt_size("max_position_embeddings");
     a.norm = NormKind::kLayerNorm;
     a.norm_eps = c.num_or("layer_norm_eps", 1e-5);
     a.activation = parse_activation(c.str_or("hidden_act", "gelu_new"), path, "$.hidden_act");
@@ -550,12 +622,12 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     parse_rope(c, a, 0.5, 10000.0);
     a.layer_sliding_window.assign(a.num_layers, 0);
   } else if (arch == "OPTForCausalLM") {
-    a.hidden_size = c.int_("hidden_size");
-    a.num_layers = c.int_("num_hidden_layers");
-    a.num_heads = c.int_("num_attention_heads");
-    a.intermediate_size = c.int_("ffn_dim");
-    a.max_position_embeddings = c.opt_int("max_position_embeddings");
-    a.learned_positions = c.int_or("max_position_embeddings", 2048) + 2;
+    a.hidden_size = c.size_("hidden_size");
+    a.num_layers = c.size_("num_hidden_layers");
+    a.num_heads = c.size_("num_attention_heads");
+    a.intermediate_size = c.size_("ffn_dim");
+    a.max_position_embeddings = c.opt_size("max_position_embeddings");
+    a.learned_positions = c.size_or("max_position_embeddings", 2048) + 2;
     a.position_offset = 2;
     a.norm = NormKind::kLayerNorm;
     a.norm_eps = 1e-5;
@@ -568,7 +640,7 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     // projected in to hidden_size and out again before the (tied) LM head.
     a.post_norm = !c.bool_or("do_layer_norm_before", true);
     a.final_norm = !a.post_norm && !c.bool_or("_remove_final_layer_norm", false);
-    const int64_t proj = c.int_or("word_embed_proj_dim", a.hidden_size);
+    const int64_t proj = c.size_or("word_embed_proj_dim", a.hidden_size);
     if (proj != a.hidden_size) a.embed_proj_dim = proj;
     if (!c.bool_or("layer_norm_elementwise_affine", true))
       throw UserError("OPT without layer norm weights is not supported",

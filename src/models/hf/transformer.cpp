@@ -273,6 +273,38 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
   (void)dir;
 }
 
+void Transformer::Impl::check_tokens(const std::vector<Token>& ids) const {
+  for (Token t : ids)
+    if (t < 0 || t >= cfg.vocab_size)
+      throw UserError("token id " + std::to_string(t) + " is outside the model's vocabulary of " +
+                          std::to_string(cfg.vocab_size) +
+                          " tokens (the tokenizer, or prefix_token_id, is not this model's)",
+                      {config_path, 0, 0, "$.vocab_size"},
+                      "token ids from 0 to " + std::to_string(cfg.vocab_size - 1));
+}
+
+void Transformer::Impl::check_positions(int64_t positions) const {
+  if (cfg.learned_positions > 0 && positions + cfg.position_offset > cfg.learned_positions) {
+    const int64_t n = cfg.learned_positions - cfg.position_offset;
+    const char* field =
+        cfg.architecture == "GPT2LMHeadModel" ? "$.n_positions" : "$.max_position_embeddings";
+    throw UserError("a sequence of " + std::to_string(positions) +
+                        " tokens is longer than the model's " + std::to_string(n) +
+                        " learned positions",
+                    {config_path, 0, 0, field},
+                    "sequences of at most " + std::to_string(n) +
+                        " tokens: --model_args max_length at most " + std::to_string(n));
+  }
+}
+
+void Transformer::Impl::check_rows(const std::vector<ScoreRow>& rows, int64_t prefix_len) const {
+  for (const auto& r : rows) {
+    check_tokens(r.tokens);
+    check_positions(prefix_len + static_cast<int64_t>(r.tokens.size()));
+    for (const auto& s : r.spans) check_tokens(s.targets);
+  }
+}
+
 Transformer::Transformer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Transformer::~Transformer() = default;
 
@@ -280,6 +312,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
                                                const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->cfg = load_arch_config(dir);
+  impl->config_path = (dir / "config.json").string();
   const ArchConfig& cfg = impl->cfg;
   // Device: like HFLM, an unusable CUDA request falls back to the CPU.
   std::string dev = options.device.empty() ? "cpu" : options.device;
@@ -427,6 +460,10 @@ void Transformer::simulate_memory_limit(int64_t tokens) { impl_->simulated_limit
 std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(
     const std::vector<ScoreTree>& trees) {
   Impl& m = *impl_;
+  for (const auto& t : trees) {
+    m.check_tokens(t.prefix);
+    m.check_rows(t.branches, static_cast<int64_t>(t.prefix.size()));
+  }
   std::vector<std::vector<std::vector<SpanScore>>> out(trees.size());
   if (m.device_path() && !rope_length_dependent(m.cfg)) {
     c10::InferenceMode guard;
@@ -540,6 +577,7 @@ std::vector<std::vector<std::vector<SpanScore>>> Transformer::score_trees(
 
 std::vector<std::vector<SpanScore>> Transformer::score(const std::vector<ScoreRow>& rows) {
   Impl& m = *impl_;
+  m.check_rows(rows);
   if (m.invariant_path()) {
     std::vector<ScoreTree> trees;
     for (const auto& r : rows) trees.push_back({r.tokens, {ScoreRow{{}, r.spans}}});
@@ -594,6 +632,10 @@ std::vector<float> Transformer::full_logprobs(const std::vector<std::vector<Toke
                                               const std::vector<std::vector<int64_t>>& mask,
                                               const std::vector<std::vector<int64_t>>& positions) {
   Impl& m = *impl_;
+  for (const auto& row : ids) m.check_tokens(row);
+  for (const auto& row : positions)
+    for (int64_t p : row) m.check_positions(p + 1);
+  if (positions.empty() && !ids.empty()) m.check_positions(static_cast<int64_t>(ids[0].size()));
   c10::InferenceMode guard;
   return guarded([&] {
     const int64_t B = static_cast<int64_t>(ids.size()), T = static_cast<int64_t>(ids[0].size());
@@ -629,6 +671,10 @@ std::vector<std::vector<Token>> Transformer::generate(
     const std::vector<std::vector<Token>>& prompts, const SamplingOptions& opt,
     const StopFn& stop) {
   Impl& m = *impl_;
+  for (const auto& p : prompts) {
+    m.check_tokens(p);
+    m.check_positions(static_cast<int64_t>(p.size()));
+  }
   c10::InferenceMode guard;
   return guarded([&] {
     const int64_t B = static_cast<int64_t>(prompts.size());
@@ -739,6 +785,8 @@ std::vector<std::vector<Token>> Transformer::generate(
         h = m.forward(a, ap, &cache, keep_t);
         continue;
       }
+      for (int64_t b = 0; b < B; ++b)
+        if (!done[b]) m.check_positions(fpos[b] + 1);
       const auto t_fwd = clock::now();
       Tensor f = at::from_blob(feed.data(), {B, 1}, at::kLong).to(m.device);
       Tensor fp = at::from_blob(fpos.data(), {B, 1}, at::kLong).to(m.device);

@@ -82,6 +82,13 @@ struct Transformer::Impl {
   at::ScalarType softmax_dtype = at::kFloat;
   int64_t n_params = 0;
   int64_t simulated_limit_tokens = 0;  // Transformer::simulate_memory_limit
+  std::string config_path;             // config.json, for messages
+  // Ids index the embedding table and the log-probs rows, and positions a learned position
+  // table, without bounds checks: an id past vocab_size (a tokenizer of another model) or a
+  // sequence past the position table (max_length above n_positions) is refused here first.
+  void check_tokens(const std::vector<Token>& ids) const;
+  void check_positions(int64_t positions) const;
+  void check_rows(const std::vector<ScoreRow>& rows, int64_t prefix_len = 0) const;
   void check_simulated_limit(int64_t tokens) const {
     if (simulated_limit_tokens > 0 && tokens > simulated_limit_tokens)
       throw OutOfMemory("simulated out of memory: " + std::to_string(tokens) + " tokens > " +

@@ -1,0 +1,229 @@
+// Faults in a model folder that the hf backend must refuse with a message naming the file, the
+// field or tensor, and what was expected (UserError: exit 2), never a crash, an out-of-bounds read
+// or a silent score: safetensors layouts the safetensors library rejects, config.json sizes out of
+// range, a model_type transformers would not build, token ids past the vocabulary and positions
+// past a learned position table.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "lmeval/core/error.hpp"
+#include "models/hf/transformer.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class CheckpointFaults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_ckpt_faults_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Copies ../shared/fixtures/<name> (config, weights, tokenizer) into the scratch folder.
+  void copy_fixture(const std::string& name) {
+    const fs::path from = lmeval::testing::shared_dir() / "fixtures" / name;
+    for (const char* f : {"config.json", "model.safetensors", "tokenizer.json"}) {
+      fs::copy_file(from / f, dir_ / f, fs::copy_options::overwrite_existing);
+      fs::permissions(dir_ / f, fs::perms::owner_read | fs::perms::owner_write);
+    }
+  }
+  json config() const { return json::parse(lmeval::testing::read_file(dir_ / "config.json")); }
+  void write_config(const json& c) const {
+    std::ofstream(dir_ / "config.json", std::ios::trunc) << c.dump();
+  }
+  // The safetensors file split into its JSON header and data section.
+  std::pair<json, std::string> safetensors() const {
+    const std::string b = lmeval::testing::read_file(dir_ / "model.safetensors");
+    uint64_t n = 0;
+    std::memcpy(&n, b.data(), 8);
+    return {json::parse(b.substr(8, n)), b.substr(8 + n)};
+  }
+  void write_safetensors(const json& header, const std::string& data) const {
+    const std::string h = header.dump();
+    const uint64_t n = h.size();
+    std::string out(8, '\0');
+    std::memcpy(out.data(), &n, 8);
+    std::ofstream(dir_ / "model.safetensors", std::ios::binary | std::ios::trunc)
+        << out << h << data;
+  }
+  // The UserError of loading the folder as "message | location | expected"; "" when it loads.
+  std::string load_error() const {
+    try {
+      Transformer::load(dir_, {});
+    } catch (const UserError& e) {
+      return std::string(e.what()) + " | " + e.where().to_string() + " | " + e.expected();
+    }
+    return "";
+  }
+  // The UserError of `f` as above ("" when none), any other exception failing the test.
+  template <typename F>
+  static std::string error_of(F&& f) {
+    try {
+      f();
+    } catch (const UserError& e) {
+      return std::string(e.what()) + " | " + e.where().to_string() + " | " + e.expected();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+  static inline int counter_ = 0;
+};
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST_F(CheckpointFaults, OverlappingGappedOrUncoveredDataIsRefusedAsSafetensorsDoes) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  const auto [header, data] = safetensors();
+  // Two tensors of the same size: the second pointed at the first one's bytes.
+  std::string first, second;
+  for (const auto& [name, e] : header.items())
+    if (name != "__metadata__" && e["shape"] == json::array({64}))
+      (first.empty() ? first : second) = name;
+  ASSERT_FALSE(second.empty());
+  json overlap = header;
+  overlap[second]["data_offsets"] = header[first]["data_offsets"];
+  write_safetensors(overlap, data);
+  std::string e = load_error();
+  EXPECT_HAS(e, "model.safetensors");
+  EXPECT_HAS(e, "overlap");
+  // Trailing bytes after the last tensor: the safetensors library's "file not fully covered".
+  write_safetensors(header, data + std::string(16, '\0'));
+  e = load_error();
+  EXPECT_HAS(e, "not covered by any tensor");
+  EXPECT_HAS(e, "model.safetensors");
+  // A shape whose element count overflows 64 bits is named as such, not as "needs 0 bytes".
+  json huge = header;
+  huge[first]["shape"] = {uint64_t{1} << 40, uint64_t{1} << 40};
+  write_safetensors(huge, data);
+  e = load_error();
+  EXPECT_HAS(e, "$." + first);
+  EXPECT_HAS(e, "overflow");
+  write_safetensors(header, data);
+  EXPECT_EQ(load_error(), "");
+}
+
+TEST_F(CheckpointFaults, AFolderWhereAFileBelongsIsNamed) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  fs::remove(dir_ / "model.safetensors");
+  fs::create_directory(dir_ / "model.safetensors");
+  std::string e = load_error();
+  EXPECT_HAS(e, "model.safetensors");
+  EXPECT_HAS(e, "is a folder");
+  fs::remove(dir_ / "config.json");
+  fs::create_directory(dir_ / "config.json");
+  e = load_error();
+  EXPECT_HAS(e, "config.json");
+  EXPECT_HAS(e, "is a folder");
+}
+
+TEST_F(CheckpointFaults, ConfigSizesOutOfRangeNameTheField) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  const json good = config();
+  struct Case {
+    const char* field;
+    json value;
+  };
+  // Each is refused before anything is allocated from it (2^40 layers was a std::bad_alloc).
+  for (const Case& c :
+       {Case{"num_hidden_layers", int64_t{1} << 40}, Case{"num_hidden_layers", 0},
+        Case{"num_attention_heads", 0}, Case{"num_attention_heads", -8}, Case{"hidden_size", -64},
+        Case{"intermediate_size", 0}, Case{"vocab_size", 0}, Case{"num_key_value_heads", -1},
+        Case{"head_dim", -4}, Case{"max_position_embeddings", 0},
+        Case{"max_position_embeddings", -1}}) {
+    json cfg = good;
+    cfg[c.field] = c.value;
+    write_config(cfg);
+    std::string e;
+    EXPECT_NO_THROW(e = load_error()) << c.field << "=" << c.value.dump();
+    EXPECT_HAS(e, std::string("$.") + c.field);
+    EXPECT_HAS(e, "config.json");
+  }
+  // head_dim 0 falls back to hidden_size / num_attention_heads, as transformers' `or` does.
+  json cfg = good;
+  cfg["head_dim"] = 0;
+  write_config(cfg);
+  EXPECT_EQ(load_error(), "");
+}
+
+TEST_F(CheckpointFaults, ModelTypeOtherThanTheArchitecturesIsRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  json cfg = config();
+  // transformers' AutoConfig raises for a model_type it does not know, and builds the model of
+  // model_type (not of architectures) for one it knows.
+  for (const char* type : {"nonsense", "gpt2"}) {
+    cfg["model_type"] = type;
+    write_config(cfg);
+    std::string e = load_error();
+    EXPECT_HAS(e, "$.model_type");
+    EXPECT_HAS(e, "'llama'");
+  }
+  cfg.erase("model_type");
+  write_config(cfg);
+  EXPECT_EQ(load_error(), "");
+}
+
+TEST_F(CheckpointFaults, TokenIdsPastTheVocabularyAreRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  auto m = Transformer::load(dir_, {});
+  const Token V = static_cast<Token>(m->config().vocab_size);  // 512
+  // An input id, a scored target, and a prompt id each past the embedding table: these read
+  // outside the weights (a segfault, or a plausible score from other memory) without the check.
+  for (const ScoreRow& row : {ScoreRow{{1, 5, V + 99999, 7}, {ScoreSpan{1, {5}}}},
+                              ScoreRow{{1, 5, 6, 7}, {ScoreSpan{1, {V}}}},
+                              ScoreRow{{1, -3, 6, 7}, {ScoreSpan{1, {5}}}}}) {
+    std::string e = error_of([&] { m->score({row}); });
+    EXPECT_HAS(e, "outside the model's vocabulary");
+    EXPECT_HAS(e, "config.json");
+    EXPECT_HAS(e, "$.vocab_size");
+    e = error_of([&] { m->score_trees({ScoreTree{row.tokens, {ScoreRow{{}, row.spans}}}}); });
+    EXPECT_HAS(e, "outside the model's vocabulary");
+  }
+  SamplingOptions opt;
+  opt.max_new_tokens = 2;
+  std::string e = error_of([&] { m->generate({{1, 5, V}}, opt, nullptr); });
+  EXPECT_HAS(e, "outside the model's vocabulary");
+  EXPECT_EQ(error_of([&] { m->score({ScoreRow{{1, 5, V - 1}, {ScoreSpan{1, {V - 1}}}}}); }), "");
+}
+
+TEST_F(CheckpointFaults, PositionsPastALearnedTableAreRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/gpt2/config.json");
+  copy_fixture("gpt2");
+  auto m = Transformer::load(dir_, {});
+  ASSERT_EQ(m->config().learned_positions, 256);
+  // max_length=2048 on a model with 256 positions: scoring read past the table (NaN scores) and
+  // generation failed inside libtorch.
+  std::vector<Token> long_row(300, 5);
+  std::string e = error_of([&] { m->score({ScoreRow{long_row, {ScoreSpan{1, {5}}}}}); });
+  EXPECT_HAS(e, "256");
+  EXPECT_HAS(e, "$.n_positions");
+  EXPECT_HAS(e, "max_length");
+  SamplingOptions opt;
+  opt.max_new_tokens = 20;
+  e = error_of([&] { m->generate({std::vector<Token>(250, 5)}, opt, nullptr); });
+  EXPECT_HAS(e, "$.n_positions");
+  std::vector<Token> fits(256, 5);
+  EXPECT_EQ(error_of([&] { m->score({ScoreRow{fits, {ScoreSpan{1, {5}}}}}); }), "");
+  opt.max_new_tokens = 6;
+  EXPECT_EQ(error_of([&] { m->generate({std::vector<Token>(250, 5)}, opt, nullptr); }), "");
+}
+
+}  // namespace
+}  // namespace lmeval::hf
