@@ -3,10 +3,59 @@
 
 #include <filesystem>
 
+#include <cmath>
+#include <limits>
+
+#include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 #include "lmeval/core/error.hpp"
 
 namespace lmeval::cli {
+
+namespace {
+
+// Number flags read as argparse's type=int / type=float read them (Python's int() and float():
+// surrounding whitespace, underscores between digits, "inf"); the text handed on to CLI11's
+// conversion is the plain number. A CLI11 validator's message becomes "--flag: message".
+template <class T>
+CLI::Validator python_int_flag() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::string digits = python_int(value);
+        if (digits.empty()) return "invalid int value: '" + value + "' (expected an integer)";
+        constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+        errno = 0;
+        long long n = std::strtoll(digits.c_str(), nullptr, 10);
+        if (errno == ERANGE || n < lo || n > hi)
+          return "'" + value + "' is out of range (expected an integer from " + std::to_string(lo) +
+                 " to " + std::to_string(hi) + ")";
+        value = digits;
+        return "";
+      },
+      "INT");
+}
+
+CLI::Validator python_float_flag() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double d;
+        if (!python_float(value, d))
+          return "invalid float value: '" + value + "' (expected a number)";
+        if (std::isnan(d))
+          value = "nan";
+        else if (std::isinf(d))
+          value = d > 0 ? "inf" : "-inf";
+        else {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%.17g", d);
+          value = buf;
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+}  // namespace
 
 static std::vector<std::string>& raw_args_storage() {
   static std::vector<std::string> a;
@@ -36,22 +85,21 @@ void add_run_flags(CLI::App* cmd, RunFlags& f, bool for_validate) {
         opt = cmd->add_option(names, v.texts, o.help)->expected(1, -1);
         break;
       case OptionKind::CommaTexts:
-        opt = cmd->add_option(names, v.texts, o.help)
-                  ->expected(1, -1)
-                  ->delimiter(',')
-                  ->allow_extra_args();
+        // Split on ',' by the entry's from_cli, not by CLI11, which drops empty items: the
+        // reference looks "a,,b"'s empty name up and fails.
+        opt = cmd->add_option(names, v.texts, o.help)->expected(1, -1)->allow_extra_args();
         break;
       case OptionKind::AnyTexts:
         opt = cmd->add_option(names, v.texts, o.help)->expected(0, -1);
         break;
       case OptionKind::Int:
-        opt = cmd->add_option(names, v.integer, o.help);
+        opt = cmd->add_option(names, v.integer, o.help)->transform(python_int_flag<int>());
         break;
       case OptionKind::Int64:
-        opt = cmd->add_option(names, v.integer64, o.help);
+        opt = cmd->add_option(names, v.integer64, o.help)->transform(python_int_flag<int64_t>());
         break;
       case OptionKind::Number:
-        opt = cmd->add_option(names, v.number, o.help);
+        opt = cmd->add_option(names, v.number, o.help)->transform(python_float_flag());
         break;
     }
     if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));

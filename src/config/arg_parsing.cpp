@@ -80,6 +80,26 @@ bool python_float(const std::string& raw, double& out) {
   return true;
 }
 
+std::string python_int(const std::string& raw) {
+  std::string s(unicode::py_strip(raw));
+  std::string out;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    if (s[i] == '-') out += '-';
+    ++i;
+  }
+  if (i == s.size()) return "";
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '_' && !out.empty() && out.back() != '-' && i + 1 < s.size() &&
+        std::isdigit(static_cast<unsigned char>(s[i + 1])))
+      continue;
+    if (!std::isdigit(static_cast<unsigned char>(c))) return "";
+    out += c;
+  }
+  return out;
+}
+
 Json cli_value(const std::string& v) {
   std::string l = lower_ascii(v);
   if (l == "true") return true;

@@ -46,6 +46,9 @@ std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const Sour
         size_t pos;
         int64_t n = std::stoll(l, &pos);
         if (pos == l.size()) return n;
+      } catch (const std::out_of_range&) {
+        throw UserError("seed " + s + " is out of range", where,
+                        "integers from -9223372036854775808 to 9223372036854775807, or None");
       } catch (...) {
       }
       throw UserError(s + " is not an integer or None", where, "integers or None");
@@ -54,14 +57,19 @@ std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const Sour
   };
   std::vector<std::optional<int64_t>> out;
   for (const auto& v : items) out.push_back(to_seed(v));
-  if (out.size() == 1) return {out[0], out[0], out[0], out[0]};
-  if (out.size() == 3) {
-    out.emplace_back(1234);
-    return out;
-  }
+  if (out.size() == 1) out = {out[0], out[0], out[0], out[0]};
+  if (out.size() == 3) out.emplace_back(1234);
   if (out.size() != 4)
     throw UserError("Argument requires 4 integers or None, separated by ','", where,
                     "1, 3 or 4 values");
+  // The second seed goes to numpy.random.seed, which raises ValueError outside 0..2**32-1
+  // (simple_evaluate); the others (random.seed, torch.manual_seed, random.Random) take any
+  // 64-bit integer.
+  if (out[1] && (*out[1] < 0 || *out[1] > 4294967295LL))
+    throw UserError(
+        "numpy seed " + std::to_string(*out[1]) +
+            " is out of range (numpy.random.seed: Seed must be between 0 and 2**32 - 1)",
+        where, "the second seed from 0 to 4294967295, or None");
   return out;
 }
 

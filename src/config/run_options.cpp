@@ -60,6 +60,16 @@ bool truthy_bool(const Json& v, const SourceLocation& where, const std::string& 
   throw UserError("'" + key + "' has the wrong type", where, "true or false");
 }
 
+// str.split(","): empty names kept, as the reference's process_tasks keeps them.
+void split_task_names(const std::string& s, std::vector<std::string>& out) {
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == ',') {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+}
+
 bool parse_bool_text(const std::string& s) {
   std::string l = s;
   for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -179,14 +189,18 @@ std::vector<RunOption> build_table() {
                               "separated)",
                       .kind = OptionKind::CommaTexts,
                       .for_validate = true,
-                      .from_cli = [](EvalConfig& c, const CliValue& v) { c.tasks = v.texts; },
+                      // SplitArgs: every value split on ',', empty names kept (select_tasks
+                      // refuses them).
+                      .from_cli =
+                          [](EvalConfig& c, const CliValue& v) {
+                            c.tasks.clear();
+                            for (const auto& t : v.texts) split_task_names(t, c.tasks);
+                          },
                       .from_yaml =
                           [](EvalConfig& c, const Json& v, const SourceLocation& where) {
                             c.tasks.clear();
                             auto add_names = [&](const std::string& s) {
-                              std::stringstream ss(s);
-                              std::string item;
-                              while (std::getline(ss, item, ',')) c.tasks.push_back(item);
+                              split_task_names(s, c.tasks);
                             };
                             if (v.is_string()) {
                               add_names(v.get<std::string>());

@@ -288,6 +288,13 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
                        {"", 0, 0, "--tasks"}, "at least one task, group or tag name"));
     return b.out;
   }
+  // The reference looks an empty name up like any other and fails ("Tasks not found: ").
+  for (const auto& r : requested)
+    if (r.empty()) {
+      b.report(UserError("an empty task name in --tasks", {"", 0, 0, "--tasks"},
+                         "task names separated by single commas, none of them empty"));
+      return b.out;
+    }
   // A single existing directory: every *.yaml in it.
   if (requested.size() == 1 && fs::is_directory(requested[0])) {
     std::vector<fs::path> files;

@@ -24,5 +24,8 @@ Json simple_parse_args_string(const std::string& s);
 
 // Python float(s) semantics (whitespace, underscores between digits, inf/nan); false if invalid.
 bool python_float(const std::string& s, double& out);
+// Python int(s) syntax (whitespace, sign, underscores between digits): the decimal digits with
+// their sign ("-12"), or "" if `s` is no integer. Not bounded: the caller checks the range.
+std::string python_int(const std::string& s);
 
 }  // namespace lmeval

@@ -1,0 +1,94 @@
+// `lm-eval run/validate` on bad flags and broken task YAMLs: exit 2, one message naming the
+// flag or the file and line and what was expected, and no results table on stdout. Where the
+// reference raises (its behaviour, noted per case, decides what is an error), so do we.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/scratch_dir.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_.write("data/test.jsonl",
+                   "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n"
+                   "{\"q\": \"2+2?\", \"choices\": [\"4\", \"5\"], \"label\": 0}\n");
+    task("t1");
+  }
+  // A valid multiple-choice task tasks/<name>.yaml, plus `extra` lines (from line 10 on).
+  void task(const std::string& name, const std::string& extra = "") {
+    scratch_.write("tasks/" + name + ".yaml",
+                   "task: " + name + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n" +
+                       "    test: " + (dir_ / "data/test.jsonl").string() +
+                       "\noutput_type: multiple_choice\ntest_split: test\n" +
+                       "doc_to_text: \"Q: {{q}}\"\ndoc_to_choice: choices\ndoc_to_target: label\n" +
+                       extra);
+  }
+  lmeval::testing::CommandResult lm(const std::string& args) {
+    return lmeval::testing::run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
+                                        lmeval::testing::lmeval_binary().string() + "' " + args);
+  }
+  // `run --model dummy --include_path tasks <args>` fails with exit 2, every `wanted` piece in
+  // its message, and nothing on stdout.
+  void refused(const std::string& args, const std::vector<std::string>& wanted) {
+    auto r = lm("run --model dummy --include_path tasks " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    for (const auto& w : wanted)
+      EXPECT_NE(r.err.find(w), std::string::npos) << args << ": no '" << w << "' in\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  lmeval::testing::ScratchDir scratch_{"lmeval_bad_input"};
+  const fs::path dir_ = scratch_.path();
+};
+
+}  // namespace
+
+// argparse type=int / type=float: "invalid int value: 'abc'", exit 2 (CPython's int('') and
+// float('') fail too).
+TEST_F(BadInput, NumberFlagsTakePythonNumbersOnly) {
+  refused("--tasks t1 --num_fewshot abc",
+          {"--num_fewshot", "invalid int value: 'abc'", "expected an integer"});
+  refused("--tasks t1 --num_fewshot ''", {"--num_fewshot", "invalid int value: ''"});
+  refused("--tasks t1 --num_fewshot 1.5", {"--num_fewshot", "invalid int value: '1.5'"});
+  refused("--tasks t1 --num_fewshot 99999999999999999999", {"--num_fewshot", "out of range"});
+  refused("--tasks t1 --limit abc", {"--limit", "invalid float value: 'abc'", "expected a number"});
+  refused("--tasks t1 --limit ''", {"--limit", "invalid float value: ''"});
+  refused("--tasks t1 --bootstrap_iters 1e3", {"--bootstrap_iters", "invalid int value: '1e3'"});
+  // What Python's int() and float() accept still runs: int(' 1_0 ') == 10 > 2 documents, so
+  // the sampler's own error; float('1_0') == 10.0.
+  auto ok = lm("run --model dummy --include_path tasks --tasks t1 --limit 1_0 --num_fewshot ' 1 '");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("limit: 10.0, num_fewshot: 1"), std::string::npos) << ok.out;
+}
+
+// process_tasks splits on ',' keeping empty names, and "Tasks not found: " follows.
+TEST_F(BadInput, EmptyTaskNameIsRefused) {
+  for (const char* tasks : {"t1,,t1", "t1,", "''"})
+    refused(std::string("--tasks ") + tasks, {"--tasks", "empty task name"});
+  auto v = lm("validate --include_path tasks --tasks t1,,t1");
+  EXPECT_EQ(v.exit_code, 2) << v.err;
+  EXPECT_NE((v.out + v.err).find("empty task name"), std::string::npos) << v.out << v.err;
+  auto ok = lm("run --model dummy --include_path tasks --tasks t1,t1 t1");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// simple_evaluate calls np.random.seed(numpy_seed): ValueError outside 0..2**32-1.
+TEST_F(BadInput, NumpySeedOutOfRangeIsRefused) {
+  refused("--tasks t1 --seed -1", {"--seed", "numpy seed -1", "0 to 4294967295"});
+  auto ok = lm("run --model dummy --include_path tasks --tasks t1 --seed -5,0,-5");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// The reference recurses until RecursionError.
+TEST_F(BadInput, GroupCycleIsRefusedNotACrash) {
+  scratch_.write("tasks/g.yaml", "group: gself\ntask:\n  - t1\n  - gself\n");
+  refused("--tasks gself", {"g.yaml:2", "task[1]", "gself -> gself"});
+  auto v = lm("validate --include_path tasks --tasks gself");
+  EXPECT_EQ(v.exit_code, 2) << v.err;
+  EXPECT_NE((v.out + v.err).find("gself -> gself"), std::string::npos) << v.out << v.err;
+}
