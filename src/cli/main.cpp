@@ -1,7 +1,9 @@
 // lm-eval entry point: legacy argv rewrite, subcommand dispatch, errors mapped to exit codes.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,20 @@ int report(const char* prefix, const std::string& what, int code) {
   std::string text = lmeval::redact(what, argv_secrets());
   std::fprintf(stderr, "lm-eval: %s%s\n", prefix, text.c_str());
   return code;
+}
+
+// Output written to standard output (tables, listings, tokens) is lost when stdout cannot be
+// written (a full disk, /dev/full): a command that otherwise succeeded then exits 1 saying so.
+int check_stdout(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || std::cout.bad();
+  if (!failed || code != 0) return code;
+  const int err = errno;
+  return report("runtime error: ",
+                std::string("cannot write standard output: ") +
+                    (err != 0 ? std::strerror(err) : "a write failed (a full disk?)"),
+                1);
 }
 
 }  // namespace
@@ -101,7 +117,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    return action();
+    return check_stdout(action());
   } catch (const Interrupted& e) {
     std::fprintf(stderr, "lm-eval: %s\n", e.what());
     return e.exit_code();

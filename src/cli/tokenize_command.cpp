@@ -1,9 +1,12 @@
 // `lm-eval tokenize`: encode lines (or a whole file) with a Hugging Face tokenizer, or decode ids.
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -72,6 +75,10 @@ int run_tokenize(const TokenizeOptions& o) {
   std::ifstream file;
   std::istream* in = &std::cin;
   if (o.input != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.input, ec))
+      throw UserError("input is a folder", SourceLocation{o.input, 0, 0, {}},
+                      "a text file, or - for standard input");
     file.open(o.input, std::ios::binary);
     if (!file) throw UserError("cannot read " + o.input, SourceLocation{o.input, 0, 0, {}});
     in = &file;
@@ -85,6 +92,9 @@ int run_tokenize(const TokenizeOptions& o) {
     std::string line;
     while (std::getline(*in, line)) lines.push_back(line);
   }
+  if (in->bad())
+    throw RuntimeError("cannot read " + (o.input == "-" ? std::string("standard input") : o.input) +
+                       ": " + std::strerror(errno));
   std::ostream& out = std::cout;
   if (o.decode) {
     for (size_t i = 0; i < lines.size(); ++i) {

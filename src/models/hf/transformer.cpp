@@ -77,6 +77,7 @@ Tensor Transformer::Impl::take(const WeightArchive& w, const std::vector<std::st
     throw UserError("weights lack tensor '" + names.front() + "'", {"", 0, 0, names.front()},
                     "a checkpoint of " + cfg.architecture + " matching config.json");
   }
+  used_tensors.insert(view->name);
   if (view->shape != shape) {
     auto fmt = [](const std::vector<int64_t>& s) {
       std::string o = "[";
@@ -273,6 +274,33 @@ void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& 
   (void)dir;
 }
 
+// transformers warns about checkpoint tensors its model has no place for (a config.json with
+// fewer layers than the weights, weights of another architecture) and runs without them: so does
+// this loader. Buffers that old checkpoints carry and transformers ignores are not counted.
+void Transformer::Impl::warn_unused(const WeightArchive& w) const {
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::vector<std::string> unused;
+  for (const auto& name : w.names()) {
+    if (used_tensors.count(name)) continue;
+    if (ends_with(name, "rotary_emb.inv_freq") || ends_with(name, ".attn.bias") ||
+        ends_with(name, ".attn.masked_bias") || ends_with(name, ".attention.bias") ||
+        ends_with(name, ".attention.masked_bias") ||
+        (cfg.tie_word_embeddings && (name == "lm_head.weight" || name == "embed_out.weight")))
+      continue;
+    unused.push_back(name);
+  }
+  if (unused.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < unused.size() && i < 5; ++i) list += (i ? ", " : "") + unused[i];
+  if (unused.size() > 5) list += ", ...";
+  log::warn("hf: " + std::to_string(unused.size()) + " tensor" + (unused.size() == 1 ? "" : "s") +
+            " of the checkpoint " + (unused.size() == 1 ? "is" : "are") + " not used by " +
+            cfg.architecture + " as " + config_path + " describes it (" + list +
+            "): check num_hidden_layers and the architecture");
+}
+
 void Transformer::Impl::check_tokens(const std::vector<Token>& ids) const {
   for (Token t : ids)
     if (t < 0 || t >= cfg.vocab_size)
@@ -394,6 +422,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     impl->load_weights(*archive, dir.string());
     return 0;
   });
+  impl->warn_unused(*archive);
   if (cfg.rope != RopeType::kNone) impl->inv_freq_for_length(0);  // a bad rope config fails at load
   if (cfg.embed_scale)
     impl->embed_normalizer =

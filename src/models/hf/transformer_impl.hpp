@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,8 @@ struct Transformer::Impl {
   void load_weights(const WeightArchive& w, const std::string& dir);
   Tensor take(const WeightArchive& w, const std::vector<std::string>& names,
               const std::vector<int64_t>& shape, bool required, bool count = true);
+  std::set<std::string> used_tensors;  // names take() found, for the unused-tensor warning
+  void warn_unused(const WeightArchive& w) const;
 
   // ----- forward -------------------------------------------------------------------------
   Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {

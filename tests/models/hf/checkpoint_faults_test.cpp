@@ -225,5 +225,25 @@ TEST_F(CheckpointFaults, PositionsPastALearnedTableAreRefused) {
   EXPECT_EQ(error_of([&] { m->generate({std::vector<Token>(250, 5)}, opt, nullptr); }), "");
 }
 
+TEST_F(CheckpointFaults, TensorsTheConfigHasNoPlaceForAreWarnedAbout) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  auto load_log = [&] {
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    Transformer::load(dir_, {});
+    return ::testing::internal::GetCapturedStdout() + ::testing::internal::GetCapturedStderr();
+  };
+  EXPECT_EQ(load_log().find("not used by"), std::string::npos);
+  // config.json says 1 layer, the weights hold 2: transformers runs the one layer and warns.
+  json cfg = config();
+  cfg["num_hidden_layers"] = 1;
+  write_config(cfg);
+  const std::string log = load_log();
+  EXPECT_HAS(log, "not used by LlamaForCausalLM");
+  EXPECT_HAS(log, "model.layers.1.");
+  EXPECT_HAS(log, "config.json");
+}
+
 }  // namespace
 }  // namespace lmeval::hf
