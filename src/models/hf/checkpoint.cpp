@@ -197,6 +197,16 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir) {
       if (!shard.is_string())
         throw UserError("shard name is not a string",
                         {index.string(), 0, 0, "$.weight_map." + name}, "a file name");
+      // transformers joins the name to the folder as given, so an absolute name or one with ".."
+      // would read weights from anywhere: only files inside the model folder are accepted.
+      const fs::path rel(shard.get<std::string>());
+      bool inside = !rel.empty() && rel.is_relative() && rel.has_filename();
+      for (const auto& part : rel) inside = inside && part != "..";
+      if (!inside)
+        throw UserError(
+            "shard name '" + shard.get<std::string>() + "' is not a file inside " + dir.string(),
+            {index.string(), 0, 0, "$.weight_map." + name},
+            "the name of a shard file in the model folder");
       if (seen.insert(shard.get<std::string>()).second)
         files.push_back(dir / shard.get<std::string>());
     }

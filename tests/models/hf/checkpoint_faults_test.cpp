@@ -50,6 +50,12 @@ class CheckpointFaults : public ::testing::Test {
     std::memcpy(&n, b.data(), 8);
     return {json::parse(b.substr(8, n)), b.substr(8 + n)};
   }
+  static json safetensors_at(const fs::path& p) {
+    const std::string b = lmeval::testing::read_file(p);
+    uint64_t n = 0;
+    std::memcpy(&n, b.data(), 8);
+    return json::parse(b.substr(8, n));
+  }
   void write_safetensors(const json& header, const std::string& data) const {
     const std::string h = header.dump();
     const uint64_t n = h.size();
@@ -243,6 +249,35 @@ TEST_F(CheckpointFaults, TensorsTheConfigHasNoPlaceForAreWarnedAbout) {
   EXPECT_HAS(log, "not used by LlamaForCausalLM");
   EXPECT_HAS(log, "model.layers.1.");
   EXPECT_HAS(log, "config.json");
+}
+
+TEST_F(CheckpointFaults, ShardNamesOutsideTheModelFolderAreRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  // One shard holding everything, named by an index; then names that leave the folder.
+  fs::rename(dir_ / "model.safetensors", dir_ / "model-00001-of-00001.safetensors");
+  const json header = safetensors_at(dir_ / "model-00001-of-00001.safetensors");
+  json map = json::object();
+  for (const auto& [name, e] : header.items())
+    if (name != "__metadata__") map[name] = "model-00001-of-00001.safetensors";
+  auto write_index = [&](const json& m) {
+    std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc)
+        << json{{"metadata", json::object()}, {"weight_map", m}}.dump();
+  };
+  write_index(map);
+  EXPECT_EQ(load_error(), "");
+  const std::string first = map.begin().key();
+  for (const std::string bad : {std::string("../model-00001-of-00001.safetensors"),
+                                (dir_ / "model-00001-of-00001.safetensors").string(),
+                                std::string(""), std::string("sub/../../x.safetensors")}) {
+    json m = map;
+    m[first] = bad;
+    write_index(m);
+    const std::string e = load_error();
+    EXPECT_HAS(e, "model.safetensors.index.json");
+    EXPECT_HAS(e, "$.weight_map." + first);
+    EXPECT_HAS(e, "a file inside");
+  }
 }
 
 }  // namespace
