@@ -438,6 +438,17 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
     if (!cont.empty())
       ph.tokens += std::min<int64_t>(L, static_cast<int64_t>(ctx.size() + cont.size()) - 1);
   ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // NaN scores are kept as the reference keeps them (multiple choice then picks the first NaN
+  // choice, as numpy's argmax does), but not silently: they mean the forward pass overflowed or
+  // the config is broken, and the metrics computed from them mean nothing.
+  const auto nans = std::count_if(results.begin(), results.end(),
+                                  [](const auto& r) { return std::isnan(r.loglikelihood); });
+  if (nans > 0)
+    log::warn("hf: " + std::to_string(nans) + " of " + std::to_string(results.size()) + " " +
+              phase_name +
+              " scores are NaN: the model's forward pass produced NaN or infinite values (check "
+              "config.json's norm epsilon and rope_theta, the weights, and the dtype); metrics "
+              "computed from them are meaningless");
   return results;
 }
 

@@ -7,11 +7,14 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/hf_model.hpp"
+#include "models/hf/hf_lm.hpp"
 #include "models/hf/transformer.hpp"
 #include "support/test_support.hpp"
 
@@ -34,7 +37,8 @@ class CheckpointFaults : public ::testing::Test {
   // Copies ../shared/fixtures/<name> (config, weights, tokenizer) into the scratch folder.
   void copy_fixture(const std::string& name) {
     const fs::path from = lmeval::testing::shared_dir() / "fixtures" / name;
-    for (const char* f : {"config.json", "model.safetensors", "tokenizer.json"}) {
+    for (const char* f :
+         {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"}) {
       fs::copy_file(from / f, dir_ / f, fs::copy_options::overwrite_existing);
       fs::permissions(dir_ / f, fs::perms::owner_read | fs::perms::owner_write);
     }
@@ -278,6 +282,30 @@ TEST_F(CheckpointFaults, ShardNamesOutsideTheModelFolderAreRefused) {
     EXPECT_HAS(e, "$.weight_map." + first);
     EXPECT_HAS(e, "a file inside");
   }
+}
+
+TEST_F(CheckpointFaults, NanScoresAreKeptButWarnedAbout) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  auto scores_and_log = [&] {
+    HFLM lm(parse_hf_args(Json{{"pretrained", dir_.string()}, {"device", "cpu"}}, {}));
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    auto r = lm.loglikelihood({{"Once upon a time", " there was"}, {"The cat", " sat"}});
+    return std::make_pair(
+        r, ::testing::internal::GetCapturedStdout() + ::testing::internal::GetCapturedStderr());
+  };
+  auto [good, quiet] = scores_and_log();
+  EXPECT_FALSE(std::isnan(good[0].loglikelihood));
+  EXPECT_EQ(quiet.find("NaN"), std::string::npos) << quiet;
+  // A negative RMSNorm epsilon: rsqrt of a negative variance, NaN from the first layer on, as in
+  // transformers (which says nothing).
+  json cfg = config();
+  cfg["rms_norm_eps"] = -1.0;
+  write_config(cfg);
+  auto [bad, log] = scores_and_log();
+  EXPECT_TRUE(std::isnan(bad[0].loglikelihood));
+  EXPECT_HAS(log, "2 of 2 loglikelihood scores are NaN");
 }
 
 }  // namespace
