@@ -305,6 +305,11 @@ std::vector<Instance> build_requests(const Task& task, size_t task_index,
       if (!choices)
         throw UserError("multiple_choice task " + task.name() + " has no doc_to_choice",
                         cfg.where(TaskField::output_type), "doc_to_choice");
+      // No choices, no log-likelihoods: the reference's process_results fails on np.argmax([]).
+      if (choices->empty())
+        throw UserError("task " + task.name() + ", doc_id " + std::to_string(doc_ids[k]) +
+                            ": doc_to_choice gave no choices",
+                        cfg.where(TaskField::doc_to_choice), "at least one choice per document");
       std::string delim = cfg.target_delimiter();
       if (opts.apply_chat_template) {
         std::string gp = cfg.str(TaskField::gen_prefix);

@@ -211,6 +211,7 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
     }
     Json target = t->doc_to_target(d0);
     if (target.is_array()) t->multiple_target_ = target.size();
+    t->check_first_document(target);
   }
   t->num_fewshot_ = t->cfg_.num_fewshot().value_or(0);
   return t;
@@ -290,6 +291,13 @@ std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc,
                                                             const Json* spec) const {
   const Json& s = spec ? *spec : cfg_.get(TaskField::doc_to_choice);
   if (s.is_null()) return std::nullopt;
+  Json list = choice_list(doc, s);
+  std::vector<std::string> out;
+  for (const auto& c : list) out.push_back(c.is_string() ? c.get<std::string>() : py::str(c));
+  return out;
+}
+
+Json Task::choice_list(const Doc& doc, const Json& s) const {
   Json list;
   if (s.is_string()) {
     const std::string& str = s.get_ref<const std::string&>();
@@ -321,9 +329,41 @@ std::optional<std::vector<std::string>> Task::doc_to_choice(const Doc& doc,
   if (!list.is_array())
     throw UserError("doc_to_choice did not give a list", cfg_.where(TaskField::doc_to_choice),
                     "a list of strings");
-  std::vector<std::string> out;
-  for (const auto& c : list) out.push_back(c.is_string() ? c.get<std::string>() : py::str(c));
-  return out;
+  return list;
+}
+
+void Task::check_first_document(const Json& target) const {
+  if (!has_choices()) return;
+  const Doc& d0 = (*eval_docs_)[0];
+  Json choices = choice_list(d0, cfg_.get(TaskField::doc_to_choice));
+  const auto n = static_cast<int64_t>(choices.size());
+  auto fail = [&](const std::string& what, TaskField field, const std::string& expected) {
+    throw UserError("task " + name_ + ", doc_id 0: " + what, cfg_.where(field), expected);
+  };
+  // test_choice[test_target]: an IndexError past either end.
+  if (target.is_number_integer()) {
+    int64_t t = target.get<int64_t>();
+    if (t >= n || t < -n)
+      fail("doc_to_target gave index " + std::to_string(t) + " but doc_to_choice gave " +
+               std::to_string(n) + " choice" + (n == 1 ? "" : "s") +
+               " (the reference raises IndexError building the task)",
+           TaskField::doc_to_target,
+           n == 0 ? "doc_to_choice to give at least one choice"
+                  : "an index from " + std::to_string(-n) + " to " + std::to_string(n - 1));
+  }
+  // The whitespace check reads each choice's first character: choice[0].
+  for (int64_t i = 0; i < n; ++i) {
+    const Json& c = choices[static_cast<size_t>(i)];
+    if (c.is_string() && !c.get_ref<const std::string&>().empty()) continue;
+    if (c.is_array() && !c.empty()) continue;
+    if (c.is_object()) continue;  // a KeyError or not, by its keys: left to the run
+    fail("choice " + std::to_string(i) + " of doc_to_choice is " +
+             (c.is_string() ? std::string("an empty string") : py::repr(c)) +
+             " (the reference raises " +
+             (c.is_string() || c.is_array() ? "IndexError" : "TypeError") +
+             " reading its first character while building the task)",
+         TaskField::doc_to_choice, "non-empty strings as the choices of the first document");
+  }
 }
 
 std::optional<std::string> Task::resolve_field(const Doc& doc, const Json& spec,

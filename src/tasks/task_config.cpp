@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -135,8 +136,14 @@ void check_type(const std::string& key, const Json& v, const SourceLocation& whe
     if (!v.is_object()) bad("a mapping");
   } else if (key == "fewshot_config") {
     if (!v.is_object()) bad("a mapping");
-  } else if (key == "num_fewshot" || key == "repeats") {
+  } else if (key == "num_fewshot") {
     if (!v.is_number_integer()) bad("an integer");
+  } else if (key == "repeats") {
+    if (!v.is_number_integer()) bad("an integer");
+    // No responses to filter: the reference fails later with an IndexError (take_first).
+    if (v.get<int64_t>() < 1)
+      throw UserError("repeats is " + v.dump() + ", so no request is made", where,
+                      "an integer of at least 1");
   } else if (key == "unsafe_code" || key == "should_decontaminate") {
     if (!v.is_boolean()) bad("true or false");
   } else if (key == "metric_list" || key == "filter_list") {
@@ -254,8 +261,25 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
   std::string fd = cfg.raw.value("fewshot_delimiter", "\n\n");
   if (cfg.has(TaskField::generation_kwargs)) {
     Json& g = cfg.raw["generation_kwargs"];
-    if (g.contains("temperature") && g["temperature"].is_number())
-      g["temperature"] = g["temperature"].get<double>();
+    // float(temperature): numbers, booleans and numeric text; anything else raises there.
+    if (g.contains("temperature")) {
+      const Json& t = g["temperature"];
+      double d = 0;
+      if (t.is_number())
+        g["temperature"] = t.get<double>();
+      else if (t.is_boolean())
+        g["temperature"] = t.get<bool>() ? 1.0 : 0.0;
+      else if (t.is_string() && python_float(t.get<std::string>(), d))
+        g["temperature"] = d;
+      else {
+        SourceLocation where = yaml.where("generation_kwargs");
+        where.field = "generation_kwargs.temperature";
+        report(UserError("temperature " + t.dump() +
+                             " is not a number (the reference converts it "
+                             "with float())",
+                         where, "a number"));
+      }
+    }
     if (!g.contains("until")) g["until"] = Json::array({fd});
   } else if (ot == "generate_until") {
     Json g = Json::object();

@@ -28,6 +28,9 @@ struct Builder {
   // Groups being expanded, outermost first: a group reached again through its own members is a
   // cycle (the reference recurses until RecursionError).
   std::vector<std::string> group_stack;
+  // Where the overrides that groups pass down to their tasks were written (the group's file,
+  // or the member mapping), so a bad key is reported there and not in the task's own file.
+  std::map<std::string, SourceLocation> override_origin;
 
   void report(UserError e) {
     if (!collect) throw e;
@@ -86,8 +89,19 @@ struct Builder {
       report(err);
       return;
     }
+    for (const auto& [key, loc] : override_origin)
+      if (key != "task" && overrides.contains(key)) y.origin[key] = loc;
     Json merged = merge(y.value, overrides);
     add_task(y, merged, e->yaml.string(), top, leaves);
+  }
+
+  // `add` with the keys of a group member's mapping located at the member.
+  template <class F>
+  void with_member_origin(const Json& member, const SourceLocation& where, F add) {
+    auto saved = override_origin;
+    for (auto it = member.begin(); it != member.end(); ++it) override_origin[it.key()] = where;
+    add();
+    override_origin = std::move(saved);
   }
 
   // Returns the group's index in out.groups (or -1).
@@ -115,6 +129,9 @@ struct Builder {
     size_t my_index = out.groups.size();
     out.groups.push_back(node);
     group_stack.push_back(gc.name);
+    auto saved_origin = override_origin;
+    for (auto it = gc.overrides.begin(); it != gc.overrides.end(); ++it)
+      if (!saved_origin.count(it.key())) override_origin[it.key()] = yaml.where(it.key());
     std::vector<std::string> children, leaves;
     size_t member_i = 0;
     for (const auto& member : gc.task) {
@@ -154,7 +171,9 @@ struct Builder {
           if (e && e->kind == IndexKind::Group) {
             extra.erase("group");
             children.push_back(gname);
-            add_indexed_group(gname, merge(overrides, extra), top, &leaves, where);
+            with_member_origin(extra, where, [&] {
+              add_indexed_group(gname, merge(overrides, extra), top, &leaves, where);
+            });
           } else {
             std::string inline_name = gc.name + "::" + gname;
             children.push_back(inline_name);
@@ -165,7 +184,9 @@ struct Builder {
           const IndexEntry* e = index.find(tname);
           if (e && e->kind == IndexKind::Task) {
             children.push_back(tname);
-            add_indexed_task(tname, merge(overrides, member), top, &leaves);
+            with_member_origin(member, where, [&] {
+              add_indexed_task(tname, merge(overrides, member), top, &leaves);
+            });
           } else {
             std::string inline_name = gc.name + "::" + tname;
             Json m = merge(member, overrides);
@@ -187,6 +208,7 @@ struct Builder {
       }
     }
     group_stack.pop_back();
+    override_origin = std::move(saved_origin);
     out.groups[my_index].children = children;
     out.groups[my_index].leaves = leaves;
     if (parent_leaves) parent_leaves->insert(parent_leaves->end(), leaves.begin(), leaves.end());
@@ -282,7 +304,7 @@ std::vector<std::pair<std::string, std::string>> unreadable_task_files(
 
 TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string>& requested,
                            const Json& run_metadata, std::vector<UserError>* collect) {
-  Builder b{index, run_metadata, collect, {}, {}, {}};
+  Builder b{index, run_metadata, collect, {}, {}, {}, {}};
   if (requested.empty()) {
     b.report(UserError("No tasks specified, or no tasks found. Please verify the task names.",
                        {"", 0, 0, "--tasks"}, "at least one task, group or tag name"));

@@ -92,3 +92,41 @@ TEST_F(BadInput, GroupCycleIsRefusedNotACrash) {
   EXPECT_EQ(v.exit_code, 2) << v.err;
   EXPECT_NE((v.out + v.err).find("gself -> gself"), std::string::npos) << v.out << v.err;
 }
+
+// ConfigurableTask.__init__ looks at document 0: test_choice[test_target] raises IndexError
+// past either end, and the whitespace check's choice[0] raises for an empty or non-string
+// choice. Later documents' bad targets are warned about and scored wrong (process_results).
+TEST_F(BadInput, FirstDocumentChecksOfTheReference) {
+  // doc_to_target 7 with 2 choices on document 0.
+  task("t_idx");
+  std::string y = lmeval::testing::read_file(dir_ / "tasks/t_idx.yaml");
+  y.replace(y.find("doc_to_target: label"), 20, "doc_to_target: 7");
+  scratch_.write("tasks/t_idx.yaml", y);
+  refused("--tasks t_idx", {"t_idx.yaml:10", "doc_to_target", "doc_id 0", "index 7",
+                            "expected an index from -2 to 1"});
+  auto v = lm("validate --include_path tasks --tasks t_idx");
+  EXPECT_EQ(v.exit_code, 2) << v.err;
+  EXPECT_NE((v.out + v.err).find("t_idx.yaml:10"), std::string::npos) << v.out << v.err;
+  // -2 is a valid Python index into 2 choices.
+  y.replace(y.find("doc_to_target: 7"), 16, "doc_to_target: -2");
+  scratch_.write("tasks/t_idx.yaml", y);
+  EXPECT_EQ(lm("run --model dummy --include_path tasks --tasks t_idx").exit_code, 0);
+  for (const char* choices : {"[1, 2]", "['', b]"}) {
+    task("t_ch");
+    std::string c = lmeval::testing::read_file(dir_ / "tasks/t_ch.yaml");
+    c.replace(c.find("doc_to_choice: choices"), 22, std::string("doc_to_choice: ") + choices);
+    scratch_.write("tasks/t_ch.yaml", c);
+    refused("--tasks t_ch",
+            {"t_ch.yaml:9", "doc_to_choice", "doc_id 0", "choice 0", "expected non-empty strings"});
+  }
+}
+
+// No choices: no log-likelihoods, and the reference's np.argmax([]) raises; here any
+// document's empty list is refused naming it (document 0 by the index check above).
+TEST_F(BadInput, EmptyChoiceListIsRefusedWithTheDocument) {
+  scratch_.write("data/test.jsonl",
+                 "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": \"1\"}\n"
+                 "{\"q\": \"b\", \"choices\": [], \"label\": \"1\"}\n");
+  refused("--tasks t1", {"t1.yaml:9", "doc_to_choice", "doc_id 1", "no choices",
+                         "expected at least one choice per document"});
+}

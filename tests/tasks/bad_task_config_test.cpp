@@ -72,3 +72,56 @@ TEST(Tasks_BadConfig, GroupCycleThroughAnotherGroupIsRefused) {
   d.write("e.yaml", "group: ge\ntask:\n  - gd\n");
   EXPECT_EQ(selection_error(d, {"gc"}).find("contains it"), std::string::npos);
 }
+
+// repeats 0 or below: no request and nothing for the filters; the reference fails later with
+// an IndexError in take_first.
+TEST(Tasks_BadConfig, RepeatsBelowOneIsRefusedAtItsLine) {
+  TempDir d;
+  d.write("t.yaml", std::string(kTask) + "repeats: 0\n");
+  std::string e = selection_error(d, {"t"});
+  EXPECT_NE(e.find("t.yaml:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("repeats"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an integer of at least 1"), std::string::npos) << e;
+  d.write("t.yaml", std::string(kTask) + "repeats: -2\n");
+  EXPECT_NE(selection_error(d, {"t"}).find("t.yaml:4"), std::string::npos);
+  d.write("t.yaml", std::string(kTask) + "repeats: 3\n");
+  EXPECT_EQ(selection_error(d, {"t"}), "");
+}
+
+// TaskConfig.__post_init__ converts temperature with float(): CPython's float() takes
+// 0.5, "0.5", " 1e-1 " and True, and raises for "hot", None and [1].
+TEST(Tasks_BadConfig, TemperatureIsConvertedAsPythonsFloatDoes) {
+  TempDir d;
+  const std::string gen = "task: t\ndataset_path: json\noutput_type: generate_until\n";
+  for (const char* bad : {"hot", "null", "[1]", "''"}) {
+    d.write("t.yaml", gen + "generation_kwargs:\n  temperature: " + bad + "\n");
+    std::string e = selection_error(d, {"t"});
+    EXPECT_NE(e.find("t.yaml:4"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("generation_kwargs.temperature"), std::string::npos) << e;
+    EXPECT_NE(e.find("expected a number"), std::string::npos) << e;
+  }
+  auto index_of = [&](const char* value) {
+    d.write("t.yaml", gen + "generation_kwargs:\n  temperature: " + value + "\n");
+    auto index = lmeval::TaskIndex::build({d.path});
+    auto sel = lmeval::select_tasks(index, {"t"}, Json::object());
+    return sel.tasks.at(0).get(lmeval::TaskField::generation_kwargs)["temperature"];
+  };
+  EXPECT_EQ(index_of("'0.5'"), Json(0.5));
+  EXPECT_EQ(index_of("\" 1e-1 \""), Json(0.1));
+  EXPECT_EQ(index_of("true"), Json(1.0));
+  EXPECT_TRUE(index_of("0").is_number_float());
+}
+
+// A key a group passes down to its tasks is reported where the group wrote it.
+TEST(Tasks_BadConfig, GroupOverrideErrorsPointIntoTheGroupFile) {
+  TempDir d;
+  d.write("t.yaml", kTask);
+  d.write("g.yaml", "group: g\ntask:\n  - t\nfrobkey: 1\n");
+  std::string e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown task field 'frobkey'"), std::string::npos) << e;
+  d.write("g.yaml", "group: g\ntask:\n  - task: t\n    num_fewshot: lots\n");
+  e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;  // members are located at `task:`
+  EXPECT_NE(e.find("task[0]: field 'num_fewshot'"), std::string::npos) << e;
+}

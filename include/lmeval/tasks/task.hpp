@@ -91,6 +91,10 @@ class Task {
   std::vector<Doc> run_process_docs(const TaskFunction& fn, std::vector<Doc> rows,
                                     const std::string& split) const;
   Json apply_spec(const Doc& doc, const Json& spec, TaskField field, bool target) const;
+  // doc_to_choice's list as the field gives it (choices not yet turned into strings).
+  Json choice_list(const Doc& doc, const Json& spec) const;
+  // ConfigurableTask.__init__'s "Test One Doc" checks that raise on document 0.
+  void check_first_document(const Json& target) const;
 
   TaskConfig cfg_;
   std::string name_;
