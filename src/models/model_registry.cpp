@@ -13,7 +13,9 @@ std::string LM::apply_chat_template(const std::vector<ChatMessage>& messages,
                     "a model whose tokenizer defines chat_template");
   // The reference's HFLM.apply_chat_template: continue_final_message = not add_generation_prompt,
   // and one retry without system messages when the template raises a Jinja TemplateError.
-  auto tmpl_compiled = tmpl::Template::parse(*text, tmpl::chat_options(), "chat template");
+  const std::string source = chat_template_source();
+  auto tmpl_compiled = tmpl::Template::parse(
+      *text, tmpl::chat_options(), source.empty() ? "chat template" : source + ": chat template");
   auto render = [&](const std::vector<ChatMessage>& ms) {
     tmpl::ChatRequest req;
     for (const auto& m : ms) req.messages.push_back({{"role", m.role}, {"content", m.content}});

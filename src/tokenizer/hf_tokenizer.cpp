@@ -182,6 +182,7 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
     if (j.contains("chat_template") && !j["chat_template"].is_null()) {
       const Json& ct = j["chat_template"];
       Where cw = w / "chat_template";
+      c.chat_template_source = cfg_path.string() + " $.chat_template";
       if (ct.is_string()) {
         c.chat_templates["default"] = ct.get<std::string>();
       } else if (ct.is_array()) {
@@ -232,6 +233,7 @@ TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
   auto jinja = dir / "chat_template.jinja";
   if (c.chat_templates.empty() && std::filesystem::exists(jinja)) {
     c.chat_templates["default"] = read_whole(jinja);
+    c.chat_template_source = jinja.string();
   }
   return c;
 }

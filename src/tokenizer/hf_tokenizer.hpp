@@ -24,6 +24,7 @@ struct TokenizerConfig {
   std::optional<std::string> bos, eos, pad, unk;      // token text; nullopt when unset or null
   std::map<std::string, std::string> chat_templates;  // "default" for a plain string
   bool named_chat_templates = false;  // a list of {name, template}, not one template
+  std::string chat_template_source;   // where the templates came from, for messages
   std::optional<int64_t> model_max_length;
   std::vector<std::pair<TokenId, std::string>> added_tokens;  // added_tokens_decoder
 
@@ -39,6 +40,7 @@ class TokenizerBase : public Tokenizer {
   const SpecialToken& pad_token() const override { return pad_; }
   const SpecialToken& unk_token() const override { return unk_; }
   std::string chat_template(std::string_view name = {}) const override;
+  std::string chat_template_source() const override { return config_.chat_template_source; }
   std::optional<int64_t> model_max_length() const override { return config_.model_max_length; }
   bool clean_up_tokenization_spaces() const override {
     return config_.clean_up_tokenization_spaces;

@@ -74,6 +74,8 @@ class LM {
   virtual std::optional<std::string> chat_template(const std::string& name) const {
     return std::nullopt;
   }
+  // The file (and field) the chat template came from, named in its errors; empty when unknown.
+  virtual std::string chat_template_source() const { return {}; }
   // Renders with chat_template("") in transformers' environment (spec Appendix B.2):
   // add_generation_prompt, continue_final_message = !add_generation_prompt, one retry without
   // system messages when the template raises. Backends supply the special-token variables.

@@ -45,6 +45,9 @@ class Tokenizer {
   // The default chat template (empty when none); named templates when a list was given (a single
   // template is returned whatever the name, as TemplateLM.chat_template does).
   virtual std::string chat_template(std::string_view name = {}) const = 0;
+  // Where the chat templates came from ("<dir>/tokenizer_config.json $.chat_template" or
+  // "<dir>/chat_template.jinja"), for messages; empty when unknown.
+  virtual std::string chat_template_source() const { return {}; }
   // tokenizer_config.json model_max_length, if present.
   virtual std::optional<int64_t> model_max_length() const = 0;
 };

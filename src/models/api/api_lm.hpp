@@ -70,6 +70,9 @@ class ApiLM : public LM {
 
   std::optional<TokenizerInfo> tokenizer_info() const override;
   std::optional<std::string> chat_template(const std::string& name) const override;
+  std::string chat_template_source() const override {
+    return tokenizer_ ? tokenizer_->chat_template_source() : std::string();
+  }
   std::string apply_chat_template(const std::vector<ChatMessage>& messages,
                                   bool add_generation_prompt) const override;
   Json chat_template_variables() const override;

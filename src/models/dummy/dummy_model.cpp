@@ -61,6 +61,9 @@ class DummyLM : public LM {
     if (t.empty()) return std::nullopt;
     return t;
   }
+  std::string chat_template_source() const override {
+    return tokenizer_ ? tokenizer_->chat_template_source() : std::string();
+  }
   Json chat_template_variables() const override {
     return tokenizer_ ? chat_template_special_tokens(*tokenizer_) : Json::object();
   }

@@ -40,6 +40,7 @@ class HFLM : public LM {
   std::optional<TokenizerInfo> tokenizer_info() const override;
   std::vector<int> batch_sizes() const override { return batch_sizes_; }
   std::optional<std::string> chat_template(const std::string& name) const override;
+  std::string chat_template_source() const override { return tokenizer_->chat_template_source(); }
   Json chat_template_variables() const override;
   Json performance_stats() const override;
   std::optional<size_t> token_count(const std::string& text) const override {
