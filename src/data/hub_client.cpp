@@ -394,10 +394,10 @@ HubClient::RepoInfo HubClient::cached_repo_info(const RepoRef& repo) const {
   info.from_cache = true;
   auto commit = cached_commit(repo);
   if (!commit) {
-    throw UserError("offline: " + type_word(repo.type) + " '" + repo.id + "' at revision '" +
-                        repo.revision + "' is not in the cache " + config_.cache_dir.string(),
-                    {},
-                    "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+    throw DataUnavailable(
+        "offline: " + type_word(repo.type) + " '" + repo.id + "' at revision '" + repo.revision +
+            "' is not in the cache " + config_.cache_dir.string(),
+        {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
   }
   info.commit = *commit;
   fs::path snap = snapshot_dir(repo, *commit);

@@ -551,11 +551,11 @@ std::vector<fs::path> HubDataSource::local_files(const Resolved& r,
     if (!missing.empty()) {
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      throw UserError("offline: dataset '" + r.repo.id + "' at revision '" + r.repo.revision +
-                          "' (" + r.commit + ") is missing from the cache " +
-                          client_->config().cache_dir.string() + ": " + list,
-                      {},
-                      "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
+      throw DataUnavailable(
+          "offline: dataset '" + r.repo.id + "' at revision '" + r.repo.revision + "' (" +
+              r.commit + ") is missing from the cache " + client_->config().cache_dir.string() +
+              ": " + list,
+          {}, "run `lm-eval download` where the Hub is reachable, or unset HF_HUB_OFFLINE");
     }
     return out;
   }

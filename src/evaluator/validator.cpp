@@ -75,14 +75,6 @@ void require_documents(const Task& task) {
                   tc.where(field), "at least one row in the evaluation split");
 }
 
-// A dataset that is neither in the data folders nor in the Hub cache: a fact about this
-// machine, not a problem of the configuration being validated (YAML and class tasks alike).
-bool data_absent(const UserError& e) {
-  const std::string& msg = e.message();
-  return msg.find("not found in") != std::string::npos ||
-         msg.find("is not in the cache") != std::string::npos;
-}
-
 // A Python-class task: its class built in the embedded interpreter (which loads its data) and
 // document 0's requests built by it; data that cannot be reached from here is a note.
 void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource& data,
@@ -104,13 +96,12 @@ void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource
                           cfg.system_instruction ? Json(*cfg.system_instruction) : Json()},
                          {"fewshot_seed", Json()}});
     ++report.docs_rendered;
+  } catch (const DataUnavailable& e) {
+    // A fact about this machine, not a problem of the configuration being validated.
+    report.notes.push_back("task " + tc.name() +
+                           ": data not available locally, rendering skipped (" + e.message() + ")");
   } catch (UserError& e) {
-    if (data_absent(e))
-      report.notes.push_back("task " + tc.name() +
-                             ": data not available locally, rendering skipped (" + e.message() +
-                             ")");
-    else
-      report.problems.push_back(e);
+    report.problems.push_back(e);
   } catch (const RuntimeError& e) {
     report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" +
                            e.what() + ")");
@@ -192,14 +183,13 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     std::unique_ptr<Task> task;
     try {
       task = Task::load(tc, *data);
+    } catch (const DataUnavailable& e) {
+      report.notes.push_back("task " + tc.name() +
+                             ": data not available locally, rendering skipped (" + e.message() +
+                             ")");
+      continue;
     } catch (UserError& e) {
-      if (data_absent(e)) {
-        report.notes.push_back("task " + tc.name() +
-                               ": data not available locally, rendering skipped (" + e.message() +
-                               ")");
-      } else {
-        problems.push_back(e);
-      }
+      problems.push_back(e);
       continue;
     } catch (const RuntimeError& e) {
       // Data neither local nor reachable (offline machine): a fact about this machine, not a

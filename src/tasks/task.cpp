@@ -42,6 +42,8 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
                            (ref.name ? " (config " + *ref.name + ")" : "") + role;
   try {
     rows = data.load_split(ref, split);
+  } catch (const DataUnavailable& e) {
+    throw DataUnavailable(what + ": " + e.message(), e.where(), e.expected());
   } catch (const UserError& e) {
     throw UserError(what + ": " + e.message(), e.where(), e.expected());
   } catch (const RuntimeError& e) {
@@ -53,7 +55,7 @@ std::vector<Doc> Task::load_split(DataSource& data, const std::string& split,
   if (found) *found = rows.has_value();
   if (!rows) {
     if (!required) return {};
-    throw UserError(
+    throw DataUnavailable(
         "split '" + split + "' of dataset " + ref.path +
             (ref.name ? " (config " + *ref.name + ")" : "") + " not found in " + data.describe(),
         cfg_.where(split == cfg_.str(TaskField::test_split) ? TaskField::test_split

@@ -32,8 +32,10 @@ class CliTest : public ::testing::Test {
               "\noutput_type: multiple_choice\ntest_split: test\n" + "doc_to_text: \"" + text +
               "\"\ndoc_to_choice: choices\ndoc_to_target: label\n" + extra);
   }
-  lmeval::testing::CommandResult lm(const std::string& args) {
-    return run_command("cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
+  lmeval::testing::CommandResult lm(const std::string& args) { return lm_env("", args); }
+  // With extra environment assignments ("NAME=value ...") before the command.
+  lmeval::testing::CommandResult lm_env(const std::string& env, const std::string& args) {
+    return run_command("cd '" + dir_.string() + "' && " + env + "LMEVAL_NO_INDEX_CACHE=1 '" +
                        lmeval::testing::lmeval_binary().string() + "' " + args);
   }
   lmeval::testing::ScratchDir scratch_{"lmeval_cli"};
@@ -249,4 +251,31 @@ TEST_F(CliTest, ValidateNotesAbsentData) {
                        "leaderboard_math_algebra_hard,leaderboard_musr --data_dir empty_data");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("data not available"), std::string::npos) << r.out << r.err;
+}
+
+// The same for a dataset folder under --data_dir that lacks the split (a partial local copy), while
+// a data file that is there but broken is a problem of the run, named with its file and line.
+TEST_F(CliTest, ValidateNotesAbsentSplitButReportsBrokenData) {
+  write("local/someorg/somedata/default/train.jsonl",
+        "{\"q\": \"a\", \"choices\": [\"x\"], \"label\": 0}\n");
+  write("local/someorg/broken/default/test.jsonl",
+        "{\"q\": \"a\", \"choices\": [\"x\"], \"label\": 0}\n{\"q\": \n");
+  const std::string fields =
+      "output_type: multiple_choice\ntest_split: test\ndoc_to_text: \"{{q}}\"\n"
+      "doc_to_choice: choices\ndoc_to_target: label\n";
+  write("tasks/t_split.yaml", "task: t_split\ndataset_path: someorg/somedata\n" + fields);
+  write("tasks/t_broken.yaml", "task: t_broken\ndataset_path: someorg/broken\n" + fields);
+  const std::string env = "HF_HUB_OFFLINE=1 HF_HUB_CACHE='" + (dir_ / "local").string() + "' ";
+  auto absent =
+      lm_env(env, "validate --model dummy --tasks t_split --include_path tasks --data_dir local");
+  EXPECT_EQ(absent.exit_code, 0) << absent.out << absent.err;
+  EXPECT_NE((absent.out + absent.err).find("t_split: data not available"), std::string::npos)
+      << absent.out << absent.err;
+  auto broken =
+      lm_env(env, "validate --model dummy --tasks t_broken --include_path tasks --data_dir local");
+  EXPECT_EQ(broken.exit_code, 2) << broken.out << broken.err;
+  EXPECT_NE((broken.out + broken.err).find("broken/default/test.jsonl:2"), std::string::npos)
+      << broken.out << broken.err;
+  EXPECT_EQ((broken.out + broken.err).find("data not available"), std::string::npos)
+      << broken.out << broken.err;
 }

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 class FixtureRows : public lmeval::DataSource {
  public:
-  explicit FixtureRows(std::vector<Doc> rows) : rows_(std::move(rows)) {}
+  explicit FixtureRows(std::optional<std::vector<Doc>> rows) : rows_(std::move(rows)) {}
   std::optional<std::vector<Doc>> load_split(const lmeval::DatasetRef& ref,
                                              const std::string& split) override {
     EXPECT_EQ(ref.path, "lighteval/squad_v2");
@@ -37,7 +37,7 @@ class FixtureRows : public lmeval::DataSource {
   std::string describe() const override { return "fixture rows"; }
 
  private:
-  std::vector<Doc> rows_;
+  std::optional<std::vector<Doc>> rows_;
 };
 
 // The first place where `got` differs from `want`, telling int from float and key orders apart;
@@ -151,6 +151,29 @@ TEST(ClassTask, OnlyARegisteredModuleSourceGetsTheNativePort) {
       lmeval::UserError);
   unsetenv("LMEVAL_PLUGIN_DIR");
   fs::remove_all(empty);
+}
+
+// Data that is not on this machine is DataUnavailable (validate notes it); an empty split is a
+// plain UserError (validate reports it as a problem of the task).
+TEST(ClassTask, Squadv2PortTellsAbsentDataFromEmptyData) {
+  const auto cfg = class_config({{"!function", "task.SQuAD2"}, {"dir", "squadv2"}});
+  FixtureRows absent(std::nullopt);
+  try {
+    lmeval::make_class_task(cfg, absent, "");
+    FAIL() << "expected DataUnavailable";
+  } catch (const lmeval::DataUnavailable& e) {
+    EXPECT_NE(e.message().find("lighteval/squad_v2"), std::string::npos) << e.what();
+    EXPECT_NE(e.message().find("is not in fixture rows"), std::string::npos) << e.what();
+  }
+  FixtureRows empty(std::vector<Doc>{});
+  try {
+    lmeval::make_class_task(cfg, empty, "");
+    FAIL() << "expected UserError";
+  } catch (const lmeval::DataUnavailable& e) {
+    FAIL() << "an empty split is not absent data: " << e.what();
+  } catch (const lmeval::UserError& e) {
+    EXPECT_NE(e.message().find("is empty"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -33,6 +33,15 @@ class UserError : public std::runtime_error {
   std::string message_;
 };
 
+// Bad input that is a fact about this machine rather than about the configuration: a dataset,
+// a split of it or a file of it that is neither in the data folders nor in the Hub cache (with
+// the Hub not to be asked). Exit code 2 as any UserError; `validate` reports it as a note, not
+// as a problem of the task being validated.
+class DataUnavailable : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 // A failure while running (I/O, model, internal). Exit code 1.
 class RuntimeError : public std::runtime_error {
  public:

@@ -50,6 +50,8 @@ class Squad2Task : public PythonClassTask {
                              std::string(kDataset) + " (the documents it evaluates)";
     try {
       rows = data.load_split(ref, "validation");
+    } catch (const DataUnavailable& e) {
+      throw DataUnavailable(what + ": " + e.message(), e.where(), e.expected());
     } catch (const UserError& e) {
       throw UserError(what + ": " + e.message(), e.where(), e.expected());
     } catch (const RuntimeError& e) {
@@ -57,11 +59,13 @@ class Squad2Task : public PythonClassTask {
                          ": " + e.what() +
                          ". Put it under --data_dir as <org>/<name>/<config>/<split>.jsonl.");
     }
-    if (!rows || rows->empty())
-      throw UserError(what + ", which " + (rows ? "is empty" : "is not in " + data.describe()) +
-                          " (the reference's constructor reads its document 0)",
-                      where_,
-                      "the dataset under --data_dir as <org>/<name>/<config>/<split>.jsonl");
+    const std::string expected =
+        "the dataset under --data_dir as <org>/<name>/<config>/<split>.jsonl";
+    if (!rows)
+      throw DataUnavailable(what + ", which is not in " + data.describe(), where_, expected);
+    if (rows->empty())
+      throw UserError(what + ", which is empty (the reference's constructor reads its document 0)",
+                      where_, expected);
     docs_ = std::move(*rows);
     // "Test One Doc": the constructor renders document 0.
     doc_to_text(docs_[0], 0);
