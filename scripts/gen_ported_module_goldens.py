@@ -539,6 +539,16 @@ def galician_bench(shared):
     g.results(mod, "utils.process_results_mc2", lab([1, 0, 0]), [[-1.0, False]])
     g.results(mod, "utils.process_results_mc2", lab([1, 1, 0]), [[-800.0, False]] * 3)
     g.results(mod, "utils.process_results_mc2", lab([1, 0]), [[0.0, True], [-1e-9, False]])
+    # process_results_gen (truthfulqa_gl_gen) on processed rows: completions that copy a true or a
+    # false answer, mix them, are empty, carry accents (rouge_score's tokenizer keeps [a-z0-9]
+    # only) or the " . " its rouge turns into a newline.
+    rng = random.Random(11)
+    for i, raw in enumerate(standin.truthfulqa_gl_gen(rng, 100 + j) for j in range(6)):
+        d = mod.preprocess_function_gen(raw)
+        true, false = d["correct_answers"], d["incorrect_answers"]
+        for completion in (true[0], false[0] if false else "", true[-1] + " " + (false or [""])[0],
+                           "", " Non sei . Quizais " + true[0].lower(), "Á é í ó ú ñ ç 1992"):
+            g.results(mod, "utils.process_results_gen", d, [completion])
     return g
 
 

@@ -1,14 +1,14 @@
 // Port of the reference's galician_bench helper (lm_eval/tasks/galician_bench/utils.py),
 // registered by the module file's sha256 (scripts/gen_function_sources.py). Not ported, so run in
 // the reference's Python (resolve_function_ref): rouge1 / rouge1_agg (summarization_gl:
-// `evaluate.load("rouge")` with rouge_score's bootstrap) and process_results_gen
-// (truthfulqa_gl_gen: sacrebleu and rouge_score per reference).
+// `evaluate.load("rouge")` with rouge_score's bootstrap over the whole corpus).
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/functions/classic.hpp"
 #include "tasks/functions/doc_util.hpp"
 #include "tasks/functions/iberian_bench_docs.hpp"
 
@@ -121,6 +121,18 @@ void register_task_functions_galician_bench(FunctionRegistry& r) {
     TaskFunction fn;
     fn.process_results = galician_mc2;
     r.add(fam, "utils.process_results_mc2", std::move(fn));
+  }
+  {
+    // truthfulqa_gl_gen: the module's process_results_gen and bleu are truthfulqa/utils.py's
+    // statement for statement, and its rouge differs only in building the RougeScorer per call
+    // (truthfulqa caches it): the same scores, so truthfulqa's port serves.
+    TaskFunction fn;
+    fn.process_results = [](const Json& doc, const std::vector<Json>& results) {
+      if (results.empty() || !results[0].is_string())
+        throw UserError("galician_bench process_results_gen expects one generated string");
+      return tasks::truthfulqa_gen_process_results(doc, results[0].get<std::string>());
+    };
+    r.add(fam, "utils.process_results_gen", std::move(fn));
   }
 }
 
