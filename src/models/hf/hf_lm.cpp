@@ -511,6 +511,19 @@ SamplingOptions sampling_options(const gen_kwargs::HfGenKwargs& g, const Json& k
   so.temperature = g.temperature > 0 ? g.temperature : 1.0;
   if (kw.contains("top_p") && kw["top_p"].is_number()) so.top_p = kw["top_p"].get<double>();
   if (kw.contains("top_k") && kw["top_k"].is_number()) so.top_k = kw["top_k"].get<int64_t>();
+  if (g.do_sample) {
+    // transformers' sampling warpers raise for these (TemperatureLogitsWarper, TopKLogitsWarper,
+    // TopPLogitsWarper) instead of sampling with other settings than the ones asked for.
+    auto refuse = [](const char* key, const std::string& value, const char* expected) {
+      throw UserError(std::string(key) + "=" + value + " cannot be sampled with",
+                      {"", 0, 0, std::string("generation_kwargs.") + key}, expected);
+    };
+    if (kw.contains("temperature") && kw["temperature"].is_number() && g.temperature <= 0)
+      refuse("temperature", kw["temperature"].dump(),
+             "a temperature above 0 with do_sample=true (or do_sample=false for greedy decoding)");
+    if (so.top_k < 0) refuse("top_k", std::to_string(so.top_k), "top_k of 0 (off) or more");
+    if (so.top_p < 0) refuse("top_p", kw["top_p"].dump(), "top_p from 0 to 1");
+  }
   so.seed = seed ? std::optional<uint64_t>(static_cast<uint64_t>(*seed)) : std::nullopt;
   return so;
 }
@@ -627,6 +640,11 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
         {"", 0, 0, "max_gen_toks"},
         "max_gen_toks < max_length: lower it with --gen_kwargs max_gen_toks=N, or raise "
         "--model_args max_length=N if the model supports longer sequences");
+  if (max_gen <= 0)
+    // transformers' generate raises when the input is not shorter than its max_length, which
+    // HFLM sets to the context length + max_gen_toks.
+    throw UserError("max_gen_toks " + std::to_string(max_gen) + " leaves nothing to generate",
+                    {"", 0, 0, "max_gen_toks"}, "max_gen_toks of at least 1");
   std::vector<int64_t> lengths;
   const std::vector<size_t> order = by_context_length(requests, members, lengths);
   const SamplingOptions so =

@@ -308,5 +308,41 @@ TEST_F(CheckpointFaults, NanScoresAreKeptButWarnedAbout) {
   EXPECT_HAS(log, "2 of 2 loglikelihood scores are NaN");
 }
 
+// Generation settings transformers' generate raises for are refused naming the gen_kwargs field,
+// instead of generating with other settings (a negative temperature sampled at 1, a max_gen_toks
+// of -5 generated one token).
+TEST_F(CheckpointFaults, GenerationSettingsTransformersRefusesAreRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  HFLM lm(parse_hf_args(Json{{"pretrained", dir_.string()}, {"device", "cpu"}}, {}));
+  auto gen_error = [&](const Json& kw) {
+    return error_of([&] { lm.generate_until({GenerationRequest{"Once upon a time", kw}}); });
+  };
+  const Json until = {"\n"};
+  EXPECT_HAS(
+      gen_error(
+          {{"until", until}, {"do_sample", true}, {"temperature", -1.0}, {"max_gen_toks", 2}}),
+      "generation_kwargs.temperature");
+  EXPECT_HAS(
+      gen_error({{"until", until}, {"do_sample", true}, {"temperature", 0.0}, {"max_gen_toks", 2}}),
+      "generation_kwargs.temperature");
+  EXPECT_HAS(gen_error({{"until", until}, {"do_sample", true}, {"top_k", -3}, {"max_gen_toks", 2}}),
+             "generation_kwargs.top_k");
+  EXPECT_HAS(
+      gen_error({{"until", until}, {"do_sample", true}, {"top_p", -0.5}, {"max_gen_toks", 2}}),
+      "generation_kwargs.top_p");
+  EXPECT_HAS(gen_error({{"until", until}, {"max_gen_toks", -5}}), "max_gen_toks");
+  EXPECT_HAS(gen_error({{"until", until}, {"max_gen_toks", 0}}), "max_gen_toks");
+  // Greedy decoding ignores the sampling settings, as transformers does; temperature 0 is greedy.
+  EXPECT_EQ(gen_error({{"until", until}, {"temperature", -1.0}, {"max_gen_toks", 2}}), "");
+  EXPECT_EQ(gen_error({{"until", until}, {"temperature", 0.0}, {"max_gen_toks", 2}}), "");
+  EXPECT_EQ(gen_error({{"until", until},
+                       {"do_sample", true},
+                       {"temperature", 0.7},
+                       {"top_k", 0},
+                       {"max_gen_toks", 2}}),
+            "");
+}
+
 }  // namespace
 }  // namespace lmeval::hf
