@@ -121,6 +121,16 @@ int ls_main(const LsFlags& f) {
       }
       out += markdown_table({"Task", "Config Location", "Output Type"}, rows) + "\n\n";
     }
+    // The reference skips files it cannot read without a word (a debug log); the user's own
+    // folder's are named on stderr so that a broken file is not just absent from the list.
+    if (!f.include_path.empty()) {
+      std::error_code ec;
+      const std::string root = std::filesystem::weakly_canonical(f.include_path, ec).string();
+      for (const auto& [path, msg] : index.skipped()) {
+        std::string p = std::filesystem::weakly_canonical(path, ec).string();
+        if (p.rfind(root, 0) == 0) std::cerr << "note: not listed: " << msg << "\n";
+      }
+    }
   }
   std::cout << out << "\n";
   return 0;

@@ -160,6 +160,7 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
       auto occ = f.dict_occurrences.find(o.key);
       if (occ != f.dict_occurrences.end()) v.occurrences = occ->second;
       o.from_cli(cfg, v);
+      cfg.yaml_origin.erase(o.key);  // the flag's value, not the --config file's
     }
   };
   apply(/*refused=*/true);

@@ -143,6 +143,7 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
             where, "one of the EvaluatorConfig fields (see `lm-eval run --help`)");
       }
       find_run_option(key)->from_yaml(cfg, v, where);
+      cfg.yaml_origin[key] = where;
     } catch (UserError& e) {
       if (!collect) throw;
       collect->push_back(e);
@@ -150,25 +151,45 @@ void apply_config_yaml(const YamlFile& file, EvalConfig& cfg, std::vector<UserEr
   }
 }
 
-void EvalConfig::finalize() {
-  check_setting_ranges(*this);  // the run flag table's range checks
+void EvalConfig::finalize(std::vector<UserError>* collect) {
+  // A problem with a value from the --config file is reported at its line there.
+  auto report = [&](UserError e, const std::string& key) {
+    auto it = yaml_origin.find(key);
+    if (it != yaml_origin.end()) e = UserError(e.message(), it->second, e.expected());
+    if (!collect) throw e;
+    collect->push_back(std::move(e));
+  };
+  for (const auto& o : run_options()) {  // the run flag table's range checks
+    if (!o.check) continue;
+    try {
+      o.check(*this);
+    } catch (UserError& e) {
+      report(e, o.key);
+    }
+  }
   if (predict_only) log_samples = true;
   if ((log_samples || predict_only) && !output_path)
-    throw UserError("Specify --output_path if providing --log_samples or --predict_only",
-                    {"", 0, 0, "--output_path"}, "an output directory or .json path");
+    report(UserError("Specify --output_path if providing --log_samples or --predict_only",
+                     {"", 0, 0, "--output_path"}, "an output directory or .json path"),
+           yaml_origin.count("log_samples") ? "log_samples" : "predict_only");
   bool chat = apply_chat_template.is_string() ||
               (apply_chat_template.is_boolean() && apply_chat_template.get<bool>());
   if (!fewshot_as_multiturn && chat) fewshot_as_multiturn = true;
   if (fewshot_as_multiturn && *fewshot_as_multiturn && !chat)
-    throw UserError("When `fewshot_as_multiturn` is True, `apply_chat_template` must be set.",
-                    {"", 0, 0, "--fewshot_as_multiturn"}, "--apply_chat_template as well");
+    report(UserError("When `fewshot_as_multiturn` is True, `apply_chat_template` must be set.",
+                     {"", 0, 0, "--fewshot_as_multiturn"}, "--apply_chat_template as well"),
+           "fewshot_as_multiturn");
   if (samples.is_string()) {
     std::string s = samples.get<std::string>();
-    require_json_nesting(s, SourceLocation{"", 0, 0, "--samples"});
     try {
-      samples = Json::parse(s);
-    } catch (...) {
-      if (std::filesystem::exists(s)) {
+      require_json_nesting(s, SourceLocation{"", 0, 0, "--samples"});
+      try {
+        samples = Json::parse(s);
+      } catch (const Json::exception&) {
+        if (!std::filesystem::exists(s))
+          throw UserError("'" + s + "' is neither JSON nor an existing file",
+                          {"", 0, 0, "--samples"},
+                          "a JSON object {task: [doc indices]} or a path to one");
         std::ifstream in(s);
         std::stringstream ss;
         ss << in.rdbuf();
@@ -179,19 +200,21 @@ void EvalConfig::finalize() {
           throw UserError(std::string("invalid JSON: ") + e.what(), {s, 0, 0, "--samples"},
                           "a JSON object {task: [doc indices]}");
         }
-      } else {
-        throw UserError("'" + s + "' is neither JSON nor an existing file", {"", 0, 0, "--samples"},
-                        "a JSON object {task: [doc indices]} or a path to one");
       }
+    } catch (UserError& e) {
+      samples = nullptr;  // reported once
+      report(e, "samples");
     }
   }
   bool samples_truthy = !samples.is_null() && !(samples.is_object() && samples.empty());
   if (samples_truthy && limit)
-    throw UserError("If --samples is not None, then --limit must be None.", {"", 0, 0, "--samples"},
-                    "either --samples or --limit");
+    report(UserError("If --samples is not None, then --limit must be None.",
+                     {"", 0, 0, "--samples"}, "either --samples or --limit"),
+           "samples");
   if (samples_truthy && !samples.is_object())
-    throw UserError("--samples must be a JSON object", {"", 0, 0, "--samples"},
-                    "{task: [doc indices]}");
+    report(UserError("--samples must be a JSON object", {"", 0, 0, "--samples"},
+                     "{task: [doc indices]}"),
+           "samples");
   // Credentials leave model_args before anything copies it (metadata, results, console line).
   if (model_args.is_object()) {
     for (const char* k : {"api_key", "auth_token", "header"}) {

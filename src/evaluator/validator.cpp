@@ -111,10 +111,10 @@ void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource
 void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   register_builtins();
   auto& problems = report.problems;
-  try {
-    check_setting_ranges(cfg);
-  } catch (UserError& e) {
-    problems.push_back(e);
+  {
+    // The run's own checks of the settings (ranges, the flags that need one another).
+    EvalConfig finalized = cfg;
+    finalized.finalize(&problems);
   }
   // Model and its arguments.
   const ModelInfoEntry* model = ModelRegistry::instance().find(cfg.model);
@@ -144,9 +144,6 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
       problems.push_back(e);
     }
   }
-  if ((cfg.log_samples || cfg.predict_only) && !cfg.output_path)
-    problems.emplace_back("Specify --output_path if providing --log_samples or --predict_only",
-                          SourceLocation{"", 0, 0, "output_path"}, "an output directory");
   // Task files that could not even be indexed.
   TaskIndex index = task_index_for(cfg, cfg.tasks);
   for (const auto& [path, msg] : index.skipped()) problems.emplace_back(msg, SourceLocation{}, "");

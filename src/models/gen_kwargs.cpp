@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/model_args.hpp"
 
@@ -52,8 +53,17 @@ HfGenKwargs normalize_for_hf(const Json& kw, int64_t default_max_gen_toks, const
       g.max_gen_toks = model_args::as_int(v, k);  // normalize_gen_kwargs: int(...)
       break;
     }
+  // float(kwargs.get("temperature", 0.0)): numbers, booleans, numeric text; else it raises.
   const Json& t = value_of(kw, "temperature");
-  g.temperature = t.is_number() ? t.get<double>() : 0.0;
+  if (t.is_number())
+    g.temperature = t.get<double>();
+  else if (t.is_boolean())
+    g.temperature = t.get<bool>() ? 1.0 : 0.0;
+  else if (kw.is_object() && kw.contains("temperature") &&
+           !(t.is_string() && python_float(t.get<std::string>(), g.temperature)))
+    throw UserError("temperature " + t.dump() + " is not a number",
+                    {"", 0, 0, "generation_kwargs.temperature"},
+                    "a number (the reference converts it with float())");
   const Json& s = value_of(kw, "do_sample");
   g.do_sample = !s.is_null() ? model_args::as_bool(s, "do_sample") : g.temperature > 0.0;
   // HFLM.generate_until: handle_stop_sequences(..., eos=tok_decode(eot_token_id)).

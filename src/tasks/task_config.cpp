@@ -136,6 +136,13 @@ void check_type(const std::string& key, const Json& v, const SourceLocation& whe
     if (!v.is_object()) bad("a mapping");
   } else if (key == "fewshot_config") {
     if (!v.is_object()) bad("a mapping");
+  } else if (key == "tag") {
+    // The reference's index sorts and registers tag names; a non-string fails there and the
+    // task is left out ("not a registered task").
+    bool ok = v.is_string();
+    if (v.is_array())
+      ok = std::all_of(v.begin(), v.end(), [](const Json& t) { return t.is_string(); });
+    if (!ok) bad("a tag name or a list of tag names");
   } else if (key == "num_fewshot") {
     if (!v.is_number_integer()) bad("an integer");
   } else if (key == "repeats") {

@@ -130,3 +130,44 @@ TEST_F(BadInput, EmptyChoiceListIsRefusedWithTheDocument) {
   refused("--tasks t1", {"t1.yaml:9", "doc_to_choice", "doc_id 1", "no choices",
                          "expected at least one choice per document"});
 }
+
+// EvaluatorConfig._configure raises for these whatever their source; `validate` reports them
+// as `run` does, and a value from the --config file is reported at its line there.
+TEST_F(BadInput, ConfigFileSettingsAreCheckedByValidateAndLocated) {
+  const std::string head = "model: dummy\ntasks: t1\ninclude_path: tasks\n";
+  struct Case {
+    std::string line, field;
+  };
+  for (const Case& c :
+       {Case{"fewshot_as_multiturn: true", "fewshot_as_multiturn"},
+        Case{"samples: notjson", "samples"}, Case{"limit: 0", "limit"},
+        Case{"num_fewshot: -1", "num_fewshot"}, Case{"verbosity: LOUD", "verbosity"},
+        Case{"log_samples: true", "log_samples"}}) {
+    scratch_.write("eval.yaml", head + c.line + "\n");
+    for (const char* cmd : {"validate", "run"}) {
+      auto r = lm(std::string(cmd) + " --config eval.yaml");
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << c.line << "\n" << r.err;
+      EXPECT_NE(r.err.find("eval.yaml:4:1: " + c.field + ":"), std::string::npos)
+          << cmd << " " << c.line << "\n"
+          << r.err;
+      EXPECT_EQ(r.out.find("|t1"), std::string::npos) << r.out;
+    }
+  }
+  // A flag given for the key is what is reported.
+  scratch_.write("eval.yaml", head + "limit: 0\n");
+  auto r = lm("run --config eval.yaml --limit -3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--limit: -3.0 is out of range"), std::string::npos) << r.err;
+}
+
+// The reference's index skips unreadable files with a debug log only; `ls` still lists the rest
+// (exit 0) and names the user's broken files on stderr.
+TEST_F(BadInput, LsNamesUnreadableIncludePathFiles) {
+  scratch_.write("tasks/broken.yaml", "task: broken\ndoc_to_text: \"unclosed\n");
+  auto r = lm("ls tasks --include_path tasks");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("|t1"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("note: not listed: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.yaml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("invalid YAML"), std::string::npos) << r.err;
+}

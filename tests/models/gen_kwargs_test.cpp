@@ -66,6 +66,18 @@ TEST(Models_GenKwargs, HfAsNormalizeGenKwargs) {
   EXPECT_FALSE(normalize_for_hf(Json{{"temperature", 0}}, 256, "").do_sample);
   EXPECT_THROW(normalize_for_hf(Json{{"max_gen_toks", "x"}}, 256, ""), UserError);
   EXPECT_EQ(normalize_for_hf(Json(), 256, "e").until, (Strings{"e"}));
+  // float(temperature): "0.5" is 0.5 and True 1.0 (sampling); "hot", None and [1] raise.
+  EXPECT_EQ(normalize_for_hf(Json{{"temperature", "0.5"}}, 256, "").temperature, 0.5);
+  EXPECT_TRUE(normalize_for_hf(Json{{"temperature", true}}, 256, "").do_sample);
+  for (const Json& bad : {Json("hot"), Json(nullptr), Json::array({1})}) {
+    try {
+      normalize_for_hf(Json{{"temperature", bad}}, 256, "");
+      ADD_FAILURE() << bad.dump();
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("generation_kwargs.temperature"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Models_GenKwargs, ApiAsCreatePayload) {

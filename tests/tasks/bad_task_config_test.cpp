@@ -125,3 +125,16 @@ TEST(Tasks_BadConfig, GroupOverrideErrorsPointIntoTheGroupFile) {
   EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;  // members are located at `task:`
   EXPECT_NE(e.find("task[0]: field 'num_fewshot'"), std::string::npos) << e;
 }
+
+// The reference's index fails on a non-string tag and leaves the task out.
+TEST(Tasks_BadConfig, NonStringTagIsRefusedAtItsLine) {
+  TempDir d;
+  for (const char* tag : {"5", "[a, 5]", "{a: 1}"}) {
+    d.write("t.yaml", std::string(kTask) + "tag: " + tag + "\n");
+    std::string e = selection_error(d, {"t"});
+    EXPECT_NE(e.find("t.yaml:4"), std::string::npos) << tag << ": " << e;
+    EXPECT_NE(e.find("expected a tag name or a list of tag names"), std::string::npos) << e;
+  }
+  d.write("t.yaml", std::string(kTask) + "tag: [a, b]\n");
+  EXPECT_EQ(selection_error(d, {"t"}), "");
+}

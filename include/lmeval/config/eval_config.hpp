@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,11 +62,16 @@ struct EvalConfig {
   // seed's results are the run's `results`; finalize() makes it the fourth --seed value.
   std::vector<int64_t> fewshot_seeds;
 
+  // Where each key set by the --config file was written (a flag given for the key removes it),
+  // so that a problem found later with its value names that file and line.
+  std::map<std::string, SourceLocation> yaml_origin;
+
   // The reference's EvaluatorConfig._configure steps that do not need tasks: predict_only ->
   // log_samples, output_path requirement, fewshot_as_multiturn default and check, samples vs
-  // limit, samples parsing, credentials out of model_args, metadata = model_args | metadata.
-  // Throws UserError.
-  void finalize();
+  // limit, samples parsing, credentials out of model_args, metadata = model_args | metadata;
+  // and the run flag table's range checks. Throws UserError, or with `collect` adds each
+  // problem there and goes on (validate).
+  void finalize(std::vector<UserError>* collect = nullptr);
 };
 
 // Known keys of an eval.yaml (the EvaluatorConfig field names plus lm-eval's own).
