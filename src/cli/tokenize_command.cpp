@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -36,9 +37,19 @@ std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-std::vector<TokenId> parse_ids(const std::string& line, size_t line_no, bool json_array) {
+std::vector<TokenId> parse_ids(const std::string& line, size_t line_no, bool json_array,
+                               const std::string& source) {
   std::vector<TokenId> ids;
-  SourceLocation where{"<input>", static_cast<int>(line_no), 0, {}};
+  SourceLocation where{source == "-" ? "<input>" : source, static_cast<int>(line_no), 0, {}};
+  // The tokenizers library takes ids as u32: a negative or larger one raises OverflowError; one
+  // past the vocabulary decodes to nothing. Ids past int32 are past every vocabulary, so they are
+  // left out rather than wrapped round onto a real token.
+  auto add = [&](long long v) {
+    if (v < 0 || v > 4294967295LL)
+      throw UserError("token id " + std::to_string(v) + " is out of range", where,
+                      "token ids from 0 to 4294967295");
+    if (v <= std::numeric_limits<TokenId>::max()) ids.push_back(static_cast<TokenId>(v));
+  };
   if (json_array || (!line.empty() && line.find('[') != std::string::npos)) {
     nlohmann::json j;
     try {
@@ -49,7 +60,10 @@ std::vector<TokenId> parse_ids(const std::string& line, size_t line_no, bool jso
     if (!j.is_array()) throw UserError("expected a JSON array of token ids", where);
     for (const auto& v : j) {
       if (!v.is_number_integer()) throw UserError("token ids must be integers", where);
-      ids.push_back(v.get<TokenId>());
+      if (v.is_number_unsigned() && v.get<uint64_t>() > 4294967295ULL)
+        throw UserError("token id " + v.dump() + " is out of range", where,
+                        "token ids from 0 to 4294967295");
+      add(v.get<long long>());
     }
     return ids;
   }
@@ -58,9 +72,11 @@ std::vector<TokenId> parse_ids(const std::string& line, size_t line_no, bool jso
   while (in >> word) {
     try {
       size_t used = 0;
-      long v = std::stol(word, &used);
+      long long v = std::stoll(word, &used);
       if (used != word.size()) throw std::invalid_argument(word);
-      ids.push_back(static_cast<TokenId>(v));
+      add(v);
+    } catch (const UserError&) {
+      throw;
     } catch (const std::exception&) {
       throw UserError("not a token id: '" + word + "'", where);
     }
@@ -99,7 +115,8 @@ int run_tokenize(const TokenizeOptions& o) {
   if (o.decode) {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (o.jsonl && lines[i].empty()) continue;
-      std::string text = tok->decode(parse_ids(lines[i], i + 1, o.jsonl), o.skip_special_tokens);
+      std::string text =
+          tok->decode(parse_ids(lines[i], i + 1, o.jsonl, o.input), o.skip_special_tokens);
       if (o.jsonl || o.json)
         out << dump(text) << '\n';
       else
