@@ -34,6 +34,11 @@ std::string column_text(sqlite3_stmt* st, int i) {
 }  // namespace
 
 ResponseStore::ResponseStore(std::filesystem::path file) : file_(std::move(file)) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file_, ec))
+    throw RuntimeError("response cache " + file_.string() + " is a folder" +
+                       " (expected a file written by lm-eval --use_cache, or no file there: give "
+                       "--use_cache a path prefix whose _rank<N>.db is not a folder)");
   int rc =
       sqlite3_open_v2(file_.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);

@@ -170,6 +170,16 @@ TEST(Models_CachingLM, NotADatabaseIsAClearError) {
   remove_db(prefix);
 }
 
+// A folder where the cache file goes: named as a folder, not called a damaged cache to delete.
+TEST(Models_CachingLM, FolderInPlaceOfTheCacheIsNamed) {
+  auto prefix = temp_prefix("folder");
+  fs::create_directories(db_of(prefix));
+  std::string e = error_of(prefix);
+  EXPECT_NE(e.find(db_of(prefix).string() + " is a folder"), std::string::npos) << e;
+  EXPECT_EQ(e.find("delete it"), std::string::npos) << e;
+  fs::remove_all(db_of(prefix));
+}
+
 TEST(Models_CachingLM, OtherSchemaIsAClearError) {
   auto prefix = temp_prefix("schema");
   sql(db_of(prefix), "CREATE TABLE unnamed(key TEXT PRIMARY KEY, value BLOB)");
