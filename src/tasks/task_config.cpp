@@ -431,8 +431,11 @@ GroupConfig make_group_config(const TaskYaml& yaml, const Json& merged,
     } else if (k == "task") {
       if (v.is_string())
         g.task = Json::array({v});
-      else if (v.is_array())
+      else if (v.is_array() && !v.empty())
         g.task = v;
+      else if (v.is_array())  // the reference evaluates nothing and reports an empty group
+        report(UserError("group `task` is an empty list: the group has nothing to evaluate",
+                         yaml.where(k), "at least one task, group or tag name"));
       else
         report(UserError("group `task` must be a name or a list", yaml.where(k),
                          "a list of task names or mappings"));

@@ -138,3 +138,13 @@ TEST(Tasks_BadConfig, NonStringTagIsRefusedAtItsLine) {
   d.write("t.yaml", std::string(kTask) + "tag: [a, b]\n");
   EXPECT_EQ(selection_error(d, {"t"}), "");
 }
+
+// The reference runs an empty group and reports nothing for it; lm-eval refuses it at its line
+// (docs/fidelity.md), not with "no tasks found".
+TEST(Tasks_BadConfig, EmptyGroupIsRefusedAtItsLine) {
+  TempDir d;
+  d.write("g.yaml", "group: g\ntask: []\n");
+  std::string e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("empty list"), std::string::npos) << e;
+}
