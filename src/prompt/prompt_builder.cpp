@@ -142,10 +142,28 @@ std::vector<Message> build_qa_turn(const Task& task, const std::string& q,
                             " is out of range for " + std::to_string(c->size()) + " choices",
                         task.config().where(TaskField::doc_to_target), "a valid choice index");
       answer = (*c)[static_cast<size_t>(i)];
-    } else if (a.is_array()) {
-      answer = a.empty() ? "" : as_text(a[0]);
     } else {
-      answer = as_text(a);
+      // build_qa_turn takes a[0] of a list and asserts the answer is a str: a number (or a list
+      // of them) as a generation task's few-shot target stops the reference ("Answer is not a
+      // string!"), and an empty list fails on a[0]. Neither is turned into text here.
+      const Json* text = &a;
+      if (a.is_array()) {
+        if (a.empty())
+          throw UserError("task " + task.name() +
+                              ": a few-shot example's target is an empty list (the reference "
+                              "fails taking its first element, IndexError in build_qa_turn)",
+                          task.config().where(TaskField::doc_to_target),
+                          "a non-empty list of strings");
+        text = &a[0];
+      }
+      if (!text->is_string())
+        throw UserError("task " + task.name() + ": a few-shot example's target is " + py::repr(a) +
+                            ", not a string, and there are no choices to index (the reference "
+                            "stops: AssertionError 'Answer is not a string!' in build_qa_turn)",
+                        task.config().where(TaskField::doc_to_target),
+                        "doc_to_target giving text for few-shot examples (e.g. \"{{label}}\"), "
+                        "or doc_to_choice for an index");
+      answer = text->get<std::string>();
     }
     answer = maybe_delimit(gp, answer, " ");
     msgs.push_back({"assistant", answer, few_delim});

@@ -279,3 +279,43 @@ TEST_F(CliTest, ValidateNotesAbsentSplitButReportsBrokenData) {
   EXPECT_EQ((broken.out + broken.err).find("data not available"), std::string::npos)
       << broken.out << broken.err;
 }
+
+// A generation task's few-shot targets must be text: the reference's build_qa_turn asserts
+// "Answer is not a string!" for a number or a list of numbers (and fails on an empty list's
+// first element); lm-eval used to print the number. Checked against lm-eval 0.4.13 by hand
+// (the fs_int / fs_float / fs_intlist probes of the session-10 note).
+TEST_F(CliTest, NonTextFewShotTargetOfAGenerationTaskIsRefused) {
+  write("data/fs.jsonl",
+        "{\"q\": \"a\", \"n\": 1, \"f\": 0.5, \"l\": [1, 2], \"e\": [], \"s\": [\"x\"]}\n"
+        "{\"q\": \"b\", \"n\": 0, \"f\": 1.5, \"l\": [3], \"e\": [], \"s\": [\"y\"]}\n"
+        "{\"q\": \"c\", \"n\": 1, \"f\": 2.5, \"l\": [4], \"e\": [], \"s\": [\"z\"]}\n");
+  auto gen_task = [&](const std::string& name, const std::string& target) {
+    write("tasks/" + name + ".yaml",
+          "task: " + name + "\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    train: " +
+              (dir_ / "data/fs.jsonl").string() +
+              "\n    test: " + (dir_ / "data/fs.jsonl").string() +
+              "\ntraining_split: train\ntest_split: test\noutput_type: generate_until\n"
+              "doc_to_text: \"Q: {{q}}\"\nnum_fewshot: 2\ndoc_to_target: " +
+              target + "\nmetric_list:\n  - metric: exact_match\n");
+  };
+  for (const auto& [name, target, what] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"fs_int", "n", "Answer is not a string"},
+           {"fs_float", "f", "Answer is not a string"},
+           {"fs_intlist", "l", "Answer is not a string"},
+           {"fs_emptylist", "e", "empty list"}}) {
+    gen_task(name, target);
+    auto r = lm("run --model dummy --tasks " + name + " --include_path tasks");
+    EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << name << "\n" << r.err;
+    EXPECT_NE(r.err.find(name + ".yaml:12:1: doc_to_target"), std::string::npos) << name << "\n"
+                                                                                 << r.err;
+  }
+  // Text targets run: a template rendering the number, and a list of strings (its first).
+  gen_task("fs_text", "\"{{n}}\"");
+  gen_task("fs_strlist", "s");
+  for (const std::string name : {"fs_text", "fs_strlist"}) {
+    auto r = lm("run --model dummy --tasks " + name + " --include_path tasks");
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.out << r.err;
+  }
+}
