@@ -75,6 +75,14 @@ void require_documents(const Task& task) {
                   tc.where(field), "at least one row in the evaluation split");
 }
 
+// Data that is not on this machine (DataUnavailable: "locally"; a RuntimeError of an offline
+// machine: "here") is a fact about the machine, not a problem of the configuration: a note.
+static void note_data_absent(ValidationReport& report, const TaskConfig& tc, const char* where,
+                             const std::string& why) {
+  report.notes.push_back("task " + tc.name() + ": data not available " + where +
+                         ", rendering skipped (" + why + ")");
+}
+
 // A Python-class task: its class built in the embedded interpreter (which loads its data) and
 // document 0's requests built by it; data that cannot be reached from here is a note.
 void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource& data,
@@ -97,14 +105,11 @@ void validate_class_task(const EvalConfig& cfg, const TaskConfig& tc, DataSource
                          {"fewshot_seed", Json()}});
     ++report.docs_rendered;
   } catch (const DataUnavailable& e) {
-    // A fact about this machine, not a problem of the configuration being validated.
-    report.notes.push_back("task " + tc.name() +
-                           ": data not available locally, rendering skipped (" + e.message() + ")");
+    note_data_absent(report, tc, "locally", e.message());
   } catch (UserError& e) {
     report.problems.push_back(e);
   } catch (const RuntimeError& e) {
-    report.notes.push_back("task " + tc.name() + ": data not available here, rendering skipped (" +
-                           e.what() + ")");
+    note_data_absent(report, tc, "here", e.what());
   }
 }
 
@@ -181,18 +186,13 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
     try {
       task = Task::load(tc, *data);
     } catch (const DataUnavailable& e) {
-      report.notes.push_back("task " + tc.name() +
-                             ": data not available locally, rendering skipped (" + e.message() +
-                             ")");
+      note_data_absent(report, tc, "locally", e.message());
       continue;
     } catch (UserError& e) {
       problems.push_back(e);
       continue;
     } catch (const RuntimeError& e) {
-      // Data neither local nor reachable (offline machine): a fact about this machine, not a
-      // problem of the configuration being validated.
-      report.notes.push_back("task " + tc.name() +
-                             ": data not available here, rendering skipped (" + e.what() + ")");
+      note_data_absent(report, tc, "here", e.what());
       continue;
     }
     try {

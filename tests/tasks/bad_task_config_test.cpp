@@ -10,31 +10,21 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/tasks/task_index.hpp"
 #include "lmeval/tasks/task_selection.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using lmeval::Json;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("lmeval_bad_task_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-    setenv("LMEVAL_NO_INDEX_CACHE", "1", 1);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  void write(const std::string& rel, const std::string& text) {
-    fs::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel) << text;
-  }
-  static inline int counter = 0;
+// A scratch task folder; the index cache is off so that each test reads its own files.
+struct TempDir : lmeval::testing::ScratchDir {
+  TempDir() : ScratchDir("lmeval_bad_task") { setenv("LMEVAL_NO_INDEX_CACHE", "1", 1); }
 };
 
 // The message of the UserError select_tasks throws for `names` over the folder, or "" if none.
 std::string selection_error(const TempDir& d, const std::vector<std::string>& names) {
-  auto index = lmeval::TaskIndex::build({d.path});
+  auto index = lmeval::TaskIndex::build({d.path()});
   try {
     lmeval::select_tasks(index, names, Json::object());
   } catch (const lmeval::UserError& e) {
@@ -102,7 +92,7 @@ TEST(Tasks_BadConfig, TemperatureIsConvertedAsPythonsFloatDoes) {
   }
   auto index_of = [&](const char* value) {
     d.write("t.yaml", gen + "generation_kwargs:\n  temperature: " + value + "\n");
-    auto index = lmeval::TaskIndex::build({d.path});
+    auto index = lmeval::TaskIndex::build({d.path()});
     auto sel = lmeval::select_tasks(index, {"t"}, Json::object());
     return sel.tasks.at(0).get(lmeval::TaskField::generation_kwargs)["temperature"];
   };
