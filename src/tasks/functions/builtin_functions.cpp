@@ -29,6 +29,7 @@ void register_task_functions_coqa(FunctionRegistry& r);
 void register_task_functions_catalan_bench(FunctionRegistry& r);
 void register_task_functions_spanish_bench(FunctionRegistry& r);
 void register_task_functions_galician_bench(FunctionRegistry& r);
+void register_task_functions_iberian_rouge(FunctionRegistry& r);
 
 void register_builtin_task_functions() {
   static std::once_flag once;
@@ -57,6 +58,7 @@ void register_builtin_task_functions() {
     register_task_functions_catalan_bench(r);
     register_task_functions_spanish_bench(r);
     register_task_functions_galician_bench(r);
+    register_task_functions_iberian_rouge(r);
     install_python_filters();
   });
 }

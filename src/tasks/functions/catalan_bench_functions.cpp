@@ -1,7 +1,6 @@
 // Port of the reference's catalan_bench helper (lm_eval/tasks/catalan_bench/utils.py), registered
 // by the module file's sha256 (scripts/gen_function_sources.py). rouge1 / rouge1_agg (cabreu_*,
-// cocoteros_va, terretaqa) are not ported: `evaluate.load("rouge")` aggregates with rouge_score's
-// bootstrap, so those run in the reference's Python (resolve_function_ref).
+// cocoteros_va, terretaqa) are in iberian_rouge_functions.cpp.
 #include <string>
 #include <vector>
 

@@ -10,6 +10,7 @@
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/functions/classic.hpp"
 #include "tasks/functions/doc_util.hpp"
+#include "tasks/functions/rouge_score.hpp"
 
 namespace lmeval::tasks {
 
@@ -334,7 +335,6 @@ void register_task_functions_classic(FunctionRegistry& r) {
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace lmeval::tasks {
 
@@ -388,107 +388,6 @@ std::map<std::vector<std::string>, int> ngrams(const std::vector<std::string>& t
 
 double my_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
-// rouge_score tokenize.tokenize without stemming.
-std::vector<std::string> rouge_tokens(std::string_view text) {
-  std::string low = unicode::py_lower(text);
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : low) {
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      cur.push_back(c);
-    } else if (!cur.empty()) {
-      out.push_back(cur);
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-double fmeasure(double p, double r) { return p + r > 0 ? 2 * p * r / (p + r) : 0.0; }
-
-double rouge_n(const std::vector<std::string>& target, const std::vector<std::string>& pred,
-               size_t n) {
-  auto t = ngrams(target, n, n), p = ngrams(pred, n, n);
-  long inter = 0, tc = 0, pc = 0;
-  for (const auto& [g, c] : t) {
-    auto it = p.find(g);
-    inter += std::min(c, it == p.end() ? 0 : it->second);
-    tc += c;
-  }
-  for (const auto& [g, c] : p) pc += c;
-  double precision = static_cast<double>(inter) / static_cast<double>(std::max(pc, 1L));
-  double recall = static_cast<double>(inter) / static_cast<double>(std::max(tc, 1L));
-  return fmeasure(precision, recall);
-}
-
-std::vector<size_t> lcs_indices(const std::vector<std::string>& ref,
-                                const std::vector<std::string>& can) {
-  size_t rows = ref.size(), cols = can.size();
-  std::vector<std::vector<int>> t(rows + 1, std::vector<int>(cols + 1, 0));
-  for (size_t i = 1; i <= rows; ++i)
-    for (size_t j = 1; j <= cols; ++j)
-      t[i][j] = ref[i - 1] == can[j - 1] ? t[i - 1][j - 1] + 1 : std::max(t[i - 1][j], t[i][j - 1]);
-  std::vector<size_t> lcs;
-  size_t i = rows, j = cols;
-  while (i > 0 && j > 0) {
-    if (ref[i - 1] == can[j - 1]) {
-      lcs.insert(lcs.begin(), i - 1);
-      --i;
-      --j;
-    } else if (t[i][j - 1] > t[i - 1][j]) {
-      --j;
-    } else {
-      --i;
-    }
-  }
-  return lcs;
-}
-
-double rouge_lsum(const std::string& target, const std::string& pred) {
-  auto sents = [](const std::string& text) {
-    std::vector<std::vector<std::string>> out;
-    size_t pos = 0;
-    while (pos <= text.size()) {
-      size_t nl = text.find('\n', pos);
-      std::string s = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      if (!s.empty()) out.push_back(rouge_tokens(s));
-      if (nl == std::string::npos) break;
-      pos = nl + 1;
-    }
-    return out;
-  };
-  auto ref = sents(target), can = sents(pred);
-  if (ref.empty() || can.empty()) return 0.0;
-  size_t m = 0, n = 0;
-  std::map<std::string, int> cnt_r, cnt_c;
-  for (const auto& s : ref) {
-    m += s.size();
-    for (const auto& w : s) ++cnt_r[w];
-  }
-  for (const auto& s : can) {
-    n += s.size();
-    for (const auto& w : s) ++cnt_c[w];
-  }
-  if (!n || !m) return 0.0;
-  long hits = 0;
-  for (const auto& r : ref) {
-    std::set<size_t> uni;
-    for (const auto& c : can)
-      for (size_t k : lcs_indices(r, c)) uni.insert(k);
-    for (size_t k : uni) {
-      const std::string& w = r[k];
-      if (cnt_c[w] > 0 && cnt_r[w] > 0) {
-        ++hits;
-        --cnt_c[w];
-        --cnt_r[w];
-      }
-    }
-  }
-  return fmeasure(static_cast<double>(hits) / static_cast<double>(n),
-                  static_cast<double>(hits) / static_cast<double>(m));
-}
-
 }  // namespace
 
 double sacrebleu_sentence_bleu(std::string_view hypothesis, std::string_view reference) {
@@ -524,11 +423,11 @@ double sacrebleu_sentence_bleu(std::string_view hypothesis, std::string_view ref
 Json rouge_scores(const std::string& target, const std::string& prediction) {
   auto prep = [](std::string s) { return replace_all(std::move(s), " . ", ".\n"); };
   std::string t = prep(target), p = prep(prediction);
-  auto tt = rouge_tokens(t), pt = rouge_tokens(p);
+  auto tt = rouge::tokenize(t), pt = rouge::tokenize(p);
   Json out = Json::object();
-  out["rouge1"] = rouge_n(tt, pt, 1) * 100;
-  out["rouge2"] = rouge_n(tt, pt, 2) * 100;
-  out["rougeLsum"] = rouge_lsum(t, p) * 100;
+  out["rouge1"] = rouge::rouge_n(tt, pt, 1).fmeasure * 100;
+  out["rouge2"] = rouge::rouge_n(tt, pt, 2).fmeasure * 100;
+  out["rougeLsum"] = rouge::rouge_lsum(t, p).fmeasure * 100;
   return out;
 }
 

@@ -77,8 +77,8 @@ const TaskFunction& resolve_function_ref(const Json& ref) {
     }
   }
   if (!fn && ref.contains("port_module")) {
-    // The module's source is one a family ports, but not this function of it (catalan_bench's
-    // rouge1_agg, ...): the reference's Python runs it, as for a module without any port.
+    // The module's source is one a family ports, but not this function of it: the reference's
+    // Python runs it, as for a module without any port.
     Json py = ref;
     py["python_module"] = ref["port_module"];
     py["dir"] = "";

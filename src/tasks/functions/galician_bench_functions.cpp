@@ -1,7 +1,6 @@
 // Port of the reference's galician_bench helper (lm_eval/tasks/galician_bench/utils.py),
-// registered by the module file's sha256 (scripts/gen_function_sources.py). Not ported, so run in
-// the reference's Python (resolve_function_ref): rouge1 / rouge1_agg (summarization_gl:
-// `evaluate.load("rouge")` with rouge_score's bootstrap over the whole corpus).
+// registered by the module file's sha256 (scripts/gen_function_sources.py). rouge1 / rouge1_agg
+// (summarization_gl) are in iberian_rouge_functions.cpp.
 #include <cmath>
 #include <string>
 #include <vector>
