@@ -416,6 +416,26 @@ def spaced_summary(r, i):
             "text": spaced(8)}
 
 
+def answer_like(r):
+    """A reference sharing some words with the fake model's " The answer is N." (ROUGE overlaps
+    that vary from document to document)."""
+    return (words(r, r.randint(0, 4)) + " the answer is " + str(r.randint(0, 99)) + " " +
+            words(r, r.randint(0, 6))).strip().capitalize() + "."
+
+
+def cocoteros(r, i):
+    """gplsi/cocoteros (es) and gplsi/cocoteros_va (TSV columns): keywords as the list's text."""
+    text = "" if i % 7 == 0 else answer_like(r) if i % 3 else sent(r, r.randint(3, 9))
+    return {"keywords": str([words(r, 1) for _ in range(3)]), "context": sent(r) + " " + sent(r),
+            "text": text}
+
+
+def terretaqa(r, i):
+    """gplsi/TerretaQA: a question and its answer."""
+    return {"input": words(r, r.randint(4, 9)).capitalize() + "?",
+            "target": answer_like(r) if i % 4 else sent(r)}
+
+
 def parafrases_gl(r, i):
     d = {"Frase": detok_sentence(r, i), "Paráfrase": detok_sentence(r, i + 2),
          "Avaliación": r.randint(0, 1)}
@@ -675,6 +695,9 @@ DATASETS = {
     "proxectonos/PAWS-gl": (["default"], ["test"], paraphrase_pair),
     "proxectonos/xnli_gl": (["default"], ["test"], xnli_gl),
     "proxectonos/summarization_gl": (["default"], ["train", "validation", "test"], spaced_summary),
+    "gplsi/cocoteros": (["default"], ["train", "test"], cocoteros),
+    "gplsi/cocoteros_va": (["default"], ["test"], cocoteros),
+    "gplsi/TerretaQA": (["default"], ["test"], terretaqa),
     "proxectonos/truthfulqa_gl": None,  # per-config schemas: truthfulqa_gl_* above
     "nyu-mll/glue": None,  # per-config schemas: glue() below
     "aps/super_glue": None,  # per-config schemas: super_glue() below
