@@ -26,9 +26,15 @@ CLI::Validator python_int_flag() {
         constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
         errno = 0;
         long long n = std::strtoll(digits.c_str(), nullptr, 10);
+        // argparse's int() takes any size; lm-eval holds the flag in a machine integer. Past its
+        // end the value is refused here with that end; the flag's own lower bound (e.g. 0 for
+        // --num_fewshot) is checked with the run's other settings.
+        bool negative = digits[0] == '-';
         if (errno == ERANGE || n < lo || n > hi)
-          return "'" + value + "' is out of range (expected an integer from " + std::to_string(lo) +
-                 " to " + std::to_string(hi) + ")";
+          return "'" + value + "' is out of range (expected an integer " +
+                 (negative ? "of at least " + std::to_string(lo)
+                           : "of at most " + std::to_string(hi)) +
+                 ")";
         value = digits;
         return "";
       },

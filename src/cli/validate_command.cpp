@@ -14,12 +14,16 @@ int validate_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
   ValidationReport report;
   EvalConfig cfg;
+  bool built = false;
   try {
     cfg = build_eval_config(f, &report.problems);
+    built = true;
   } catch (UserError& e) {
     report.problems.push_back(e);
   }
-  validate_run(cfg, report);
+  // A configuration that could not be read (a --config file that is no YAML mapping) leaves no
+  // run to check: its tasks and settings are unknown, not absent.
+  if (built) validate_run(cfg, report);
   for (const auto& n : report.notes) std::cerr << "note: " << redact(n) << "\n";
   if (report.problems.empty()) {
     std::cout << "All tasks found and valid (" << report.tasks_checked << " tasks checked, "

@@ -26,10 +26,24 @@ bool all_decimal(const std::string& s) {
   return true;
 }
 
+// CPython's int() and float() read any decimal digit (category Nd: '٣', '３') as its ASCII
+// digit before parsing (_PyUnicode_TransformDecimalAndSpaceToASCII); the rest is kept as it is.
+std::string ascii_decimals(std::string_view s) {
+  std::string out;
+  unicode::for_each_codepoint(s, [&](char32_t c, std::string_view raw) {
+    int d = c < 0x80 ? -1 : unicode::py_decimal(c);
+    if (d >= 0)
+      out += static_cast<char>('0' + d);
+    else
+      out += raw;
+  });
+  return out;
+}
+
 }  // namespace
 
 bool python_float(const std::string& raw, double& out) {
-  std::string s(unicode::py_strip(raw));
+  std::string s = ascii_decimals(unicode::py_strip(raw));
   if (s.empty()) return false;
   std::string l = lower_ascii(s);
   std::string body = l;
@@ -81,7 +95,7 @@ bool python_float(const std::string& raw, double& out) {
 }
 
 std::string python_int(const std::string& raw) {
-  std::string s(unicode::py_strip(raw));
+  std::string s = ascii_decimals(unicode::py_strip(raw));
   std::string out;
   size_t i = 0;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) {

@@ -2,6 +2,8 @@
 #include "lmeval/config/eval_config.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "lmeval/config/run_options.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/unicode.hpp"
 
 namespace lmeval {
 
@@ -36,20 +39,19 @@ std::vector<std::optional<int64_t>> normalize_seed(const Json& value, const Sour
     if (v.is_number_integer()) return v.get<int64_t>();
     if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
     if (v.is_string()) {
+      // _int_or_none_list_arg_type: item.strip().lower() == "none", else int(item).
       std::string s = v.get<std::string>();
-      std::string l = s;
+      std::string l(unicode::py_strip(s));
       for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      while (!l.empty() && l.back() == ' ') l.pop_back();
-      while (!l.empty() && l.front() == ' ') l.erase(0, 1);
       if (l == "none") return std::nullopt;
-      try {
-        size_t pos;
-        int64_t n = std::stoll(l, &pos);
-        if (pos == l.size()) return n;
-      } catch (const std::out_of_range&) {
-        throw UserError("seed " + s + " is out of range", where,
-                        "integers from -9223372036854775808 to 9223372036854775807, or None");
-      } catch (...) {
+      std::string digits = python_int(s);
+      if (!digits.empty()) {
+        errno = 0;
+        long long n = std::strtoll(digits.c_str(), nullptr, 10);
+        if (errno == ERANGE)
+          throw UserError("seed " + s + " is out of range", where,
+                          "integers from -9223372036854775808 to 9223372036854775807, or None");
+        return n;
       }
       throw UserError(s + " is not an integer or None", where, "integers or None");
     }

@@ -214,6 +214,17 @@ bool py_isdigit(char32_t c) {
   return matches_class(c, "^\\p{Nd}$");
 }
 
+int py_decimal(char32_t c) {
+  if (c < 0x80) return c >= '0' && c <= '9' ? static_cast<int>(c - '0') : -1;
+  if (!matches_class(c, "^\\p{Nd}$")) return -1;
+  // Unicode assigns each set of decimal digits 0 to 9 to consecutive code points (a stability
+  // guarantee), and sets may follow one another (the mathematical digits): the digit's value is
+  // its distance from the start of its run of Nd code points, modulo 10.
+  char32_t start = c;
+  while (start > 0 && matches_class(start - 1, "^\\p{Nd}$")) --start;
+  return static_cast<int>((c - start) % 10);
+}
+
 bool py_isdigit(std::string_view s) {
   if (s.empty()) return false;
   bool all = true;

@@ -55,7 +55,10 @@ TEST_F(BadInput, NumberFlagsTakePythonNumbersOnly) {
           {"--num_fewshot", "invalid int value: 'abc'", "expected an integer"});
   refused("--tasks t1 --num_fewshot ''", {"--num_fewshot", "invalid int value: ''"});
   refused("--tasks t1 --num_fewshot 1.5", {"--num_fewshot", "invalid int value: '1.5'"});
-  refused("--tasks t1 --num_fewshot 99999999999999999999", {"--num_fewshot", "out of range"});
+  // int() takes it (the reference then fails drawing that many examples); lm-eval names the
+  // flag and its largest value rather than a range that includes negative counts.
+  refused("--tasks t1 --num_fewshot 99999999999999999999",
+          {"--num_fewshot", "out of range", "at most 2147483647"});
   refused("--tasks t1 --limit abc", {"--limit", "invalid float value: 'abc'", "expected a number"});
   refused("--tasks t1 --limit ''", {"--limit", "invalid float value: ''"});
   refused("--tasks t1 --bootstrap_iters 1e3", {"--bootstrap_iters", "invalid int value: '1e3'"});
@@ -170,4 +173,33 @@ TEST_F(BadInput, LsNamesUnreadableIncludePathFiles) {
   EXPECT_NE(r.err.find("note: not listed: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("broken.yaml:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("invalid YAML"), std::string::npos) << r.err;
+}
+
+// argparse's type=int/type=float are Python's int() and float(), which read any Unicode decimal
+// digit: `--num_fewshot ١` is 1 (CPython: int('\u0661') == 1), `--limit ２` is 2.0, and --seed's
+// items go through int() as well.
+TEST_F(BadInput, NumberFlagsReadUnicodeDigitsAsPythonDoes) {
+  auto ok =
+      lm("run --model dummy --include_path tasks --tasks t1 --num_fewshot \u0661 "
+         "--limit \uff12 --seed \u0664\u0662");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("limit: 2.0, num_fewshot: 1"), std::string::npos) << ok.out;
+  // A superscript two is a digit to str.isdigit() but not to int().
+  refused("--tasks t1 --num_fewshot \u00b2", {"--num_fewshot", "invalid int value"});
+}
+
+// A --config file that cannot be read is the one problem validate reports: the run's tasks are
+// unknown then, not missing (the reference stops at the file too).
+TEST_F(BadInput, ValidateOfAnUnreadableConfigReportsOnlyTheFile) {
+  scratch_.write("eval.yaml", "model: dummy\ntasks: [t1\n");
+  auto r = lm("validate --config eval.yaml --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("eval.yaml:3:1: invalid YAML"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("No tasks specified"), std::string::npos) << r.err;
+  scratch_.write("eval.yaml", "- model\n- dummy\n");
+  r = lm("validate --config eval.yaml --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("No tasks specified"), std::string::npos) << r.err;
 }

@@ -16,6 +16,32 @@ TEST(Config_FlagValues, PythonIntSyntax) {
     EXPECT_EQ(lmeval::python_int(bad), "") << bad;
 }
 
+// int() and float() read every Unicode decimal digit (category Nd) as its ASCII digit; other
+// numeric characters (superscripts, circled digits) are refused. Expected: CPython 3.11.
+TEST(Config_FlagValues, PythonNumbersReadUnicodeDecimalDigits) {
+  EXPECT_EQ(lmeval::python_int("\u0663"), "3");            // int('٣') == 3
+  EXPECT_EQ(lmeval::python_int("\u0664\u0662"), "42");     // Arabic-Indic 42
+  EXPECT_EQ(lmeval::python_int(" \u0661_\u0660 "), "10");  // underscores and spaces too
+  EXPECT_EQ(lmeval::python_int("\uff13"), "3");            // fullwidth 3
+  EXPECT_EQ(lmeval::python_int("\U0001d7d7"), "9");        // mathematical bold 9
+  EXPECT_EQ(std::stoi(lmeval::python_int("\U0001d7d8\U0001d7d9")), 1);  // double-struck 0, 1
+  EXPECT_EQ(lmeval::python_int("-\u06f7"), "-7");                       // Extended Arabic-Indic 7
+  EXPECT_EQ(lmeval::python_int("\u0967\u0968"), "12");                  // Devanagari 12
+  EXPECT_EQ(lmeval::python_int("\u0660"), "0");
+  for (const char* bad : {"\u09e9.\u09eb", "\u00b2", "\u2460", "\u0663x"})
+    EXPECT_EQ(lmeval::python_int(bad), "") << bad;
+  double d = 0;
+  ASSERT_TRUE(lmeval::python_float("\u09e9.\u09eb", d));  // float('৩.৫') == 3.5
+  EXPECT_EQ(d, 3.5);
+  ASSERT_TRUE(lmeval::python_float("\uff13", d));
+  EXPECT_EQ(d, 3.0);
+  EXPECT_FALSE(lmeval::python_float("\u00b2", d));
+  EXPECT_FALSE(lmeval::python_float("\u2460", d));
+  // --seed's items go through int() too (_int_or_none_list_arg_type).
+  EXPECT_EQ(lmeval::parse_seed("\u0664\u0662").at(0), 42);
+  EXPECT_EQ(lmeval::parse_seed(" 1_0 ,None,3").at(0), 10);
+}
+
 // np.random.seed raises "Seed must be between 0 and 2**32 - 1" for the second seed; the
 // others take any integer.
 TEST(Config_FlagValues, NumpySeedOutsideItsRangeIsRefused) {

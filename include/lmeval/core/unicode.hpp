@@ -27,6 +27,9 @@ bool py_isspace(char32_t c);
 std::vector<std::string> py_split(std::string_view s);
 // Python str.isdigit() for one character (Numeric_Type Digit or Decimal).
 bool py_isdigit(char32_t c);
+// The value of a decimal digit (category Nd, as Python's int() and float() read them: '٣' is 3),
+// or -1 for any other character.
+int py_decimal(char32_t c);
 // Python str.isdigit() of a whole string (false when empty).
 bool py_isdigit(std::string_view s);
 // True for code points in Python's non-printable categories (Cc Cf Cs Co Cn Zl Zp Zs).
