@@ -168,6 +168,46 @@ void check_type(const std::string& key, const Json& v, const SourceLocation& whe
   }
 }
 
+// dataset_kwargs.data_files in the forms `datasets`' load_dataset takes: a path, a list of paths,
+// a mapping of split -> path(s), or a list of {split, path} mappings. A number, boolean or null
+// where a path goes, or an empty list, fails inside `datasets` (AttributeError "'int' object has
+// no attribute 'decode'", StopIteration, ...); refused here at its own line.
+void check_data_files(const Json& files, const TaskYaml& yaml) {
+  const std::string base = "/dataset_kwargs/data_files";
+  auto bad = [&](const std::string& pointer, const std::string& field, const Json& v,
+                 const std::string& what) {
+    throw UserError((what.empty() ? v.dump() : what) + " is not a file path",
+                    yaml.where_at(pointer, field),
+                    "a file path or a non-empty list of file paths (datasets' load_dataset fails "
+                    "on anything else)");
+  };
+  auto paths = [&](const Json& v, const std::string& pointer, const std::string& field) {
+    if (v.is_string()) return;
+    if (!v.is_array()) bad(pointer, field, v, v.is_object() ? "a mapping" : "");
+    if (v.empty()) bad(pointer, field, v, "an empty list");
+    for (size_t i = 0; i < v.size(); ++i)
+      if (!v[i].is_string())
+        bad(pointer + "/" + std::to_string(i), field + "[" + std::to_string(i) + "]", v[i],
+            v[i].is_object() ? "a mapping" : "");
+  };
+  const std::string field = "dataset_kwargs.data_files";
+  if (files.is_null()) return;
+  if (files.is_object()) {
+    for (auto it = files.begin(); it != files.end(); ++it)
+      paths(it.value(), base + "/" + it.key(), field + "." + it.key());
+  } else if (files.is_array() && !files.empty() && files[0].is_object()) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::string p = base + "/" + std::to_string(i), f = field + "[" + std::to_string(i) + "]";
+      if (!files[i].is_object() || !files[i].contains("path"))
+        throw UserError(f + " is not a {split, path} mapping", yaml.where_at(p, f),
+                        "split: <name> and path: <file path(s)>");
+      paths(files[i]["path"], p + "/path", f + ".path");
+    }
+  } else {
+    paths(files, base, field);
+  }
+}
+
 void check_functions(const Json& v) {
   if (is_function_ref(v)) {
     resolve_function_ref(v);
@@ -246,6 +286,8 @@ TaskConfig make_task_config(const TaskYaml& yaml, const Json& merged, std::strin
     if (key == "class") continue;
     try {
       check_type(key, it.value(), where);
+      if (key == "dataset_kwargs" && it.value().contains("data_files"))
+        check_data_files(it.value()["data_files"], yaml);
       check_functions(it.value());
     } catch (UserError& e) {
       report(e);

@@ -31,6 +31,9 @@ struct Builder {
   // Where the overrides that groups pass down to their tasks were written (the group's file,
   // or the member mapping), so a bad key is reported there and not in the task's own file.
   std::map<std::string, SourceLocation> override_origin;
+  // The places of the values nested in those overrides, by JSON pointer from the key on
+  // ("/dataset_kwargs/data_files/test").
+  std::map<std::string, SourceLocation> override_marks;
 
   void report(UserError e) {
     if (!collect) throw e;
@@ -90,24 +93,59 @@ struct Builder {
       return;
     }
     for (const auto& [key, loc] : override_origin)
-      if (key != "task" && overrides.contains(key)) y.origin[key] = loc;
+      if (key != "task" && overrides.contains(key)) {
+        y.origin[key] = loc;
+        y.forget_marks(key);
+      }
+    for (const auto& [pointer, loc] : override_marks) {
+      std::string key = pointer.substr(1, pointer.find('/', 1) - 1);
+      if (key != "task" && overrides.contains(key)) y.marks[pointer] = loc;
+    }
     Json merged = merge(y.value, overrides);
     add_task(y, merged, e->yaml.string(), top, leaves);
   }
 
-  // `add` with the keys of a group member's mapping located at the member.
+  // Records where the keys of `keys` (a mapping written at JSON pointer `at` of `yaml`) and the
+  // values nested in them were written, as overrides passed down; `field` prefixes the names
+  // ("task[1]." for a group member's keys). Keys already located by an outer group stay theirs.
+  void locate_overrides(const TaskYaml& yaml, const std::string& at, const Json& keys,
+                        const std::string& field, bool keep_outer) {
+    for (auto it = keys.begin(); it != keys.end(); ++it) {
+      const std::string& key = it.key();
+      if (keep_outer && override_origin.count(key)) continue;
+      override_origin[key] = yaml.where_at(at + "/" + key, field + key);
+      const std::string from = at + "/" + key;
+      for (auto m = override_marks.lower_bound("/" + key); m != override_marks.end();)
+        m = m->first == "/" + key || m->first.starts_with("/" + key + "/") ? override_marks.erase(m)
+                                                                           : std::next(m);
+      for (auto m = yaml.marks.lower_bound(from); m != yaml.marks.end(); ++m) {
+        if (!m->first.starts_with(from)) break;
+        if (m->first.size() > from.size() && m->first[from.size()] != '/') continue;
+        SourceLocation loc = m->second;
+        loc.field = field + loc.field;
+        override_marks["/" + key + m->first.substr(from.size())] = loc;
+      }
+    }
+  }
+
+  // `add` with the keys of a group member's mapping located at the member's own lines.
   template <class F>
-  void with_member_origin(const Json& member, const SourceLocation& where, F add) {
+  void with_member_origin(const TaskYaml& yaml, const std::string& member_at, const Json& member,
+                          const std::string& field, F add) {
     auto saved = override_origin;
-    for (auto it = member.begin(); it != member.end(); ++it) override_origin[it.key()] = where;
+    auto saved_marks = override_marks;
+    locate_overrides(yaml, member_at, member, field, false);
     add();
     override_origin = std::move(saved);
+    override_marks = std::move(saved_marks);
   }
 
   // Returns the group's index in out.groups (or -1).
+  // `at`: the JSON pointer of the group's mapping in `yaml` ("" for the file itself, "/task/2" for
+  // a group written inline as a member).
   int add_group(const TaskYaml& yaml, const Json& merged, const Json& parent_overrides,
                 const std::string& top, std::vector<std::string>* parent_leaves,
-                const std::string& forced_name = {}) {
+                const std::string& forced_name = {}, const std::string& at = {}) {
     GroupConfig gc;
     try {
       gc = make_group_config(yaml, merged, collect);
@@ -130,13 +168,19 @@ struct Builder {
     out.groups.push_back(node);
     group_stack.push_back(gc.name);
     auto saved_origin = override_origin;
-    for (auto it = gc.overrides.begin(); it != gc.overrides.end(); ++it)
-      if (!saved_origin.count(it.key())) override_origin[it.key()] = yaml.where(it.key());
+    auto saved_marks = override_marks;
+    locate_overrides(yaml, at, gc.overrides, "", true);
     std::vector<std::string> children, leaves;
     size_t member_i = 0;
+    // A `task:` that is one name is member 0 at the key's own line.
+    const bool task_list = merged.contains("task") && merged["task"].is_array();
     for (const auto& member : gc.task) {
-      SourceLocation where = yaml.where("task");
-      where.field = "task[" + std::to_string(member_i++) + "]";
+      const std::string nth = std::to_string(member_i++);
+      const std::string label = "task[" + nth + "]";
+      std::string member_at = at;
+      member_at.append("/task");
+      if (task_list) member_at.append("/").append(nth);
+      SourceLocation where = yaml.where_at(member_at, label);
       if (member.is_string()) {
         std::string m = member.get<std::string>();
         const IndexEntry* e = index.find(m);
@@ -171,20 +215,20 @@ struct Builder {
           if (e && e->kind == IndexKind::Group) {
             extra.erase("group");
             children.push_back(gname);
-            with_member_origin(extra, where, [&] {
+            with_member_origin(yaml, member_at, extra, label + ".", [&] {
               add_indexed_group(gname, merge(overrides, extra), top, &leaves, where);
             });
           } else {
             std::string inline_name = gc.name + "::" + gname;
             children.push_back(inline_name);
-            add_group(yaml, member, overrides, top, &leaves, inline_name);
+            add_group(yaml, member, overrides, top, &leaves, inline_name, member_at);
           }
         } else if (member.contains("task") && member["task"].is_string()) {
           std::string tname = member["task"].get<std::string>();
           const IndexEntry* e = index.find(tname);
           if (e && e->kind == IndexKind::Task) {
             children.push_back(tname);
-            with_member_origin(member, where, [&] {
+            with_member_origin(yaml, member_at, member, label + ".", [&] {
               add_indexed_task(tname, merge(overrides, member), top, &leaves);
             });
           } else {
@@ -196,7 +240,18 @@ struct Builder {
             TaskYaml iy;
             iy.path = yaml.path;
             iy.value = m;
-            for (auto it = m.begin(); it != m.end(); ++it) iy.origin[it.key()] = where;
+            // The member's own keys at their lines; the group's overrides where they were given.
+            auto saved_member = override_origin;
+            auto saved_member_marks = override_marks;
+            locate_overrides(yaml, member_at, member, label + ".", false);
+            for (auto it = m.begin(); it != m.end(); ++it) {
+              auto o = override_origin.find(it.key());
+              iy.origin[it.key()] = o != override_origin.end() ? o->second : where;
+            }
+            for (const auto& [pointer, loc] : override_marks)
+              if (m.contains(pointer.substr(1, pointer.find('/', 1) - 1))) iy.marks[pointer] = loc;
+            override_origin = std::move(saved_member);
+            override_marks = std::move(saved_member_marks);
             add_task(iy, m, "inline", top, &leaves);
           }
         } else {
@@ -209,6 +264,7 @@ struct Builder {
     }
     group_stack.pop_back();
     override_origin = std::move(saved_origin);
+    override_marks = std::move(saved_marks);
     out.groups[my_index].children = children;
     out.groups[my_index].leaves = leaves;
     if (parent_leaves) parent_leaves->insert(parent_leaves->end(), leaves.begin(), leaves.end());
@@ -304,7 +360,7 @@ std::vector<std::pair<std::string, std::string>> unreadable_task_files(
 
 TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string>& requested,
                            const Json& run_metadata, std::vector<UserError>* collect) {
-  Builder b{index, run_metadata, collect, {}, {}, {}, {}};
+  Builder b{index, run_metadata, collect, {}, {}, {}, {}, {}};
   if (requested.empty()) {
     b.report(UserError("No tasks specified, or no tasks found. Please verify the task names.",
                        {"", 0, 0, "--tasks"}, "at least one task, group or tag name"));

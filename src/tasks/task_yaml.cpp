@@ -15,6 +15,33 @@ SourceLocation TaskYaml::where(const std::string& key) const {
   return {path.string(), 0, 0, key};
 }
 
+SourceLocation TaskYaml::where_at(const std::string& pointer, const std::string& field) const {
+  for (std::string p = pointer; !p.empty(); p = p.substr(0, p.rfind('/'))) {
+    auto it = marks.find(p);
+    if (it != marks.end())  // a mark's own field is a prefix (a group member's "task[1].")
+      return {it->second.file, it->second.line, it->second.column, it->second.field + field};
+    if (p.rfind('/') == 0) {  // a top-level key: where its value came from
+      SourceLocation top = where(p.substr(1));
+      top.field = field;
+      return top;
+    }
+  }
+  return {path.string(), 0, 0, field};
+}
+
+void TaskYaml::forget_marks(const std::string& key) {
+  const std::string top = "/" + key;
+  for (auto it = marks.lower_bound(top); it != marks.end() && it->first.starts_with(top);)
+    it = it->first.size() == top.size() || it->first[top.size()] == '/' ? marks.erase(it)
+                                                                        : std::next(it);
+}
+
+// The top-level key of a JSON pointer ("/a/0/b" -> "a").
+static std::string top_key(const std::string& pointer) {
+  size_t end = pointer.find('/', 1);
+  return pointer.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+}
+
 static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
   std::error_code ec;
   fs::path canon = fs::weakly_canonical(path, ec);
@@ -56,14 +83,21 @@ static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
       for (auto it = sub.value.begin(); it != sub.value.end(); ++it) {
         out.value[it.key()] = it.value();
         out.origin[it.key()] = sub.where(it.key());
+        out.forget_marks(it.key());
       }
+      for (const auto& [pointer, loc] : sub.marks)
+        if (sub.value.contains(top_key(pointer))) out.marks[pointer] = loc;
     }
   }
   for (auto it = file.value.begin(); it != file.value.end(); ++it) {
     if (it.key() == "include") continue;
     out.value[it.key()] = it.value();
     out.origin[it.key()] = file.where("/" + it.key(), it.key());
+    out.forget_marks(it.key());
   }
+  for (const auto& [pointer, pos] : file.marks)
+    if (pointer.size() > 1 && top_key(pointer) != "include")
+      out.marks[pointer] = {path.string(), pos.first, pos.second, ""};
   return out;
 }
 

@@ -90,7 +90,7 @@ TEST_F(BadInput, NumpySeedOutOfRangeIsRefused) {
 // The reference recurses until RecursionError.
 TEST_F(BadInput, GroupCycleIsRefusedNotACrash) {
   scratch_.write("tasks/g.yaml", "group: gself\ntask:\n  - t1\n  - gself\n");
-  refused("--tasks gself", {"g.yaml:2", "task[1]", "gself -> gself"});
+  refused("--tasks gself", {"g.yaml:4", "task[1]", "gself -> gself"});
   auto v = lm("validate --include_path tasks --tasks gself");
   EXPECT_EQ(v.exit_code, 2) << v.err;
   EXPECT_NE((v.out + v.err).find("gself -> gself"), std::string::npos) << v.out << v.err;
@@ -202,4 +202,26 @@ TEST_F(BadInput, ValidateOfAnUnreadableConfigReportsOnlyTheFile) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("No tasks specified"), std::string::npos) << r.err;
+}
+
+// dataset_kwargs.data_files holds file paths; `datasets` fails on anything else with an
+// AttributeError ('int' object has no attribute 'decode'), which the reference shows as a
+// traceback. Refused at the value's own line, not as a missing split.
+TEST_F(BadInput, NonPathDataFilesAreRefusedAtTheirLine) {
+  struct Case {
+    std::string yaml, where;
+  };
+  for (const Case& c :
+       {Case{"    test: 5\n", "t2.yaml:5:5: dataset_kwargs.data_files.test:"},
+        Case{"    test: [a.jsonl, true]\n", "dataset_kwargs.data_files.test[1]"},
+        Case{"    test: null\n", "dataset_kwargs.data_files.test:"},
+        Case{"    test: []\n", "an empty list"}, Case{"    test:\n      a: b\n", "a mapping"}}) {
+    scratch_.write("tasks/t2.yaml",
+                   "task: t2\ndataset_path: json\ndataset_kwargs:\n  data_files:\n" + c.yaml +
+                       "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\n"
+                       "doc_to_choice: choices\ndoc_to_target: label\n");
+    refused("--tasks t2", {c.where, "expected a file path or a non-empty list of file paths"});
+    auto r = lm("run --model dummy --include_path tasks --tasks t2");
+    EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
+  }
 }

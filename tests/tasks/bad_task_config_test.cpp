@@ -42,7 +42,7 @@ TEST(Tasks_BadConfig, GroupContainingItselfIsRefusedWithTheCycle) {
   TempDir d;
   d.write("g.yaml", "group: gself\ntask:\n  - gself\n");
   std::string e = selection_error(d, {"gself"});
-  EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("g.yaml:3"), std::string::npos) << e;  // the member's own line
   EXPECT_NE(e.find("task[0]"), std::string::npos) << e;
   EXPECT_NE(e.find("gself -> gself"), std::string::npos) << e;
   EXPECT_NE(e.find("expected groups that do not contain themselves"), std::string::npos) << e;
@@ -54,7 +54,7 @@ TEST(Tasks_BadConfig, GroupCycleThroughAnotherGroupIsRefused) {
   d.write("a.yaml", "group: ga\ntask:\n  - t\n  - gb\n");
   d.write("b.yaml", "group: gb\ntask:\n  - group: ga\n");
   std::string e = selection_error(d, {"ga"});
-  EXPECT_NE(e.find("b.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("b.yaml:3"), std::string::npos) << e;
   EXPECT_NE(e.find("ga -> gb -> ga"), std::string::npos) << e;
   // The same group twice side by side is no cycle.
   d.write("c.yaml", "group: gc\ntask:\n  - gd\n  - ge\n");
@@ -112,8 +112,58 @@ TEST(Tasks_BadConfig, GroupOverrideErrorsPointIntoTheGroupFile) {
   EXPECT_NE(e.find("unknown task field 'frobkey'"), std::string::npos) << e;
   d.write("g.yaml", "group: g\ntask:\n  - task: t\n    num_fewshot: lots\n");
   e = selection_error(d, {"g"});
-  EXPECT_NE(e.find("g.yaml:2"), std::string::npos) << e;  // members are located at `task:`
-  EXPECT_NE(e.find("task[0]: field 'num_fewshot'"), std::string::npos) << e;
+  EXPECT_NE(e.find("g.yaml:4:5: task[0].num_fewshot: field 'num_fewshot'"), std::string::npos)
+      << e;  // at the member's own key
+}
+
+// A group member mapping's keys, and the values nested in them, are located at their own lines
+// (of the group file, or of an inline group inside it), not at the group's `task:` line.
+TEST(Tasks_BadConfig, GroupMemberKeysAreLocatedAtTheirOwnLines) {
+  TempDir d;
+  d.write("t.yaml", kTask);
+  d.write("g.yaml",
+          "group: g\n"
+          "task:\n"
+          "  - t\n"
+          "  - task: t\n"
+          "    task_alias: second\n"
+          "    dataset_kwargs:\n"
+          "      data_files:\n"
+          "        test: [a.jsonl, 7]\n");
+  std::string e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:8:"), std::string::npos) << e;
+  EXPECT_NE(e.find("task[1].dataset_kwargs.data_files.test[1]"), std::string::npos) << e;
+  // A member not in the index is an inline task: its keys at their lines too.
+  d.write("g.yaml",
+          "group: g\n"
+          "task:\n"
+          "  - task: inline_t\n"
+          "    dataset_path: json\n"
+          "    output_type: multiple_choice\n"
+          "    repeats: 0\n");
+  e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:6:5: task[0].repeats"), std::string::npos) << e;
+  // An inline group's members: at their lines inside it.
+  d.write("g.yaml",
+          "group: g\n"
+          "task:\n"
+          "  - group: inner\n"
+          "    task:\n"
+          "      - t\n"
+          "      - task: t\n"
+          "        num_fewshot: many\n");
+  e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:7:9: task[1].num_fewshot"), std::string::npos) << e;
+  // A key the group passes down is located where the group wrote it, nested values included.
+  d.write("g.yaml",
+          "group: g\n"
+          "task:\n"
+          "  - t\n"
+          "dataset_kwargs:\n"
+          "  data_files:\n"
+          "    test: 5\n");
+  e = selection_error(d, {"g"});
+  EXPECT_NE(e.find("g.yaml:6:5: dataset_kwargs.data_files.test"), std::string::npos) << e;
 }
 
 // The reference's index fails on a non-string tag and leaves the task out.
