@@ -66,8 +66,8 @@ ModelArgTable<HfArgs> make_hf_table() {
           {.key = "tokenizer", .default_value = "pretrained", .doc = "Tokenizer folder or Hub id"}),
       integer(&HfArgs::max_length, 1, kHfMaxIntArg,
               {.key = "max_length",
-               .default_value = "config's max_position_embeddings, else the tokenizer's "
-                                "model_max_length, else 2048",
+               .default_value = "config's max_position_embeddings (n_positions for GPT-2; "
+                                "absent: transformers' default for the architecture)",
                .accepted = kInt,
                .doc = "Context length in tokens"}),
       none_is_a_value(text(&HfArgs::device, {.key = "device",

@@ -346,10 +346,81 @@ Activation parse_activation(const std::string& name, const std::string& path,
                   "one of silu, gelu, gelu_new, gelu_pytorch_tanh, relu");
 }
 
+// The names of torch's dtypes (torch 2.15: [n for n in dir(torch) if isinstance(getattr(torch, n),
+// torch.dtype)]), the names a config's dtype may take.
+bool is_torch_dtype_name(const std::string& name) {
+  static const std::set<std::string> names = {"bcomplex32",
+                                              "bfloat16",
+                                              "bit",
+                                              "bits16",
+                                              "bits1x8",
+                                              "bits2x4",
+                                              "bits4x2",
+                                              "bits8",
+                                              "bool",
+                                              "cdouble",
+                                              "cfloat",
+                                              "chalf",
+                                              "complex128",
+                                              "complex32",
+                                              "complex64",
+                                              "double",
+                                              "float",
+                                              "float16",
+                                              "float32",
+                                              "float4_e2m1fn_x2",
+                                              "float64",
+                                              "float8_e4m3fn",
+                                              "float8_e4m3fnuz",
+                                              "float8_e5m2",
+                                              "float8_e5m2fnuz",
+                                              "float8_e8m0fnu",
+                                              "half",
+                                              "int",
+                                              "int1",
+                                              "int16",
+                                              "int2",
+                                              "int3",
+                                              "int32",
+                                              "int4",
+                                              "int5",
+                                              "int6",
+                                              "int64",
+                                              "int7",
+                                              "int8",
+                                              "long",
+                                              "qint32",
+                                              "qint8",
+                                              "quint2x4",
+                                              "quint4x2",
+                                              "quint8",
+                                              "short",
+                                              "uint1",
+                                              "uint16",
+                                              "uint2",
+                                              "uint3",
+                                              "uint32",
+                                              "uint4",
+                                              "uint5",
+                                              "uint6",
+                                              "uint64",
+                                              "uint7",
+                                              "uint8"};
+  return names.count(name) > 0;
+}
+
 // Rotary settings from transformers 5's rope_parameters or 4.x's rope_theta/rope_scaling.
 void parse_rope(const ConfigReader& c, ArchConfig& a, double default_partial,
                 double default_theta) {
   const Json& j = c.json();
+  // transformers' config classes validate rope_parameters (4.x's rope_scaling is converted into
+  // it) as a mapping and raise StrictDataclassFieldValidationError for a string, a number or a
+  // list; ignoring it would run the model with default rotary settings.
+  for (const char* key : {"rope_parameters", "rope_scaling"})
+    if (c.has(key) && !j[key].is_object())
+      throw UserError(std::string(key) + " is " + j[key].dump() + ", not a mapping",
+                      {c.path(), 0, 0, std::string("$.") + key},
+                      "a mapping such as {\"rope_type\": \"linear\", \"factor\": 2.0}, or null");
   Json params = Json::object();
   if (c.has("rope_parameters") && j["rope_parameters"].is_object()) params = j["rope_parameters"];
   Json scaling = Json::object();
@@ -496,7 +567,14 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
     throw UserError("model_type '" + a.model_type + "' is not the model_type of " + arch,
                     {path, 0, 0, "$.model_type"}, "'" + it->second + "' (or no model_type)");
   a.vocab_size = c.size_("vocab_size");
-  a.torch_dtype = c.str_or("torch_dtype", c.str_or("dtype", ""));
+  // PretrainedConfig keeps `dtype` over the older `torch_dtype` and turns the name into
+  // getattr(torch, name) when the config is read, so a name torch lacks fails whatever dtype
+  // the model is then loaded in (AttributeError: module 'torch' has no attribute ...).
+  const std::string dtype_key = c.has("dtype") ? "dtype" : "torch_dtype";
+  a.torch_dtype = c.str_or(dtype_key, "");
+  if (c.has(dtype_key) && !is_torch_dtype_name(a.torch_dtype))
+    throw UserError("'" + a.torch_dtype + "' is not a torch dtype", {path, 0, 0, "$." + dtype_key},
+                    "a torch dtype name such as float32, bfloat16 or float16");
   a.bos_token_id = c.opt_int("bos_token_id");
   a.eos_token_id = c.opt_int("eos_token_id");
   a.pad_token_id = c.opt_int("pad_token_id");

@@ -27,6 +27,18 @@ namespace lmeval::hf {
 
 namespace fs = std::filesystem;
 
+// The n_positions / max_position_embeddings default of transformers' config class for each
+// architecture (transformers 5: e.g. LlamaConfig().max_position_embeddings == 2048).
+static std::optional<int64_t> config_class_max_positions(const std::string& architecture) {
+  static const std::map<std::string, int64_t> defaults = {
+      {"LlamaForCausalLM", 2048},  {"MistralForCausalLM", 131072}, {"Qwen2ForCausalLM", 32768},
+      {"Qwen3ForCausalLM", 32768}, {"GPTNeoXForCausalLM", 2048},   {"GPT2LMHeadModel", 1024},
+      {"PhiForCausalLM", 2048},    {"Phi3ForCausalLM", 4096},      {"GemmaForCausalLM", 8192},
+      {"Gemma2ForCausalLM", 8192}, {"OPTForCausalLM", 2048}};
+  auto it = defaults.find(architecture);
+  return it == defaults.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Construction
 
@@ -51,11 +63,16 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   tokenizer_ = load_tokenizer(args.tokenizer.empty() ? dir : fs::path(args.tokenizer));
   const ArchConfig& cfg = model_->config();
 
-  // max_length (spec §6.3).
+  // max_length (spec §6.3): resolve_max_length reads n_positions / max_position_embeddings /
+  // n_ctx from the model's config object, where transformers' config class fills its own default
+  // when config.json leaves the field out; so the tokenizer's model_max_length (whatever it
+  // holds, a negative number included) is consulted only for an architecture without one.
   if (args.max_length) {
     max_length_ = *args.max_length;
   } else if (cfg.max_position_embeddings) {
     max_length_ = *cfg.max_position_embeddings;
+  } else if (auto d = config_class_max_positions(cfg.architecture)) {
+    max_length_ = *d;
   } else if (auto m = tokenizer_->model_max_length(); m && *m < 1000000000000000000LL) {
     max_length_ = *m;
   } else {

@@ -344,5 +344,88 @@ TEST_F(CheckpointFaults, GenerationSettingsTransformersRefusesAreRefused) {
             "");
 }
 
+// config.json values transformers refuses when it reads the config (probed with transformers
+// 5.24 in the torch venv): rope_parameters / rope_scaling that are no mapping
+// (StrictDataclassFieldValidationError), a dtype / torch_dtype name torch lacks (AttributeError
+// from getattr(torch, name), whatever dtype the model is loaded in). `dtype` wins over
+// `torch_dtype` there, so a bad torch_dtype beside a good dtype loads.
+TEST_F(CheckpointFaults, ConfigValuesTransformersRefusesAreRefused) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  const json good = config();
+  for (const json& rope : {json("default"), json(5), json::array({1, 2})}) {
+    json cfg = good;
+    cfg["rope_parameters"] = rope;
+    write_config(cfg);
+    const std::string e = load_error();
+    EXPECT_HAS(e, "config.json");
+    EXPECT_HAS(e, "$.rope_parameters");
+    EXPECT_HAS(e, "not a mapping");
+  }
+  json cfg = good;
+  cfg.erase("rope_parameters");
+  cfg["rope_theta"] = 10000.0;
+  cfg["rope_scaling"] = "linear";  // transformers 4.x's name, converted into rope_parameters
+  write_config(cfg);
+  EXPECT_HAS(load_error(), "$.rope_scaling");
+  for (const char* key : {"dtype", "torch_dtype"}) {
+    cfg = good;
+    cfg.erase("dtype");
+    cfg[key] = "float33";
+    write_config(cfg);
+    for (const char* dtype : {"auto", "float32"}) {
+      LoadOptions lo;
+      lo.dtype = dtype;
+      const std::string e = error_of([&] { Transformer::load(dir_, lo); });
+      EXPECT_HAS(e, std::string("$.") + key);
+      EXPECT_HAS(e, "'float33' is not a torch dtype");
+    }
+  }
+  cfg = good;
+  cfg["dtype"] = "float32";
+  cfg["torch_dtype"] = "float33";
+  write_config(cfg);
+  EXPECT_EQ(load_error(), "");
+  cfg = good;
+  cfg["dtype"] = "bfloat16";
+  write_config(cfg);
+  EXPECT_EQ(load_error(), "");
+}
+
+// An index naming tensors that no shard holds: transformers loads the model regardless (probed:
+// 21 weights loaded, same logits), so lm-eval does too.
+TEST_F(CheckpointFaults, IndexEntriesNoShardHoldsAreAcceptedAsTransformersDoes) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  fs::rename(dir_ / "model.safetensors", dir_ / "model-00001-of-00001.safetensors");
+  const json header = safetensors_at(dir_ / "model-00001-of-00001.safetensors");
+  json map = json::object();
+  for (const auto& [name, e] : header.items())
+    if (name != "__metadata__") map[name] = "model-00001-of-00001.safetensors";
+  map["model.layers.9.mlp.up_proj.weight"] = "model-00001-of-00001.safetensors";
+  map["bogus.tensor"] = "model-00001-of-00001.safetensors";
+  std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc)
+      << json{{"metadata", json::object()}, {"weight_map", map}}.dump();
+  EXPECT_EQ(load_error(), "");
+}
+
+// resolve_max_length reads the model's config object, which transformers' config class fills
+// with its default when config.json leaves max_position_embeddings out (LlamaConfig: 2048); the
+// tokenizer's model_max_length, here -5, is then never used (probed: resolve_max_length == 2048).
+TEST_F(CheckpointFaults, MaxLengthComesFromTheConfigClassNotANegativeTokenizerLength) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  json cfg = config();
+  cfg.erase("max_position_embeddings");
+  write_config(cfg);
+  json tok = json::parse(lmeval::testing::read_file(dir_ / "tokenizer_config.json"));
+  tok["model_max_length"] = -5;
+  std::ofstream(dir_ / "tokenizer_config.json", std::ios::trunc) << tok.dump();
+  HFLM lm(parse_hf_args(Json{{"pretrained", dir_.string()}, {"device", "cpu"}}, {}));
+  EXPECT_EQ(lm.max_length(), 2048);
+  auto r = lm.loglikelihood({{"Once upon a time", " there was"}});
+  EXPECT_FALSE(std::isnan(r[0].loglikelihood));
+}
+
 }  // namespace
 }  // namespace lmeval::hf
