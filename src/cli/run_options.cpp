@@ -156,6 +156,11 @@ EvalConfig build_eval_config(const RunFlags& f, std::vector<UserError>* collect)
     if (!std::filesystem::exists(path))
       throw UserError("Config file not found: " + std::filesystem::absolute(path).string(),
                       {path, 0, 0, "--config"}, "an existing YAML file");
+    // EvaluatorConfig.from_config checks is_file(): a folder is "not found" there.
+    if (std::filesystem::is_directory(path))
+      throw UserError(
+          "Config file not found: " + std::filesystem::absolute(path).string() + " is a folder",
+          {path, 0, 0, "--config"}, "a YAML file");
     YamlFile y = load_yaml(path);
     apply_config_yaml(y, cfg, collect);
   }

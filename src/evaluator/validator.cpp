@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -152,7 +153,15 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   // Task files that could not even be indexed.
   TaskIndex index = task_index_for(cfg, cfg.tasks);
   for (const auto& [path, msg] : index.skipped()) problems.emplace_back(msg, SourceLocation{}, "");
-  TaskSelection sel = select_tasks(index, cfg.tasks, cfg.metadata, &problems);
+  // A `tasks` value the config file gave in a form that could not be read is reported already:
+  // the run's task list is unknown then, not empty ("No tasks specified" would be a second,
+  // wrong problem).
+  const bool tasks_unreadable =
+      cfg.tasks.empty() && std::any_of(problems.begin(), problems.end(), [](const UserError& e) {
+        return e.where().field == "tasks";
+      });
+  TaskSelection sel =
+      tasks_unreadable ? TaskSelection{} : select_tasks(index, cfg.tasks, cfg.metadata, &problems);
   auto data = make_data_source(cfg);
   for (const auto& tc : sel.tasks) {
     ++report.tasks_checked;

@@ -202,6 +202,21 @@ TEST_F(BadInput, ValidateOfAnUnreadableConfigReportsOnlyTheFile) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("No tasks specified"), std::string::npos) << r.err;
+  // A `tasks` value of the wrong type (the reference: TypeError 'int' object is not iterable)
+  // is the one problem too: the tasks are unknown, not absent.
+  scratch_.write("eval.yaml", "model: dummy\ntasks: 5\n");
+  r = lm("validate --config eval.yaml --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("1 problem found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("eval.yaml:2:1: tasks:"), std::string::npos) << r.err;
+  // A folder is no config file (EvaluatorConfig.from_config: "Config file not found"), not a
+  // YAML document whose root is no mapping.
+  for (const char* cmd : {"validate", "run"}) {
+    r = lm(std::string(cmd) + " --config tasks");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("Config file not found"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+  }
 }
 
 // dataset_kwargs.data_files holds file paths; `datasets` fails on anything else with an
