@@ -78,6 +78,10 @@ static TaskYaml load_rec(const fs::path& path, std::set<std::string>& seen) {
       if (!fs::exists(ip))
         throw UserError("included file not found: " + p, file.where("/include", "include"),
                         "a path relative to " + path.parent_path().string());
+      // The reference opens it and fails with IsADirectoryError.
+      if (fs::is_directory(ip))
+        throw UserError("included path " + p + " is a folder", file.where("/include", "include"),
+                        "a YAML file, relative to " + path.parent_path().string());
       TaskYaml sub = load_rec(ip, seen);
       sub.value.erase("task_list");
       for (auto it = sub.value.begin(); it != sub.value.end(); ++it) {

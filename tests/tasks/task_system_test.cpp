@@ -55,6 +55,21 @@ TEST(Tasks_Include, CycleIsDetectedWithItsPath) {
   }
 }
 
+// The reference opens the included path and fails with IsADirectoryError.
+TEST(Tasks_Include, IncludedFolderIsNamedAtTheLine) {
+  ScratchDir d("lmeval_tasks_test");
+  d.write("sub/x.yaml", "task: x\n");
+  d.write("a.yaml", "task: a\ninclude: sub\n");
+  try {
+    lmeval::load_task_yaml(d.path() / "a.yaml");
+    FAIL();
+  } catch (const lmeval::UserError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(std::string(e.what()).find("included path sub is a folder"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Tasks_Include, MissingIncludeNamesTheLine) {
   ScratchDir d("lmeval_tasks_test");
   d.write("a.yaml", "task: a\ninclude: nope.yaml\n");
