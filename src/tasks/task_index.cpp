@@ -139,6 +139,11 @@ FileFacts scan_file(const fs::path& p) {
           for (const auto& t : v["tag"])
             if (t.is_string()) f.tags.push_back(t.get<std::string>());
       }
+    } else if (v.contains("task") && (v["task"].is_number() || v["task"].is_boolean())) {
+      // The reference registers the name as it is and its index then fails sorting a number
+      // among the names (TypeError: '<' not supported between 'int' and 'str').
+      throw UserError("task name " + v["task"].dump() + " is not a string", y.where("task"),
+                      "task: <name> (quote a name that YAML reads as a number)");
     }
   } catch (const std::exception& e) {
     f.error = e.what();
@@ -173,7 +178,7 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
 // Each file's facts are an array [path, kind, name, output_type, [tags], error]: reading ~14,000
 // of them as arrays allocates a fraction of what objects (a std::map each) did. Version 1 had
 // objects.
-constexpr int kIndexCacheVersion = 3;  // 3: Python-class tasks indexed
+constexpr int kIndexCacheVersion = 4;  // 3: Python-class tasks indexed; 4: numeric names
 
 fs::path cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "lm-eval";

@@ -240,3 +240,14 @@ TEST_F(BadInput, NonPathDataFilesAreRefusedAtTheirLine) {
     EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
   }
 }
+
+// A task YAML whose `task` YAML reads as a number: the reference's index fails sorting it among
+// the names (TypeError). lm-eval leaves the file out of the index and says why where the name
+// is asked for, instead of only "Tasks not found".
+TEST_F(BadInput, NumericTaskNameIsNamedWithItsFile) {
+  scratch_.write("tasks/num.yaml", "task: 123\ndataset_path: json\n");
+  refused("--tasks 123", {"Tasks not found: 123", "num.yaml:1:1", "task name 123 is not a string"});
+  auto ls = lm("ls tasks --include_path tasks");
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.err.find("task name 123 is not a string"), std::string::npos) << ls.err;
+}
