@@ -109,6 +109,13 @@ folders = json.loads(sys.argv[5])
 code_eval, unsafe = sys.argv[6], sys.argv[7] == "1"
 hub_metrics = json.loads(sys.argv[9])  # {name: folder}
 num_fewshot = None if sys.argv[10] == "" else int(sys.argv[10])
+# --seed as the CLI reads it (one value for all four, or four with None), else simple_evaluate's
+# defaults
+seed_values = [None if x == "None" else int(x) for x in sys.argv[11].split(",") if x]
+seeds = seed_values * 4 if len(seed_values) == 1 else seed_values or None
+seed_kwargs = {} if seeds is None else dict(
+    random_seed=seeds[0], numpy_random_seed=seeds[1], torch_random_seed=seeds[2],
+    fewshot_random_seed=seeds[3])
 if code_eval:
     hub_metrics.setdefault("code_eval", code_eval)
 if hub_metrics:  # evaluate.load(name) (code_eval, squad_v2) from those folders, not the Hub
@@ -147,7 +154,8 @@ def run(names):
                               # None without a chat template, as the CLI's EvaluateConfig
                               # passes it (results record null, not false)
                               fewshot_as_multiturn=chat.get("fewshot_as_multiturn"),
-                              system_instruction=chat.get("system_instruction"))
+                              system_instruction=chat.get("system_instruction"),
+                              **seed_kwargs)
         samples = res.pop("samples")
         tracker.save_results_aggregated(results=res, samples=samples)
         for t in res["configs"]:
@@ -180,7 +188,8 @@ def run_reference(args, batches, folders):
                     os.path.abspath(args.code_eval) if args.code_eval else "",
                     "1" if args.confirm_run_unsafe_code else "0", json.dumps(chat_options(args)),
                     json.dumps(dict(m.split("=", 1) for m in args.hub_metric)),
-                    "" if args.num_fewshot is None else str(args.num_fewshot)],
+                    "" if args.num_fewshot is None else str(args.num_fewshot),
+                    args.seed or ""],
                    env=env, capture_output=True, text=True, check=True)
     return json.load(open(os.path.join(args.work, "ref_status.json")))
 
@@ -219,6 +228,8 @@ def run_ours(args, root, names, dest):
         cmd.append("--confirm_run_unsafe_code")
     if args.num_fewshot is not None:
         cmd += ["--num_fewshot", str(args.num_fewshot)]
+    if args.seed:
+        cmd += ["--seed", args.seed]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
 
 
@@ -348,6 +359,8 @@ def main():
                          "files, e.g. scripts/evaluate_metrics/squad_v2) instead of the Hub")
     ap.add_argument("--num-fewshot", type=int, default=None,
                     help="both sides run with this --num_fewshot")
+    ap.add_argument("--seed", default=None,
+                    help="both sides run with this --seed (N, or four values with None)")
     args = ap.parse_args()
     args.hub_metric = [m.split("=", 1)[0] + "=" + os.path.abspath(m.split("=", 1)[1])
                        for m in args.hub_metric]
