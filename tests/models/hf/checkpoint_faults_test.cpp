@@ -60,6 +60,21 @@ class CheckpointFaults : public ::testing::Test {
     std::memcpy(&n, b.data(), 8);
     return json::parse(b.substr(8, n));
   }
+  static constexpr const char* kShard = "model-00001-of-00001.safetensors";
+  // Renames the fixture's weights to one index-named shard; returns a weight_map naming every
+  // tensor in it.
+  json single_shard_weight_map() const {
+    fs::rename(dir_ / "model.safetensors", dir_ / kShard);
+    const json header = safetensors_at(dir_ / kShard);
+    json map = json::object();
+    for (const auto& [name, e] : header.items())
+      if (name != "__metadata__") map[name] = kShard;
+    return map;
+  }
+  void write_index(const json& weight_map) const {
+    std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc)
+        << json{{"metadata", json::object()}, {"weight_map", weight_map}}.dump();
+  }
   void write_safetensors(const json& header, const std::string& data) const {
     const std::string h = header.dump();
     const uint64_t n = h.size();
@@ -259,15 +274,7 @@ TEST_F(CheckpointFaults, ShardNamesOutsideTheModelFolderAreRefused) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
   copy_fixture("llama");
   // One shard holding everything, named by an index; then names that leave the folder.
-  fs::rename(dir_ / "model.safetensors", dir_ / "model-00001-of-00001.safetensors");
-  const json header = safetensors_at(dir_ / "model-00001-of-00001.safetensors");
-  json map = json::object();
-  for (const auto& [name, e] : header.items())
-    if (name != "__metadata__") map[name] = "model-00001-of-00001.safetensors";
-  auto write_index = [&](const json& m) {
-    std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc)
-        << json{{"metadata", json::object()}, {"weight_map", m}}.dump();
-  };
+  const json map = single_shard_weight_map();
   write_index(map);
   EXPECT_EQ(load_error(), "");
   const std::string first = map.begin().key();
@@ -397,15 +404,10 @@ TEST_F(CheckpointFaults, ConfigValuesTransformersRefusesAreRefused) {
 TEST_F(CheckpointFaults, IndexEntriesNoShardHoldsAreAcceptedAsTransformersDoes) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
   copy_fixture("llama");
-  fs::rename(dir_ / "model.safetensors", dir_ / "model-00001-of-00001.safetensors");
-  const json header = safetensors_at(dir_ / "model-00001-of-00001.safetensors");
-  json map = json::object();
-  for (const auto& [name, e] : header.items())
-    if (name != "__metadata__") map[name] = "model-00001-of-00001.safetensors";
-  map["model.layers.9.mlp.up_proj.weight"] = "model-00001-of-00001.safetensors";
-  map["bogus.tensor"] = "model-00001-of-00001.safetensors";
-  std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc)
-      << json{{"metadata", json::object()}, {"weight_map", map}}.dump();
+  json map = single_shard_weight_map();
+  map["model.layers.9.mlp.up_proj.weight"] = kShard;
+  map["bogus.tensor"] = kShard;
+  write_index(map);
   EXPECT_EQ(load_error(), "");
 }
 
