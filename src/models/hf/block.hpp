@@ -1,8 +1,9 @@
 // The transformer block: the one description of how a layer wires its norms, attention, MLP and
-// residual adds (pre-norm, post-norm OPT, parallel residual GPT-J/NeoX/Phi/Falcon, Gemma2's
-// sandwich norms). Both forward passes run it: Transformer::Impl::forward (ATen, any device)
-// and forward_invariant (prefix_forward.cpp, fixed-order float32 kernels); each supplies the
-// operations on four row buffers. Internal to src/models/hf.
+// residual adds (pre-norm, post-norm OPT, parallel residual GPT-J/NeoX/Phi/Falcon, norms on the
+// branch outputs with (Gemma2) or without (OLMo2) the pre-norms, Granite's residual multiplier).
+// Both forward passes run it: Transformer::Impl::forward (ATen, any device) and forward_invariant
+// (prefix_forward.cpp, fixed-order float32 kernels); each supplies the operations on four row
+// buffers. Internal to src/models/hf.
 #pragma once
 
 #include <cstddef>
@@ -22,15 +23,18 @@ enum class BlockBuf { kHidden, kInput, kAttnOut, kMlpOut };
 //   mlp(dst, src, layer)           dst = the layer's MLP of src
 //   add(dst, a, b)                 dst = a + b
 //   add3(dst, a, b, c)             dst = (a + b) + c
+//   scale(dst, f)                  dst = dst * f
 template <class Ops, class Layer>
 void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
   using B = BlockBuf;
-  if (cfg.post_norm)
-    ops.copy(B::kInput, B::kHidden);
-  else
+  const bool pre_norm = cfg.pre_norm && !cfg.post_norm;
+  if (pre_norm)
     ops.norm(B::kInput, B::kHidden, L.ln1_w, L.ln1_b);
+  else
+    ops.copy(B::kInput, B::kHidden);
   ops.attention(B::kAttnOut, B::kInput, layer);
-  if (cfg.sandwich_norms) ops.norm(B::kAttnOut, B::kAttnOut, L.post_attn_w, {});
+  if (cfg.branch_norms) ops.norm(B::kAttnOut, B::kAttnOut, L.post_attn_w, {});
+  if (cfg.residual_multiplier != 1.0) ops.scale(B::kAttnOut, cfg.residual_multiplier);
   if (cfg.post_norm) {  // OPT do_layer_norm_before=false: norms after each residual add
     ops.add(B::kInput, B::kHidden, B::kAttnOut);
     ops.norm(B::kHidden, B::kInput, L.ln1_w, L.ln1_b);
@@ -45,9 +49,14 @@ void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
     ops.add3(B::kHidden, B::kHidden, B::kAttnOut, B::kMlpOut);
   } else {
     ops.add(B::kHidden, B::kHidden, B::kAttnOut);
-    ops.norm(B::kInput, B::kHidden, L.ln2_w, L.ln2_b);
-    ops.mlp(B::kMlpOut, B::kInput, layer);
-    if (cfg.sandwich_norms) ops.norm(B::kMlpOut, B::kMlpOut, L.post_mlp_w, {});
+    if (pre_norm) {
+      ops.norm(B::kInput, B::kHidden, L.ln2_w, L.ln2_b);
+      ops.mlp(B::kMlpOut, B::kInput, layer);
+    } else {
+      ops.mlp(B::kMlpOut, B::kHidden, layer);
+    }
+    if (cfg.branch_norms) ops.norm(B::kMlpOut, B::kMlpOut, L.post_mlp_w, {});
+    if (cfg.residual_multiplier != 1.0) ops.scale(B::kMlpOut, cfg.residual_multiplier);
     ops.add(B::kHidden, B::kHidden, B::kMlpOut);
   }
 }

@@ -103,6 +103,11 @@ struct RowBlockOps {
     const float *ap = at(a), *bp = at(b), *cp = at(c);
     for (int64_t i = 0; i < rows * width; ++i) dp[i] = (ap[i] + bp[i]) + cp[i];
   }
+  void scale(BlockBuf d, double f) const {
+    float* dp = at(d);
+    const float s = static_cast<float>(f);
+    for (int64_t i = 0; i < rows * width; ++i) dp[i] *= s;
+  }
 };
 
 // Log-softmax of one row of n logits, in place; the exponentials (kernels::exp_shifted, into
@@ -162,6 +167,78 @@ Tensor Transformer::Impl::buffer(size_t slot, int64_t rows, int64_t cols) {
   return w.narrow(0, 0, rows * cols).view({rows, cols});
 }
 
+void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const Layer& L) {
+  const MoeConfig& mc = cfg.moe;
+  const int64_t Hd = cfg.hidden_size, E = mc.num_experts, K = mc.top_k;
+  const int64_t I = mc.expert_intermediate;
+  // Router: softmax over the experts' logits, the top k (the earlier expert first on ties, as
+  // torch.topk keeps them), renormalised when the family does.
+  float* logits = fptr(buffer(11, N, E));
+  kernels::matmul_nt(in, Hd, fptr(L.router_w), Hd, nullptr, logits, E, N, E, Hd);
+  std::vector<int64_t> chosen(static_cast<size_t>(N * K));
+  std::vector<float> weight(static_cast<size_t>(N * K));
+  std::vector<int64_t> order(static_cast<size_t>(E));
+  for (int64_t r = 0; r < N; ++r) {
+    float* p = logits + r * E;
+    kernels::exp_shifted(p, E, kernels::max(p, E));
+    const float total = kernels::sum(p, E);
+    for (int64_t e = 0; e < E; ++e) p[e] /= total;
+    for (int64_t e = 0; e < E; ++e) order[e] = e;
+    std::partial_sort(order.begin(), order.begin() + K, order.end(),
+                      [&](int64_t a, int64_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+    float sum = 0.0f;
+    for (int64_t k = 0; k < K; ++k) sum += p[order[k]];
+    for (int64_t k = 0; k < K; ++k) {
+      chosen[r * K + k] = order[k];
+      weight[r * K + k] = mc.norm_topk_prob ? p[order[k]] / sum : p[order[k]];
+    }
+  }
+  std::fill(out, out + N * Hd, 0.0f);
+  // Each expert over the rows routed to it, gathered in row order; its weighted outputs are
+  // added in expert order, as transformers' index_add_ loop does.
+  float* x = fptr(buffer(12, N, Hd));
+  float* gu = fptr(buffer(13, N, 2 * std::max(I, mc.shared_intermediate)));
+  float* y = fptr(buffer(14, N, Hd));
+  std::vector<int64_t> rows;
+  std::vector<float> row_weight;
+  auto expert = [&](const float* up_w, const float* down_w, int64_t width, int64_t n) {
+    kernels::matmul_nt(x, Hd, up_w, Hd, nullptr, gu, 2 * width, n, 2 * width, Hd);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t i = 0; i < width; ++i)
+        gu[r * 2 * width + i] =
+            activate(cfg.activation, gu[r * 2 * width + i]) * gu[r * 2 * width + width + i];
+    kernels::matmul_nt(gu, 2 * width, down_w, width, nullptr, y, Hd, n, Hd, width);
+  };
+  for (int64_t e = 0; e < E; ++e) {
+    rows.clear();
+    row_weight.clear();
+    for (int64_t r = 0; r < N; ++r)
+      for (int64_t k = 0; k < K; ++k)
+        if (chosen[r * K + k] == e) {
+          rows.push_back(r);
+          row_weight.push_back(weight[r * K + k]);
+        }
+    if (rows.empty()) continue;
+    const int64_t n = static_cast<int64_t>(rows.size());
+    for (int64_t i = 0; i < n; ++i)
+      std::copy(in + rows[i] * Hd, in + (rows[i] + 1) * Hd, x + i * Hd);
+    expert(fptr(L.experts_up) + e * 2 * I * Hd, fptr(L.experts_down) + e * Hd * I, I, n);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t d = 0; d < Hd; ++d) out[rows[i] * Hd + d] += y[i * Hd + d] * row_weight[i];
+  }
+  if (mc.shared_intermediate > 0) {  // Qwen2-MoE: a shared expert, gated by a sigmoid
+    std::copy(in, in + N * Hd, x);
+    expert(fptr(L.up_w), fptr(L.down_w), mc.shared_intermediate, N);
+    std::vector<float> gate(static_cast<size_t>(N), 1.0f);
+    if (L.shared_gate_w.defined()) {
+      kernels::matmul_nt(in, Hd, fptr(L.shared_gate_w), Hd, nullptr, gate.data(), 1, N, 1, Hd);
+      for (auto& g : gate) g = 1.0f / (1.0f + std::exp(-g));
+    }
+    for (int64_t r = 0; r < N; ++r)
+      for (int64_t d = 0; d < Hd; ++d) out[r * Hd + d] += gate[r] * y[r * Hd + d];
+  }
+}
+
 Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                                             const std::vector<Seq>& seqs) {
   const int64_t N = static_cast<int64_t>(ids.size());
@@ -211,6 +288,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
       float* hr = hp + r * Hd;
       if (!proj_in.defined())
         for (int64_t i = 0; i < Hd; ++i) hr[i] = cfg.embed_scale ? er[i] * scale : er[i];
+      if (cfg.embedding_multiplier != 1.0) {
+        const float m = static_cast<float>(cfg.embedding_multiplier);
+        for (int64_t i = 0; i < Hd; ++i) hr[i] *= m;
+      }
       if (pe) {
         const float* pr = pe + (pos[r] + cfg.position_offset) * Hd;
         for (int64_t i = 0; i < Hd; ++i) hr[i] += pr[i];
@@ -227,21 +308,30 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
     const Layer& L = layers[li];
     const int64_t window = cfg.layer_sliding_window[li];
     kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
-    // Per head: q/k norm (Qwen3), then rotary embedding of q and k.
+    const bool rope = cfg.uses_rope(li);
+    // q/k norm (per head: Qwen3; over all heads: OLMo2), then rotary embedding of q and k.
     at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv),
                      [&](int64_t r0, int64_t r1) {
-                       std::vector<float> tmp(static_cast<size_t>(hd));
+                       std::vector<float> tmp(static_cast<size_t>(std::max(hd, qdim)));
                        for (int64_t r = r0; r < r1; ++r) {
                          float* row = qp + r * ld_qkv;
+                         if (cfg.qk_norm == QkNorm::kWhole) {
+                           std::copy(row, row + qdim, tmp.begin());
+                           norm_rows(cfg, tmp.data(), qdim, row, qdim, 1, qdim, cfptr(L.q_norm_w),
+                                     cfptr(L.q_norm_b));
+                           std::copy(row + qdim, row + qdim + KV * hd, tmp.begin());
+                           norm_rows(cfg, tmp.data(), KV * hd, row + qdim, KV * hd, 1, KV * hd,
+                                     cfptr(L.k_norm_w), cfptr(L.k_norm_b));
+                         }
                          for (int64_t hh = 0; hh < H + KV; ++hh) {
                            float* v = row + hh * hd;
-                           if (cfg.qk_norm) {
+                           if (cfg.qk_norm == QkNorm::kPerHead) {
                              std::copy(v, v + hd, tmp.begin());
                              norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd,
                                        cfptr(hh < H ? L.q_norm_w : L.k_norm_w),
                                        cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
                            }
-                           if (cfg.rope == RopeType::kNone) continue;
+                           if (!rope) continue;
                            const float* c = row_table[r]->cos.data() + pos[r] * rd;
                            const float* s = row_table[r]->sin.data() + pos[r] * rd;
                            for (int64_t i = 0; i < half; ++i) {
@@ -345,6 +435,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
   };
   auto mlp = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];
+    if (cfg.uses_moe(li)) {
+      moe_rows(in, out, N, L);
+      return;
+    }
     // The activation overwrites the gate half in place; the down projection reads it with
     // the row stride of the gate/up rows.
     float* u = fptr(up);
@@ -382,10 +476,13 @@ Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   }
   kernels::matmul_nt(fptr(x), E, fptr(head_w), E, cfptr(head_b), fptr(lg), V, n, V, E);
   const float cap = static_cast<float>(cfg.final_softcap);
+  const float divisor = static_cast<float>(cfg.logits_divisor);
   float* l = fptr(lg);
   at::parallel_for(0, n, std::max<int64_t>(1, kParallelWork / V), [&](int64_t r0, int64_t r1) {
     std::vector<float> tmp;
     for (int64_t r = r0; r < r1; ++r) {
+      if (divisor != 1.0f)
+        for (int64_t v = 0; v < V; ++v) l[r * V + v] /= divisor;
       if (cap > 0.0f)
         for (int64_t v = 0; v < V; ++v) l[r * V + v] = std::tanh(l[r * V + v] / cap) * cap;
       log_softmax_row(l + r * V, V, tmp);

@@ -1,7 +1,9 @@
-// The one decoder block of the hf backend (ATen), configured per architecture by ArchConfig.
+// Loading and running the hf backend's decoder (ATen); architectures are described in arch/.
 // Numerics follow transformers' eager implementations: RMSNorm in float32, rotary cos/sin in
 // float32, attention softmax in float32.
 #include "models/hf/transformer.hpp"
+#include "models/hf/arch/arch.hpp"
+#include "models/hf/arch/weight_loader.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 #include <ATen/ATen.h>
@@ -99,179 +101,10 @@ Tensor Transformer::Impl::take(const WeightArchive& w, const std::vector<std::st
   return out;
 }
 
-void Transformer::Impl::load_weights(const WeightArchive& w, const std::string& dir) {
-  const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-  const int64_t I = cfg.intermediate_size, V = cfg.vocab_size;
-  const int64_t qdim = H * hd, kvdim = KV * hd;
-  const std::string& arch = cfg.architecture;
-  // Names are tried with and without the base-model prefix (checkpoints of bare base models).
-  auto alt = [](const std::string& prefix, const std::string& rest) {
-    return std::vector<std::string>{prefix + rest, rest};
-  };
-  auto cat0 = [](std::vector<Tensor> parts) {
-    std::vector<Tensor> defined;
-    for (auto& p : parts)
-      if (p.defined()) defined.push_back(p);
-    if (defined.empty()) return Tensor();
-    if (defined.size() != parts.size())
-      throw UserError("some q/k/v (or gate/up) tensors have biases and others not", {},
-                      "consistent biases");
-    return at::cat(defined, 0);
-  };
-  layers.resize(cfg.num_layers);
-  if (arch == "GPT2LMHeadModel") {
-    const std::string p = "transformer.";
-    embed = take(w, alt(p, "wte.weight"), {V, Hd}, true);
-    pos_embed = take(w, alt(p, "wpe.weight"), {cfg.learned_positions, Hd}, true);
-    for (int64_t i = 0; i < cfg.num_layers; ++i) {
-      Layer& L = layers[i];
-      const std::string l = "h." + std::to_string(i) + ".";
-      L.ln1_w = take(w, alt(p, l + "ln_1.weight"), {Hd}, true);
-      L.ln1_b = take(w, alt(p, l + "ln_1.bias"), {Hd}, true);
-      L.ln2_w = take(w, alt(p, l + "ln_2.weight"), {Hd}, true);
-      L.ln2_b = take(w, alt(p, l + "ln_2.bias"), {Hd}, true);
-      // Conv1D stores [in, out]: transpose to nn.Linear's [out, in].
-      L.qkv_w = take(w, alt(p, l + "attn.c_attn.weight"), {Hd, 3 * Hd}, true).t().contiguous();
-      L.qkv_b = take(w, alt(p, l + "attn.c_attn.bias"), {3 * Hd}, true);
-      L.o_w = take(w, alt(p, l + "attn.c_proj.weight"), {Hd, Hd}, true).t().contiguous();
-      L.o_b = take(w, alt(p, l + "attn.c_proj.bias"), {Hd}, true);
-      L.up_w = take(w, alt(p, l + "mlp.c_fc.weight"), {Hd, I}, true).t().contiguous();
-      L.up_b = take(w, alt(p, l + "mlp.c_fc.bias"), {I}, true);
-      L.down_w = take(w, alt(p, l + "mlp.c_proj.weight"), {I, Hd}, true).t().contiguous();
-      L.down_b = take(w, alt(p, l + "mlp.c_proj.bias"), {Hd}, true);
-    }
-    final_w = take(w, alt(p, "ln_f.weight"), {Hd}, true);
-    final_b = take(w, alt(p, "ln_f.bias"), {Hd}, true);
-  } else if (arch == "GPTNeoXForCausalLM") {
-    const std::string p = "gpt_neox.";
-    embed = take(w, alt(p, "embed_in.weight"), {V, Hd}, true);
-    for (int64_t i = 0; i < cfg.num_layers; ++i) {
-      Layer& L = layers[i];
-      const std::string l = "layers." + std::to_string(i) + ".";
-      L.ln1_w = take(w, alt(p, l + "input_layernorm.weight"), {Hd}, true);
-      L.ln1_b = take(w, alt(p, l + "input_layernorm.bias"), {Hd}, true);
-      L.ln2_w = take(w, alt(p, l + "post_attention_layernorm.weight"), {Hd}, true);
-      L.ln2_b = take(w, alt(p, l + "post_attention_layernorm.bias"), {Hd}, true);
-      // query_key_value rows are [head][q|k|v][hd]; regroup to [q|k|v][head][hd].
-      Tensor qkv = take(w, alt(p, l + "attention.query_key_value.weight"), {3 * Hd, Hd}, true);
-      L.qkv_w = qkv.view({H, 3, hd, Hd}).transpose(0, 1).reshape({3 * Hd, Hd}).contiguous();
-      Tensor qb = take(w, alt(p, l + "attention.query_key_value.bias"), {3 * Hd}, false);
-      if (qb.defined())
-        L.qkv_b = qb.view({H, 3, hd}).transpose(0, 1).reshape({3 * Hd}).contiguous();
-      L.o_w = take(w, alt(p, l + "attention.dense.weight"), {Hd, Hd}, true);
-      L.o_b = take(w, alt(p, l + "attention.dense.bias"), {Hd}, false);
-      L.up_w = take(w, alt(p, l + "mlp.dense_h_to_4h.weight"), {I, Hd}, true);
-      L.up_b = take(w, alt(p, l + "mlp.dense_h_to_4h.bias"), {I}, true);
-      L.down_w = take(w, alt(p, l + "mlp.dense_4h_to_h.weight"), {Hd, I}, true);
-      L.down_b = take(w, alt(p, l + "mlp.dense_4h_to_h.bias"), {Hd}, true);
-    }
-    final_w = take(w, alt(p, "final_layer_norm.weight"), {Hd}, true);
-    final_b = take(w, alt(p, "final_layer_norm.bias"), {Hd}, true);
-    if (!cfg.tie_word_embeddings) head_w = take(w, {"embed_out.weight"}, {V, Hd}, true);
-  } else if (arch == "OPTForCausalLM") {
-    const std::string p = "model.decoder.";
-    const int64_t E = cfg.embed_proj_dim > 0 ? cfg.embed_proj_dim : Hd;
-    embed = take(w, alt(p, "embed_tokens.weight"), {V, E}, true);
-    pos_embed = take(w, alt(p, "embed_positions.weight"), {cfg.learned_positions, Hd}, true);
-    if (cfg.embed_proj_dim > 0) {
-      proj_in = take(w, alt(p, "project_in.weight"), {Hd, E}, true);
-      proj_out = take(w, alt(p, "project_out.weight"), {E, Hd}, true);
-    }
-    for (int64_t i = 0; i < cfg.num_layers; ++i) {
-      Layer& L = layers[i];
-      const std::string l = "layers." + std::to_string(i) + ".";
-      L.ln1_w = take(w, alt(p, l + "self_attn_layer_norm.weight"), {Hd}, true);
-      L.ln1_b = take(w, alt(p, l + "self_attn_layer_norm.bias"), {Hd}, true);
-      L.ln2_w = take(w, alt(p, l + "final_layer_norm.weight"), {Hd}, true);
-      L.ln2_b = take(w, alt(p, l + "final_layer_norm.bias"), {Hd}, true);
-      L.qkv_w = cat0({take(w, alt(p, l + "self_attn.q_proj.weight"), {Hd, Hd}, true),
-                      take(w, alt(p, l + "self_attn.k_proj.weight"), {Hd, Hd}, true),
-                      take(w, alt(p, l + "self_attn.v_proj.weight"), {Hd, Hd}, true)});
-      L.qkv_b = cat0({take(w, alt(p, l + "self_attn.q_proj.bias"), {Hd}, false),
-                      take(w, alt(p, l + "self_attn.k_proj.bias"), {Hd}, false),
-                      take(w, alt(p, l + "self_attn.v_proj.bias"), {Hd}, false)});
-      L.o_w = take(w, alt(p, l + "self_attn.out_proj.weight"), {Hd, Hd}, true);
-      L.o_b = take(w, alt(p, l + "self_attn.out_proj.bias"), {Hd}, false);
-      L.up_w = take(w, alt(p, l + "fc1.weight"), {I, Hd}, true);
-      L.up_b = take(w, alt(p, l + "fc1.bias"), {I}, false);
-      L.down_w = take(w, alt(p, l + "fc2.weight"), {Hd, I}, true);
-      L.down_b = take(w, alt(p, l + "fc2.bias"), {Hd}, false);
-    }
-    if (cfg.final_norm) {
-      final_w = take(w, alt(p, "final_layer_norm.weight"), {Hd}, true);
-      final_b = take(w, alt(p, "final_layer_norm.bias"), {Hd}, true);
-    }
-    if (!cfg.tie_word_embeddings) head_w = take(w, {"lm_head.weight"}, {V, E}, true);
-  } else {
-    // Llama family, Mistral, Qwen2/3, Phi, Phi3, Gemma, Gemma2: "model." prefix, HF names.
-    const std::string p = "model.";
-    const bool phi = arch == "PhiForCausalLM";
-    const bool phi3 = arch == "Phi3ForCausalLM";
-    const bool gemma2 = arch == "Gemma2ForCausalLM";
-    embed = take(w, alt(p, "embed_tokens.weight"), {V, Hd}, true);
-    for (int64_t i = 0; i < cfg.num_layers; ++i) {
-      Layer& L = layers[i];
-      const std::string l = "layers." + std::to_string(i) + ".";
-      const bool ln_bias = cfg.norm == NormKind::kLayerNorm;
-      L.ln1_w = take(w, alt(p, l + "input_layernorm.weight"), {Hd}, true);
-      if (ln_bias) L.ln1_b = take(w, alt(p, l + "input_layernorm.bias"), {Hd}, true);
-      if (gemma2) {
-        L.post_attn_w = take(w, alt(p, l + "post_attention_layernorm.weight"), {Hd}, true);
-        L.ln2_w = take(w, alt(p, l + "pre_feedforward_layernorm.weight"), {Hd}, true);
-        L.post_mlp_w = take(w, alt(p, l + "post_feedforward_layernorm.weight"), {Hd}, true);
-      } else if (!phi) {
-        L.ln2_w = take(w, alt(p, l + "post_attention_layernorm.weight"), {Hd}, true);
-      }
-      if (phi3) {
-        L.qkv_w = take(w, alt(p, l + "self_attn.qkv_proj.weight"), {qdim + 2 * kvdim, Hd}, true);
-        L.qkv_b = take(w, alt(p, l + "self_attn.qkv_proj.bias"), {qdim + 2 * kvdim}, false);
-      } else {
-        L.qkv_w = cat0({take(w, alt(p, l + "self_attn.q_proj.weight"), {qdim, Hd}, true),
-                        take(w, alt(p, l + "self_attn.k_proj.weight"), {kvdim, Hd}, true),
-                        take(w, alt(p, l + "self_attn.v_proj.weight"), {kvdim, Hd}, true)});
-        L.qkv_b = cat0({take(w, alt(p, l + "self_attn.q_proj.bias"), {qdim}, false),
-                        take(w, alt(p, l + "self_attn.k_proj.bias"), {kvdim}, false),
-                        take(w, alt(p, l + "self_attn.v_proj.bias"), {kvdim}, false)});
-      }
-      const std::string o = phi ? "self_attn.dense." : "self_attn.o_proj.";
-      L.o_w = take(w, alt(p, l + o + "weight"), {Hd, qdim}, true);
-      L.o_b = take(w, alt(p, l + o + "bias"), {Hd}, false);
-      if (cfg.qk_norm && phi) {
-        L.q_norm_w = take(w, alt(p, l + "self_attn.q_layernorm.weight"), {hd}, true);
-        L.q_norm_b = take(w, alt(p, l + "self_attn.q_layernorm.bias"), {hd}, true);
-        L.k_norm_w = take(w, alt(p, l + "self_attn.k_layernorm.weight"), {hd}, true);
-        L.k_norm_b = take(w, alt(p, l + "self_attn.k_layernorm.bias"), {hd}, true);
-      } else if (cfg.qk_norm) {
-        L.q_norm_w = take(w, alt(p, l + "self_attn.q_norm.weight"), {hd}, true);
-        L.k_norm_w = take(w, alt(p, l + "self_attn.k_norm.weight"), {hd}, true);
-      }
-      if (phi) {
-        L.up_w = take(w, alt(p, l + "mlp.fc1.weight"), {I, Hd}, true);
-        L.up_b = take(w, alt(p, l + "mlp.fc1.bias"), {I}, false);
-        L.down_w = take(w, alt(p, l + "mlp.fc2.weight"), {Hd, I}, true);
-        L.down_b = take(w, alt(p, l + "mlp.fc2.bias"), {Hd}, false);
-      } else {
-        if (phi3) {
-          L.up_w = take(w, alt(p, l + "mlp.gate_up_proj.weight"), {2 * I, Hd}, true);
-        } else {
-          L.up_w = cat0({take(w, alt(p, l + "mlp.gate_proj.weight"), {I, Hd}, true),
-                         take(w, alt(p, l + "mlp.up_proj.weight"), {I, Hd}, true)});
-          L.up_b = cat0({take(w, alt(p, l + "mlp.gate_proj.bias"), {I}, false),
-                         take(w, alt(p, l + "mlp.up_proj.bias"), {I}, false)});
-        }
-        L.down_w = take(w, alt(p, l + "mlp.down_proj.weight"), {Hd, I}, true);
-        L.down_b = take(w, alt(p, l + "mlp.down_proj.bias"), {Hd}, false);
-      }
-    }
-    final_w = take(w, alt(p, phi ? "final_layernorm.weight" : "norm.weight"), {Hd}, true);
-    if (phi) final_b = take(w, alt(p, "final_layernorm.bias"), {Hd}, true);
-    if (!cfg.tie_word_embeddings) {
-      head_w = take(w, {"lm_head.weight"}, {V, Hd}, true);
-      if (phi) head_b = take(w, {"lm_head.bias"}, {V}, false);
-    }
-  }
+void Transformer::Impl::load_weights(const WeightArchive& w) {
+  WeightLoader loader(*this, w);
+  find_arch(cfg.architecture)->load(loader);
   if (cfg.tie_word_embeddings) head_w = embed;
-  (void)dir;
 }
 
 // transformers warns about checkpoint tensors its model has no place for (a config.json with
@@ -419,7 +252,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   c10::InferenceMode guard;
   auto archive = WeightArchive::open(dir);
   guarded([&] {
-    impl->load_weights(*archive, dir.string());
+    impl->load_weights(*archive);
     return 0;
   });
   impl->warn_unused(*archive);

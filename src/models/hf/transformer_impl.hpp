@@ -47,12 +47,15 @@ namespace detail {
 
 struct Layer {
   Tensor ln1_w, ln1_b, ln2_w, ln2_b;  // norms before attention and before the MLP
-  Tensor post_attn_w, post_mlp_w;     // Gemma2 norms on the branch outputs
+  Tensor post_attn_w, post_mlp_w;     // norms on the branch outputs (ArchConfig::branch_norms)
   Tensor qkv_w, qkv_b;                // rows [Q; K; V]
   Tensor o_w, o_b;
-  Tensor q_norm_w, q_norm_b, k_norm_w, k_norm_b;  // Qwen3 (RMS), Phi (LayerNorm)
+  Tensor q_norm_w, q_norm_b, k_norm_w, k_norm_b;  // ArchConfig::qk_norm
   Tensor up_w, up_b;                              // gated: rows [gate; up]; plain: fc1
-  Tensor down_w, down_b;
+  Tensor down_w, down_b;                          // (MoE layers: the shared expert's)
+  // Mixture of experts (ArchConfig::moe): router [E, hidden], experts [E, 2I, hidden] (rows
+  // [gate; up]) and [E, hidden, I], the shared expert's gate [1, hidden].
+  Tensor router_w, experts_up, experts_down, shared_gate_w;
 };
 
 struct KvCache {
@@ -130,6 +133,8 @@ struct Transformer::Impl {
   // Hidden states [rows, hidden] before the final norm (a view of the workspace: valid until
   // the next call).
   Tensor forward_invariant(const std::vector<Token>& ids, const std::vector<Seq>& seqs);
+  // The mixture-of-experts MLP of layer L over N rows of `in` into `out` (as moe()).
+  void moe_rows(const float* in, float* out, int64_t N, const Layer& L);
   // Log-softmax rows [n, vocab] (float32) of hidden rows [n, hidden].
   Tensor logprobs_invariant(const Tensor& hidden_rows);
   // cos/sin tables [position][rotary_dim] of one frequency variant, grown on demand.
@@ -157,7 +162,7 @@ struct Transformer::Impl {
                                         const std::vector<int64_t>& pick_col);
 
   // ----- loading -------------------------------------------------------------------------
-  void load_weights(const WeightArchive& w, const std::string& dir);
+  void load_weights(const WeightArchive& w);
   Tensor take(const WeightArchive& w, const std::vector<std::string>& names,
               const std::vector<int64_t>& shape, bool required, bool count = true);
   std::set<std::string> used_tensors;  // names take() found, for the unused-tensor warning
@@ -285,6 +290,7 @@ struct Transformer::Impl {
     Tensor h = at::embedding(embed, ids);
     if (proj_in.defined()) h = at::linear(h, proj_in);
     if (cfg.embed_scale) h = h * embed_normalizer;
+    if (cfg.embedding_multiplier != 1.0) h = h * cfg.embedding_multiplier;  // Granite
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
     Tensor cos, sin;
     if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
@@ -329,17 +335,23 @@ struct Transformer::Impl {
     const int64_t w = cfg.layer_sliding_window[li];
     const int64_t eff = (w > 0 && w < S) ? w : 0;
     Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
-    Tensor q = qkv.narrow(-1, 0, H * hd).view({B, T, H, hd});
-    Tensor k = qkv.narrow(-1, H * hd, KV * hd).view({B, T, KV, hd});
+    Tensor q = qkv.narrow(-1, 0, H * hd);
+    Tensor k = qkv.narrow(-1, H * hd, KV * hd);
     Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
-    if (cfg.qk_norm) {
+    if (cfg.qk_norm == QkNorm::kWhole) {  // OLMo2: over all heads' q (and k) at once
+      q = norm(q, L.q_norm_w, L.q_norm_b);
+      k = norm(k, L.k_norm_w, L.k_norm_b);
+    }
+    q = q.reshape({B, T, H, hd});
+    k = k.reshape({B, T, KV, hd});
+    if (cfg.qk_norm == QkNorm::kPerHead) {
       q = norm(q, L.q_norm_w, L.q_norm_b);
       k = norm(k, L.k_norm_w, L.k_norm_b);
     }
     q = q.transpose(1, 2);
     k = k.transpose(1, 2);
     v = v.transpose(1, 2);
-    if (c.cos.defined()) {
+    if (c.cos.defined() && cfg.uses_rope(li)) {
       q = apply_rope(q, c.cos, c.sin);
       k = apply_rope(k, c.cos, c.sin);
     }
@@ -383,7 +395,10 @@ struct Transformer::Impl {
     void attention(BlockBuf d, BlockBuf s, size_t li) {
       at(d) = m.self_attention(at(s), li, batch);
     }
-    void mlp(BlockBuf d, BlockBuf s, size_t li) { at(d) = m.mlp(at(s), m.layers[li]); }
+    void mlp(BlockBuf d, BlockBuf s, size_t li) {
+      at(d) = m.cfg.uses_moe(li) ? m.moe(at(s), m.layers[li]) : m.mlp(at(s), m.layers[li]);
+    }
+    void scale(BlockBuf d, double f) { at(d) = at(d) * f; }
     void add(BlockBuf d, BlockBuf a, BlockBuf b) { at(d) = at(a) + at(b); }
     void add3(BlockBuf d, BlockBuf a, BlockBuf b, BlockBuf c) { at(d) = at(a) + at(b) + at(c); }
   };
@@ -397,11 +412,18 @@ struct Transformer::Impl {
     return at::linear(act(at::linear(x, L.up_w, L.up_b)), L.down_w, L.down_b);
   }
 
+  // A mixture-of-experts MLP over x [..., hidden] as transformers' sparse MoE blocks compute it:
+  // softmax router in float32, the top k experts of each token (renormalised when the family
+  // does), each expert run once over the tokens routed to it, the outputs weighted and added
+  // in expert order; a shared expert added on top (Qwen2-MoE). moe.cpp.
+  Tensor moe(const Tensor& x, const Layer& L) const;
+
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {
     Tensor x = cfg.final_norm ? norm(hidden_rows, final_w, final_b) : hidden_rows;
     if (proj_out.defined()) x = at::linear(x, proj_out);
     Tensor lg = at::linear(x, head_w, head_b);
+    if (cfg.logits_divisor != 1.0) lg = lg / cfg.logits_divisor;  // Granite logits_scaling
     if (cfg.final_softcap > 0.0) lg = at::tanh(lg / cfg.final_softcap) * cfg.final_softcap;
     return lg;
   }

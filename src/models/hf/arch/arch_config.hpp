@@ -1,0 +1,117 @@
+// The description of one model as the shared blocks run it: which norm, attention, MLP (dense,
+// gated or mixture-of-experts) and residual wiring its layers use, and their sizes. An
+// architecture file (arch/<name>.cpp) fills it from config.json; both forward passes read only
+// this. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lmeval/core/json.hpp"
+
+namespace lmeval::hf {
+
+enum class NormKind { kRms, kLayerNorm };
+enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
+// transformers' rope_type values. kDynamic and kLongRope pick their frequencies from a sequence's
+// length (rope.hpp).
+enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };
+// Where q and k are normalised before the rotary embedding: per head over head_dim (Qwen3 RMS,
+// Phi LayerNorm) or over the whole projection of all heads (OLMo2).
+enum class QkNorm { kNone, kPerHead, kWhole };
+
+// A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
+// experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
+// expert added to every token.
+struct MoeConfig {
+  int64_t num_experts = 0;  // 0 = the layer's MLP is dense
+  int64_t top_k = 0;
+  int64_t expert_intermediate = 0;
+  // Renormalise the top-k softmax weights to sum to one (Mixtral always; Qwen MoE and OLMoE by
+  // norm_topk_prob).
+  bool norm_topk_prob = false;
+  int64_t shared_intermediate = 0;  // Qwen2-MoE's shared expert, 0 = none
+  bool shared_gate = false;         // the shared expert scaled by sigmoid(shared_expert_gate(x))
+};
+
+// What distinguishes one architecture from another, as configuration of the shared blocks.
+struct ArchConfig {
+  std::string architecture;  // e.g. "LlamaForCausalLM"
+  std::string model_type;
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t num_layers = 0;
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;
+  int64_t head_dim = 0;
+  int64_t intermediate_size = 0;
+  std::optional<int64_t> max_position_embeddings;  // n_positions / max_position_embeddings / n_ctx
+
+  // ----- norms and the residual wiring of a block (block.hpp) -----
+  NormKind norm = NormKind::kRms;
+  bool norm_plus_one = false;  // Gemma: x·(1 + w), all in float32
+  double norm_eps = 1e-5;
+  bool pre_norm = true;            // a norm before each branch (OLMo2 has none: branch norms only)
+  bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
+  bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP
+  bool branch_norms = false;       // norms on the branch outputs (Gemma2 sandwich, OLMo2)
+  bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
+  bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
+  double residual_multiplier = 1.0;  // Granite: x + m·branch(x)
+
+  // ----- MLP -----
+  Activation activation = Activation::kSilu;
+  bool gated_mlp = true;  // down(act(gate(x))·up(x)) vs fc2(act(fc1(x)))
+  MoeConfig moe;
+  std::vector<uint8_t> layer_moe;  // per layer: 1 = the MoE block (empty = every layer when moe)
+
+  // ----- embeddings and head -----
+  int64_t embed_proj_dim = 0;  // OPT word_embed_proj_dim != hidden_size: projected in and out
+  bool embed_scale = false;    // Gemma: embeddings·√hidden (rounded to the model dtype)
+  double embedding_multiplier = 1.0;  // Granite: embeddings·m
+  double logits_divisor = 1.0;        // Granite logits_scaling: logits / d
+  int64_t learned_positions = 0;      // rows of a learned position table (GPT-2, OPT), 0 = none
+  int64_t position_offset = 0;        // OPT's offset of 2
+
+  // ----- attention -----
+  QkNorm qk_norm = QkNorm::kNone;
+  double attn_scale = 0.0;                         // multiplies q·k
+  double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
+  std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
+  std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
+
+  // ----- rotary embedding (rope.hpp) -----
+  RopeType rope = RopeType::kNone;
+  double rope_theta = 10000.0;
+  int64_t rotary_dim = 0;
+  double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
+  int64_t rope_original_max_positions = 8192;
+  double rope_attention_factor = 1.0;                  // YaRN/LongRoPE scale of cos and sin
+  double rope_beta_fast = 32.0, rope_beta_slow = 1.0;  // YaRN ramp
+  bool rope_truncate = true;                           // YaRN: whole dimensions at the ramp's ends
+  std::vector<double> rope_short_factor, rope_long_factor;  // LongRoPE, rotary_dim / 2 each
+
+  bool tie_word_embeddings = false;
+  std::string torch_dtype;  // config's torch_dtype / dtype ("" when absent)
+  std::optional<int64_t> bos_token_id, eos_token_id, pad_token_id;
+
+  bool uses_rope(size_t layer) const {
+    return rope != RopeType::kNone && (layer_rope.empty() || layer_rope[layer] != 0);
+  }
+  bool uses_moe(size_t layer) const {
+    return moe.num_experts > 0 && (layer_moe.empty() || layer_moe[layer] != 0);
+  }
+};
+
+// The architectures() values this backend runs (the registry of arch/registry.cpp).
+const std::vector<std::string>& supported_architectures();
+
+// Parses config.json (path for messages). Throws UserError for unsupported architectures or
+// missing/invalid fields.
+ArchConfig parse_arch_config(const Json& config, const std::string& path);
+ArchConfig load_arch_config(const std::filesystem::path& model_dir);
+
+}  // namespace lmeval::hf

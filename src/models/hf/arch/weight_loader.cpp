@@ -1,0 +1,134 @@
+// The shared weight naming of decoder families (weight_loader.hpp).
+#include "models/hf/arch/weight_loader.hpp"
+
+#include "lmeval/core/error.hpp"
+
+namespace lmeval::hf {
+
+Tensor WeightLoader::get(const std::string& prefix, const std::string& name,
+                         const std::vector<int64_t>& shape, bool required) {
+  return m.take(w_, {prefix + name, name}, shape, required);
+}
+
+Tensor WeightLoader::get_exact(const std::string& name, const std::vector<int64_t>& shape,
+                               bool required) {
+  return m.take(w_, {name}, shape, required);
+}
+
+Tensor WeightLoader::conv1d(const std::string& prefix, const std::string& name, int64_t in,
+                            int64_t out) {
+  return get(prefix, name, {in, out}).t().contiguous();
+}
+
+Tensor WeightLoader::cat0(const std::vector<Tensor>& parts) {
+  std::vector<Tensor> defined;
+  for (const auto& p : parts)
+    if (p.defined()) defined.push_back(p);
+  if (defined.empty()) return Tensor();
+  if (defined.size() != parts.size())
+    throw UserError("some q/k/v (or gate/up) tensors have biases and others not", {},
+                    "consistent biases");
+  return at::cat(defined, 0);
+}
+
+void WeightLoader::load_decoder(const DecoderNames& n) {
+  const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
+  const int64_t I = cfg.intermediate_size, V = cfg.vocab_size;
+  const int64_t qdim = H * hd, kvdim = KV * hd;
+  const std::string& p = n.prefix;
+  const bool ln_bias = cfg.norm == NormKind::kLayerNorm;
+  auto norm = [&](const std::string& l, const std::string& name, int64_t width, Tensor& wt,
+                  Tensor* bias) {
+    wt = get(p, l + name + ".weight", {width});
+    if (bias && ln_bias) *bias = get(p, l + name + ".bias", {width});
+  };
+  auto linear = [&](const std::string& l, const std::string& name, int64_t out, int64_t in,
+                    Tensor& wt, Tensor& b) {
+    wt = get(p, l + name + ".weight", {out, in});
+    b = get(p, l + name + ".bias", {out}, false);
+  };
+  m.embed = get(p, n.embed + ".weight", {V, Hd});
+  m.layers.resize(cfg.num_layers);
+  for (int64_t i = 0; i < cfg.num_layers; ++i) {
+    Layer& L = m.layers[i];
+    const std::string l = n.layers + std::to_string(i) + ".";
+    if (!n.ln1.empty()) norm(l, n.ln1, Hd, L.ln1_w, &L.ln1_b);
+    if (!n.ln2.empty()) norm(l, n.ln2, Hd, L.ln2_w, &L.ln2_b);
+    if (!n.post_attn.empty()) norm(l, n.post_attn, Hd, L.post_attn_w, nullptr);
+    if (!n.post_mlp.empty()) norm(l, n.post_mlp, Hd, L.post_mlp_w, nullptr);
+    if (!n.qkv.empty()) {
+      linear(l, n.qkv, qdim + 2 * kvdim, Hd, L.qkv_w, L.qkv_b);
+    } else {
+      Tensor qw, qb, kw, kb, vw, vb;
+      linear(l, n.q, qdim, Hd, qw, qb);
+      linear(l, n.k, kvdim, Hd, kw, kb);
+      linear(l, n.v, kvdim, Hd, vw, vb);
+      L.qkv_w = cat0({qw, kw, vw});
+      L.qkv_b = cat0({qb, kb, vb});
+    }
+    linear(l, n.o, Hd, qdim, L.o_w, L.o_b);
+    if (cfg.qk_norm == QkNorm::kPerHead) {
+      norm(l, n.q_norm, hd, L.q_norm_w, &L.q_norm_b);
+      norm(l, n.k_norm, hd, L.k_norm_w, &L.k_norm_b);
+    } else if (cfg.qk_norm == QkNorm::kWhole) {
+      norm(l, n.q_norm, qdim, L.q_norm_w, &L.q_norm_b);
+      norm(l, n.k_norm, kvdim, L.k_norm_w, &L.k_norm_b);
+    }
+    if (cfg.uses_moe(i)) {
+      load_moe(n, p, l, L);
+    } else if (!cfg.gated_mlp) {
+      linear(l, n.fc1, I, Hd, L.up_w, L.up_b);
+      linear(l, n.fc2, Hd, I, L.down_w, L.down_b);
+    } else {
+      if (!n.gate_up.empty()) {
+        linear(l, n.gate_up, 2 * I, Hd, L.up_w, L.up_b);
+      } else {
+        Tensor gw, gb, uw, ub;
+        linear(l, n.gate, I, Hd, gw, gb);
+        linear(l, n.up, I, Hd, uw, ub);
+        L.up_w = cat0({gw, uw});
+        L.up_b = cat0({gb, ub});
+      }
+      linear(l, n.down, Hd, I, L.down_w, L.down_b);
+    }
+  }
+  if (cfg.final_norm) norm("", n.final_norm, Hd, m.final_w, &m.final_b);
+  if (!cfg.tie_word_embeddings) {
+    m.head_w = get_exact(n.head + ".weight", {V, Hd});
+    if (n.head_bias) m.head_b = get_exact(n.head + ".bias", {V}, false);
+  }
+}
+
+void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const std::string& l,
+                            Layer& L) {
+  const MoeConfig& moe = cfg.moe;
+  const int64_t Hd = cfg.hidden_size, E = moe.num_experts, I = moe.expert_intermediate;
+  L.router_w = get(p, l + n.router + ".weight", {E, Hd});
+  // Experts stacked [E, 2I, Hd] (rows [gate; up]) and [E, Hd, I]: transformers 5 keeps them
+  // fused as experts.gate_up_proj / experts.down_proj; older checkpoints one module per expert.
+  Tensor gate_up = get(p, l + n.experts + "gate_up_proj", {E, 2 * I, Hd}, false);
+  if (gate_up.defined()) {
+    L.experts_up = gate_up;
+    L.experts_down = get(p, l + n.experts + "down_proj", {E, Hd, I});
+  } else {
+    std::vector<Tensor> ups, downs;
+    for (int64_t e = 0; e < E; ++e) {
+      const std::string x = l + n.experts + std::to_string(e) + ".";
+      ups.push_back(at::cat(
+          {get(p, x + "gate_proj.weight", {I, Hd}), get(p, x + "up_proj.weight", {I, Hd})}, 0));
+      downs.push_back(get(p, x + "down_proj.weight", {Hd, I}));
+    }
+    L.experts_up = at::stack(ups);
+    L.experts_down = at::stack(downs);
+  }
+  if (moe.shared_intermediate > 0) {
+    const int64_t S = moe.shared_intermediate;
+    const std::string x = l + n.shared_expert;
+    L.up_w = at::cat(
+        {get(p, x + "gate_proj.weight", {S, Hd}), get(p, x + "up_proj.weight", {S, Hd})}, 0);
+    L.down_w = get(p, x + "down_proj.weight", {Hd, S});
+    if (moe.shared_gate) L.shared_gate_w = get(p, l + n.shared_gate + ".weight", {1, Hd});
+  }
+}
+
+}  // namespace lmeval::hf

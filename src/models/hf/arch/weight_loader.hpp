@@ -1,0 +1,65 @@
+// Taking a checkpoint's tensors into the model (Transformer::Impl) for an architecture file:
+// names tried with and without the base model's prefix, shapes checked against config.json, and
+// the Hugging Face naming most decoder families share (DecoderNames), so a family names only
+// what differs. Internal to src/models/hf.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/hf/transformer_impl.hpp"
+
+namespace lmeval::hf {
+
+// Where a decoder keeps its weights, relative to the base model's prefix and to
+// `layers` + index + "." for a layer's own. An empty name: the model has no such tensor.
+struct DecoderNames {
+  std::string prefix = "model.";
+  std::string embed = "embed_tokens";
+  std::string layers = "layers.";
+  std::string ln1 = "input_layernorm", ln2 = "post_attention_layernorm";
+  std::string post_attn, post_mlp;  // norms on the branch outputs (ArchConfig::branch_norms)
+  std::string q = "self_attn.q_proj", k = "self_attn.k_proj", v = "self_attn.v_proj";
+  std::string qkv;  // one fused projection, rows [q; k; v] (Phi3)
+  std::string o = "self_attn.o_proj";
+  std::string q_norm = "self_attn.q_norm", k_norm = "self_attn.k_norm";
+  std::string gate = "mlp.gate_proj", up = "mlp.up_proj", down = "mlp.down_proj";
+  std::string gate_up;                           // one fused projection, rows [gate; up] (Phi3)
+  std::string fc1 = "mlp.fc1", fc2 = "mlp.fc2";  // the MLP when it is not gated
+  std::string experts = "mlp.experts.", router = "mlp.gate";  // MoE layers (moe.hpp)
+  std::string shared_expert = "mlp.shared_expert.", shared_gate = "mlp.shared_expert_gate";
+  std::string final_norm = "norm";
+  std::string head = "lm_head";  // outside the prefix
+  bool head_bias = false;        // an optional bias of the LM head (Phi)
+};
+
+class WeightLoader {
+ public:
+  WeightLoader(Transformer::Impl& model, const WeightArchive& weights)
+      : m(model), cfg(model.cfg), w_(weights) {}
+
+  Transformer::Impl& m;
+  const ArchConfig& cfg;
+
+  // The tensor `prefix + name`, else `name` (checkpoints of bare base models), of that shape.
+  Tensor get(const std::string& prefix, const std::string& name, const std::vector<int64_t>& shape,
+             bool required = true);
+  // The tensor of exactly that name.
+  Tensor get_exact(const std::string& name, const std::vector<int64_t>& shape,
+                   bool required = true);
+  // A GPT-2 Conv1D weight, stored [in, out], as nn.Linear's [out, in].
+  Tensor conv1d(const std::string& prefix, const std::string& name, int64_t in, int64_t out);
+  // Rows of several projections stacked ([q; k; v], [gate; up]); all or none of the parts must
+  // be defined (biases), undefined when none is.
+  static Tensor cat0(const std::vector<Tensor>& parts);
+
+  // Everything of a decoder named as `n` says: embeddings, each layer's norms, attention (with
+  // optional biases and q/k norms), MLP or mixture of experts, the final norm and the LM head.
+  void load_decoder(const DecoderNames& n);
+
+ private:
+  void load_moe(const DecoderNames& n, const std::string& p, const std::string& l, Layer& L);
+  const WeightArchive& w_;
+};
+
+}  // namespace lmeval::hf

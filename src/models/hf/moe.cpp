@@ -1,0 +1,50 @@
+// The mixture-of-experts MLP of the device path (Transformer::Impl::moe): experts over the tokens
+// routed to them, one pair of matrix products per expert that has tokens.
+#include <vector>
+
+#include "models/hf/transformer_impl.hpp"
+
+namespace lmeval::hf {
+
+Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
+  const MoeConfig& mc = cfg.moe;
+  const int64_t Hd = cfg.hidden_size, I = mc.expert_intermediate, K = mc.top_k;
+  Tensor h = x.reshape({-1, Hd});
+  const int64_t N = h.size(0);
+  // transformers' sparse MoE blocks: softmax over the router logits in float32, top k, optional
+  // renormalisation, the weights back in the model dtype before they scale the expert outputs.
+  Tensor probs = at::softmax(at::linear(h, L.router_w), -1, at::kFloat);
+  auto [weights, chosen] = at::topk(probs, K, -1);
+  if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
+  weights = weights.to(h.scalar_type());
+  Tensor out = at::zeros_like(h);
+  // Which (token, slot) pairs each expert serves, read once on the host.
+  Tensor chosen_cpu = chosen.to(at::kCPU).contiguous();
+  const int64_t* c = chosen_cpu.data_ptr<int64_t>();
+  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(mc.num_experts));
+  std::vector<std::vector<int64_t>> slots(static_cast<size_t>(mc.num_experts));
+  for (int64_t t = 0; t < N; ++t)
+    for (int64_t k = 0; k < K; ++k) {
+      rows[c[t * K + k]].push_back(t);
+      slots[c[t * K + k]].push_back(t * K + k);
+    }
+  Tensor flat_w = weights.reshape({-1});
+  for (int64_t e = 0; e < mc.num_experts; ++e) {
+    if (rows[e].empty()) continue;
+    Tensor idx = at::tensor(rows[e], at::kLong).to(h.device());
+    Tensor slot = at::tensor(slots[e], at::kLong).to(h.device());
+    Tensor gu = at::linear(h.index_select(0, idx), L.experts_up[e]);
+    Tensor y = at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.experts_down[e]);
+    out.index_add_(0, idx, y * flat_w.index_select(0, slot).unsqueeze(-1));
+  }
+  if (mc.shared_intermediate > 0) {
+    const int64_t S = mc.shared_intermediate;
+    Tensor gu = at::linear(h, L.up_w);
+    Tensor shared = at::linear(act(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S), L.down_w);
+    if (L.shared_gate_w.defined()) shared = at::sigmoid(at::linear(h, L.shared_gate_w)) * shared;
+    out = out + shared;
+  }
+  return out.view(x.sizes());
+}
+
+}  // namespace lmeval::hf
