@@ -4,7 +4,9 @@ transformers' own outputs as goldens (tests/fixtures/hf_arch/<name>/).
 
 The fixtures of ../shared/fixtures cover the common architectures; these add what they do not:
 rotary scaling by YaRN, dynamic NTK and LongRoPE, OPT with post-layer norms and projected
-embeddings (opt-350m's layout), and Phi with q/k layer norms. The golden format is the one of
+embeddings (opt-350m's layout), Phi with q/k layer norms, and one fixture per architecture that
+../shared/fixtures lacks (Granite, SmolLM3, OLMo 2, StarCoder2, and the mixture-of-experts
+families Mixtral, Qwen2-MoE, Qwen3-MoE and OLMoE). The golden format is the one of
 ../shared/fixtures/README.md (inputs of lengths 7, 20 and 60; a left-padded batch; two greedy
 generations of 20 tokens), with a smaller vocabulary (128) and float16 weights to keep the files
 small (the weights are rounded to float16 first, so the float32 model that makes the goldens and
@@ -79,6 +81,37 @@ def fixture_specs():
             num_key_value_heads=HEADS, max_position_embeddings=64, qk_layernorm=True,
             rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
             **COMMON)),
+        # Granite: Llama with embedding, attention, residual and logit multipliers.
+        "granite": (T.GraniteConfig, T.GraniteForCausalLM, dict(
+            llama, max_position_embeddings=64, embedding_multiplier=3.0, attention_multiplier=0.2,
+            residual_multiplier=0.5, logits_scaling=2.0)),
+        # SmolLM3: every second layer here without rotary embedding (NoPE).
+        "smollm3": (T.SmolLM3Config, T.SmolLM3ForCausalLM, dict(
+            llama, max_position_embeddings=64, no_rope_layer_interval=2, tie_word_embeddings=True)),
+        # OLMo 2: branch-output norms only, q/k norms over all heads.
+        "olmo2": (T.Olmo2Config, T.Olmo2ForCausalLM, dict(llama, max_position_embeddings=64)),
+        # StarCoder2: LayerNorms with biases, a plain GELU MLP, biases, a sliding window of 8.
+        "starcoder2": (T.Starcoder2Config, T.Starcoder2ForCausalLM, dict(
+            hidden_size=HID, intermediate_size=INTER, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            num_key_value_heads=KV, max_position_embeddings=64, sliding_window=8, use_bias=True,
+            tie_word_embeddings=False, **COMMON)),
+        # Mixtral: 4 experts, top 2, renormalised.
+        "mixtral": (T.MixtralConfig, T.MixtralForCausalLM, dict(
+            llama, max_position_embeddings=64, num_local_experts=4, num_experts_per_tok=2)),
+        # Qwen2-MoE: 4 experts of 32, top 2 not renormalised, a sigmoid-gated shared expert;
+        # layer 0 dense (mlp_only_layers).
+        "qwen2_moe": (T.Qwen2MoeConfig, T.Qwen2MoeForCausalLM, dict(
+            llama, max_position_embeddings=64, num_experts=4, num_experts_per_tok=2,
+            moe_intermediate_size=32, shared_expert_intermediate_size=48, norm_topk_prob=False,
+            mlp_only_layers=[0], use_sliding_window=False)),
+        # Qwen3-MoE: q/k norms per head, 4 experts of 32, top 3 renormalised.
+        "qwen3_moe": (T.Qwen3MoeConfig, T.Qwen3MoeForCausalLM, dict(
+            llama, max_position_embeddings=64, num_experts=4, num_experts_per_tok=3,
+            moe_intermediate_size=32, norm_topk_prob=True, use_sliding_window=False)),
+        # OLMoE: whole-projection q/k norms, q/k/v clamped, 4 experts top 2 not renormalised.
+        "olmoe": (T.OlmoeConfig, T.OlmoeForCausalLM, dict(
+            llama, max_position_embeddings=64, num_experts=4, num_experts_per_tok=2, clip_qkv=0.8,
+            norm_topk_prob=False)),
     }
 
 

@@ -323,6 +323,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                            norm_rows(cfg, tmp.data(), KV * hd, row + qdim, KV * hd, 1, KV * hd,
                                      cfptr(L.k_norm_w), cfptr(L.k_norm_b));
                          }
+                         if (cfg.clip_qkv > 0.0) {
+                           const float c = static_cast<float>(cfg.clip_qkv);
+                           for (int64_t i = 0; i < ld_qkv; ++i) row[i] = std::clamp(row[i], -c, c);
+                         }
                          for (int64_t hh = 0; hh < H + KV; ++hh) {
                            float* v = row + hh * hd;
                            if (cfg.qk_norm == QkNorm::kPerHead) {

@@ -342,6 +342,11 @@ struct Transformer::Impl {
       q = norm(q, L.q_norm_w, L.q_norm_b);
       k = norm(k, L.k_norm_w, L.k_norm_b);
     }
+    if (cfg.clip_qkv > 0.0) {
+      q = q.clamp(-cfg.clip_qkv, cfg.clip_qkv);
+      k = k.clamp(-cfg.clip_qkv, cfg.clip_qkv);
+      v = v.clamp(-cfg.clip_qkv, cfg.clip_qkv);
+    }
     q = q.reshape({B, T, H, hd});
     k = k.reshape({B, T, KV, hd});
     if (cfg.qk_norm == QkNorm::kPerHead) {

@@ -204,6 +204,20 @@ TEST_F(CheckpointFaults, ModelTypeOtherThanTheArchitecturesIsRefused) {
   EXPECT_EQ(load_error(), "");
 }
 
+TEST_F(CheckpointFaults, AnArchitectureWithNoNativeImplementationIsNamedWithTheWayToRunIt) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  copy_fixture("llama");
+  json cfg = config();
+  cfg["architectures"] = {"MambaForCausalLM"};
+  cfg.erase("model_type");
+  write_config(cfg);
+  std::string e = load_error();
+  EXPECT_HAS(e, "'MambaForCausalLM'");
+  EXPECT_HAS(e, "$.architectures");
+  EXPECT_HAS(e, "Olmo2ForCausalLM");  // the list of native architectures
+  EXPECT_HAS(e, "--model local-completions");
+}
+
 TEST_F(CheckpointFaults, TokenIdsPastTheVocabularyAreRefused) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
   copy_fixture("llama");

@@ -84,6 +84,20 @@ INSTANTIATE_TEST_SUITE_P(HfTreeRows, TreeRowsFixture,
                                            "phi", "gemma2", "opt"),
                          [](const auto& info) { return info.param; });
 
+// The architectures of tests/fixtures/hf_arch (scripts/gen_hf_arch_fixtures.py) with static
+// rotary frequencies.
+class TreeRowsArchFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TreeRowsArchFixture, DevicePathMatchesTheInvariantPath) {
+  expect_paths_agree(lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / GetParam(),
+                     GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
+                         ::testing::Values("granite", "smollm3", "olmo2", "starcoder2", "mixtral",
+                                           "qwen2_moe", "qwen3_moe", "olmoe"),
+                         [](const auto& info) { return info.param; });
+
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a
 // prefix token is by position, not by its place in the row). Mistral with an 8-token window.
 TEST(HfTreeRows, SlidingWindowCountsPositionsNotRowPlaces) {

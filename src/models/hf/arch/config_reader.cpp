@@ -232,7 +232,7 @@ bool parse_layer_types(const ConfigReader& c, ArchConfig& a, int64_t window) {
   return true;
 }
 
-void parse_llama_shape(const ConfigReader& c, ArchConfig& a, double default_theta) {
+void parse_llama_shape(const ConfigReader& c, ArchConfig& a, const LlamaDefaults& d) {
   a.hidden_size = c.size_("hidden_size");
   a.num_layers = c.size_("num_hidden_layers");
   a.num_heads = c.size_("num_attention_heads");
@@ -241,13 +241,36 @@ void parse_llama_shape(const ConfigReader& c, ArchConfig& a, double default_thet
   a.intermediate_size = c.size_("intermediate_size");
   a.max_position_embeddings = c.opt_size("max_position_embeddings");
   a.norm = NormKind::kRms;
-  a.norm_eps = c.num_or("rms_norm_eps", 1e-6);
+  a.norm_eps = c.num_or("rms_norm_eps", d.rms_norm_eps);
   a.gated_mlp = true;
   a.activation = parse_activation(c.str_or("hidden_act", "silu"), c.path(), "$.hidden_act");
-  a.tie_word_embeddings = c.bool_or("tie_word_embeddings", false);
+  a.tie_word_embeddings = c.bool_or("tie_word_embeddings", d.tie_word_embeddings);
   finish_heads(c, a);
-  parse_rope(c, a, 1.0, default_theta);
+  parse_rope(c, a, 1.0, d.rope_theta);
   a.layer_sliding_window.assign(a.num_layers, 0);
+}
+
+}  // namespace lmeval::hf
+
+namespace lmeval::hf {
+
+void parse_moe_layers(const ConfigReader& c, ArchConfig& a) {
+  const int64_t step = c.size_or("decoder_sparse_step", 1);
+  a.layer_moe.assign(a.num_layers, 0);
+  for (int64_t i = 0; i < a.num_layers; ++i) a.layer_moe[i] = (i + 1) % step == 0;
+  if (c.has("mlp_only_layers")) {
+    const Json& only = c.json()["mlp_only_layers"];
+    if (!only.is_array())
+      throw UserError("mlp_only_layers is not a list", {c.path(), 0, 0, "$.mlp_only_layers"},
+                      "a list of layer indices");
+    for (const auto& v : only) {
+      if (!v.is_number_integer())
+        throw UserError("mlp_only_layers holds " + v.dump(), {c.path(), 0, 0, "$.mlp_only_layers"},
+                        "layer indices");
+      const int64_t i = v.get<int64_t>();
+      if (i >= 0 && i < a.num_layers) a.layer_moe[i] = 0;
+    }
+  }
 }
 
 }  // namespace lmeval::hf

@@ -100,9 +100,19 @@ void finish_heads(const ConfigReader& c, ArchConfig& a);
 // transformers 5's layer_types: "sliding_attention" layers get `window`; false when absent.
 bool parse_layer_types(const ConfigReader& c, ArchConfig& a, int64_t window);
 
+// The defaults of a family's config class for fields its config.json may leave out.
+struct LlamaDefaults {
+  double rms_norm_eps = 1e-6;
+  bool tie_word_embeddings = false;
+  double rope_theta = 10000.0;
+};
+
 // The fields every Llama-shaped config has (hidden_size, num_hidden_layers, heads, head_dim,
 // intermediate_size, max_position_embeddings, rms_norm_eps, hidden_act, tie_word_embeddings)
-// and its rotary settings with theta `default_theta`; no sliding windows.
-void parse_llama_shape(const ConfigReader& c, ArchConfig& a, double default_theta = 10000.0);
+// and its rotary settings; no sliding windows.
+void parse_llama_shape(const ConfigReader& c, ArchConfig& a, const LlamaDefaults& d = {});
+
+// Qwen-style MoE layer selection: every decoder_sparse_step-th layer, except mlp_only_layers.
+void parse_moe_layers(const ConfigReader& c, ArchConfig& a);
 
 }  // namespace lmeval::hf

@@ -103,20 +103,29 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
                             Layer& L) {
   const MoeConfig& moe = cfg.moe;
   const int64_t Hd = cfg.hidden_size, E = moe.num_experts, I = moe.expert_intermediate;
-  L.router_w = get(p, l + n.router + ".weight", {E, Hd});
-  // Experts stacked [E, 2I, Hd] (rows [gate; up]) and [E, Hd, I]: transformers 5 keeps them
-  // fused as experts.gate_up_proj / experts.down_proj; older checkpoints one module per expert.
-  Tensor gate_up = get(p, l + n.experts + "gate_up_proj", {E, 2 * I, Hd}, false);
+  auto names = [&](const std::string& a, const std::string& b) {
+    std::vector<std::string> out = {p + l + a, l + a};
+    if (!b.empty()) out.insert(out.end(), {p + l + b, l + b});
+    return out;
+  };
+  L.router_w = m.take(
+      w_, names(n.router + ".weight", n.legacy_router.empty() ? "" : n.legacy_router + ".weight"),
+      {E, Hd}, true);
+  Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""), {E, 2 * I, Hd}, false);
   if (gate_up.defined()) {
     L.experts_up = gate_up;
-    L.experts_down = get(p, l + n.experts + "down_proj", {E, Hd, I});
+    L.experts_down = m.take(w_, names(n.experts + "down_proj", ""), {E, Hd, I}, true);
   } else {
     std::vector<Tensor> ups, downs;
     for (int64_t e = 0; e < E; ++e) {
-      const std::string x = l + n.experts + std::to_string(e) + ".";
-      ups.push_back(at::cat(
-          {get(p, x + "gate_proj.weight", {I, Hd}), get(p, x + "up_proj.weight", {I, Hd})}, 0));
-      downs.push_back(get(p, x + "down_proj.weight", {Hd, I}));
+      auto expert = [&](const std::string& part, const std::vector<int64_t>& shape) {
+        const std::string x = std::to_string(e) + "." + part + ".weight";
+        return m.take(w_,
+                      names(n.experts + x, n.legacy_experts.empty() ? "" : n.legacy_experts + x),
+                      shape, true);
+      };
+      ups.push_back(at::cat({expert(n.expert_gate, {I, Hd}), expert(n.expert_up, {I, Hd})}, 0));
+      downs.push_back(expert(n.expert_down, {Hd, I}));
     }
     L.experts_up = at::stack(ups);
     L.experts_down = at::stack(downs);

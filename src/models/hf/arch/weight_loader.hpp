@@ -26,7 +26,12 @@ struct DecoderNames {
   std::string gate = "mlp.gate_proj", up = "mlp.up_proj", down = "mlp.down_proj";
   std::string gate_up;                           // one fused projection, rows [gate; up] (Phi3)
   std::string fc1 = "mlp.fc1", fc2 = "mlp.fc2";  // the MLP when it is not gated
-  std::string experts = "mlp.experts.", router = "mlp.gate";  // MoE layers (moe.hpp)
+  // MoE layers: transformers 5's fused experts.gate_up_proj / experts.down_proj, else one module
+  // per expert (`experts` + index + expert_gate / expert_up / expert_down), under `experts` or
+  // `legacy_experts` (Mixtral's block_sparse_moe), and the router likewise.
+  std::string experts = "mlp.experts.", router = "mlp.gate";
+  std::string legacy_experts, legacy_router;
+  std::string expert_gate = "gate_proj", expert_up = "up_proj", expert_down = "down_proj";
   std::string shared_expert = "mlp.shared_expert.", shared_gate = "mlp.shared_expert_gate";
   std::string final_norm = "norm";
   std::string head = "lm_head";  // outside the prefix
