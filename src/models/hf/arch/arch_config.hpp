@@ -78,8 +78,8 @@ struct ArchConfig {
 
   // ----- attention -----
   QkNorm qk_norm = QkNorm::kNone;
-  double clip_qkv = 0.0;  // OLMoE: q, k and v clamped to [-c, c] after the q/k norms (0 = off)
-  double attn_scale = 0.0;                         // multiplies q·k
+  double clip_qkv = 0.0;    // OLMoE: q, k and v clamped to [-c, c] after the q/k norms (0 = off)
+  double attn_scale = 0.0;  // multiplies q·k
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
   std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
