@@ -112,6 +112,19 @@ def fixture_specs():
         "olmoe": (T.OlmoeConfig, T.OlmoeForCausalLM, dict(
             llama, max_position_embeddings=64, num_experts=4, num_experts_per_tok=2, clip_qkv=0.8,
             norm_topk_prob=False)),
+        # Gemma 3 text: sandwich and q/k norms, sliding layers (window 8) rotating with their own
+        # base, a linear-scaled global rotary; every second layer global here.
+        "gemma3": (T.Gemma3TextConfig, T.Gemma3ForCausalLM, dict(
+            llama, max_position_embeddings=64, head_dim=16, query_pre_attn_scalar=16, sliding_window=8,
+            layer_types=["sliding_attention", "full_attention"], tie_word_embeddings=True,
+            rope_parameters={"full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6},
+                             "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}})),
+        # OLMo 3: OLMo 2 with a sliding layer (window 8) and rotary settings per layer type.
+        "olmo3": (T.Olmo3Config, T.Olmo3ForCausalLM, dict(
+            llama, max_position_embeddings=64, sliding_window=8,
+            layer_types=["sliding_attention", "full_attention"],
+            rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                             "sliding_attention": {"rope_type": "default", "rope_theta": 1000.0}})),
     }
 
 

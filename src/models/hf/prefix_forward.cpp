@@ -133,13 +133,15 @@ const Transformer::Impl::RopeTable& Transformer::Impl::rope_table(int64_t varian
   if (positions <= t.rows) return t;
   const int64_t rd = cfg.rotary_dim, half = rd / 2;
   // The variant's frequencies: a length that selects it (dynamic NTK: the length is the variant).
-  const int64_t length = cfg.rope == RopeType::kDynamic ? variant
+  const int64_t length = variant == kLocalRopeVariant     ? variant
+                         : cfg.rope == RopeType::kDynamic ? variant
                          : variant && cfg.rope == RopeType::kLongRope
                              ? cfg.rope_original_max_positions + 1
                              : 0;
   Tensor inv = inv_freq_for_length(length).to(at::kCPU).to(at::kFloat).contiguous();
   const float* f = inv.data_ptr<float>();
-  const float scale = static_cast<float>(cfg.rope_attention_factor);
+  const float scale =
+      variant == kLocalRopeVariant ? 1.0f : static_cast<float>(cfg.rope_attention_factor);
   // Whole multiples of 256 positions, each row computed from its position alone.
   const int64_t rows = (positions + 255) / 256 * 256;
   t.cos.resize(static_cast<size_t>(rows * rd));
@@ -266,6 +268,9 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
     for (const auto& [v, n] : variant_rows) rope_table(v, n);
     for (int64_t r = 0; r < N; ++r) row_table[r] = &rope_tables.at(row_variant[r]);
   }
+  const RopeTable* local_table = cfg.rope != RopeType::kNone && cfg.rope_local_theta > 0.0
+                                     ? &rope_table(kLocalRopeVariant, max_pos)
+                                     : nullptr;
   Tensor h = buffer(0, N, Hd), x = buffer(1, N, Hd), qkv = buffer(2, N, ld_qkv);
   Tensor att = buffer(3, N, qdim), o = buffer(4, N, Hd);
   Tensor up = buffer(5, N, cfg.gated_mlp ? 2 * I : I);
@@ -308,7 +313,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
     const Layer& L = layers[li];
     const int64_t window = cfg.layer_sliding_window[li];
     kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
-    const bool rope = cfg.uses_rope(li);
+    const bool rope = cfg.uses_rope(li), local = cfg.uses_local_rope(li);
     // q/k norm (per head: Qwen3; over all heads: OLMo2), then rotary embedding of q and k.
     at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv),
                      [&](int64_t r0, int64_t r1) {
@@ -336,8 +341,9 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                                        cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
                            }
                            if (!rope) continue;
-                           const float* c = row_table[r]->cos.data() + pos[r] * rd;
-                           const float* s = row_table[r]->sin.data() + pos[r] * rd;
+                           const RopeTable* tab = local ? local_table : row_table[r];
+                           const float* c = tab->cos.data() + pos[r] * rd;
+                           const float* s = tab->sin.data() + pos[r] * rd;
                            for (int64_t i = 0; i < half; ++i) {
                              const float x1 = v[i], x2 = v[half + i];
                              v[i] = x1 * c[i] - x2 * s[i];

@@ -92,6 +92,8 @@ int64_t rope_variant(const ArchConfig& cfg, int64_t length) {
 
 at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant) {
   const int64_t rd = cfg.rotary_dim;
+  if (variant == kLocalRopeVariant)
+    return at::pow(cfg.rope_local_theta, exponents(rd)).reciprocal();
   switch (cfg.rope) {
     case RopeType::kYarn:
       return yarn(cfg);

@@ -21,6 +21,9 @@ bool rope_length_dependent(const ArchConfig& cfg);
 // model starts with).
 int64_t rope_variant(const ArchConfig& cfg, int64_t length);
 
+// The variant of the sliding-window layers' own default frequencies (ArchConfig::rope_local_theta).
+constexpr int64_t kLocalRopeVariant = -1;
+
 // inv_freq [rotary_dim / 2], float32 on the CPU, of a variant.
 at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant);
 

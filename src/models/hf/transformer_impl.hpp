@@ -105,7 +105,7 @@ struct Transformer::Impl {
   // cfg.rope_attention_factor.
   std::map<int64_t, Tensor> inv_freq;
   const Tensor& inv_freq_for_length(int64_t length) {
-    const int64_t key = rope_variant(cfg, length);
+    const int64_t key = length == kLocalRopeVariant ? length : rope_variant(cfg, length);
     auto it = inv_freq.find(key);
     if (it == inv_freq.end()) it = inv_freq.emplace(key, rope_inv_freq(cfg, key).to(device)).first;
     return it->second;
@@ -253,9 +253,11 @@ struct Transformer::Impl {
   // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
   // (left padding sits at position 0; a decoding step's one position is the row's last).
   void rope_cos_sin(const Tensor& pos, const std::vector<int64_t>* lengths, Tensor& cos,
-                    Tensor& sin) {
+                    Tensor& sin, bool local = false) {
     Tensor inv;
-    if (rope_length_dependent(cfg)) {
+    if (local) {
+      inv = inv_freq_for_length(kLocalRopeVariant);
+    } else if (rope_length_dependent(cfg)) {
       const int64_t B = pos.size(0);
       Tensor last = pos.amax(1).to(at::kCPU).contiguous();
       std::vector<Tensor> rows;
@@ -270,7 +272,7 @@ struct Transformer::Impl {
     Tensor emb = at::cat({freqs, freqs}, -1);
     cos = emb.cos();
     sin = emb.sin();
-    if (cfg.rope_attention_factor != 1.0) {
+    if (!local && cfg.rope_attention_factor != 1.0) {
       cos = cos * cfg.rope_attention_factor;
       sin = sin * cfg.rope_attention_factor;
     }
@@ -292,8 +294,10 @@ struct Transformer::Impl {
     if (cfg.embed_scale) h = h * embed_normalizer;
     if (cfg.embedding_multiplier != 1.0) h = h * cfg.embedding_multiplier;  // Granite
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
-    Tensor cos, sin;
+    Tensor cos, sin, cos_local, sin_local;
     if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
+    if (cfg.rope != RopeType::kNone && cfg.rope_local_theta > 0.0)
+      rope_cos_sin(pos, lengths, cos_local, sin_local, true);
     const int64_t past = cache ? cache->len : 0;
     const int64_t S = past + T;
     std::map<int64_t, Tensor> masks;
@@ -311,7 +315,9 @@ struct Transformer::Impl {
       }
     }
     AtenBlockOps ops{
-        *this, {h, {}, {}, {}}, {B, T, past, S, cos, sin, cache, lengths, causal_only, masks}};
+        *this,
+        {h, {}, {}, {}},
+        {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only, masks}};
     for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
     if (cache) cache->len = S;
     return ops.at(BlockBuf::kHidden);
@@ -321,6 +327,7 @@ struct Transformer::Impl {
   struct AttnBatch {
     int64_t B, T, past, S;
     const Tensor &cos, &sin;
+    const Tensor &cos_local, &sin_local;  // sliding-window layers' own frequencies (Gemma3)
     KvCache* cache;
     const std::vector<int64_t>* lengths;
     bool causal_only;
@@ -357,8 +364,9 @@ struct Transformer::Impl {
     k = k.transpose(1, 2);
     v = v.transpose(1, 2);
     if (c.cos.defined() && cfg.uses_rope(li)) {
-      q = apply_rope(q, c.cos, c.sin);
-      k = apply_rope(k, c.cos, c.sin);
+      const bool local = cfg.uses_local_rope(li);
+      q = apply_rope(q, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
+      k = apply_rope(k, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
     }
     if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);

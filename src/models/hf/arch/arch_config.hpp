@@ -94,11 +94,17 @@ struct ArchConfig {
   double rope_beta_fast = 32.0, rope_beta_slow = 1.0;  // YaRN ramp
   bool rope_truncate = true;                           // YaRN: whole dimensions at the ramp's ends
   std::vector<double> rope_short_factor, rope_long_factor;  // LongRoPE, rotary_dim / 2 each
+  // > 0: sliding-window layers rotate with the default frequencies of this base instead
+  // (rope_parameters per layer type: Gemma3, OLMo3).
+  double rope_local_theta = 0.0;
 
   bool tie_word_embeddings = false;
   std::string torch_dtype;  // config's torch_dtype / dtype ("" when absent)
   std::optional<int64_t> bos_token_id, eos_token_id, pad_token_id;
 
+  bool uses_local_rope(size_t layer) const {
+    return rope_local_theta > 0.0 && layer_sliding_window[layer] > 0;
+  }
   bool uses_rope(size_t layer) const {
     return rope != RopeType::kNone && (layer_rope.empty() || layer_rope[layer] != 0);
   }

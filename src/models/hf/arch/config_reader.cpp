@@ -273,4 +273,43 @@ void parse_moe_layers(const ConfigReader& c, ArchConfig& a) {
   }
 }
 
+void parse_layer_type_rope(const ConfigReader& c, ArchConfig& a, double default_theta,
+                           double legacy_local_theta) {
+  const Json& j = c.json();
+  const bool per_type = c.has("rope_parameters") && j["rope_parameters"].is_object() &&
+                        (j["rope_parameters"].contains("full_attention") ||
+                         j["rope_parameters"].contains("sliding_attention"));
+  if (!per_type) {
+    parse_rope(c, a, 1.0, default_theta);
+    a.rope_local_theta = legacy_local_theta;
+    return;
+  }
+  const Json& rp = j["rope_parameters"];
+  auto part = [&](const char* type) {
+    if (!rp.contains(type) || rp[type].is_null()) return Json::object();
+    if (!rp[type].is_object())
+      throw UserError(std::string("rope_parameters.") + type + " is not a mapping",
+                      {c.path(), 0, 0, std::string("$.rope_parameters.") + type},
+                      "a mapping such as {\"rope_type\": \"default\", \"rope_theta\": 10000.0}");
+    return rp[type];
+  };
+  Json full_view = j;  // the full layers' parameters read as the model's own
+  full_view["rope_parameters"] = part("full_attention");
+  parse_rope(ConfigReader(full_view, c.path()), a, 1.0, default_theta);
+  const Json sliding = part("sliding_attention");
+  const std::string field = "$.rope_parameters.sliding_attention";
+  if (sliding.contains("rope_type") &&
+      !(sliding["rope_type"].is_string() && sliding["rope_type"] == "default"))
+    throw UserError("sliding-window layers with rope type " + sliding["rope_type"].dump() +
+                        " are not supported",
+                    {c.path(), 0, 0, field + ".rope_type"}, "\"default\"");
+  a.rope_local_theta = legacy_local_theta;
+  if (sliding.contains("rope_theta")) {
+    if (!sliding["rope_theta"].is_number())
+      throw UserError("rope_theta is not a number", {c.path(), 0, 0, field + ".rope_theta"},
+                      "a number");
+    a.rope_local_theta = sliding["rope_theta"].get<double>();
+  }
+}
+
 }  // namespace lmeval::hf

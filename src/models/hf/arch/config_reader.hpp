@@ -112,6 +112,14 @@ struct LlamaDefaults {
 // and its rotary settings; no sliding windows.
 void parse_llama_shape(const ConfigReader& c, ArchConfig& a, const LlamaDefaults& d = {});
 
+// Rotary settings per layer type (Gemma3, OLMo3): transformers 5 writes rope_parameters as
+// {"full_attention": {...}, "sliding_attention": {...}}; the full layers' parameters are the
+// model's rotary settings, the sliding layers' (default type only) its local base. A config in
+// the older flat form gets `legacy_local_theta` for the sliding layers, as the family's
+// convert_rope_params_to_dict gives them.
+void parse_layer_type_rope(const ConfigReader& c, ArchConfig& a, double default_theta,
+                           double legacy_local_theta);
+
 // Qwen-style MoE layer selection: every decoder_sparse_step-th layer, except mlp_only_layers.
 void parse_moe_layers(const ConfigReader& c, ArchConfig& a);
 

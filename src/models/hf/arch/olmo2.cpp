@@ -4,16 +4,15 @@
 #include "models/hf/arch/weight_loader.hpp"
 
 namespace lmeval::hf {
-namespace arch_olmo2 {
 
-void parse(const ConfigReader& c, ArchConfig& a) {
-  parse_llama_shape(c, a, {.rms_norm_eps = 1e-5});
+// What OLMo 2 and OLMo 3 change in Llama's block.
+void parse_olmo2_layout(ArchConfig& a) {
   a.pre_norm = false;
   a.branch_norms = true;
   a.qk_norm = QkNorm::kWhole;
 }
 
-void load(WeightLoader& w) {
+void load_olmo2_weights(WeightLoader& w) {
   DecoderNames n;
   n.ln1 = "";
   n.ln2 = "";
@@ -22,8 +21,15 @@ void load(WeightLoader& w) {
   w.load_decoder(n);
 }
 
+namespace arch_olmo2 {
+
+void parse(const ConfigReader& c, ArchConfig& a) {
+  parse_llama_shape(c, a, {.rms_norm_eps = 1e-5});
+  parse_olmo2_layout(a);
+}
+
 }  // namespace arch_olmo2
 
-extern const ArchSpec kOlmo2{"Olmo2ForCausalLM", "olmo2", arch_olmo2::parse, arch_olmo2::load};
+extern const ArchSpec kOlmo2{"Olmo2ForCausalLM", "olmo2", arch_olmo2::parse, load_olmo2_weights};
 
 }  // namespace lmeval::hf
