@@ -125,6 +125,20 @@ def fixture_specs():
             layer_types=["sliding_attention", "full_attention"],
             rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
                              "sliding_attention": {"rope_type": "default", "rope_theta": 1000.0}})),
+        # GPT-J: parallel attention and MLP from one LayerNorm, interleaved rotary over 8 of 16
+        # dimensions per head, an LM head with a bias.
+        "gptj": (T.GPTJConfig, T.GPTJForCausalLM, dict(
+            n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, rotary_dim=8,
+            tie_word_embeddings=False, **COMMON)),
+        # Command R: LayerNorms without bias, parallel residual, interleaved rotary, per-head q/k
+        # LayerNorm weights, logit_scale.
+        "cohere": (T.CohereConfig, T.CohereForCausalLM, dict(
+            llama, max_position_embeddings=64, use_qk_norm=True, logit_scale=0.5,
+            tie_word_embeddings=True)),
+        # StableLM: partial rotary 0.25, q/k/v biases, per-head q/k LayerNorms, parallel residual.
+        "stablelm": (T.StableLmConfig, T.StableLmForCausalLM, dict(
+            llama, max_position_embeddings=64, use_qkv_bias=True, qk_layernorm=True,
+            use_parallel_residual=True, partial_rotary_factor=0.25)),
     }
 
 

@@ -315,43 +315,54 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
     kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
     const bool rope = cfg.uses_rope(li), local = cfg.uses_local_rope(li);
     // q/k norm (per head: Qwen3; over all heads: OLMo2), then rotary embedding of q and k.
-    at::parallel_for(0, N, std::max<int64_t>(1, kParallelWork / ld_qkv),
-                     [&](int64_t r0, int64_t r1) {
-                       std::vector<float> tmp(static_cast<size_t>(std::max(hd, qdim)));
-                       for (int64_t r = r0; r < r1; ++r) {
-                         float* row = qp + r * ld_qkv;
-                         if (cfg.qk_norm == QkNorm::kWhole) {
-                           std::copy(row, row + qdim, tmp.begin());
-                           norm_rows(cfg, tmp.data(), qdim, row, qdim, 1, qdim, cfptr(L.q_norm_w),
-                                     cfptr(L.q_norm_b));
-                           std::copy(row + qdim, row + qdim + KV * hd, tmp.begin());
-                           norm_rows(cfg, tmp.data(), KV * hd, row + qdim, KV * hd, 1, KV * hd,
-                                     cfptr(L.k_norm_w), cfptr(L.k_norm_b));
-                         }
-                         if (cfg.clip_qkv > 0.0) {
-                           const float c = static_cast<float>(cfg.clip_qkv);
-                           for (int64_t i = 0; i < ld_qkv; ++i) row[i] = std::clamp(row[i], -c, c);
-                         }
-                         for (int64_t hh = 0; hh < H + KV; ++hh) {
-                           float* v = row + hh * hd;
-                           if (cfg.qk_norm == QkNorm::kPerHead) {
-                             std::copy(v, v + hd, tmp.begin());
-                             norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd,
-                                       cfptr(hh < H ? L.q_norm_w : L.k_norm_w),
-                                       cfptr(hh < H ? L.q_norm_b : L.k_norm_b));
-                           }
-                           if (!rope) continue;
-                           const RopeTable* tab = local ? local_table : row_table[r];
-                           const float* c = tab->cos.data() + pos[r] * rd;
-                           const float* s = tab->sin.data() + pos[r] * rd;
-                           for (int64_t i = 0; i < half; ++i) {
-                             const float x1 = v[i], x2 = v[half + i];
-                             v[i] = x1 * c[i] - x2 * s[i];
-                             v[half + i] = x2 * c[half + i] + x1 * s[half + i];
-                           }
-                         }
-                       }
-                     });
+    at::parallel_for(
+        0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
+          std::vector<float> tmp(static_cast<size_t>(std::max(hd, qdim)));
+          for (int64_t r = r0; r < r1; ++r) {
+            float* row = qp + r * ld_qkv;
+            if (cfg.qk_norm == QkNorm::kWhole) {
+              std::copy(row, row + qdim, tmp.begin());
+              norm_rows(cfg, tmp.data(), qdim, row, qdim, 1, qdim, cfptr(L.q_norm_w),
+                        cfptr(L.q_norm_b));
+              std::copy(row + qdim, row + qdim + KV * hd, tmp.begin());
+              norm_rows(cfg, tmp.data(), KV * hd, row + qdim, KV * hd, 1, KV * hd,
+                        cfptr(L.k_norm_w), cfptr(L.k_norm_b));
+            }
+            if (cfg.clip_qkv > 0.0) {
+              const float c = static_cast<float>(cfg.clip_qkv);
+              for (int64_t i = 0; i < ld_qkv; ++i) row[i] = std::clamp(row[i], -c, c);
+            }
+            for (int64_t hh = 0; hh < H + KV; ++hh) {
+              float* v = row + hh * hd;
+              if (cfg.qk_norm == QkNorm::kPerHead || cfg.qk_norm == QkNorm::kPerHeadWeights) {
+                // kPerHeadWeights: head hh's own row of the [heads, hd] weights.
+                const int64_t off =
+                    cfg.qk_norm == QkNorm::kPerHeadWeights ? (hh < H ? hh : hh - H) * hd : 0;
+                const float* nb = cfptr(hh < H ? L.q_norm_b : L.k_norm_b);
+                std::copy(v, v + hd, tmp.begin());
+                norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd,
+                          cfptr(hh < H ? L.q_norm_w : L.k_norm_w) + off, nb ? nb + off : nullptr);
+              }
+              if (!rope) continue;
+              const RopeTable* tab = local ? local_table : row_table[r];
+              const float* c = tab->cos.data() + pos[r] * rd;
+              const float* s = tab->sin.data() + pos[r] * rd;
+              if (cfg.rope_interleaved) {
+                for (int64_t i = 0; i < half; ++i) {
+                  const float x1 = v[2 * i], x2 = v[2 * i + 1];
+                  v[2 * i] = x1 * c[i] - x2 * s[i];
+                  v[2 * i + 1] = x2 * c[i] + x1 * s[i];
+                }
+                continue;
+              }
+              for (int64_t i = 0; i < half; ++i) {
+                const float x1 = v[i], x2 = v[half + i];
+                v[i] = x1 * c[i] - x2 * s[i];
+                v[half + i] = x2 * c[half + i] + x1 * s[half + i];
+              }
+            }
+          }
+        });
     // Attention in blocks of kQueryBlock queries of one (sequence, head): scores against the
     // keys up to the block's last query only (Q times the transposed keys), softmax per row,
     // then P times V. Every product is a matmul_nn_acc chain over the key (or head) dimension
@@ -487,12 +498,15 @@ Tensor Transformer::Impl::logprobs_invariant(const Tensor& hidden_rows) {
   kernels::matmul_nt(fptr(x), E, fptr(head_w), E, cfptr(head_b), fptr(lg), V, n, V, E);
   const float cap = static_cast<float>(cfg.final_softcap);
   const float divisor = static_cast<float>(cfg.logits_divisor);
+  const float logit_scale = static_cast<float>(cfg.logit_scale);
   float* l = fptr(lg);
   at::parallel_for(0, n, std::max<int64_t>(1, kParallelWork / V), [&](int64_t r0, int64_t r1) {
     std::vector<float> tmp;
     for (int64_t r = r0; r < r1; ++r) {
       if (divisor != 1.0f)
         for (int64_t v = 0; v < V; ++v) l[r * V + v] /= divisor;
+      if (logit_scale != 1.0f)
+        for (int64_t v = 0; v < V; ++v) l[r * V + v] *= logit_scale;
       if (cap > 0.0f)
         for (int64_t v = 0; v < V; ++v) l[r * V + v] = std::tanh(l[r * V + v] / cap) * cap;
       log_softmax_row(l + r * V, V, tmp);

@@ -170,6 +170,10 @@ struct Transformer::Impl {
 
   // ----- forward -------------------------------------------------------------------------
   Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {
+    if (cfg.norm == NormKind::kLayerNorm && w.dim() > 1) {  // a weight per head [heads, hd]
+      Tensor y = at::layer_norm(x, {x.size(-1)}, {}, {}, cfg.norm_eps) * w;
+      return b.defined() ? y + b : y;
+    }
     if (cfg.norm == NormKind::kLayerNorm)
       return at::layer_norm(x, {x.size(-1)}, w, b, cfg.norm_eps);
     Tensor xf = x.to(at::kFloat);
@@ -195,8 +199,25 @@ struct Transformer::Impl {
     const int64_t h = x.size(-1) / 2;
     return at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1);
   }
+  // GPT-J's rotate_every_two / Cohere's rotate_half: (x[2i], x[2i+1]) by frequency i; cos and
+  // sin hold each frequency twice ([f0..f(h-1), f0..f(h-1)]), so their first half is used.
+  Tensor rope_interleaved(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
+    const int64_t h = x.size(-1) / 2;
+    std::vector<int64_t> pairs = x.sizes().vec();
+    pairs.back() = h;
+    pairs.push_back(2);
+    Tensor xp = x.reshape(pairs);
+    Tensor x1 = xp.select(-1, 0), x2 = xp.select(-1, 1);
+    Tensor c = cos.narrow(-1, 0, h), s = sin.narrow(-1, 0, h);
+    return at::stack({x1 * c - x2 * s, x2 * c + x1 * s}, -1).flatten(-2);
+  }
   Tensor apply_rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
     const int64_t rd = cfg.rotary_dim;
+    if (cfg.rope_interleaved) {
+      if (rd == x.size(-1)) return rope_interleaved(x, cos, sin);
+      return at::cat(
+          {rope_interleaved(x.narrow(-1, 0, rd), cos, sin), x.narrow(-1, rd, x.size(-1) - rd)}, -1);
+    }
     if (rd == x.size(-1)) return x * cos + rotate_half(x) * sin;
     Tensor xr = x.narrow(-1, 0, rd);
     Tensor xp = x.narrow(-1, rd, x.size(-1) - rd);
@@ -356,7 +377,7 @@ struct Transformer::Impl {
     }
     q = q.reshape({B, T, H, hd});
     k = k.reshape({B, T, KV, hd});
-    if (cfg.qk_norm == QkNorm::kPerHead) {
+    if (cfg.qk_norm == QkNorm::kPerHead || cfg.qk_norm == QkNorm::kPerHeadWeights) {
       q = norm(q, L.q_norm_w, L.q_norm_b);
       k = norm(k, L.k_norm_w, L.k_norm_b);
     }
@@ -437,6 +458,7 @@ struct Transformer::Impl {
     if (proj_out.defined()) x = at::linear(x, proj_out);
     Tensor lg = at::linear(x, head_w, head_b);
     if (cfg.logits_divisor != 1.0) lg = lg / cfg.logits_divisor;  // Granite logits_scaling
+    if (cfg.logit_scale != 1.0) lg = lg * cfg.logit_scale;        // Cohere
     if (cfg.final_softcap > 0.0) lg = at::tanh(lg / cfg.final_softcap) * cfg.final_softcap;
     return lg;
   }

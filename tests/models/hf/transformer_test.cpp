@@ -155,7 +155,8 @@ const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",  
                                                 "granite",       "smollm3",      "olmo2",
                                                 "starcoder2",    "mixtral",      "qwen2_moe",
                                                 "qwen3_moe",     "olmoe",        "gemma3",
-                                                "olmo3"};
+                                                "olmo3",         "gptj",         "cohere",
+                                                "stablelm"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;

@@ -19,9 +19,10 @@ enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
 // transformers' rope_type values. kDynamic and kLongRope pick their frequencies from a sequence's
 // length (rope.hpp).
 enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };
-// Where q and k are normalised before the rotary embedding: per head over head_dim (Qwen3 RMS,
-// Phi LayerNorm) or over the whole projection of all heads (OLMo2).
-enum class QkNorm { kNone, kPerHead, kWhole };
+// Where q and k are normalised before the rotary embedding: per head over head_dim with one
+// weight for all heads (Qwen3 RMS, Phi LayerNorm) or a weight per head (StableLM, Cohere), or
+// over the whole projection of all heads (OLMo2).
+enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole };
 
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
@@ -54,6 +55,7 @@ struct ArchConfig {
   NormKind norm = NormKind::kRms;
   bool norm_plus_one = false;  // Gemma: x·(1 + w), all in float32
   double norm_eps = 1e-5;
+  bool norm_bias = true;  // LayerNorms with a bias (Cohere's have none)
   bool pre_norm = true;            // a norm before each branch (OLMo2 has none: branch norms only)
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP
@@ -73,6 +75,7 @@ struct ArchConfig {
   bool embed_scale = false;    // Gemma: embeddings·√hidden (rounded to the model dtype)
   double embedding_multiplier = 1.0;  // Granite: embeddings·m
   double logits_divisor = 1.0;        // Granite logits_scaling: logits / d
+  double logit_scale = 1.0;           // Cohere: logits · s
   int64_t learned_positions = 0;      // rows of a learned position table (GPT-2, OPT), 0 = none
   int64_t position_offset = 0;        // OPT's offset of 2
 
@@ -88,6 +91,7 @@ struct ArchConfig {
   RopeType rope = RopeType::kNone;
   double rope_theta = 10000.0;
   int64_t rotary_dim = 0;
+  bool rope_interleaved = false;  // pairs (2i, 2i+1) rotate (GPT-J, Cohere), not (i, i + d/2)
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int64_t rope_original_max_positions = 8192;
   double rope_attention_factor = 1.0;                  // YaRN/LongRoPE scale of cos and sin

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 // The architectures, each defined by its own file (arch/<model_type>.cpp).
 extern const ArchSpec kLlama, kMistral, kQwen2, kQwen3, kGptNeoX, kGpt2, kPhi, kPhi3, kGemma,
     kGemma2, kOpt, kGranite, kSmolLM3, kOlmo2, kStarcoder2, kMixtral, kQwen2Moe, kQwen3Moe, kOlmoe,
-    kGemma3, kOlmo3;
+    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm;
 
 const std::vector<const ArchSpec*>& arch_registry() {
   // clang-format off
@@ -38,6 +38,9 @@ const std::vector<const ArchSpec*>& arch_registry() {
       &kOlmoe,
       &kGemma3,
       &kOlmo3,
+      &kGptJ,
+      &kCohere,
+      &kStableLm,
   };
   // clang-format on
   return specs;

@@ -36,7 +36,7 @@ void WeightLoader::load_decoder(const DecoderNames& n) {
   const int64_t I = cfg.intermediate_size, V = cfg.vocab_size;
   const int64_t qdim = H * hd, kvdim = KV * hd;
   const std::string& p = n.prefix;
-  const bool ln_bias = cfg.norm == NormKind::kLayerNorm;
+  const bool ln_bias = cfg.norm == NormKind::kLayerNorm && cfg.norm_bias;
   auto norm = [&](const std::string& l, const std::string& name, int64_t width, Tensor& wt,
                   Tensor* bias) {
     wt = get(p, l + name + ".weight", {width});
@@ -70,6 +70,27 @@ void WeightLoader::load_decoder(const DecoderNames& n) {
     if (cfg.qk_norm == QkNorm::kPerHead) {
       norm(l, n.q_norm, hd, L.q_norm_w, &L.q_norm_b);
       norm(l, n.k_norm, hd, L.k_norm_w, &L.k_norm_b);
+    } else if (cfg.qk_norm == QkNorm::kPerHeadWeights) {
+      // One [heads, hd] weight (Cohere), or one LayerNorm module per head (StableLM's
+      // q_layernorm.norms.N).
+      auto per_head = [&](const std::string& name, int64_t heads, Tensor& wt, Tensor& bias) {
+        wt = get(p, l + name + ".weight", {heads, hd}, false);
+        if (wt.defined()) {
+          bias = get(p, l + name + ".bias", {heads, hd}, false);
+          return;
+        }
+        std::vector<Tensor> ws, bs;
+        for (int64_t h = 0; h < heads; ++h) {
+          const std::string x = l + name + ".norms." + std::to_string(h) + ".";
+          ws.push_back(get(p, x + "weight", {hd}));
+          Tensor b = get(p, x + "bias", {hd}, false);
+          if (b.defined()) bs.push_back(b);
+        }
+        wt = at::stack(ws);
+        if (!bs.empty()) bias = at::stack(bs);
+      };
+      per_head(n.q_norm, H, L.q_norm_w, L.q_norm_b);
+      per_head(n.k_norm, KV, L.k_norm_w, L.k_norm_b);
     } else if (cfg.qk_norm == QkNorm::kWhole) {
       norm(l, n.q_norm, qdim, L.q_norm_w, &L.q_norm_b);
       norm(l, n.k_norm, kvdim, L.k_norm_w, &L.k_norm_b);
