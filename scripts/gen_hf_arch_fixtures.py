@@ -139,6 +139,15 @@ def fixture_specs():
         "stablelm": (T.StableLmConfig, T.StableLmForCausalLM, dict(
             llama, max_position_embeddings=64, use_qkv_bias=True, qk_layernorm=True,
             use_parallel_residual=True, partial_rotary_factor=0.25)),
+        # Command R7B: Cohere with a sliding layer (window 8, rotary) and a global NoPE layer.
+        "cohere2": (T.Cohere2Config, T.Cohere2ForCausalLM, dict(
+            llama, max_position_embeddings=64, sliding_window=8, logit_scale=0.5,
+            layer_types=["sliding_attention", "full_attention"], tie_word_embeddings=True)),
+        # EXAONE 4: OLMo 2's block with per-head q/k norms, a sliding layer (window 8, rotary)
+        # and a global NoPE layer.
+        "exaone4": (T.Exaone4Config, T.Exaone4ForCausalLM, dict(
+            llama, max_position_embeddings=64, sliding_window=8,
+            layer_types=["sliding_attention", "full_attention"])),
     }
 
 

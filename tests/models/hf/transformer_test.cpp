@@ -156,7 +156,7 @@ const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",  
                                                 "starcoder2",    "mixtral",      "qwen2_moe",
                                                 "qwen3_moe",     "olmoe",        "gemma3",
                                                 "olmo3",         "gptj",         "cohere",
-                                                "stablelm"};
+                                                "stablelm",      "cohere2",      "exaone4"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 // The architectures, each defined by its own file (arch/<model_type>.cpp).
 extern const ArchSpec kLlama, kMistral, kQwen2, kQwen3, kGptNeoX, kGpt2, kPhi, kPhi3, kGemma,
     kGemma2, kOpt, kGranite, kSmolLM3, kOlmo2, kStarcoder2, kMixtral, kQwen2Moe, kQwen3Moe, kOlmoe,
-    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm;
+    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4;
 
 const std::vector<const ArchSpec*>& arch_registry() {
   // clang-format off
@@ -41,6 +41,8 @@ const std::vector<const ArchSpec*>& arch_registry() {
       &kGptJ,
       &kCohere,
       &kStableLm,
+      &kCohere2,
+      &kExaone4,
   };
   // clang-format on
   return specs;
