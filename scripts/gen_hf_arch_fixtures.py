@@ -148,6 +148,12 @@ def fixture_specs():
         "exaone4": (T.Exaone4Config, T.Exaone4ForCausalLM, dict(
             llama, max_position_embeddings=64, sliding_window=8,
             layer_types=["sliding_attention", "full_attention"])),
+        # GLM-4: sandwich norms, fused gate_up, interleaved rotary on half of each head, biases.
+        "glm4": (T.Glm4Config, T.Glm4ForCausalLM, dict(
+            llama, max_position_embeddings=64, head_dim=16, attention_bias=True)),
+        # ERNIE 4.5: interleaved rotary over the whole head, tied embeddings.
+        "ernie4_5": (T.Ernie4_5Config, T.Ernie4_5ForCausalLM, dict(
+            llama, max_position_embeddings=64, head_dim=16, tie_word_embeddings=True)),
     }
 
 

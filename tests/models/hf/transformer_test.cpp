@@ -156,7 +156,8 @@ const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",  
                                                 "starcoder2",    "mixtral",      "qwen2_moe",
                                                 "qwen3_moe",     "olmoe",        "gemma3",
                                                 "olmo3",         "gptj",         "cohere",
-                                                "stablelm",      "cohere2",      "exaone4"};
+                                                "stablelm",      "cohere2",      "exaone4",
+                                                "glm4",          "ernie4_5"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;

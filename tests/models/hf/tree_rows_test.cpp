@@ -96,7 +96,8 @@ TEST_P(TreeRowsArchFixture, DevicePathMatchesTheInvariantPath) {
 INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
                          ::testing::Values("granite", "smollm3", "olmo2", "starcoder2", "mixtral",
                                            "qwen2_moe", "qwen3_moe", "olmoe", "gemma3", "olmo3",
-                                           "gptj", "cohere", "stablelm", "cohere2", "exaone4"),
+                                           "gptj", "cohere", "stablelm", "cohere2", "exaone4",
+                                           "glm4", "ernie4_5"),
                          [](const auto& info) { return info.param; });
 
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 // The architectures, each defined by its own file (arch/<model_type>.cpp).
 extern const ArchSpec kLlama, kMistral, kQwen2, kQwen3, kGptNeoX, kGpt2, kPhi, kPhi3, kGemma,
     kGemma2, kOpt, kGranite, kSmolLM3, kOlmo2, kStarcoder2, kMixtral, kQwen2Moe, kQwen3Moe, kOlmoe,
-    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4;
+    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4, kGlm4, kErnie4_5;
 
 const std::vector<const ArchSpec*>& arch_registry() {
   // clang-format off
@@ -43,6 +43,8 @@ const std::vector<const ArchSpec*>& arch_registry() {
       &kStableLm,
       &kCohere2,
       &kExaone4,
+      &kGlm4,
+      &kErnie4_5,
   };
   // clang-format on
   return specs;
