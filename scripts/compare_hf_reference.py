@@ -51,7 +51,7 @@ def build_driver(build):
     lib = os.path.join(build, "liblmeval_hf.a")
     if os.path.exists(exe) and os.path.getmtime(exe) > max(os.path.getmtime(src), os.path.getmtime(lib)):
         return exe
-    libs = [os.path.join(build, f"liblmeval_{m}.a") for m in ["hf", "models", "data", "tokenizer", "template", "core"]]
+    libs = [os.path.join(build, f"liblmeval_{m}.a") for m in ["hf", "models", "config", "data", "tokenizer", "template", "core"]]
     cmd = (["c++", "-O2", "-std=c++20", f"-I{ROOT}/include", f"-I{ROOT}/src", "-I/usr/include",
             "-I/usr/include/torch/csrc/api/include", src, "-o", exe] + libs +
            ["-Wl,--no-as-needed", "-ltorch", "-ltorch_cpu", "-lc10", "-Wl,--as-needed",

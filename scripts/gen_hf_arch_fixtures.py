@@ -154,6 +154,28 @@ def fixture_specs():
         # ERNIE 4.5: interleaved rotary over the whole head, tied embeddings.
         "ernie4_5": (T.Ernie4_5Config, T.Ernie4_5ForCausalLM, dict(
             llama, max_position_embeddings=64, head_dim=16, tie_word_embeddings=True)),
+        # Falcon-7B's layout: multi-query, parallel attention and MLP from one norm, biases off.
+        "falcon_7b": (T.FalconConfig, T.FalconForCausalLM, dict(
+            hidden_size=HID, num_hidden_layers=LAYERS, num_attention_heads=HEADS, ffn_hidden_size=INTER,
+            max_position_embeddings=64, multi_query=True, parallel_attn=True, bias=False,
+            tie_word_embeddings=False, **COMMON)),
+        # Falcon-40B/180B's layout: kv groups in the fused projection, two parallel norms, biases.
+        "falcon_40b": (T.FalconConfig, T.FalconForCausalLM, dict(
+            hidden_size=HID, num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_kv_heads=KV,
+            ffn_hidden_size=INTER, max_position_embeddings=64, new_decoder_architecture=True, bias=True,
+            **COMMON)),
+        # Falcon with multi-head attention, sequential residual.
+        "falcon_seq": (T.FalconConfig, T.FalconForCausalLM, dict(
+            hidden_size=HID, num_hidden_layers=LAYERS, num_attention_heads=HEADS, ffn_hidden_size=INTER,
+            max_position_embeddings=64, multi_query=False, parallel_attn=False, bias=True, **COMMON)),
+        # StarCoder 1 / SantaCoder: GPT-2 with Linear weights and multi-query attention.
+        "gpt_bigcode": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
+            n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=True,
+            **COMMON)),
+        # GPTBigCode with multi-head attention (per-head c_attn rows).
+        "gpt_bigcode_mha": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
+            n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=False,
+            **COMMON)),
     }
 
 

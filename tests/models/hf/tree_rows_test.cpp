@@ -97,7 +97,8 @@ INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
                          ::testing::Values("granite", "smollm3", "olmo2", "starcoder2", "mixtral",
                                            "qwen2_moe", "qwen3_moe", "olmoe", "gemma3", "olmo3",
                                            "gptj", "cohere", "stablelm", "cohere2", "exaone4",
-                                           "glm4", "ernie4_5"),
+                                           "glm4", "ernie4_5", "falcon_7b", "falcon_40b",
+                                           "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha"),
                          [](const auto& info) { return info.param; });
 
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a

@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 // The architectures, each defined by its own file (arch/<model_type>.cpp).
 extern const ArchSpec kLlama, kMistral, kQwen2, kQwen3, kGptNeoX, kGpt2, kPhi, kPhi3, kGemma,
     kGemma2, kOpt, kGranite, kSmolLM3, kOlmo2, kStarcoder2, kMixtral, kQwen2Moe, kQwen3Moe, kOlmoe,
-    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4, kGlm4, kErnie4_5;
+    kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4, kGlm4, kErnie4_5, kFalcon,
+    kGptBigCode;
 
 const std::vector<const ArchSpec*>& arch_registry() {
   // clang-format off
@@ -45,6 +46,8 @@ const std::vector<const ArchSpec*>& arch_registry() {
       &kExaone4,
       &kGlm4,
       &kErnie4_5,
+      &kFalcon,
+      &kGptBigCode,
   };
   // clang-format on
   return specs;

@@ -1,0 +1,71 @@
+// GPTBigCode / StarCoder 1, SantaCoder (GPTBigCodeForCausalLM): GPT-2 with nn.Linear weights
+// and multi-query attention (one kv head) by default; c_attn rows [q; k; v] (multi_query) or
+// per head [q, k, v].
+#include "lmeval/core/error.hpp"
+#include "models/hf/arch/arch.hpp"
+#include "models/hf/arch/weight_loader.hpp"
+
+namespace lmeval::hf {
+namespace arch_gpt_bigcode {
+
+void parse(const ConfigReader& c, ArchConfig& a) {
+  a.hidden_size = c.size_("n_embd");
+  a.num_layers = c.size_("n_layer");
+  a.num_heads = c.size_("n_head");
+  a.num_kv_heads = c.bool_or("multi_query", true) ? 1 : a.num_heads;
+  a.intermediate_size = c.size_or("n_inner", 4 * a.hidden_size);
+  a.max_position_embeddings = c.opt_size("n_positions");
+  a.learned_positions = c.size_or("n_positions", 1024);
+  a.norm = NormKind::kLayerNorm;
+  a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
+  a.activation = parse_activation(c.str_or("activation_function", "gelu_pytorch_tanh"), c.path(),
+                                  "$.activation_function");
+  a.gated_mlp = false;
+  a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
+  finish_heads(c, a);
+  if (!c.bool_or("scale_attn_weights", true)) a.attn_scale = 1.0;
+  a.layer_sliding_window.assign(a.num_layers, 0);
+}
+
+void load(WeightLoader& w) {
+  const ArchConfig& cfg = w.cfg;
+  const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
+  const int64_t I = cfg.intermediate_size, rows = (H + 2 * KV) * hd;
+  const std::string p = "transformer.";
+  w.m.embed = w.get(p, "wte.weight", {cfg.vocab_size, Hd});
+  w.m.pos_embed = w.get(p, "wpe.weight", {cfg.learned_positions, Hd});
+  w.m.layers.resize(cfg.num_layers);
+  // Multi-head c_attn rows are per head [q, k, v] (GPTBigCodeAttention's view + split).
+  auto regroup = [&](const Tensor& t) {
+    if (KV == 1 || !t.defined()) return t;
+    const int64_t cols = t.dim() == 2 ? Hd : 1;
+    Tensor x = t.reshape({H, 3, hd, cols}).transpose(0, 1);
+    return t.dim() == 2 ? x.reshape({rows, Hd}).contiguous() : x.reshape({rows}).contiguous();
+  };
+  for (int64_t i = 0; i < cfg.num_layers; ++i) {
+    Layer& L = w.m.layers[i];
+    const std::string l = "h." + std::to_string(i) + ".";
+    L.ln1_w = w.get(p, l + "ln_1.weight", {Hd});
+    L.ln1_b = w.get(p, l + "ln_1.bias", {Hd});
+    L.ln2_w = w.get(p, l + "ln_2.weight", {Hd});
+    L.ln2_b = w.get(p, l + "ln_2.bias", {Hd});
+    L.qkv_w = regroup(w.get(p, l + "attn.c_attn.weight", {rows, Hd}));
+    L.qkv_b = regroup(w.get(p, l + "attn.c_attn.bias", {rows}, false));
+    L.o_w = w.get(p, l + "attn.c_proj.weight", {Hd, Hd});
+    L.o_b = w.get(p, l + "attn.c_proj.bias", {Hd}, false);
+    L.up_w = w.get(p, l + "mlp.c_fc.weight", {I, Hd});
+    L.up_b = w.get(p, l + "mlp.c_fc.bias", {I}, false);
+    L.down_w = w.get(p, l + "mlp.c_proj.weight", {Hd, I});
+    L.down_b = w.get(p, l + "mlp.c_proj.bias", {Hd}, false);
+  }
+  w.m.final_w = w.get(p, "ln_f.weight", {Hd});
+  w.m.final_b = w.get(p, "ln_f.bias", {Hd});
+  if (!cfg.tie_word_embeddings) w.m.head_w = w.get_exact("lm_head.weight", {cfg.vocab_size, Hd});
+}
+
+}  // namespace arch_gpt_bigcode
+
+extern const ArchSpec kGptBigCode{"GPTBigCodeForCausalLM", "gpt_bigcode", arch_gpt_bigcode::parse,
+                                  arch_gpt_bigcode::load};
+
+}  // namespace lmeval::hf
