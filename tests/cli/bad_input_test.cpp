@@ -251,3 +251,31 @@ TEST_F(BadInput, NumericTaskNameIsNamedWithItsFile) {
   EXPECT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_NE(ls.err.find("task name 123 is not a string"), std::string::npos) << ls.err;
 }
+
+// Issue 32: a folder symlink back up the tree under --include_path made `ls` and `run` fail
+// with an internal error ("Too many levels of symbolic links"); the loop is not entered twice.
+TEST_F(BadInput, SymlinkLoopUnderIncludePathIsNotFollowed) {
+  fs::create_directory_symlink("..", dir_ / "tasks" / "up");
+  fs::create_directory_symlink(".", dir_ / "tasks" / "self");
+  auto ls = lm("ls tasks --include_path tasks");
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("t1"), std::string::npos) << ls.out;
+  auto run = lm("run --model dummy --include_path tasks --tasks t1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("|t1"), std::string::npos) << run.out;
+}
+
+// Issue 32: LMEVAL_CACHE_CHUNK=abc or -1 fell back to 256 without a word.
+TEST_F(BadInput, BadCacheChunkIsRefused) {
+  for (const std::string v : {"abc", "-1", "0", "12x"}) {
+    auto r = lmeval::testing::run_command(
+        "cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 LMEVAL_CACHE_CHUNK=" + v + " '" +
+        lmeval::testing::lmeval_binary().string() +
+        "' run --model dummy --include_path tasks --tasks t1 --use_cache c");
+    EXPECT_EQ(r.exit_code, 2) << v << ": " << r.err;
+    EXPECT_NE(r.err.find("LMEVAL_CACHE_CHUNK: LMEVAL_CACHE_CHUNK is '" + v + "'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("from 1 to 1000000"), std::string::npos) << r.err;
+  }
+}
