@@ -279,3 +279,23 @@ TEST_F(BadInput, BadCacheChunkIsRefused) {
     EXPECT_NE(r.err.find("from 1 to 1000000"), std::string::npos) << r.err;
   }
 }
+
+// Issue 32: a --data_dir that is a file or missing was ignored, and the error spoke only of the
+// Hub cache.
+TEST_F(BadInput, DataDirMustBeAFolder) {
+  scratch_.write("afile", "x");
+  for (const auto& [dir, why] : {std::pair<std::string, std::string>{"afile", "is not a folder"},
+                                 {"missing", "does not exist"}}) {
+    for (const std::string cmd : {"run --model dummy", "validate"}) {
+      auto r = lm(cmd + " --include_path tasks --tasks t1 --data_dir " + dir);
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << dir << ": " << r.err;
+      EXPECT_NE(r.err.find("--data_dir: " + dir + " " + why), std::string::npos) << r.err;
+    }
+  }
+  auto env = lmeval::testing::run_command("cd '" + dir_.string() +
+                                          "' && LMEVAL_NO_INDEX_CACHE=1 LMEVAL_DATA_DIR=missing '" +
+                                          lmeval::testing::lmeval_binary().string() +
+                                          "' run --model dummy --include_path tasks --tasks t1");
+  EXPECT_EQ(env.exit_code, 2) << env.err;
+  EXPECT_NE(env.err.find("LMEVAL_DATA_DIR: missing does not exist"), std::string::npos) << env.err;
+}
