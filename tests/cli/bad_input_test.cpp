@@ -299,3 +299,19 @@ TEST_F(BadInput, DataDirMustBeAFolder) {
   EXPECT_EQ(env.exit_code, 2) << env.err;
   EXPECT_NE(env.err.find("LMEVAL_DATA_DIR: missing does not exist"), std::string::npos) << env.err;
 }
+
+// Issue 32: a helper calling os._exit(0) ended lm-eval with exit 0, no results and no message.
+// In lm-eval's process os._exit raises: exit 2 naming the YAML line and the function.
+TEST_F(BadInput, HelperCallingOsExitIsAnErrorNotAnExit) {
+  scratch_.write("tasks/utils.py", "import os\n\ndef bad(doc):\n    os._exit(0)\n");
+  task("tx", "");
+  std::string yaml = lmeval::testing::read_file(dir_ / "tasks" / "tx.yaml");
+  yaml.replace(yaml.find("doc_to_text: \"Q: {{q}}\""), 23, "doc_to_text: !function utils.bad");
+  scratch_.write("tasks/tx.yaml", yaml);
+  auto r = lm("run --model dummy --include_path tasks --tasks tx");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("tasks/tx.yaml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`!function utils.bad` raised RuntimeError: os._exit(0) was called"),
+            std::string::npos)
+      << r.err;
+}
