@@ -749,7 +749,10 @@ std::string describe(SandboxLevel level) {
 }
 
 SandboxLevel sandbox_level() {
-  return static_cast<SandboxLevel>(std::min(g_best.load(), g_cap.load()));
+  int level = std::min(g_best.load(), g_cap.load());
+  // Level 2 is root's: below level 3 a user gets level 1.
+  if (level == static_cast<int>(SandboxLevel::namespaces_as_root) && ::geteuid() != 0) level = 1;
+  return static_cast<SandboxLevel>(level);
 }
 
 void cap_sandbox_level(SandboxLevel highest) { g_cap = static_cast<int>(highest); }
