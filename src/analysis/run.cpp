@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/file_names.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/template/template.hpp"
@@ -328,7 +329,8 @@ Run load_run(const std::string& path) {
   if (run.label.empty()) run.label = run.results_file.parent_path().filename().string();
   const std::string date = date_of(run.results_file);
   for (const std::string& task : run.tasks()) {
-    fs::path sf = run.results_file.parent_path() / ("samples_" + task + "_" + date + ".jsonl");
+    fs::path sf = run.results_file.parent_path() /
+                  ("samples_" + safe_file_component(task) + "_" + date + ".jsonl");
     if (!fs::exists(sf))
       throw UserError(
           "no samples file for task '" + task + "' of " + rf + " (looked for " + sf.string() + ")",

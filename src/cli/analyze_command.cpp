@@ -17,6 +17,8 @@ struct AnalyzeFlags : RunSetFlags {
 };
 
 int analyze_main(const AnalyzeFlags& f) {
+  // Before any work: the atomic write would replace a symlink, FIFO or device.
+  if (!f.output.empty()) check_output_file(f.output, "--output");
   if (f.runs.size() < 2)
     throw UserError(
         "analyze needs two or more runs of the same tasks; got " + std::to_string(f.runs.size()),

@@ -20,6 +20,8 @@ struct CompareFlags : RunSetFlags {
 };
 
 int compare_main(const CompareFlags& f) {
+  // Before any work: the atomic write would replace a symlink, FIFO or device.
+  if (!f.output.empty()) check_output_file(f.output, "--output");
   if (f.runs.size() < 2)
     throw UserError("compare needs two or more runs; got " + std::to_string(f.runs.size()),
                     {"", 0, 0, "RUN..."},

@@ -18,6 +18,8 @@ struct PowerFlags {
 };
 
 int power_main(PowerFlags f) {
+  // Before any work: the atomic write would replace a symlink, FIFO or device.
+  if (!f.output.empty()) check_output_file(f.output, "--output");
   if (f.accuracy >= 0) f.opt.accuracy = f.accuracy;
   if (f.sd >= 0) f.opt.sd = f.sd;
   const std::vector<analysis::Run> runs = analysis::load_runs(f.runs);

@@ -12,6 +12,8 @@ namespace lmeval::cli {
 namespace {
 
 int report_main(const RunSetFlags& f) {
+  // Before any work: the atomic write would replace a symlink, FIFO or device.
+  check_output_file(f.output, "--output");
   std::vector<analysis::Run> runs = analysis::load_runs(f.runs);
   analysis::CompareOptions copt;
   analysis::AnalyzeOptions aopt;

@@ -14,6 +14,7 @@
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
+#include "lmeval/models/response_store.hpp"
 #include "lmeval/output/output_writer.hpp"
 
 namespace lmeval::cli {
@@ -23,9 +24,18 @@ namespace {
 // The one line printed when a stop signal ends a run.
 std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
   std::string line = std::string(e.what()) + ": no results written; ";
-  if (cfg.use_cache)
-    return line + "the answers so far are in " + *cfg.use_cache +
-           "_rank0.db: run the same command (same --use_cache " + *cfg.use_cache + ") to resume";
+  if (cfg.use_cache) {
+    // Said only when true, with the count the file holds now (answers of the chunk in flight
+    // when the stop came are not among them).
+    const std::string file = *cfg.use_cache + "_rank0.db";
+    const auto n = ResponseStore::count(file);
+    if (n && *n > 0)
+      return line + std::to_string(*n) + (*n == 1 ? " answer is" : " answers are") + " stored in " +
+             file + ": run the same command (same --use_cache " + *cfg.use_cache +
+             ") to resume from them";
+    return line + "no answers were stored in " + file + " yet (a run stores them " +
+           "chunk by chunk): rerunning the same command starts over";
+  }
   return line + "add --use_cache PATH to a run to make it resumable";
 }
 

@@ -13,6 +13,7 @@
 #include "lmeval/config/run_options.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/core/unicode.hpp"
 
 namespace lmeval {
@@ -223,6 +224,16 @@ void EvalConfig::finalize(std::vector<UserError>* collect) {
       if (!model_args.contains(k)) continue;
       model_secrets[k] = model_args[k];
       model_args.erase(k);
+    }
+    // A password in base_url (http://user:PASS@host): the URL stays, masked; the model gets it
+    // whole.
+    if (model_args.contains("base_url") && model_args["base_url"].is_string()) {
+      const std::string url = model_args["base_url"].get<std::string>();
+      const std::string masked = mask_url_passwords(url);
+      if (masked != url) {
+        model_secrets["base_url"] = url;
+        model_args["base_url"] = masked;
+      }
     }
   }
   // The first few-shot seed is the run's own: its results are `results`, as a plain run with it.

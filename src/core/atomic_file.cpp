@@ -48,6 +48,11 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
   create_output_folder(target_.parent_path());
   std::error_code ec;
   if (fs::is_directory(target_, ec)) fail(EISDIR);
+  // The rename would replace a symlink, FIFO or device node (/dev/full) with a regular file.
+  const auto st = fs::symlink_status(target_, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw RuntimeError("cannot write " + target_.string() +
+                       ": it exists and is no regular file (only those are replaced)");
   // Built by appending: `"." + string` trips GCC 12's false -Wrestrict warning in some unity
   // batches.
   std::string name(".");

@@ -108,7 +108,47 @@ void for_each_secret_span(std::string_view s, Fn fn) {
   }
 }
 
+// Calls fn(begin, end) for the password of each URL with one (scheme://user:PASSWORD@host).
+template <class Fn>
+void for_each_url_password(std::string_view s, Fn fn) {
+  for (size_t at = s.find("://"); at != std::string_view::npos; at = s.find("://", at + 3)) {
+    const size_t b = at + 3;
+    size_t e = b;
+    while (e < s.size() && s[e] != '/' && s[e] != '@' && s[e] != '"' && s[e] != '\'' &&
+           s[e] != ',' && !std::isspace(static_cast<unsigned char>(s[e])))
+      ++e;
+    if (e >= s.size() || s[e] != '@') continue;
+    const size_t colon = s.substr(b, e - b).find(':');
+    if (colon != std::string_view::npos && b + colon + 1 < e) fn(b + colon + 1, e);
+  }
+}
+
+// The quoted values of the object or list in `span` (a header dict's values).
+void quoted_values(std::string_view span, std::vector<std::string>& out) {
+  for (size_t i = 0; i < span.size(); ++i) {
+    if (span[i] != ':') continue;
+    size_t b = i + 1;
+    while (b < span.size() && span[b] == ' ') ++b;
+    if (b >= span.size() || (span[b] != '"' && span[b] != '\'')) continue;
+    const size_t e = value_end(span, b);
+    if (e > b + 2) out.emplace_back(span.substr(b + 1, e - b - 2));
+    i = e - 1;
+  }
+}
+
 }  // namespace
+
+std::string mask_url_passwords(std::string_view text) {
+  std::string out;
+  size_t last = 0;
+  for_each_url_password(text, [&](size_t b, size_t e) {
+    out.append(text.substr(last, b - last));
+    out += "***";
+    last = e;
+  });
+  out.append(text.substr(last));
+  return out;
+}
 
 bool is_secret_key(std::string_view key) {
   std::string l;
@@ -130,12 +170,17 @@ std::string mask_secrets(std::string_view text) {
     last = e;
   });
   out.append(text.substr(last));
-  return out;
+  return mask_url_passwords(out);
 }
 
 std::vector<std::string> secret_values_in(std::string_view text) {
   std::vector<std::string> out;
-  for_each_secret_span(text, [&](size_t b, size_t e) { out.emplace_back(text.substr(b, e - b)); });
+  for_each_secret_span(text, [&](size_t b, size_t e) {
+    out.emplace_back(text.substr(b, e - b));
+    // A header object's values one by one: a server may echo one of them alone.
+    if (e > b && (text[b] == '{' || text[b] == '[')) quoted_values(text.substr(b, e - b), out);
+  });
+  for_each_url_password(text, [&](size_t b, size_t e) { out.emplace_back(text.substr(b, e - b)); });
   return out;
 }
 

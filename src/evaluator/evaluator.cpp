@@ -101,6 +101,12 @@ std::shared_ptr<DataSource> make_data_source(const EvalConfig& cfg) {
     dir = *cfg.data_dir;
   else if (const char* env = std::getenv("LMEVAL_DATA_DIR"); env && *env)
     dir = env;
+  // A file or a missing folder used to be ignored, and the error spoke only of the Hub cache.
+  std::error_code ec;
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    throw UserError(dir.string() + (fs::exists(dir, ec) ? " is not a folder" : " does not exist"),
+                    {"", 0, 0, cfg.data_dir ? "--data_dir" : "LMEVAL_DATA_DIR"},
+                    "a folder of local datasets (<org>/<name>/<config>/<split>.jsonl)");
   return std::make_shared<LocalThenHub>(dir);
 }
 

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <set>
 
@@ -25,8 +26,16 @@ using response_json::number;
 size_t chunk_size() {
   static const size_t n = [] {
     const char* v = std::getenv("LMEVAL_CACHE_CHUNK");
-    long k = v ? std::strtol(v, nullptr, 10) : 0;
-    return k > 0 ? static_cast<size_t>(k) : size_t{256};
+    if (!v) return size_t{256};
+    char* end = nullptr;
+    errno = 0;
+    const long k = std::strtol(v, &end, 10);
+    // "abc" and -1 used to fall back to 256 without a word.
+    if (end == v || *end != '\0' || errno == ERANGE || k < 1 || k > 1000000)
+      throw UserError(std::string("LMEVAL_CACHE_CHUNK is '") + v + "'",
+                      {"", 0, 0, "LMEVAL_CACHE_CHUNK"},
+                      "a whole number of requests per cache chunk, from 1 to 1000000 (unset: 256)");
+    return static_cast<size_t>(k);
   }();
   return n;
 }

@@ -183,4 +183,20 @@ void ResponseStore::put(const std::vector<std::pair<std::string, std::string>>& 
   exec("COMMIT");
 }
 
+std::optional<size_t> ResponseStore::count(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+  sqlite3* db = nullptr;
+  std::optional<size_t> n;
+  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM responses", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      n = static_cast<size_t>(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
 }  // namespace lmeval

@@ -13,6 +13,7 @@
 
 #include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/file_names.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/stop_signal.hpp"
 
@@ -43,6 +44,73 @@ void write_text_file(const fs::path& p, const std::string& content) {
   write_file_atomic(p, content);
 }
 
+namespace {
+
+// What a path is when it is no folder or regular file ("" otherwise), for the refusals.
+std::string odd_kind(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::symlink:
+      return "a symlink";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "";
+  }
+}
+
+// The closest existing ancestor of `dir` (itself included), refusing a dangling symlink on the
+// way: create_directories would fail on it only after the whole run.
+fs::path existing_folder_for(const fs::path& dir, const std::string& shown,
+                             const SourceLocation& where) {
+  std::error_code ec;
+  fs::path existing = dir;
+  for (;;) {
+    const auto st = fs::symlink_status(existing, ec);
+    if (fs::exists(st)) {
+      if (fs::is_symlink(st) && !fs::exists(existing, ec))
+        throw UserError("output path " + shown + ": " + existing.string() +
+                            " is a symlink to a missing " + fs::read_symlink(existing, ec).string(),
+                        where, "an existing folder, or a path that does not exist yet");
+      break;
+    }
+    if (!existing.has_parent_path() || existing == existing.parent_path()) {
+      existing = ".";
+      break;
+    }
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, ec))
+    throw UserError("output path " + shown + " is under " + existing.string() + ", which is " +
+                        (odd_kind(fs::symlink_status(existing, ec)).empty()
+                             ? std::string("a file")
+                             : odd_kind(fs::symlink_status(existing, ec))),
+                    where, "a folder path whose parents are folders");
+  return existing;
+}
+
+// A probe file in the folder that will receive a new entry: the one test that sees
+// permissions, read-only mounts, ACLs and full inode tables alike.
+void probe_folder(const fs::path& existing, const std::string& shown, const SourceLocation& where) {
+  fs::path probe = existing / (".lm-eval-write-probe-" + std::to_string(::getpid()));
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int err = errno;
+    throw UserError("output path " + shown + " cannot be written: " + existing.string() + ": " +
+                        std::strerror(err),
+                    where, "a folder this user can write to");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace
+
 void check_output_path_writable(const std::string& output_path) {
   fs::path op(output_path);
   const SourceLocation where{"", 0, 0, "--output_path"};
@@ -51,30 +119,27 @@ void check_output_path_writable(const std::string& output_path) {
   bool json_file = op.extension() == ".json";
   fs::path dir = json_file ? op.parent_path() : op;
   if (dir.empty()) dir = ".";
-  if (!json_file && fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw UserError("output path " + output_path + " is a file", where,
+  if (!json_file && fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    const std::string kind = odd_kind(fs::status(dir, ec));
+    throw UserError("output path " + output_path + " is " + (kind.empty() ? "a file" : kind), where,
                     "a folder (or a path ending in .json for the results file)");
-  fs::path existing = dir;
-  while (!fs::exists(existing, ec) && existing.has_parent_path() &&
-         existing != existing.parent_path())
-    existing = existing.parent_path();
-  if (!fs::exists(existing, ec)) existing = ".";
-  if (!fs::is_directory(existing, ec))
-    throw UserError(
-        "output path " + output_path + " is under " + existing.string() + ", which is a file",
-        where, "a folder path (or a path ending in .json) whose parents are folders");
-  // The folder that will receive a new entry: a probe file there is the one test that sees
-  // permissions, read-only mounts, ACLs and full inode tables alike.
-  fs::path probe = existing / (".lm-eval-write-probe-" + std::to_string(::getpid()));
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    int err = errno;
-    throw UserError("output path " + output_path + " cannot be written: " + existing.string() +
-                        ": " + std::strerror(err),
-                    where, "a folder this user can write to");
   }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  probe_folder(existing_folder_for(dir, output_path, where), output_path, where);
+}
+
+void check_output_file(const std::string& path, const std::string& flag) {
+  const SourceLocation where{"", 0, 0, flag};
+  if (path.empty()) throw UserError(flag + " is empty", where, "a file name");
+  const fs::path p(path);
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    const std::string kind = fs::is_directory(st) ? "a folder" : odd_kind(st);
+    throw UserError(flag + " " + path + " is " + kind + ", which lm-eval does not replace", where,
+                    "a regular file or a new file");
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  probe_folder(existing_folder_for(dir, path, where), path, where);
 }
 
 namespace {
@@ -109,7 +174,7 @@ WrittenFiles write_outputs(const std::string& output_path, const Json& results,
   // signal before the renames leaves no file at all (the staged files remove themselves).
   std::vector<AtomicFile> staged;
   for (const auto& [task, lines] : samples) {
-    fs::path p = dir / ("samples_" + task + "_" + date + ".jsonl");
+    fs::path p = dir / ("samples_" + safe_file_component(task) + "_" + date + ".jsonl");
     staged.emplace_back(p);
     std::string chunk;
     for (const auto& l : lines) {

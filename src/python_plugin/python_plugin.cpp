@@ -21,8 +21,22 @@ using lmeval::PythonCall;
 // Python-side helpers: importing by path as lm_eval/tasks/_yaml_loader.py does, the Dataset the
 // reference's load gives process_docs, and the one line naming a failure's last frame.
 constexpr const char* kHelpers = R"PY(
-import importlib.util, inspect, sys, traceback
+import importlib.util, inspect, os, sys, traceback
 from pathlib import Path
+
+# A helper that calls os._exit would end lm-eval on the spot (exit 0, no results, no message):
+# in lm-eval's own process it raises instead, so the helper's error names its task, file and
+# function. Forked children (multiprocessing) still exit.
+_lmeval_pid = os.getpid()
+_real_exit = os._exit
+
+def _guarded_exit(status=0, *args, **kwargs):
+    if os.getpid() != _lmeval_pid:
+        _real_exit(status, *args, **kwargs)
+    raise RuntimeError(f"os._exit({status!r}) was called inside lm-eval, which it would end "
+                       "without results")
+
+os._exit = _guarded_exit
 
 def load_function(module_file, qualified):
     # _yaml_loader._import_func_in_yml / _load_module_with_cache: the module next to the YAML,

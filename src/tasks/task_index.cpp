@@ -158,17 +158,40 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
     return out;
   }
   if (!fs::is_directory(root)) return out;
-  for (auto it =
-           fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink);
-       it != fs::recursive_directory_iterator(); ++it) {
-    const auto& p = it->path();
+  // A folder symlink back up the tree (a loop) is not entered: following it made the walk fail
+  // with "Too many levels of symbolic links".
+  std::error_code ec;
+  const auto walk_error = [&](const std::error_code& e, const fs::path& where) {
+    return UserError("cannot read the task folder " + where.string() + ": " + e.message(),
+                     {where.string(), 0, 0, ""}, "a readable folder tree");
+  };
+  auto it =
+      fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink, ec);
+  if (ec) throw walk_error(ec, root);
+  fs::path last = root;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) throw walk_error(ec, last);
+    const fs::path p = it->path();
+    last = p;
     std::string fname = p.filename().string();
-    if (it->is_directory() && (fname == "__pycache__" || fname == ".ipynb_checkpoints")) {
+    std::error_code kind_ec;
+    const bool is_dir = it->is_directory(kind_ec);
+    if (is_dir && (fname == "__pycache__" || fname == ".ipynb_checkpoints")) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file() && p.extension() == ".yaml") out.push_back(p);
+    if (is_dir) {
+      if (it->is_symlink(kind_ec)) {
+        std::error_code c1, c2;
+        const fs::path real = fs::canonical(p, c1), here = fs::canonical(p.parent_path(), c2);
+        const auto rel = here.lexically_relative(real);
+        if (c1 || c2 || (!rel.empty() && *rel.begin() != "..")) it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (it->is_regular_file(kind_ec) && p.extension() == ".yaml") out.push_back(p);
   }
+  if (ec) throw walk_error(ec, last);
   // POSIX paths are their generic form: compare them in place (no string copies).
   std::sort(out.begin(), out.end(),
             [](const fs::path& a, const fs::path& b) { return a.native() < b.native(); });

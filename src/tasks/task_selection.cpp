@@ -374,7 +374,9 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
       return b.out;
     }
   // A single existing directory: every *.yaml in it.
-  if (requested.size() == 1 && fs::is_directory(requested[0])) {
+  // error_code forms: a task name too long for a path (300 characters) is a name, no error.
+  std::error_code ec;
+  if (requested.size() == 1 && fs::is_directory(requested[0], ec)) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(requested[0]))
       if (e.path().extension() == ".yaml") files.push_back(e.path());
@@ -394,7 +396,7 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
   std::set<std::string> seen_names;
   for (const auto& e : entries) {
     if (e.size() > 5 && e.substr(e.size() - 5) == ".yaml") {
-      if (!fs::exists(e)) {
+      if (!fs::exists(e, ec)) {
         missing.push_back(e);
         continue;
       }

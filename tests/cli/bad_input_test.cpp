@@ -251,3 +251,67 @@ TEST_F(BadInput, NumericTaskNameIsNamedWithItsFile) {
   EXPECT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_NE(ls.err.find("task name 123 is not a string"), std::string::npos) << ls.err;
 }
+
+// Issue 32: a folder symlink back up the tree under --include_path made `ls` and `run` fail
+// with an internal error ("Too many levels of symbolic links"); the loop is not entered twice.
+TEST_F(BadInput, SymlinkLoopUnderIncludePathIsNotFollowed) {
+  fs::create_directory_symlink("..", dir_ / "tasks" / "up");
+  fs::create_directory_symlink(".", dir_ / "tasks" / "self");
+  auto ls = lm("ls tasks --include_path tasks");
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("t1"), std::string::npos) << ls.out;
+  auto run = lm("run --model dummy --include_path tasks --tasks t1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("|t1"), std::string::npos) << run.out;
+}
+
+// Issue 32: LMEVAL_CACHE_CHUNK=abc or -1 fell back to 256 without a word.
+TEST_F(BadInput, BadCacheChunkIsRefused) {
+  for (const std::string v : {"abc", "-1", "0", "12x"}) {
+    auto r = lmeval::testing::run_command(
+        "cd '" + dir_.string() + "' && LMEVAL_NO_INDEX_CACHE=1 LMEVAL_CACHE_CHUNK=" + v + " '" +
+        lmeval::testing::lmeval_binary().string() +
+        "' run --model dummy --include_path tasks --tasks t1 --use_cache c");
+    EXPECT_EQ(r.exit_code, 2) << v << ": " << r.err;
+    EXPECT_NE(r.err.find("LMEVAL_CACHE_CHUNK: LMEVAL_CACHE_CHUNK is '" + v + "'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("from 1 to 1000000"), std::string::npos) << r.err;
+  }
+}
+
+// Issue 32: a --data_dir that is a file or missing was ignored, and the error spoke only of the
+// Hub cache.
+TEST_F(BadInput, DataDirMustBeAFolder) {
+  scratch_.write("afile", "x");
+  for (const auto& [dir, why] : {std::pair<std::string, std::string>{"afile", "is not a folder"},
+                                 {"missing", "does not exist"}}) {
+    for (const std::string cmd : {"run --model dummy", "validate"}) {
+      auto r = lm(cmd + " --include_path tasks --tasks t1 --data_dir " + dir);
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << dir << ": " << r.err;
+      EXPECT_NE(r.err.find("--data_dir: " + dir + " " + why), std::string::npos) << r.err;
+    }
+  }
+  auto env = lmeval::testing::run_command("cd '" + dir_.string() +
+                                          "' && LMEVAL_NO_INDEX_CACHE=1 LMEVAL_DATA_DIR=missing '" +
+                                          lmeval::testing::lmeval_binary().string() +
+                                          "' run --model dummy --include_path tasks --tasks t1");
+  EXPECT_EQ(env.exit_code, 2) << env.err;
+  EXPECT_NE(env.err.find("LMEVAL_DATA_DIR: missing does not exist"), std::string::npos) << env.err;
+}
+
+// Issue 32: a helper calling os._exit(0) ended lm-eval with exit 0, no results and no message.
+// In lm-eval's process os._exit raises: exit 2 naming the YAML line and the function.
+TEST_F(BadInput, HelperCallingOsExitIsAnErrorNotAnExit) {
+  scratch_.write("tasks/utils.py", "import os\n\ndef bad(doc):\n    os._exit(0)\n");
+  task("tx", "");
+  std::string yaml = lmeval::testing::read_file(dir_ / "tasks" / "tx.yaml");
+  yaml.replace(yaml.find("doc_to_text: \"Q: {{q}}\""), 23, "doc_to_text: !function utils.bad");
+  scratch_.write("tasks/tx.yaml", yaml);
+  auto r = lm("run --model dummy --include_path tasks --tasks tx");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("tasks/tx.yaml:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`!function utils.bad` raised RuntimeError: os._exit(0) was called"),
+            std::string::npos)
+      << r.err;
+}

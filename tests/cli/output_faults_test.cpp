@@ -3,6 +3,7 @@
 // limit) exits 1 naming the file and the OS error and leaves no partial or empty file.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -161,9 +162,11 @@ TEST_F(OutputFaults, AnalysisOutputsAreWrittenWholeOrNotAtAll) {
     auto ok = lm(cmd + " a/dummy b/dummy --output " + out);
     ASSERT_EQ(ok.exit_code, 0) << cmd << ": " << ok.err;
     EXPECT_TRUE(fs::file_size(dir_ / out) > 0) << cmd;
+    // Refused before any work (exit 2), where it used to fail at the write (exit 1).
     auto bad = lm(cmd + " a/dummy b/dummy --output afile/" + out);
-    EXPECT_EQ(bad.exit_code, 1) << cmd << ": " << bad.err;
-    EXPECT_NE(bad.err.find("afile is a file, not a folder"), std::string::npos)
+    EXPECT_EQ(bad.exit_code, 2) << cmd << ": " << bad.err;
+    EXPECT_NE(bad.err.find("output path afile/" + out + " is under afile, which is a file"),
+              std::string::npos)
         << cmd << ": " << bad.err;
     auto full = lm(cmd + " a/dummy b/dummy --output big/" + out, "ulimit -f 1 &&");
     if (full.err.find("ulimit") != std::string::npos) continue;
@@ -205,4 +208,102 @@ TEST_F(OutputFaults, ReadOnlyCacheLocationIsNotCalledDamaged) {
     EXPECT_EQ(r.err.find("delete it"), std::string::npos) << r.err;
   }
   if (!mounted_) fs::permissions(ro, fs::perms::owner_all);
+}
+
+// Issue 32: --output onto a device node, FIFO, symlink or folder is refused with exit 2 before
+// any work, and the thing stays what it was (the atomic write used to rename a regular file over
+// it: /dev/full became a 37 KB file, with exit 0).
+TEST_F(OutputFaults, AnalysisOutputOntoADeviceFifoOrSymlinkIsRefused) {
+  for (const char* salt : {"a", "b"})
+    ASSERT_EQ(lm("run --model dummy --model_args pretrained=dummy,salt=" + std::string(salt) +
+                 " --tasks demo_story_cloze --log_samples --output_path " + salt)
+                  .exit_code,
+              0);
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0644), 0);
+  std::ofstream(dir_ / "real.json") << "keep";
+  fs::create_symlink("real.json", dir_ / "link.json");
+  fs::create_symlink("missing.json", dir_ / "dangling.json");
+  fs::create_directories(dir_ / "folder.json");
+  const std::vector<std::pair<std::string, std::string>> targets = {
+      {"/dev/full", "is a character device"},
+      {"/dev/null", "is a character device"},
+      {"fifo", "is a FIFO"},
+      {"link.json", "is a symlink"},
+      {"dangling.json", "is a symlink"},
+      {"folder.json", "is a folder"}};
+  for (const std::string& cmd : {std::string("compare"), std::string("analyze"),
+                                 std::string("report"), std::string("power")}) {
+    for (const auto& [target, kind] : targets) {
+      auto r = lm(cmd + " a/dummy b/dummy --output " + target +
+                  (cmd == "power" ? " --difference 0.05" : ""));
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << target << ": " << r.err;
+      EXPECT_NE(r.err.find("--output: --output " + target + " " + kind), std::string::npos)
+          << cmd << " " << target << ": " << r.err;
+      EXPECT_NE(r.err.find("a regular file or a new file"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("written to"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_EQ(lmeval::testing::read_file(dir_ / "real.json"), "keep");
+  EXPECT_FALSE(fs::exists(dir_ / "missing.json"));
+}
+
+// A dangling symlink as --output_path passed validate and the pre-run probe, then failed after
+// the whole model phase ("File exists"): now both refuse it, exit 2, before the model runs.
+TEST_F(OutputFaults, DanglingSymlinkOutputPathIsRefusedUpFront) {
+  fs::create_symlink("nowhere", dir_ / "out");
+  for (const std::string& p : {std::string("out"), std::string("out/r.json")}) {
+    auto v = lm("validate --tasks demo_story_cloze --output_path " + p);
+    EXPECT_EQ(v.exit_code, 2) << p << ": " << v.err;
+    EXPECT_NE(v.err.find("out is a symlink to a missing nowhere"), std::string::npos) << v.err;
+    auto r = lm(kRun + p);
+    EXPECT_EQ(r.exit_code, 2) << p << ": " << r.err;
+    EXPECT_NE(r.err.find("--output_path: output path " + p +
+                         ": out is a symlink to a missing "
+                         "nowhere"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("|demo_story_cloze"), std::string::npos) << "the model ran: " << r.out;
+  }
+}
+
+// A task name with "../" or "/" names one samples file inside the output folder, the same way
+// every time (percent-encoded), never over 255 bytes.
+TEST_F(OutputFaults, TaskNamesWithSlashesStayInsideTheOutputFolder) {
+  const fs::path data = lmeval::testing::source_dir() / "tasks" / "demo" / "story_cloze.jsonl";
+  fs::create_directories(dir_ / "tasks");
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"../escape", "..%2Fescape"}, {"a/b/c", "a%2Fb%2Fc"}, {std::string(300, 'n'), ""}};
+  int i = 0;
+  for (const auto& [name, file] : names) {
+    std::ofstream(dir_ / "tasks" / ("t" + std::to_string(i++) + ".yaml"))
+        << "task: \"" << name << "\"\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
+        << "    test: " << data.string() << "\noutput_type: multiple_choice\ntest_split: test\n"
+        << "doc_to_text: \"{{story}}\"\ndoc_to_choice: endings\ndoc_to_target: label\n"
+        << "metric_list:\n  - metric: acc\n";
+  }
+  for (const auto& [name, file] : names) {
+    auto r = lm("run --model dummy --model_args pretrained=dummy --include_path tasks --tasks '" +
+                name + "' --limit 3 --log_samples --output_path out");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  std::vector<std::string> samples;
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+    const std::string f = e.path().filename().string();
+    if (f.starts_with("samples_")) {
+      samples.push_back(f);
+      EXPECT_EQ(e.path().parent_path(), dir_ / "out" / "dummy") << e.path();
+      EXPECT_LE(f.size(), 255u);
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "escape")) << "a samples file left the output folder";
+  ASSERT_EQ(samples.size(), 3u);
+  for (const auto& [name, file] : names) {
+    if (file.empty()) continue;
+    bool found = false;
+    for (const auto& f : samples) found = found || f.starts_with("samples_" + file + "_");
+    EXPECT_TRUE(found) << file;
+  }
 }

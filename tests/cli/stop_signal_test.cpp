@@ -110,9 +110,15 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_EQ(signal_and_wait(SIGINT), 130) << err();
   std::string e = err();
-  EXPECT_NE(e.find("lm-eval: interrupted by SIGINT: no results written; the answers so far are in "
-                   "cache/c_rank0.db: "
-                   "run the same command (same --use_cache cache/c) to resume"),
+  // The line says how many answers the cache holds (issue 32: it claimed answers when none
+  // were stored), and that count is what the rerun finds.
+  const std::string head = "lm-eval: interrupted by SIGINT: no results written; ";
+  const size_t at = e.find(head);
+  ASSERT_NE(at, std::string::npos) << e;
+  const size_t stored = std::stoul(e.substr(at + head.size()));
+  EXPECT_GT(stored, 0u) << e;
+  EXPECT_NE(e.find(" answers are stored in cache/c_rank0.db: run the same command (same "
+                   "--use_cache cache/c) to resume from them"),
             std::string::npos)
       << e;
   EXPECT_TRUE(outputs("results_").empty());
@@ -125,9 +131,10 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ((again.out + again.err).find("--use_cache: 0 of "), std::string::npos)
       << "nothing was kept: " << again.out;
-  EXPECT_NE(
-      (again.out + again.err).find("of 120 loglikelihood requests answered from cache/c_rank0.db"),
-      std::string::npos)
+  EXPECT_NE((again.out + again.err)
+                .find("--use_cache: " + std::to_string(stored) +
+                      " of 120 loglikelihood requests answered from cache/c_rank0.db"),
+            std::string::npos)
       << again.out;
   // An uninterrupted run with a fresh cache of the same name (so the recorded config is equal).
   fs::create_directories(dir_ / "w");
@@ -139,6 +146,20 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
             lmeval::testing::results_without_timings(dir_ / "w/out"));
   EXPECT_EQ(lmeval::testing::samples_of(dir_ / "out", "demo_story_cloze"),
             lmeval::testing::samples_of(dir_ / "w/out", "demo_story_cloze"));
+}
+
+// A stop before the first chunk was stored: the line does not claim answers to resume from.
+TEST_F(StopSignal, StopBeforeAnyAnswerIsStoredSaysSo) {
+  start("LMEVAL_DUMMY_DELAY_MS=50 LMEVAL_CACHE_CHUNK=1000",
+        kArgs + " --use_cache cache/c --verbosity INFO");
+  ASSERT_TRUE(wait_until([&] { return log_has("--use_cache: 0 of "); })) << err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(signal_and_wait(SIGTERM), 143) << err();
+  const std::string e = err();
+  EXPECT_NE(e.find("no results written; no answers were stored in cache/c_rank0.db yet"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find("to resume"), std::string::npos) << e;
 }
 
 TEST_F(StopSignal, SigtermAndSighupDuringModelPhase) {

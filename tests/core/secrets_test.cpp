@@ -1,6 +1,7 @@
 // Masking of credentials in messages: k=v, JSON (also malformed), Python dict reprs, headers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -54,4 +55,19 @@ TEST(Core_Secrets, FieldLabelsAreNotValues) {
             "--model_args token: bad value in token=***");
   // Elsewhere `token: value` is still a value (YAML-style).
   EXPECT_EQ(mask_secrets("api_key: sk-abc"), "api_key: ***");
+}
+
+// Issue 32: a password in a URL, and a header value a server echoes on its own.
+TEST(Core_Secrets, MasksUrlPasswordsAndHeaderValuesOneByOne) {
+  EXPECT_EQ(lmeval::mask_secrets("base_url=http://user:hunter22@host:8000/v1 failed"),
+            "base_url=http://user:***@host:8000/v1 failed");
+  EXPECT_EQ(lmeval::mask_url_passwords("'https://a:b%40c@h/x', http://h/y, http://u@h/"),
+            "'https://a:***@h/x', http://h/y, http://u@h/");
+  const auto values =
+      lmeval::secret_values_in(R"(header={"X-Key": "k-123456", "X-Other": "o-654321"})");
+  EXPECT_NE(std::find(values.begin(), values.end(), "k-123456"), values.end());
+  EXPECT_NE(std::find(values.begin(), values.end(), "o-654321"), values.end());
+  EXPECT_EQ(lmeval::redact("HTTP 400: bad header k-123456", values), "HTTP 400: bad header ***");
+  const auto pw = lmeval::secret_values_in("base_url=http://user:hunter22@host/v1");
+  EXPECT_NE(std::find(pw.begin(), pw.end(), "hunter22"), pw.end());
 }

@@ -76,6 +76,13 @@ TEST(Tasks_BadConfig, RepeatsBelowOneIsRefusedAtItsLine) {
   EXPECT_NE(selection_error(d, {"t"}).find("t.yaml:4"), std::string::npos);
   d.write("t.yaml", std::string(kTask) + "repeats: 3\n");
   EXPECT_EQ(selection_error(d, {"t"}), "");
+  // Issue 32: a billion repeats ran out of memory (bad_alloc) after 49 s.
+  d.write("t.yaml", std::string(kTask) + "repeats: 1000000000\n");
+  e = selection_error(d, {"t"});
+  EXPECT_NE(e.find("t.yaml:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an integer from 1 to 10000"), std::string::npos) << e;
+  d.write("t.yaml", std::string(kTask) + "repeats: 10000\n");
+  EXPECT_EQ(selection_error(d, {"t"}), "");
 }
 
 // TaskConfig.__post_init__ converts temperature with float(): CPython's float() takes

@@ -18,7 +18,12 @@ bool is_secret_key(std::string_view key);
 // the end).
 std::string mask_secrets(std::string_view text);
 
-// The values that mask_secrets would hide in `text` (to hide them elsewhere too).
+// `text` with the password of every URL that has one masked: http://user:***@host.
+// mask_secrets does this too.
+std::string mask_url_passwords(std::string_view text);
+
+// The values that mask_secrets would hide in `text` (to hide them elsewhere too), a header
+// object's values also one by one.
 std::vector<std::string> secret_values_in(std::string_view text);
 
 // mask_secrets, then every occurrence of a credential environment variable's value

@@ -29,6 +29,9 @@ class ResponseStore {
 
   const std::filesystem::path& file() const { return file_; }
 
+  // How many answers `file` holds (opened read-only); nullopt when it is missing or no cache.
+  static std::optional<size_t> count(const std::filesystem::path& file);
+
  private:
   [[noreturn]] void fail(const std::string& what, bool sqlite_detail = true) const;
   std::string unwritable_reason() const;

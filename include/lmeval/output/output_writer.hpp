@@ -21,7 +21,13 @@ void write_text_file(const std::filesystem::path& path, const std::string& conte
 // UserError (field --output_path) unless files can be created where --output_path puts them: the
 // path is a file where a folder is expected, lies under a file, or its folder (the closest one
 // that exists) refuses a probe file (read-only mount, permissions). Creates nothing that stays.
+// A dangling symlink on the way is refused too (the final create_directories would fail on it).
 void check_output_path_writable(const std::string& output_path);
+
+// UserError naming `flag` unless `path` (report/compare/analyze/power --output) is a regular file
+// or a new one in a folder that can take it: a folder, symlink, FIFO or device is refused before
+// any work (the atomic write would replace it).
+void check_output_file(const std::string& path, const std::string& flag);
 
 // date_id = local time isoformat with ':' replaced by '-'.
 std::string date_id_now();

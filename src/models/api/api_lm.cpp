@@ -10,6 +10,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
@@ -128,11 +129,16 @@ ApiLM::ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer)
 }
 
 std::string ApiLM::scrub(std::string text) const {
-  if (args_.api_key.size() >= 4) {
-    for (size_t p; (p = text.find(args_.api_key)) != std::string::npos;)
-      text.replace(p, args_.api_key.size(), "***");
+  // The key, and each header value on its own: a server may echo either in an error body.
+  std::vector<std::string> secrets = {args_.api_key};
+  if (args_.header && args_.header->is_object())
+    for (auto it = args_.header->begin(); it != args_.header->end(); ++it)
+      secrets.push_back(it->is_string() ? it->get<std::string>() : it->dump());
+  for (const auto& v : secrets) {
+    if (v.size() < 4) continue;
+    for (size_t p; (p = text.find(v)) != std::string::npos;) text.replace(p, v.size(), "***");
   }
-  return text;
+  return mask_url_passwords(text);
 }
 
 std::optional<std::string> ApiLM::eos_string() const {

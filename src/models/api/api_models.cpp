@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -234,6 +235,21 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
                     {"", 0, 0, "--model_args base_url"},
                     chat ? "base_url=http://HOST:PORT/v1/chat/completions"
                          : "base_url=http://HOST:PORT/v1/completions");
+  {
+    // libcurl would read file:// (and print it in its error) or try ftp:// and the rest.
+    const size_t sep = a.base_url.find("://");
+    std::string scheme = sep == std::string::npos ? "" : a.base_url.substr(0, sep);
+    for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (scheme != "http" && scheme != "https")
+      throw UserError(
+          std::string(kind_name(kind)) + ": base_url " +
+              (sep == std::string::npos ? std::string("has no scheme")
+                                        : "has the scheme '" + scheme.substr(0, 16) + "'"),
+          {"", 0, 0, "--model_args base_url"},
+          "an http:// or https:// URL, e.g. " +
+              std::string(chat ? "http://HOST:PORT/v1/chat/completions"
+                               : "http://HOST:PORT/v1/completions"));
+  }
 
   std::string backend = a.tokenizer_backend;
   if (backend == "auto") backend = "huggingface";  // the remote /tokenize probe is not done

@@ -28,7 +28,12 @@ void global_init() {
 }
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* r = static_cast<HttpResponse*>(user);
+  if (r->max_body && r->body.size() + size * n > r->max_body) {
+    r->too_large = true;
+    return 0;  // CURLE_WRITE_ERROR: the transfer ends here
+  }
+  r->body.append(data, size * n);
   return size * n;
 }
 
@@ -58,6 +63,7 @@ double RetryPolicy::wait_s(int attempt) const {
 }
 
 std::optional<Verdict> judge_transport(const HttpResponse& r) {
+  if (r.too_large) return Verdict::fail(r.transport_error);
   if (!r.transport_error.empty()) return Verdict::retry(r.transport_error);
   if (r.status >= 200 && r.status < 300) return std::nullopt;
   std::string body = r.body.size() > 300 ? r.body.substr(0, 300) + "..." : r.body;
@@ -122,7 +128,14 @@ void setup_easy(CURL* e, const HttpClientOptions& o, curl_slist* headers, const 
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &response->body);
+  response->max_body = o.max_answer_bytes;
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, response);
+  // http(s) only, whatever the URL says (base_url is checked too; no redirects are followed).
+#if LIBCURL_VERSION_NUM >= 0x075500
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, response);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
@@ -142,7 +155,16 @@ void finish(CURL* e, CURLcode code, HttpResponse& r, const char* errbuf) {
   long status = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   r.status = status;
-  if (code != CURLE_OK) {
+  if (r.too_large) {
+    const std::string limit = r.max_body >= (size_t{1} << 20)
+                                  ? std::to_string(r.max_body >> 20) + " MiB"
+                                  : std::to_string(r.max_body) + " bytes";
+    r.transport_error =
+        "the answer is larger than " + limit + ", lm-eval's limit for one HTTP answer (cut there)";
+    r.body.clear();
+    r.body.shrink_to_fit();
+    r.status = 0;
+  } else if (code != CURLE_OK) {
     r.transport_error = curl_easy_strerror(code);
     if (errbuf[0]) r.transport_error += std::string(" (") + errbuf + ")";
     r.status = 0;

@@ -2,11 +2,7 @@
 // execute.py of huggingface/evaluate's metrics/code_eval).
 #include "lmeval/tasks/functions/code_eval.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,12 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_env.hpp"
-
-extern char** environ;
+#include "lmeval/tasks/functions/code_sandbox.hpp"
 
 namespace lmeval::code_eval {
 
@@ -31,12 +28,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The python3 side: reads the program, applies code_eval's reliability_guard (the same
+// The python3 side: reads the verdict's secret from fd 4 (before any model code runs, which then
+// cannot read it from there), reads the program, applies code_eval's reliability_guard (the same
 // functions set to None, so a program calling them fails as it does there), swallows the
 // standard streams (reading stdin raises OSError), runs the program with exec in fresh globals
-// under an ITIMER_REAL alarm, and writes code_eval's result string to fd 3.
+// under an ITIMER_REAL alarm, and writes "<secret> <code_eval's result string>" to fd 3. The
+// parent counts only a line carrying the secret: a program that writes "passed" to fd 3 and
+// exits has not passed.
 constexpr const char* kDriver = R"PY(import os, sys
-result_file = os.fdopen(3, "w", encoding="utf-8", errors="replace")
 
 
 def outcome(path, seconds):
@@ -101,10 +100,21 @@ def outcome(path, seconds):
         return f"failed: {e}"
 
 
-text = outcome(sys.argv[1], float(sys.argv[2]))
-result_file.write(text.replace("\n", " ") + "\n")
-result_file.flush()
-os._exit(0)
+def main():
+    secret = b""
+    while True:
+        chunk = os.read(4, 64)
+        if not chunk:
+            break
+        secret += chunk
+    os.close(4)
+    text = outcome(sys.argv[1], float(sys.argv[2]))
+    line = secret + b" " + text[:4000].replace("\n", " ").encode("utf-8", "replace") + b"\n"
+    os.write(3, line)
+    os._exit(0)
+
+
+main()
 )PY";
 
 // A private directory for one program, removed with everything in it.
@@ -135,6 +145,83 @@ const PythonEnv& interpreter() {
 
 std::atomic<bool> confirmed{false};
 
+// The interpreter as the sandbox runs it: sys.executable (a pyenv shim or a venv link resolved
+// as Python itself resolves it) and the folders it needs to see, read-only.
+struct Runtime {
+  fs::path exe;
+  std::vector<fs::path> read_only;
+};
+
+const Runtime& runtime() {
+  static const Runtime rt = [] {
+    const PythonEnv& env = interpreter();
+    const auto out = run_python(env.python,
+                                "import os, sys\n"
+                                "for p in (sys.executable, sys.prefix, sys.base_prefix,\n"
+                                "          sys.exec_prefix, sys.base_exec_prefix,\n"
+                                "          os.path.dirname(os.path.realpath(sys.executable))):\n"
+                                "    print(p)\n",
+                                30000);
+    if (!out)
+      throw UserError("running the task's programs needs a Python interpreter: " + env.described +
+                          " did not run",
+                      {}, "a working python3");
+    Runtime r;
+    std::istringstream lines(*out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.empty()) continue;
+      if (r.exe.empty()) {
+        r.exe = line;
+        r.read_only.push_back(fs::path(line).parent_path());
+      } else {
+        r.read_only.push_back(line);
+      }
+    }
+    if (r.exe.empty() || !r.exe.is_absolute())
+      throw UserError("running the task's programs needs a Python interpreter: " + env.described +
+                          " gave no sys.executable",
+                      {}, "a working python3");
+    return r;
+  }();
+  return rt;
+}
+
+std::string make_secret() {
+  unsigned char bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw RuntimeError("code execution: getrandom failed");
+    got += static_cast<size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char b : bytes) {
+    s += hex[b >> 4];
+    s += hex[b & 15];
+  }
+  return s;
+}
+
+// The driver's line: "<secret> <result>\n" at the start of a line.
+std::optional<std::string> find_verdict(const std::string& output, const std::string& secret) {
+  size_t at = 0;
+  while (at < output.size()) {
+    const size_t eol = output.find('\n', at);
+    if (eol == std::string::npos) break;
+    if (output.compare(at, secret.size() + 1, secret + " ") == 0)
+      return output.substr(at + secret.size() + 1, eol - at - secret.size() - 1);
+    at = eol + 1;
+  }
+  return std::nullopt;
+}
+
+bool has_verdict(const std::string& output, const std::string& secret) {
+  return find_verdict(output, secret).has_value();
+}
+
 }  // namespace
 
 void set_unsafe_code_confirmed(bool on) { confirmed = on; }
@@ -144,104 +231,46 @@ void require_confirmation(const std::string& who) {
   if (confirmed) return;
   throw UserError(who + " runs the model's generated code as Python programs",
                   {"", 0, 0, "--confirm_run_unsafe_code"},
-                  "--confirm_run_unsafe_code, to allow it (each program runs in a python3 "
-                  "process of its own with time and memory limits, which is no sandbox)");
+                  "--confirm_run_unsafe_code, to allow it (each program runs in a sandbox: "
+                  "docs/security.md says what it guarantees on which systems)");
 }
 
 Outcome run_program(const std::string& program, const Limits& limits) {
   require_confirmation("code execution");
-  const PythonEnv& env = interpreter();
+  const Runtime& rt = runtime();
   ScratchDir dir;
-  const fs::path source = dir.path / "program.py", work = dir.path / "work";
+  const fs::path input = dir.path / "in", source = input / "program.py";
+  fs::create_directory(input);
   {
     std::ofstream out(source, std::ios::binary);
     out << program;
     if (!out) throw RuntimeError("code execution: cannot write " + source.string());
   }
-  fs::create_directory(work);
+  // Readable by the sandbox's uid (one of its own when lm-eval runs as root).
+  fs::permissions(dir.path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(input, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(source, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                              fs::perms::others_read);
 
-  // Everything the child needs, made before fork: between fork and exec it only makes
-  // async-signal-safe calls.
-  const std::string exe = env.python.string(), src = source.string(), dir_s = work.string();
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.17g", limits.timeout_s);
-  std::vector<const char*> argv = {exe.c_str(), "-c", kDriver, src.c_str(), seconds, nullptr};
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e)
-    if (std::string_view(*e).rfind("OMP_NUM_THREADS=", 0) != 0) env_strings.emplace_back(*e);
-  env_strings.emplace_back("OMP_NUM_THREADS=1");
-  std::vector<const char*> envp;
-  for (const auto& s : env_strings) envp.push_back(s.c_str());
-  envp.push_back(nullptr);
-  // RLIMIT_CPU a second past the wall-clock kill: a safety net for a group that outlives it.
-  const auto cpu = static_cast<rlim_t>(std::ceil(limits.timeout_s)) + 2;
-  const rlimit as{static_cast<rlim_t>(limits.memory_bytes),
-                  static_cast<rlim_t>(limits.memory_bytes)};
-  const rlimit cpu_limit{cpu, cpu + 1}, no_core{0, 0};
-
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw RuntimeError("code execution: pipe failed");
-  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    if (null >= 0) ::close(null);
-    throw RuntimeError("code execution: fork failed");
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    if (null >= 0) {
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-    }
-    // fd 3 carries the result (dup2 onto itself would keep O_CLOEXEC).
-    if (fds[1] == 3)
-      ::fcntl(3, F_SETFD, 0);
-    else
-      ::dup2(fds[1], 3);
-    ::setrlimit(RLIMIT_AS, &as);
-    ::setrlimit(RLIMIT_CPU, &cpu_limit);
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    if (::chdir(dir_s.c_str()) != 0) ::_exit(126);
-    ::execve(exe.c_str(), const_cast<char* const*>(argv.data()),
-             const_cast<char* const*>(envp.data()));
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also here, so that killpg below cannot race the child's own call
-  ::close(fds[1]);
-  if (null >= 0) ::close(null);
-
-  std::string out;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(limits.timeout_s + 1.0);
-  char buf[4096];
-  while (out.find('\n') == std::string::npos && out.size() < (1u << 16)) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    pollfd p{fds[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(left));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fds[0]);
-  // The program's whole process group, whether it finished or not (code_eval kills its process
-  // when join(timeout + 1) returns with it alive).
-  ::killpg(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  SandboxedProgram sp;
+  sp.exe = rt.exe;
+  sp.args = {"-c", kDriver, "{input}/program.py", seconds};
+  sp.read_only = rt.read_only;
+  sp.input = input;
+  // code_eval kills its process when join(timeout + 1) returns with it alive.
+  sp.wall_s = limits.timeout_s + 1.0;
+  sp.memory_bytes = limits.memory_bytes;
+  const std::string secret = make_secret();
+  const SandboxRun run = run_sandboxed(sp, secret, &has_verdict);
   Outcome o;
-  const size_t eol = out.find('\n');
-  // No result: code_eval's "timed out", whatever ended the process (its result list stays empty).
-  o.result = eol == std::string::npos ? "timed out" : out.substr(0, eol);
+  // No verdict from the driver: code_eval's "timed out", whatever ended the process (its result
+  // list stays empty); lines without the secret are the program's, not the driver's.
+  o.result = "timed out";
+  if (const auto verdict = find_verdict(run.output, secret)) o.result = *verdict;
   o.passed = o.result == "passed";
   return o;
 }

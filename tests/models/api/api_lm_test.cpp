@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
 #include "lmeval/core/error.hpp"
 #include "models/api/fake_server.hpp"
@@ -344,6 +345,82 @@ TEST(ApiLM_Secrets, KeyIsSentButNeverInErrors) {
     EXPECT_NE(std::string(e.what()).find("HTTP 401"), std::string::npos) << e.what();
   }
   EXPECT_EQ(server.auth_headers().at(0), "Bearer " + key);
+}
+
+// Issue 32: a header value the server echoes in an error body, and a password in base_url, are
+// masked (the Authorization value already was).
+TEST(ApiLM_Secrets, EchoedHeaderValuesAndUrlPasswordsAreMasked) {
+  const std::string value = "hv-secret-0123456789", password = "pw-secret-987654";
+  FakeServer server([&](const std::string&, const Json&, int) {
+    return FakeReply{400, "{\"error\": \"unknown X-Key " + value + "\"}"};
+  });
+  std::string url = server.url();
+  url.insert(url.find("://") + 3, "user:" + password + "@");
+  Json a = {{"model", "m"},
+            {"base_url", url},
+            {"header", Json{{"X-Key", value}}},
+            {"tokenizer_backend", "none"}};
+  ApiLM lm(parse_api_args(ApiKind::kLocalCompletions, a, {}));
+  try {
+    lm.generate_until({{"hi", Json::object()}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find(value), std::string::npos) << what;
+    EXPECT_EQ(what.find(password), std::string::npos) << what;
+    EXPECT_NE(what.find("HTTP 400"), std::string::npos) << what;
+    EXPECT_NE(what.find("unknown X-Key ***"), std::string::npos) << what;
+    EXPECT_NE(what.find("user:***@127.0.0.1"), std::string::npos) << what;
+  }
+}
+
+// Issue 32: base_url=file:///etc/passwd made libcurl read the file (and print it); ftp:// was
+// tried with retries. Only http(s) is accepted, exit 2 naming the field, nothing read.
+TEST(ApiLM_Faults, BaseUrlMustBeHttp) {
+  for (const std::string& url :
+       {std::string("file:///etc/passwd"), std::string("FTP://127.0.0.1/x"),
+        std::string("127.0.0.1:8000"), std::string("gopher://h/")}) {
+    Json a = {{"model", "m"}, {"base_url", url}, {"tokenizer_backend", "none"}};
+    try {
+      parse_api_args(ApiKind::kLocalCompletions, a, {});
+      FAIL() << url;
+    } catch (const UserError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("base_url"), std::string::npos) << what;
+      EXPECT_NE(what.find("an http:// or https:// URL"), std::string::npos) << what;
+      EXPECT_EQ(what.find("root:"), std::string::npos) << what;
+    }
+  }
+}
+
+// Issue 32: a 200 whose body never ends (or is gigabytes long) fails once, fast, at the answer
+// size limit (256 MiB), without retrying and without buffering more than that.
+TEST(ApiLM_Faults, EndlessBodyFailsAtTheSizeLimit) {
+  FakeServer server([](const std::string&, const Json&, int) {
+    FakeReply r;
+    r.endless = true;
+    return r;
+  });
+  Json a = {{"model", "m"}, {"base_url", server.url()}, {"tokenizer_backend", "none"}};
+  ApiLM lm(parse_api_args(ApiKind::kLocalCompletions, a, {}));
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    lm.generate_until({{"hi", Json::object()}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("the answer is larger than 256 MiB"), std::string::npos) << what;
+    EXPECT_NE(what.find("after 1 attempt"), std::string::npos) << what;
+  }
+  EXPECT_EQ(server.calls(), 1);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  // Peak memory of this test process stays far below what an unbounded body would take.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  long hwm_kb = 0;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) hwm_kb = std::stol(line.substr(6));
+  EXPECT_LT(hwm_kb, 1L << 20) << "peak RSS " << hwm_kb << " kB";
 }
 
 }  // namespace

@@ -114,6 +114,42 @@ TEST(ApiModels_Cli, RunKeepsTheKeyOutOfResults) {
   fs::remove_all(out);
 }
 
+// Issue 32: a password in base_url reached the console and the results' model_args.
+TEST(ApiModels_Cli, RunKeepsABaseUrlPasswordOutOfResults) {
+  const std::string password = "pw-cli-secret-4242";
+  auto tok = load_tokenizer(testing::source_dir() / "models" / "stories260K");
+  FakeServer server(
+      [&](const std::string&, const Json& b, int) { return test::completions(b, tok.get()); });
+  std::string url = server.url();
+  url.insert(url.find("://") + 3, "user:" + password + "@");
+  fs::path out = fs::temp_directory_path() / ("lmeval_api_pw_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  auto r = testing::run_command(
+      lmeval::testing::lmeval_binary().string() +
+      " run --model local-completions --model_args model=stories,base_url=" + url +
+      ",tokenizer=" + (testing::source_dir() / "models" / "stories260K").string() +
+      " --tasks demo_story_cloze --limit 2 --output_path " + out.string() + " --log_samples");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(password), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find(password), std::string::npos) << r.err;
+  EXPECT_GT(server.calls(), 0);
+  bool seen = false;
+  for (const auto& f : fs::recursive_directory_iterator(out)) {
+    if (!f.is_regular_file()) continue;
+    const std::string text = testing::read_file(f.path());
+    EXPECT_EQ(text.find(password), std::string::npos) << f.path();
+    if (f.path().filename().string().rfind("results", 0) == 0) {
+      const Json j = Json::parse(text);
+      EXPECT_NE(j["config"]["model_args"]["base_url"].get<std::string>().find("user:***@"),
+                std::string::npos)
+          << j["config"]["model_args"].dump();
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen);
+  fs::remove_all(out);
+}
+
 }  // namespace
 }  // namespace lmeval::api
 

@@ -27,7 +27,8 @@ struct FakeReply {
   int status = 200;
   std::string body;
   int delay_ms = 0;
-  bool cut = false;  // send half the body, then close the connection
+  bool cut = false;      // send half the body, then close the connection
+  bool endless = false;  // a chunked body of 1 MiB chunks that never ends (until the client goes)
   std::string retry_after;
 };
 
@@ -51,7 +52,12 @@ class FakeServer {
       if (r.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
       res.status = r.status;
       if (!r.retry_after.empty()) res.set_header("Retry-After", r.retry_after);
-      if (r.cut) {
+      if (r.endless) {
+        res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
+          static const std::string chunk(1 << 20, ' ');
+          return sink.write(chunk.data(), chunk.size());
+        });
+      } else if (r.cut) {
         auto text = std::make_shared<std::string>(r.body);
         res.set_content_provider(text->size(), "application/json",
                                  [text](size_t offset, size_t, httplib::DataSink& sink) {

@@ -16,6 +16,8 @@ struct HttpResponse {
   std::string body;
   std::string transport_error;  // curl's message (timeout, connection cut, refused); empty if none
   std::optional<double> retry_after_s;  // a Retry-After header in seconds, when sent
+  size_t max_body = 0;                  // HttpClientOptions::max_answer_bytes of its request
+  bool too_large = false;               // the body passed max_body: the transfer was cut there
 };
 
 // The reference retries with tenacity's wait_exponential(multiplier=0.5, min=1, max=10) and
@@ -39,6 +41,10 @@ struct HttpClientOptions {
   std::string ca_cert_path;
   std::vector<std::string> headers;  // "Name: value"
   RetryPolicy retry;
+  // One answer's body at most (a server sending gigabytes, or an endless chunked body, fails
+  // once here instead of filling memory; not retried). Completions with logprobs of a batch of
+  // long prompts stay far below it.
+  size_t max_answer_bytes = size_t{256} << 20;
 };
 
 // What the caller makes of one answer.

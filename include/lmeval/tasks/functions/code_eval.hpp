@@ -1,6 +1,6 @@
 // Running model-written programs as the `evaluate` package's code_eval metric does (the metric
-// the reference's humaneval and mbpp helpers load): each program in a python3 process of its own,
-// never in lm-eval's process, and pass@k from the counts of passing programs.
+// the reference's humaneval and mbpp helpers load): each program in a sandboxed python3 process
+// of its own, never in lm-eval's process, and pass@k from the counts of passing programs.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +24,13 @@ struct Limits {
   std::uint64_t memory_bytes = std::uint64_t{4} << 30;
 };
 
-// Runs `program` in `$VIRTUAL_ENV/bin/python3`, else `python3` on PATH (the interpreter that
-// runs Python task code), in its own process group and an empty working directory, with
-// code_eval's guard (destructive os/shutil/subprocess functions disabled), stdin/stdout/stderr
-// swallowed and an alarm after limits.timeout_s; the group is killed timeout_s + 1 seconds after
-// the start, as code_eval's join(timeout + 1) does. Throws UserError unless the run confirmed
-// unsafe code (--confirm_run_unsafe_code), or when there is no python3.
+// Runs `program` with the interpreter of `$VIRTUAL_ENV`, else `python3` on PATH (the one that
+// runs Python task code), in the sandbox of code_sandbox.hpp, with code_eval's guard
+// (destructive os/shutil/subprocess functions disabled), stdin/stdout/stderr swallowed and an
+// alarm after limits.timeout_s; the sandbox is killed timeout_s + 1 seconds after the start, as
+// code_eval's join(timeout + 1) does. Only the driver's line carrying the run's secret counts as
+// a verdict. Throws UserError unless the run confirmed unsafe code (--confirm_run_unsafe_code),
+// or when there is no python3; RuntimeError when no sandbox can start it.
 Outcome run_program(const std::string& program, const Limits& limits = {});
 
 // estimate_pass_at_k of one problem: 1 - C(n - c, k) / C(n, k), as code_eval computes it.
