@@ -64,7 +64,7 @@ def ours(exe, model):
     req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": "float32", "batch_size": 4},
            "loglikelihood": LL, "rolling": ROLLING, "generate": GEN}
     p = subprocess.run([exe], input=json.dumps(req), capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)
+    return json.loads(p.stdout.strip().splitlines()[-1])  # the results line follows the log
 
 
 def for_transformers4(model):

@@ -22,21 +22,17 @@
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
+#include "models/hf/arch/arch.hpp"
 
 namespace lmeval::hf {
 
 namespace fs = std::filesystem;
 
 // The n_positions / max_position_embeddings default of transformers' config class for each
-// architecture (transformers 5: e.g. LlamaConfig().max_position_embeddings == 2048).
+// architecture (its ArchSpec).
 static std::optional<int64_t> config_class_max_positions(const std::string& architecture) {
-  static const std::map<std::string, int64_t> defaults = {
-      {"LlamaForCausalLM", 2048},  {"MistralForCausalLM", 131072}, {"Qwen2ForCausalLM", 32768},
-      {"Qwen3ForCausalLM", 32768}, {"GPTNeoXForCausalLM", 2048},   {"GPT2LMHeadModel", 1024},
-      {"PhiForCausalLM", 2048},    {"Phi3ForCausalLM", 4096},      {"GemmaForCausalLM", 8192},
-      {"Gemma2ForCausalLM", 8192}, {"OPTForCausalLM", 2048}};
-  auto it = defaults.find(architecture);
-  return it == defaults.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  const ArchSpec* spec = find_arch(architecture);
+  return spec ? std::optional<int64_t>(spec->default_max_positions) : std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 // docs/architecture.md shows how to add one.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ class WeightLoader;  // arch/weight_loader.hpp (libtorch)
 struct ArchSpec {
   const char* architecture;  // config.json's architectures[0], e.g. "LlamaForCausalLM"
   const char* model_type;    // the model_type transformers' Auto classes build it from
+  // The config class's max_position_embeddings (n_positions) default: the max_length of a
+  // config.json that does not say (transformers 5: e.g. LlamaConfig().max_position_embeddings).
+  int64_t default_max_positions;
   // Fills the family's part of the description; the common fields (vocabulary, dtype, special
   // ids) are read before, and the rotary dimension is checked after.
   void (*parse)(const ConfigReader& c, ArchConfig& a);

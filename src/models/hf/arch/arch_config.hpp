@@ -55,7 +55,7 @@ struct ArchConfig {
   NormKind norm = NormKind::kRms;
   bool norm_plus_one = false;  // Gemma: x·(1 + w), all in float32
   double norm_eps = 1e-5;
-  bool norm_bias = true;  // LayerNorms with a bias (Cohere's have none)
+  bool norm_bias = true;           // LayerNorms with a bias (Cohere's have none)
   bool pre_norm = true;            // a norm before each branch (OLMo2 has none: branch norms only)
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP

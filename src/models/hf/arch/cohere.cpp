@@ -25,7 +25,7 @@ void load_cohere_weights(WeightLoader& w) {
   w.load_decoder(n);
 }
 
-extern const ArchSpec kCohere{"CohereForCausalLM", "cohere", parse_cohere_common,
+extern const ArchSpec kCohere{"CohereForCausalLM", "cohere", 8192, parse_cohere_common,
                               load_cohere_weights};
 
 }  // namespace lmeval::hf

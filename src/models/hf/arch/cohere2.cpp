@@ -26,7 +26,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 
 }  // namespace arch_cohere2
 
-extern const ArchSpec kCohere2{"Cohere2ForCausalLM", "cohere2", arch_cohere2::parse,
+extern const ArchSpec kCohere2{"Cohere2ForCausalLM", "cohere2", 8192, arch_cohere2::parse,
                                load_cohere_weights};
 
 }  // namespace lmeval::hf

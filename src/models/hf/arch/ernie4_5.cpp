@@ -16,7 +16,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_ernie4_5
 
-extern const ArchSpec kErnie4_5{"Ernie4_5ForCausalLM", "ernie4_5", arch_ernie4_5::parse,
+extern const ArchSpec kErnie4_5{"Ernie4_5ForCausalLM", "ernie4_5", 131072, arch_ernie4_5::parse,
                                 arch_ernie4_5::load};
 
 }  // namespace lmeval::hf

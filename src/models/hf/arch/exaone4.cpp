@@ -29,7 +29,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 
 }  // namespace arch_exaone4
 
-extern const ArchSpec kExaone4{"Exaone4ForCausalLM", "exaone4", arch_exaone4::parse,
+extern const ArchSpec kExaone4{"Exaone4ForCausalLM", "exaone4", 2048, arch_exaone4::parse,
                                load_olmo2_weights};
 
 }  // namespace lmeval::hf

@@ -94,6 +94,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_falcon
 
-extern const ArchSpec kFalcon{"FalconForCausalLM", "falcon", arch_falcon::parse, arch_falcon::load};
+extern const ArchSpec kFalcon{"FalconForCausalLM", "falcon", 2048, arch_falcon::parse,
+                              arch_falcon::load};
 
 }  // namespace lmeval::hf

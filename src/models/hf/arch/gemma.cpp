@@ -21,6 +21,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_gemma
 
-extern const ArchSpec kGemma{"GemmaForCausalLM", "gemma", parse_gemma_common, arch_gemma::load};
+extern const ArchSpec kGemma{"GemmaForCausalLM", "gemma", 8192, parse_gemma_common,
+                             arch_gemma::load};
 
 }  // namespace lmeval::hf

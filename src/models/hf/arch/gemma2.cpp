@@ -34,6 +34,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gemma2
 
-extern const ArchSpec kGemma2{"Gemma2ForCausalLM", "gemma2", arch_gemma2::parse, arch_gemma2::load};
+extern const ArchSpec kGemma2{"Gemma2ForCausalLM", "gemma2", 8192, arch_gemma2::parse,
+                              arch_gemma2::load};
 
 }  // namespace lmeval::hf

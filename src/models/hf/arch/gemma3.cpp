@@ -40,7 +40,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gemma3
 
-extern const ArchSpec kGemma3{"Gemma3ForCausalLM", "gemma3_text", arch_gemma3::parse,
+extern const ArchSpec kGemma3{"Gemma3ForCausalLM", "gemma3_text", 131072, arch_gemma3::parse,
                               arch_gemma3::load};
 
 }  // namespace lmeval::hf

@@ -24,6 +24,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_glm4
 
-extern const ArchSpec kGlm4{"Glm4ForCausalLM", "glm4", arch_glm4::parse, arch_glm4::load};
+extern const ArchSpec kGlm4{"Glm4ForCausalLM", "glm4", 131072, arch_glm4::parse, arch_glm4::load};
 
 }  // namespace lmeval::hf

@@ -57,6 +57,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gpt2
 
-extern const ArchSpec kGpt2{"GPT2LMHeadModel", "gpt2", arch_gpt2::parse, arch_gpt2::load};
+extern const ArchSpec kGpt2{"GPT2LMHeadModel", "gpt2", 1024, arch_gpt2::parse, arch_gpt2::load};
 
 }  // namespace lmeval::hf

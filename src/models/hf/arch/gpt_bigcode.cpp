@@ -65,7 +65,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gpt_bigcode
 
-extern const ArchSpec kGptBigCode{"GPTBigCodeForCausalLM", "gpt_bigcode", arch_gpt_bigcode::parse,
-                                  arch_gpt_bigcode::load};
+extern const ArchSpec kGptBigCode{"GPTBigCodeForCausalLM", "gpt_bigcode", 1024,
+                                  arch_gpt_bigcode::parse, arch_gpt_bigcode::load};
 
 }  // namespace lmeval::hf

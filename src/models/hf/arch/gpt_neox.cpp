@@ -56,7 +56,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gpt_neox
 
-extern const ArchSpec kGptNeoX{"GPTNeoXForCausalLM", "gpt_neox", arch_gpt_neox::parse,
+extern const ArchSpec kGptNeoX{"GPTNeoXForCausalLM", "gpt_neox", 2048, arch_gpt_neox::parse,
                                arch_gpt_neox::load};
 
 }  // namespace lmeval::hf

@@ -50,6 +50,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_gptj
 
-extern const ArchSpec kGptJ{"GPTJForCausalLM", "gptj", arch_gptj::parse, arch_gptj::load};
+extern const ArchSpec kGptJ{"GPTJForCausalLM", "gptj", 2048, arch_gptj::parse, arch_gptj::load};
 
 }  // namespace lmeval::hf

@@ -21,7 +21,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_granite
 
-extern const ArchSpec kGranite{"GraniteForCausalLM", "granite", arch_granite::parse,
+extern const ArchSpec kGranite{"GraniteForCausalLM", "granite", 2048, arch_granite::parse,
                                arch_granite::load};
 
 }  // namespace lmeval::hf

@@ -17,6 +17,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_llama
 
-extern const ArchSpec kLlama{"LlamaForCausalLM", "llama", arch_llama::parse, arch_llama::load};
+extern const ArchSpec kLlama{"LlamaForCausalLM", "llama", 2048, arch_llama::parse,
+                             arch_llama::load};
 
 }  // namespace lmeval::hf

@@ -15,7 +15,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_mistral
 
-extern const ArchSpec kMistral{"MistralForCausalLM", "mistral", arch_mistral::parse,
+extern const ArchSpec kMistral{"MistralForCausalLM", "mistral", 131072, arch_mistral::parse,
                                arch_mistral::load};
 
 }  // namespace lmeval::hf

@@ -29,7 +29,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_mixtral
 
-extern const ArchSpec kMixtral{"MixtralForCausalLM", "mixtral", arch_mixtral::parse,
+extern const ArchSpec kMixtral{"MixtralForCausalLM", "mixtral", 131072, arch_mixtral::parse,
                                arch_mixtral::load};
 
 }  // namespace lmeval::hf

@@ -30,6 +30,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 
 }  // namespace arch_olmo2
 
-extern const ArchSpec kOlmo2{"Olmo2ForCausalLM", "olmo2", arch_olmo2::parse, load_olmo2_weights};
+extern const ArchSpec kOlmo2{"Olmo2ForCausalLM", "olmo2", 2048, arch_olmo2::parse,
+                             load_olmo2_weights};
 
 }  // namespace lmeval::hf

@@ -23,6 +23,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 
 }  // namespace arch_olmo3
 
-extern const ArchSpec kOlmo3{"Olmo3ForCausalLM", "olmo3", arch_olmo3::parse, load_olmo2_weights};
+extern const ArchSpec kOlmo3{"Olmo3ForCausalLM", "olmo3", 2048, arch_olmo3::parse,
+                             load_olmo2_weights};
 
 }  // namespace lmeval::hf

@@ -23,6 +23,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_olmoe
 
-extern const ArchSpec kOlmoe{"OlmoeForCausalLM", "olmoe", arch_olmoe::parse, arch_olmoe::load};
+extern const ArchSpec kOlmoe{"OlmoeForCausalLM", "olmoe", 4096, arch_olmoe::parse,
+                             arch_olmoe::load};
 
 }  // namespace lmeval::hf

@@ -76,6 +76,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_opt
 
-extern const ArchSpec kOpt{"OPTForCausalLM", "opt", arch_opt::parse, arch_opt::load};
+extern const ArchSpec kOpt{"OPTForCausalLM", "opt", 2048, arch_opt::parse, arch_opt::load};
 
 }  // namespace lmeval::hf

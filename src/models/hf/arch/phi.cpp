@@ -40,6 +40,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_phi
 
-extern const ArchSpec kPhi{"PhiForCausalLM", "phi", arch_phi::parse, arch_phi::load};
+extern const ArchSpec kPhi{"PhiForCausalLM", "phi", 2048, arch_phi::parse, arch_phi::load};
 
 }  // namespace lmeval::hf

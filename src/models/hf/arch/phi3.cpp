@@ -21,6 +21,6 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_phi3
 
-extern const ArchSpec kPhi3{"Phi3ForCausalLM", "phi3", arch_phi3::parse, arch_phi3::load};
+extern const ArchSpec kPhi3{"Phi3ForCausalLM", "phi3", 4096, arch_phi3::parse, arch_phi3::load};
 
 }  // namespace lmeval::hf

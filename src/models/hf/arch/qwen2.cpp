@@ -27,6 +27,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_qwen2
 
-extern const ArchSpec kQwen2{"Qwen2ForCausalLM", "qwen2", arch_qwen2::parse, arch_qwen2::load};
+extern const ArchSpec kQwen2{"Qwen2ForCausalLM", "qwen2", 32768, arch_qwen2::parse,
+                             arch_qwen2::load};
 
 }  // namespace lmeval::hf

@@ -32,7 +32,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_qwen2_moe
 
-extern const ArchSpec kQwen2Moe{"Qwen2MoeForCausalLM", "qwen2_moe", arch_qwen2_moe::parse,
+extern const ArchSpec kQwen2Moe{"Qwen2MoeForCausalLM", "qwen2_moe", 32768, arch_qwen2_moe::parse,
                                 arch_qwen2_moe::load};
 
 }  // namespace lmeval::hf

@@ -18,6 +18,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_qwen3
 
-extern const ArchSpec kQwen3{"Qwen3ForCausalLM", "qwen3", arch_qwen3::parse, arch_qwen3::load};
+extern const ArchSpec kQwen3{"Qwen3ForCausalLM", "qwen3", 32768, arch_qwen3::parse,
+                             arch_qwen3::load};
 
 }  // namespace lmeval::hf

@@ -21,7 +21,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_qwen3_moe
 
-extern const ArchSpec kQwen3Moe{"Qwen3MoeForCausalLM", "qwen3_moe", arch_qwen3_moe::parse,
+extern const ArchSpec kQwen3Moe{"Qwen3MoeForCausalLM", "qwen3_moe", 32768, arch_qwen3_moe::parse,
                                 arch_qwen3_moe::load};
 
 }  // namespace lmeval::hf

@@ -39,7 +39,7 @@ void load(WeightLoader& w) { w.load_decoder({}); }
 
 }  // namespace arch_smollm3
 
-extern const ArchSpec kSmolLM3{"SmolLM3ForCausalLM", "smollm3", arch_smollm3::parse,
+extern const ArchSpec kSmolLM3{"SmolLM3ForCausalLM", "smollm3", 32768, arch_smollm3::parse,
                                arch_smollm3::load};
 
 }  // namespace lmeval::hf

@@ -28,7 +28,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_stablelm
 
-extern const ArchSpec kStableLm{"StableLmForCausalLM", "stablelm", arch_stablelm::parse,
+extern const ArchSpec kStableLm{"StableLmForCausalLM", "stablelm", 4096, arch_stablelm::parse,
                                 arch_stablelm::load};
 
 }  // namespace lmeval::hf

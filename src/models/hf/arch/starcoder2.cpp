@@ -28,7 +28,7 @@ void load(WeightLoader& w) {
 
 }  // namespace arch_starcoder2
 
-extern const ArchSpec kStarcoder2{"Starcoder2ForCausalLM", "starcoder2", arch_starcoder2::parse,
-                                  arch_starcoder2::load};
+extern const ArchSpec kStarcoder2{"Starcoder2ForCausalLM", "starcoder2", 4096,
+                                  arch_starcoder2::parse, arch_starcoder2::load};
 
 }  // namespace lmeval::hf
