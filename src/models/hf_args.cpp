@@ -136,11 +136,20 @@ ModelArgTable<HfArgs> make_hf_table() {
                                                            {"", 0, 0, "--model_args parallelize"},
                                                            "one device per run");
                                        }}),
-      text(&HfArgs::peft,
-           {.key = "peft",
-            .accepted = "a PEFT LoRA adapter folder or Hub repo id",
-            .doc = "LoRA adapter merged into the weights at load, as peft computes it (same "
-                   "revision as pretrained)"}),
+      ModelArg<HfArgs>{{.key = "peft",
+                        .accepted = "a PEFT LoRA adapter folder or Hub repo id",
+                        .doc = "LoRA adapter merged into the weights at load, as peft computes "
+                               "it (same revision as pretrained)"},
+                       true,
+                       [](HfArgs& a, const Json& v) {
+                         // The reference takes one adapter; a list is its open request (PR
+                         // #3744) for one results entry per adapter.
+                         if (v.is_array())
+                           throw UserError("several adapters in one run are not supported",
+                                           {"", 0, 0, "--model_args peft"},
+                                           "one adapter folder or Hub repo id (one run each)");
+                         a.peft = ma::as_string(v);
+                       }},
       text(&HfArgs::delta,
            {.key = "delta",
             .accepted = "a model folder or Hub repo id",

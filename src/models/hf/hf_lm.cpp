@@ -81,6 +81,14 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
                                      ? fs::path(args.tokenizer)
                                      : fs::path(args.tokenizer) / args.subfolder;
   tokenizer_ = load_tokenizer(tokenizer_dir);
+  if (!args.peft.empty() &&
+      static_cast<int64_t>(tokenizer_->vocab_size()) != model_->config().vocab_size)
+    // HFLM._create_model calls resize_token_embeddings(len(tokenizer)) before the adapter:
+    // rows cut off, or new rows drawn at random. lm-eval keeps the model's rows.
+    log::warn("hf: the model has " + std::to_string(model_->config().vocab_size) +
+              " embedding rows and the tokenizer " + std::to_string(tokenizer_->vocab_size()) +
+              " tokens; the reference resizes the embeddings to the tokenizer before applying an "
+              "adapter, lm-eval does not (docs/fidelity.md)");
   const ArchConfig& cfg = model_->config();
 
   // max_length (spec §6.3): resolve_max_length reads n_positions / max_position_embeddings /

@@ -132,6 +132,14 @@ TEST(HfWeightArgs, RefusalsNameTheArgument) {
   HfArgs a = parse_hf_args(Json{{"pretrained", "x"}, {"peft", "None"}, {"delta", nullptr}}, {});
   EXPECT_TRUE(a.peft.empty());
   EXPECT_TRUE(a.delta.empty());
+  try {
+    parse_hf_args(Json{{"pretrained", "x"}, {"peft", Json::array({"a", "b"})}}, {});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("several adapters in one run are not supported"),
+              std::string::npos);
+    EXPECT_EQ(e.where().field, "--model_args peft");
+  }
 }
 
 }  // namespace
