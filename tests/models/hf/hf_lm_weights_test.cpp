@@ -36,7 +36,9 @@ Json model_args(const json& golden) {
 
 TEST(HfWeightArgs, LoglikelihoodsAsTheReferenceHflm) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
-  for (const auto& g : testing::ckpt_goldens()["hflm"]) {
+  const json goldens = testing::ckpt_goldens()["hflm"];
+  ASSERT_EQ(goldens.size(), 8u);
+  for (const auto& g : goldens) {
     SCOPED_TRACE(g["model_args"].dump());
     HFLM lm(parse_hf_args(model_args(g["model_args"]), {}));
     std::vector<LoglikelihoodRequest> reqs;
