@@ -247,7 +247,19 @@ std::vector<TensorEdit> WeightArchive::delta_edits(const TensorView& base) const
                      {delta_->source().string(), 0, 0, name},
                      "delta weights for every tensor of pretrained (" + folder + ")");
   };
+  // from_pretrained reads both models' tensors into the same module names, so a checkpoint of
+  // the bare base model (names without its prefix, e.g. "layers.0..." for "model.layers.0...")
+  // matches the other way of writing them.
   const TensorView* d = delta_->find(base.name);
+  if (!d && base.name.find('.') != std::string::npos)
+    d = delta_->find(base.name.substr(base.name.find('.') + 1));
+  if (!d)
+    for (const auto& n : delta_->names())
+      if (n.size() > base.name.size() && n.ends_with("." + base.name) &&
+          n.find('.') == n.size() - base.name.size() - 1) {
+        d = delta_->find(n);
+        break;
+      }
   if (!d) throw missing(base.name);
   auto check = [&](const TensorView& t) {
     if (t.shape != base.shape)

@@ -292,6 +292,11 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
       std::string target = key;
       for (size_t at; (at = target.find(".base_layer.")) != std::string::npos;)
         target.erase(at, std::string(".base_layer").size());
+      // A modules_to_save copy saved under its wrapper's name (X.modules_to_save.<adapter>.Y).
+      if (size_t at = target.find(".modules_to_save."); at != std::string::npos) {
+        const size_t name_end = target.find('.', at + 17);
+        if (name_end != std::string::npos) target.erase(at, name_end - at);
+      }
       replaced.emplace_back(target, t);
     }
   }

@@ -2,8 +2,10 @@
 // c10/util/BFloat16.h: round to nearest even).
 #include "models/hf/weight_edits.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "lmeval/core/error.hpp"
 
@@ -90,45 +92,50 @@ void require(bool ok, const TensorView& base, const char* what) {
 }
 
 // w [rows, cols] += scale · (b·a) or its transpose. a: [r, k], b: [m, r]; (b·a) is [m, k].
+// Either way row x of the product is Σ_j coef[x][j] · basis[j][:]: coef = b and basis = a, or,
+// transposed, coef = aᵀ and basis = bᵀ. Rows are shared out over the machine's threads.
 void add_low_rank(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
   const std::vector<float> a = to_float(*e.a), b = to_float(*e.b);
   require(e.a->shape.size() == 2 && e.b->shape.size() == 2 && base.shape.size() == 2, base,
           "low-rank factors and weight are not matrices");
   const int64_t r = e.a->shape[0], k = e.a->shape[1], m = e.b->shape[0];
   require(e.b->shape[1] == r, base, "lora_A and lora_B ranks differ");
-  const auto scale = static_cast<float>(e.scale);
   const int64_t rows = base.shape[0], cols = base.shape[1];
-  std::vector<float> acc(static_cast<size_t>(cols));
-  if (!e.transposed) {
+  if (!e.transposed)
     require(rows == m && cols == k, base, "the product's shape is not the weight's");
-    // Row o of b·a is Σ_j b[o][j] · a[j][:].
-    for (int64_t o = 0; o < rows; ++o) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int64_t j = 0; j < r; ++j) {
-        const float bj = b[o * r + j];
-        const float* aj = a.data() + j * k;
-        for (int64_t i = 0; i < cols; ++i) acc[i] += bj * aj[i];
-      }
-      float* wo = w.data() + o * cols;
-      for (int64_t i = 0; i < cols; ++i) wo[i] += scale * acc[i];
-    }
-  } else {
+  else
     require(rows == k && cols == m, base, "the transposed product's shape is not the weight's");
-    std::vector<float> bt(static_cast<size_t>(r * m));  // b transposed: [r, m]
-    for (int64_t o = 0; o < m; ++o)
-      for (int64_t j = 0; j < r; ++j) bt[j * m + o] = b[o * r + j];
-    // Row i of (b·a)ᵀ is Σ_j a[j][i] · bᵀ[j][:].
-    for (int64_t i = 0; i < rows; ++i) {
+  std::vector<float> coef(static_cast<size_t>(rows * r)), basis(static_cast<size_t>(r * cols));
+  for (int64_t x = 0; x < rows; ++x)
+    for (int64_t j = 0; j < r; ++j) coef[x * r + j] = e.transposed ? a[j * k + x] : b[x * r + j];
+  for (int64_t j = 0; j < r; ++j)
+    for (int64_t c = 0; c < cols; ++c)
+      basis[j * cols + c] = e.transposed ? b[c * r + j] : a[j * k + c];
+  const auto scale = static_cast<float>(e.scale);
+  auto run = [&](int64_t from, int64_t to) {
+    std::vector<float> acc(static_cast<size_t>(cols));
+    for (int64_t x = from; x < to; ++x) {
       std::fill(acc.begin(), acc.end(), 0.0f);
       for (int64_t j = 0; j < r; ++j) {
-        const float aji = a[j * k + i];
-        const float* btj = bt.data() + j * m;
-        for (int64_t o = 0; o < cols; ++o) acc[o] += aji * btj[o];
+        const float cj = coef[x * r + j];
+        const float* bj = basis.data() + j * cols;
+        for (int64_t c = 0; c < cols; ++c) acc[c] += cj * bj[c];
       }
-      float* wi = w.data() + i * cols;
-      for (int64_t o = 0; o < cols; ++o) wi[o] += scale * acc[o];
+      float* wx = w.data() + x * cols;
+      for (int64_t c = 0; c < cols; ++c) wx[c] += scale * acc[c];
     }
+  };
+  const int64_t work = rows * cols * r;
+  const auto threads = static_cast<int64_t>(
+      std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 64u));
+  if (work < (int64_t{1} << 22) || threads == 1 || rows < threads) {
+    run(0, rows);
+    return;
   }
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < threads; ++t)
+    pool.emplace_back(run, rows * t / threads, rows * (t + 1) / threads);
+  for (auto& th : pool) th.join();
 }
 
 float rounded(float v, const std::string& dtype) {

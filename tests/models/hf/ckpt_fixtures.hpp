@@ -7,7 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "models/hf/transformer.hpp"
@@ -54,6 +58,22 @@ inline double max_diff(const std::vector<std::vector<double>>& got, const nlohma
       d = std::max(d, std::abs(got[i][j] - want[i][j].get<double>()));
   }
   return d;
+}
+
+// Writes `from` (a safetensors file) to `to` with each tensor renamed by `rename`.
+inline void rename_safetensors(const std::filesystem::path& from, const std::filesystem::path& to,
+                               const std::function<std::string(const std::string&)>& rename) {
+  const std::string bytes = lmeval::testing::read_file(from);
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  const auto header = nlohmann::ordered_json::parse(bytes.substr(8, n));
+  nlohmann::ordered_json renamed = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : header.items()) renamed[k == "__metadata__" ? k : rename(k)] = v;
+  const std::string h = renamed.dump();
+  std::string out(8, '\0');
+  const uint64_t len = h.size();
+  std::memcpy(out.data(), &len, 8);
+  std::ofstream(to, std::ios::binary | std::ios::trunc) << out << h << bytes.substr(8 + n);
 }
 
 }  // namespace lmeval::hf::testing

@@ -67,6 +67,23 @@ TEST(HfWeightArgs, DeltaAddsEveryTensorAndTiedEmbeddingsTwice) {
   }
 }
 
+TEST(HfWeightArgs, DeltaOfABareBaseModelCheckpoint) {
+  // The delta's tensors without the base model's prefix ("layers.0..." for "model.layers.0..."),
+  // as checkpoints of LlamaModel are written: from_pretrained maps both onto the same modules.
+  lmeval::testing::ScratchDir d("lmeval_delta_bare");
+  fs::copy_file(ckpt_fixtures() / "llama_delta" / "config.json", d.path() / "config.json");
+  testing::rename_safetensors(
+      ckpt_fixtures() / "llama_delta" / "model.safetensors", d.path() / "model.safetensors",
+      [](const std::string& n) { return n.rfind("model.", 0) == 0 ? n.substr(6) : n; });
+  LoadOptions o = testing::f32();
+  o.weights.delta = d.path();
+  auto model = Transformer::load(ckpt_fixtures() / "llama", o);
+  const json g = testing::ckpt_goldens()["delta"]["llama"];
+  EXPECT_LT(testing::max_diff(testing::next_token_logprobs(*model, g["inputs"]),
+                              g["next_token_logprobs"]),
+            1e-4);
+}
+
 TEST(HfWeightArgs, DeltaInHalfPrecisionRoundsAsTorchAdds) {
   // dtype=bfloat16: both models are loaded in bfloat16 and added there; the result is the
   // bfloat16 sum, so loading it again in bfloat16 changes nothing.

@@ -221,6 +221,23 @@ TEST(HfLora, TensorsPeftWouldNotLoadOrLmEvalCannotMergeAreRefused) {
   }
 }
 
+TEST(HfLora, ModulesToSaveUnderTheWrappersName) {
+  // lm_head.modules_to_save.<adapter>.weight, as the wrapper's own state dict names the copy.
+  AdapterCopy a("lora_mts");
+  testing::rename_safetensors(
+      ckpt_fixtures() / "lora_mts" / "adapter_model.safetensors",
+      a.path() / "adapter_model.safetensors", [](const std::string& n) {
+        return n == "base_model.model.lm_head.weight"
+                   ? std::string("base_model.model.lm_head.modules_to_save.default.weight")
+                   : n;
+      });
+  const json g = testing::ckpt_goldens()["adapters"]["lora_mts"];
+  auto model = with_adapter("llama", a.path());
+  EXPECT_LT(testing::max_diff(testing::next_token_logprobs(*model, g["inputs"]),
+                              g["next_token_logprobs"]),
+            2e-5);
+}
+
 TEST(HfLora, LayersTheConfigDoesNotTargetAreSkippedAsPeftSkipsThem) {
   // The file holds q_proj and v_proj factors; a config targeting k_proj makes peft build LoRA
   // layers for k_proj only (B = 0 without weights) and ignore the file's: the base's numbers.

@@ -75,5 +75,30 @@ TEST(HfWeightEdits, LowRankProductsAndAddsByHand) {
   EXPECT_THROW(apply_edits(S, {rep}), RuntimeError);
 }
 
+TEST(HfWeightEdits, LargeProductsSharedOverThreadsAsComputedInDouble) {
+  // 512 x 640 x rank 16 is past the size where rows are shared out over threads.
+  const int64_t out = 512, in = 640, r = 16;
+  std::vector<float> w(out * in), a(r * in), b(out * r);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.11 * i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::sin(0.53 * i + 1);
+  const TensorView W = f32_view("w", {out, in}, w), A = f32_view("a", {r, in}, a),
+                   B = f32_view("b", {out, r}, b);
+  TensorEdit e;
+  e.kind = TensorEdit::Kind::kLowRank;
+  e.a = &A;
+  e.b = &B;
+  e.scale = 0.25;
+  const std::vector<float> got = apply_edits(W, {e});
+  double worst = 0;
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t i = 0; i < in; ++i) {
+      double s = 0;
+      for (int64_t j = 0; j < r; ++j) s += double(b[o * r + j]) * a[j * in + i];
+      worst = std::max(worst, std::abs(got[o * in + i] - (w[o * in + i] + 0.25 * s)));
+    }
+  EXPECT_LT(worst, 1e-5);
+}
+
 }  // namespace
 }  // namespace lmeval::hf
