@@ -740,9 +740,9 @@ fs::path resolve_adapter_dir(HubClient& client, const std::string& repo_or_path,
   std::vector<std::string> files = {"adapter_config.json"};
   // peft reads adapter_model.safetensors when there is one, else adapter_model.bin.
   if (listed("adapter_model.safetensors"))
-    files.push_back("adapter_model.safetensors");
+    files.emplace_back("adapter_model.safetensors");
   else if (listed("adapter_model.bin"))
-    files.push_back("adapter_model.bin");
+    files.emplace_back("adapter_model.bin");
   fetch_files(client, repo, info.commit, files);
   return client.snapshot_dir(repo, info.commit);
 }

@@ -294,7 +294,7 @@ TEST(HubEndToEnd, ModelSubfolderAndAdapterThroughTheCache) {
     std::string t, line;
     std::istringstream in(out);
     while (std::getline(in, line))
-      if (line.rfind("|", 0) == 0) t += line + "\n";
+      if (line.rfind('|', 0) == 0) t += line + "\n";
     return t;
   };
   EXPECT_NE(table(local.out).find("acc"), std::string::npos) << local.out;
