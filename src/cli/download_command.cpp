@@ -89,10 +89,19 @@ int download_main(const DownloadFlags& f) {
     std::string revision = args.contains("revision") && args["revision"].is_string()
                                ? args["revision"].get<std::string>()
                                : "main";
-    for (const char* k : {"pretrained", "tokenizer"}) {
-      if (!args.contains(k) || !args[k].is_string()) continue;
-      auto dir = hub::resolve_model_dir(*client, args[k].get<std::string>(), revision);
-      std::cout << k << " " << args[k].get<std::string>() << ": " << dir.string() << "\n";
+    // What the hf backend reads: subfolder inside pretrained and tokenizer, not inside peft or
+    // delta (HFLM passes it to the first two only).
+    const std::string subfolder = args.contains("subfolder") && args["subfolder"].is_string()
+                                      ? args["subfolder"].get<std::string>()
+                                      : "";
+    for (const char* k : {"pretrained", "tokenizer", "delta", "peft"}) {
+      if (!args.contains(k) || !args[k].is_string() || args[k] == "None") continue;
+      const std::string v = args[k].get<std::string>();
+      const std::string key = k;
+      auto dir = key == "peft" ? hub::resolve_adapter_dir(*client, v, revision)
+                               : hub::resolve_model_dir(*client, v, revision,
+                                                        key == "delta" ? "" : subfolder);
+      std::cout << k << " " << v << ": " << dir.string() << "\n";
       ++fetched;
     }
   }
@@ -108,7 +117,8 @@ void add_download_command(CLI::App& app, Action& action) {
       "Fetch the Hub datasets of --tasks and the model of --model_args into the HF cache");
   auto f = std::make_shared<DownloadFlags>();
   cmd->add_option("--tasks,-t", f->tasks, "Tasks or groups (comma-separated)")->expected(1, -1);
-  cmd->add_option("--model_args,-a", f->model_args, "k=v,k=v (pretrained=org/name, revision=...)");
+  cmd->add_option("--model_args,-a", f->model_args,
+                  "k=v,k=v (pretrained=org/name, revision=, subfolder=, peft=, delta=)");
   cmd->add_option("--include_path", f->include_path, "Extra folder of task YAMLs");
   cmd->callback([&action, f] { action = [f] { return download_main(*f); }; });
 }

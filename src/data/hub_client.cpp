@@ -594,7 +594,8 @@ std::optional<fs::path> HubClient::try_download(const RepoRef& repo, const std::
   return target;
 }
 
-std::vector<std::string> select_model_files(const std::vector<std::string>& files) {
+std::vector<std::string> select_model_files(const std::vector<std::string>& files,
+                                            const std::string& subfolder) {
   static const std::vector<std::string> wanted = {"config.json",
                                                   "generation_config.json",
                                                   "tokenizer.json",
@@ -610,14 +611,18 @@ std::vector<std::string> select_model_files(const std::vector<std::string>& file
                                                   "chat_template.jinja",
                                                   "chat_template.json",
                                                   "preprocessor_config.json"};
+  const std::string prefix = subfolder.empty() ? "" : subfolder + "/";
+  // The names directly inside the subfolder (the top level without one): deeper folders hold
+  // other formats.
+  std::vector<std::string> names;
+  for (const auto& f : files)
+    if (f.rfind(prefix, 0) == 0 && f.find('/', prefix.size()) == std::string::npos)
+      names.push_back(f.substr(prefix.size()));
   std::vector<std::string> out;
   bool has_safetensors = false;
-  for (const auto& f : files)
-    if (f.find('/') == std::string::npos && f.size() > 12 && f.ends_with(".safetensors"))
-      has_safetensors = true;
-  for (const auto& f : files) {
-    if (f.find('/') != std::string::npos)
-      continue;  // top level only (subfolders hold other formats)
+  for (const auto& f : names)
+    if (f.size() > 12 && f.ends_with(".safetensors")) has_safetensors = true;
+  for (const auto& f : names) {
     bool take = std::find(wanted.begin(), wanted.end(), f) != wanted.end();
     if (has_safetensors) {
       take |= f.ends_with(".safetensors") || f == "model.safetensors.index.json";
@@ -625,45 +630,68 @@ std::vector<std::string> select_model_files(const std::vector<std::string>& file
       take |= (f.rfind("pytorch_model", 0) == 0 &&
                (f.ends_with(".bin") || f.ends_with(".bin.index.json")));
     }
-    if (take) out.push_back(f);
+    if (take) out.push_back(prefix + f);
   }
   return out;
 }
 
-fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
-                           const std::string& revision) {
-  if (fs::is_directory(repo_or_path)) return repo_or_path;
-  if (repo_or_path.empty() || repo_or_path.front() == '/' || repo_or_path.front() == '.' ||
-      std::count(repo_or_path.begin(), repo_or_path.end(), '/') > 1)
-    throw UserError("model folder '" + repo_or_path + "' does not exist", {},
-                    "a local folder or a Hub repo id such as EleutherAI/pythia-160m");
-  RepoRef repo{RepoType::kModel, repo_or_path, revision.empty() ? "main" : revision};
-  auto info = client.repo_info(repo);
-  auto files = select_model_files(info.files);
-  if (std::find(files.begin(), files.end(), "config.json") == files.end())
-    throw UserError("model '" + repo.id + "' has no config.json at revision '" + repo.revision +
-                    "'");
+namespace {
+
+fs::path join_subfolder(const fs::path& dir, const std::string& subfolder) {
+  return subfolder.empty() ? dir : dir / subfolder;
+}
+
+bool is_repo_id(const std::string& s) {
+  return !s.empty() && s.front() != '/' && s.front() != '.' &&
+         std::count(s.begin(), s.end(), '/') <= 1;
+}
+
+// Downloads `files` of the snapshot (offline: checks the cache has them).
+void fetch_files(HubClient& client, const RepoRef& repo, const std::string& commit,
+                 const std::vector<std::string>& files) {
   std::vector<std::string> missing;
   for (const auto& f : files) {
     if (client.config().offline) {
-      if (!fs::exists(client.snapshot_dir(repo, info.commit) / f)) missing.push_back(f);
+      if (!fs::exists(client.snapshot_dir(repo, commit) / f)) missing.push_back(f);
       continue;
     }
-    client.download(repo, info.commit, f);
+    client.download(repo, commit, f);
   }
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
     throw UserError("offline: model '" + repo.id + "' at revision '" + repo.revision + "' (" +
-                        info.commit + ") is missing from the cache: " + list,
+                        commit + ") is missing from the cache: " + list,
                     {}, "run `lm-eval download` where the Hub is reachable");
   }
+}
+
+}  // namespace
+
+fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
+                           const std::string& revision, const std::string& subfolder) {
+  if (fs::is_directory(repo_or_path)) return join_subfolder(repo_or_path, subfolder);
+  if (!is_repo_id(repo_or_path))
+    throw UserError("model folder '" + repo_or_path + "' does not exist", {},
+                    "a local folder or a Hub repo id such as EleutherAI/pythia-160m");
+  if (!subfolder.empty() && !safe_repo_path(subfolder))
+    throw UserError("subfolder '" + subfolder + "' is not a folder inside the repo",
+                    {"", 0, 0, "--model_args subfolder"}, "a relative path without '..'");
+  RepoRef repo{RepoType::kModel, repo_or_path, revision.empty() ? "main" : revision};
+  auto info = client.repo_info(repo);
+  auto files = select_model_files(info.files, subfolder);
+  const std::string prefix = subfolder.empty() ? "" : subfolder + "/";
+  if (std::find(files.begin(), files.end(), prefix + "config.json") == files.end())
+    throw UserError("model '" + repo.id + "' has no " + prefix + "config.json at revision '" +
+                    repo.revision + "'");
+  fetch_files(client, repo, info.commit, files);
   // Offline listings come from the snapshot itself, so a partial snapshot lists only what it has:
   // a sharded checkpoint must still have every shard its index names.
   fs::path snap = client.snapshot_dir(repo, info.commit);
+  fs::path dir = join_subfolder(snap, subfolder);
   for (const char* index : {"model.safetensors.index.json", "pytorch_model.bin.index.json"}) {
-    if (!fs::exists(snap / index)) continue;
-    auto j = nlohmann::json::parse(read_small_file(snap / index), nullptr, false);
+    if (!fs::exists(dir / index)) continue;
+    auto j = nlohmann::json::parse(read_small_file(dir / index), nullptr, false);
     if (j.is_discarded() || !j.contains("weight_map") || !j["weight_map"].is_object()) continue;
     std::vector<std::string> shards;
     for (auto& [k, v] : j["weight_map"].items())
@@ -672,9 +700,9 @@ fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
         shards.push_back(v.get<std::string>());
     std::string list;
     for (const auto& s : shards) {
-      if (fs::exists(snap / s)) continue;
+      if (fs::exists(dir / s)) continue;
       if (!client.config().offline && safe_repo_path(s)) {
-        client.download(repo, info.commit, s);
+        client.download(repo, info.commit, prefix + s);
         continue;
       }
       list += (list.empty() ? "" : ", ") + s;
@@ -683,13 +711,46 @@ fs::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
       throw UserError("offline: model '" + repo.id + "' (" + info.commit +
                       ") is missing weight shards from the cache: " + list);
   }
-  return snap;
+  return dir;
 }
 
-fs::path resolve_model_dir(const std::string& repo_or_path, const std::string& revision) {
+fs::path resolve_model_dir(const std::string& repo_or_path, const std::string& revision,
+                           const std::string& subfolder) {
+  if (fs::is_directory(repo_or_path)) return join_subfolder(repo_or_path, subfolder);
+  HubClient client(HubConfig::from_env());
+  return resolve_model_dir(client, repo_or_path, revision, subfolder);
+}
+
+fs::path resolve_adapter_dir(HubClient& client, const std::string& repo_or_path,
+                             const std::string& revision) {
+  if (fs::is_directory(repo_or_path)) return repo_or_path;
+  if (!is_repo_id(repo_or_path))
+    throw UserError("adapter folder '" + repo_or_path + "' does not exist",
+                    {"", 0, 0, "--model_args peft"},
+                    "a PEFT adapter folder or a Hub repo id such as org/name-lora");
+  RepoRef repo{RepoType::kModel, repo_or_path, revision.empty() ? "main" : revision};
+  auto info = client.repo_info(repo);
+  auto listed = [&](const std::string& f) {
+    return std::find(info.files.begin(), info.files.end(), f) != info.files.end();
+  };
+  if (!listed("adapter_config.json"))
+    throw UserError(
+        "'" + repo.id + "' has no adapter_config.json at revision '" + repo.revision + "'",
+        {"", 0, 0, "--model_args peft"}, "a PEFT adapter repo");
+  std::vector<std::string> files = {"adapter_config.json"};
+  // peft reads adapter_model.safetensors when there is one, else adapter_model.bin.
+  if (listed("adapter_model.safetensors"))
+    files.emplace_back("adapter_model.safetensors");
+  else if (listed("adapter_model.bin"))
+    files.emplace_back("adapter_model.bin");
+  fetch_files(client, repo, info.commit, files);
+  return client.snapshot_dir(repo, info.commit);
+}
+
+fs::path resolve_adapter_dir(const std::string& repo_or_path, const std::string& revision) {
   if (fs::is_directory(repo_or_path)) return repo_or_path;
   HubClient client(HubConfig::from_env());
-  return resolve_model_dir(client, repo_or_path, revision);
+  return resolve_adapter_dir(client, repo_or_path, revision);
 }
 
 }  // namespace lmeval::hub

@@ -35,7 +35,8 @@ ModelArgTable<HfArgs> make_hf_table() {
                {.key = "pretrained",
                 .default_value = "(required)",
                 .accepted = "a model folder or a Hub repo id",
-                .doc = "The model: a Hugging Face safetensors folder or a Hub repo id"})),
+                .doc = "The model: a Hugging Face model folder (safetensors or pytorch_model.bin "
+                       "weights) or a Hub repo id"})),
       none_is_a_value(
           ModelArg<HfArgs>{{.key = "backend",
                             .default_value = "`default`",
@@ -52,15 +53,11 @@ ModelArgTable<HfArgs> make_hf_table() {
       none_is_a_value(text(&HfArgs::revision, {.key = "revision",
                                                .default_value = "`main`",
                                                .doc = "Hub revision (branch, tag or commit)"})),
-      // Appended to pretrained as it stands when the key is read (keys apply in the order given).
-      ModelArg<HfArgs>{{.key = "subfolder",
-                        .default_value = "`\"\"`",
-                        .doc = "Folder inside pretrained that holds the model"},
-                       true,
-                       [](HfArgs& a, const Json& v) {
-                         const std::string s = ma::as_string(v);
-                         if (!s.empty()) a.pretrained += "/" + s;
-                       }},
+      text(&HfArgs::subfolder,
+           {.key = "subfolder",
+            .default_value = "`\"\"`",
+            .doc = "Folder inside pretrained (a folder or a Hub repo) that holds the model and "
+                   "its tokenizer (inside tokenizer too when that is given, as HFLM passes it)"}),
       text(
           &HfArgs::tokenizer,
           {.key = "tokenizer", .default_value = "pretrained", .doc = "Tokenizer folder or Hub id"}),
@@ -139,6 +136,25 @@ ModelArgTable<HfArgs> make_hf_table() {
                                                            {"", 0, 0, "--model_args parallelize"},
                                                            "one device per run");
                                        }}),
+      ModelArg<HfArgs>{{.key = "peft",
+                        .accepted = "a PEFT LoRA adapter folder or Hub repo id",
+                        .doc = "LoRA adapter merged into the weights at load, as peft computes "
+                               "it (same revision as pretrained)"},
+                       true,
+                       [](HfArgs& a, const Json& v) {
+                         // The reference takes one adapter; a list is its open request (PR
+                         // #3744) for one results entry per adapter.
+                         if (v.is_array())
+                           throw UserError("several adapters in one run are not supported",
+                                           {"", 0, 0, "--model_args peft"},
+                                           "one adapter folder or Hub repo id (one run each)");
+                         a.peft = ma::as_string(v);
+                       }},
+      text(&HfArgs::delta,
+           {.key = "delta",
+            .accepted = "a model folder or Hub repo id",
+            .doc = "Delta weights added to pretrained's, tensor by tensor (same revision as "
+                   "pretrained)"}),
       none_is_a_value(integer(&HfArgs::threads, 0, 4096,
                               {.key = "threads",
                                .default_value = "`0`",
@@ -166,6 +182,10 @@ HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {
     throw UserError("model hf needs model_args pretrained=PATH",
                     {"", 0, 0, "--model_args pretrained"},
                     "pretrained=<local Hugging Face model folder>");
+  // HFLM._create_model raises ValueError for both.
+  if (!a.peft.empty() && !a.delta.empty())
+    throw UserError("Cannot use both 'peft' and 'delta' options at the same time.",
+                    {"", 0, 0, "--model_args peft"}, "peft=ADAPTER or delta=DELTA, not both");
   if (options.batch_size) a.batch_size = *options.batch_size;
   if (options.max_batch_size) a.max_batch_size = *options.max_batch_size;
   // --device is passed only when given (then it wins, as the plugin loader decides); otherwise a

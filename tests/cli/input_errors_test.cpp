@@ -254,6 +254,44 @@ TEST_F(InputErrors, OutOfRangeModelArgsNameFieldAndRange) {
   expect_user_error(lm(api + "timeout=nan"), {"--model_args timeout", "more than 0"});
 }
 
+// ---------------------------------------------------------------- weights, adapters, deltas
+
+// pytorch_model.bin is read without running its pickle; an adapter or a delta that does not fit
+// the model is refused naming the file and the module or tensor.
+TEST_F(InputErrors, HostilePicklesAndMismatchedAdaptersExitTwo) {
+  task("t1");
+  const fs::path ckpt = lmeval::testing::source_dir() / "tests/fixtures/hf_ckpt";
+  const std::string stories = (lmeval::testing::source_dir() / "models/stories260K").string();
+  const std::string hf =
+      "run --model hf --tasks t1 --include_path tasks --device cpu "
+      "--model_args tokenizer=" +
+      stories + ",pretrained=";
+  fs::create_directories(dir_ / "evil");
+  fs::copy_file(ckpt / "llama/config.json", dir_ / "evil/config.json");
+  // torch's legacy layout: magic number, protocol 1001, system information, then a pickle that
+  // calls os.system.
+  using namespace std::string_literals;
+  write("evil/pytorch_model.bin",
+        "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19."s
+        "\x80\x02M\xe9\x03."s
+        "\x80\x02}X\x0d\x00\x00\x00little_endian\x88s."s
+        "\x80\x02"
+        "cposix\nsystem\nX\x0c\x00\x00\x00touch pwned!\x85R."s);
+  expect_user_error(lm(hf + "evil"), {"evil/pytorch_model.bin", "the global posix.system"});
+  EXPECT_FALSE(fs::exists(dir_ / "pwned!"));
+  const std::string llama = (ckpt / "llama").string();
+  expect_user_error(lm(hf + llama + ",peft=" + (ckpt / "lora_other_base").string()),
+                    {"lora_other_base/adapter_model.safetensors",
+                     "module model.layers.0.self_attn.q_proj", "do not fit"});
+  expect_user_error(lm(hf + llama + ",delta=" + (ckpt / "gpt2_delta").string()),
+                    {"gpt2_delta/config.json", "the delta model is a GPT2LMHeadModel"});
+  expect_user_error(lm(hf + llama + ",peft=" + (ckpt / "lora_plain").string() +
+                       ",delta=" + (ckpt / "llama_delta").string()),
+                    {"Cannot use both 'peft' and 'delta'"});
+  auto ok = lm(hf + llama + ",peft=" + (ckpt / "lora_plain").string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 // ---------------------------------------------------------------- secrets
 
 TEST_F(InputErrors, SecretsNeverEchoedEvenInMalformedModelArgs) {

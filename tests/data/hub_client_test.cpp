@@ -387,6 +387,62 @@ TEST_F(HubTest, ModelFilesShardedSafetensors) {
   EXPECT_EQ(hub_.request_count(), before);
 }
 
+// subfolder= (HFLM passes it to from_pretrained): the files directly inside it, shards of an
+// index named relative to it; pytorch_model.bin only without safetensors.
+TEST_F(HubTest, ModelFilesInASubfolderAndPytorchBin) {
+  std::string index =
+      R"({"weight_map": {"a": "pytorch_model-00001-of-00002.bin", "b": "pytorch_model-00002-of-00002.bin"}})";
+  hub_.add_commit("models", "org/steps", "main", kC1,
+                  {{"config.json", {"{}"}},
+                   {"model.safetensors", {"top", true}},
+                   {"step1000/config.json", {"{\"model_type\": \"llama\"}"}},
+                   {"step1000/tokenizer.json", {"{}"}},
+                   {"step1000/pytorch_model.bin.index.json", {index}},
+                   {"step1000/pytorch_model-00001-of-00002.bin", {"one", true}},
+                   {"step1000/pytorch_model-00002-of-00002.bin", {"two", true}},
+                   {"step1000/deeper/model.safetensors", {"no", true}}});
+  HubClient c(config());
+  fs::path dir = lmeval::hub::resolve_model_dir(c, "org/steps", "main", "step1000");
+  EXPECT_EQ(dir, cache_ / "models--org--steps/snapshots" / kC1 / "step1000");
+  for (const char* f : {"config.json", "tokenizer.json", "pytorch_model.bin.index.json",
+                        "pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  EXPECT_EQ(slurp(dir / "pytorch_model-00002-of-00002.bin"), "two");
+  EXPECT_FALSE(fs::exists(dir / "deeper"));
+  EXPECT_FALSE(fs::exists(dir.parent_path() / "model.safetensors"));
+  EXPECT_THROW(lmeval::hub::resolve_model_dir(c, "org/steps", "main", "step2000"),
+               lmeval::UserError);
+  EXPECT_THROW(lmeval::hub::resolve_model_dir(c, "org/steps", "main", "../x"), lmeval::UserError);
+  // Offline afterwards: the cached subfolder, no request.
+  const size_t before = hub_.request_count();
+  HubClient off(config(true));
+  EXPECT_EQ(lmeval::hub::resolve_model_dir(off, "org/steps", "main", "step1000"), dir);
+  EXPECT_EQ(hub_.request_count(), before);
+}
+
+// peft= of a Hub repo: adapter_config.json and the adapter's weights (safetensors first).
+TEST_F(HubTest, AdapterRepo) {
+  hub_.add_commit("models", "org/lora", "main", kC1,
+                  {{"adapter_config.json", {"{}"}},
+                   {"adapter_model.safetensors", {"st", true}},
+                   {"adapter_model.bin", {"bin", true}},
+                   {"README.md", {"card"}}});
+  HubClient c(config());
+  fs::path dir = lmeval::hub::resolve_adapter_dir(c, "org/lora", "main");
+  EXPECT_TRUE(fs::exists(dir / "adapter_config.json"));
+  EXPECT_EQ(slurp(dir / "adapter_model.safetensors"), "st");
+  EXPECT_FALSE(fs::exists(dir / "adapter_model.bin"));
+  EXPECT_FALSE(fs::exists(dir / "README.md"));
+  hub_.add_commit("models", "org/not-lora", "main", kC2, {{"config.json", {"{}"}}});
+  try {
+    lmeval::hub::resolve_adapter_dir(c, "org/not-lora", "main");
+    FAIL();
+  } catch (const lmeval::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no adapter_config.json"), std::string::npos);
+    EXPECT_EQ(e.where().field, "--model_args peft");
+  }
+}
+
 TEST_F(HubTest, ConcurrentDownloadsOfOneFile) {
   std::string big(3 << 20, 'z');
   for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);

@@ -231,3 +231,73 @@ TEST(HubEndToEnd, HfUrlDataFilesComeFromTheHub) {
   EXPECT_NE((r.out + r.err).find("data not available here"), std::string::npos) << r.out << r.err;
   fs::remove_all(work);
 }
+
+// The hf backend's weights from the Hub: a model in a repo's subfolder saved as pytorch_model.bin,
+// and a LoRA adapter repo. `lm-eval download` with those model_args fills the cache, and an
+// offline run from it gives what the local folders give.
+TEST(HubEndToEnd, ModelSubfolderAndAdapterThroughTheCache) {
+  const fs::path bin = lmeval::testing::lmeval_binary();
+  if (!fs::exists(bin)) GTEST_SKIP() << "lm-eval binary not built";
+  const fs::path ckpt = lmeval::testing::source_dir() / "tests/fixtures/hf_ckpt";
+  const fs::path stories = lmeval::testing::source_dir() / "models/stories260K";
+  if (lmeval::testing::run_command(bin.string() + " ls models").out.find("hf") == std::string::npos)
+    GTEST_SKIP() << "lm-eval built without the hf backend";
+  fs::path work = fs::temp_directory_path() / ("lmeval-hub-hf-" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work / "model" / "step1");
+  std::ofstream(work / "data.jsonl")
+      << "{\"q\": \"Once upon a time\", \"choices\": [\" there was a girl.\", \" the end.\"], "
+         "\"label\": 0}\n";
+  std::ofstream(work / "t.yaml") << "task: t\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
+                                    "    test: "
+                                 << (work / "data.jsonl").string()
+                                 << "\noutput_type: multiple_choice\ntest_split: test\n"
+                                    "doc_to_text: \"{{q}}\"\ndoc_to_choice: choices\n"
+                                    "doc_to_target: label\n";
+  FakeHub hub;
+  FakeHub::Tree model = {{"config.json", {"{}"}}, {"README.md", {"top"}}};
+  for (const char* f : {"config.json", "pytorch_model.bin"})
+    model[std::string("step1/") + f] = {slurp(ckpt / "llama_bin" / f),
+                                        std::string(f) != "config.json"};
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+    model[std::string("step1/") + f] = {slurp(stories / f)};
+  for (const auto& [name, file] : model)
+    if (name.rfind("step1/", 0) == 0) std::ofstream(work / "model" / name) << file.content;
+  hub.add_commit("models", "org/tiny", "main", "1111111111111111111111111111111111111111", model);
+  hub.add_commit("models", "org/tiny-lora", "main", "2222222222222222222222222222222222222222",
+                 {{"adapter_config.json", {slurp(ckpt / "lora_plain/adapter_config.json")}},
+                  {"adapter_model.safetensors",
+                   {slurp(ckpt / "lora_plain/adapter_model.safetensors"), true}}});
+  hub.start();
+  const std::string run_tail = " --tasks t --include_path " + work.string() + " --device cpu";
+  auto local = lmeval::testing::run_command(
+      bin.string() + " run --model hf --model_args pretrained=" + (work / "model").string() +
+      ",subfolder=step1,peft=" + (ckpt / "lora_plain").string() + run_tail);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const std::string hub_args =
+      " --model_args pretrained=org/tiny,subfolder=step1,peft=org/tiny-lora";
+  const std::string env =
+      "env HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + (work / "cache").string() + " ";
+  auto dl = lmeval::testing::run_command(env + bin.string() + " download" + hub_args);
+  ASSERT_EQ(dl.exit_code, 0) << dl.err;
+  EXPECT_TRUE(
+      fs::exists(work / "cache/models--org--tiny/snapshots/"
+                        "1111111111111111111111111111111111111111/step1/pytorch_model.bin"));
+  EXPECT_FALSE(fs::exists(work / "cache/models--org--tiny/snapshots/"
+                                 "1111111111111111111111111111111111111111/README.md"));
+  hub.stop();
+  auto offline = lmeval::testing::run_command(env + "HF_HUB_OFFLINE=1 " + bin.string() +
+                                              " run --model hf" + hub_args + run_tail);
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  // The tables (the lines above them name the model_args, which differ).
+  auto table = [](const std::string& out) {
+    std::string t, line;
+    std::istringstream in(out);
+    while (std::getline(in, line))
+      if (line.rfind('|', 0) == 0) t += line + "\n";
+    return t;
+  };
+  EXPECT_NE(table(local.out).find("acc"), std::string::npos) << local.out;
+  EXPECT_EQ(table(offline.out), table(local.out));
+  fs::remove_all(work);
+}

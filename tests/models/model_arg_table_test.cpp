@@ -35,13 +35,30 @@ TEST(Models_ModelArgTable, DocsListEveryKeyOfHfAndDummy) {
 
 TEST(Models_ModelArgTable, RegistryKnownArgsAreTheTableKeys) {
   ModelRegistry reg = core_and_hf();
-  // The keys hf accepted before its table, in the order its unknown-key error listed them.
-  const std::vector<std::string> hf_keys = {
-      "pretrained",         "backend",         "revision",       "subfolder",
-      "tokenizer",          "max_length",      "device",         "dtype",
-      "softmax_dtype",      "batch_size",      "max_batch_size", "add_bos_token",
-      "prefix_token_id",    "logits_cache",    "truncation",     "trust_remote_code",
-      "use_fast_tokenizer", "think_end_token", "parallelize",    "threads"};
+  // The keys hf accepted before its table, in the order its unknown-key error listed them, and
+  // peft and delta after.
+  const std::vector<std::string> hf_keys = {"pretrained",
+                                            "backend",
+                                            "revision",
+                                            "subfolder",
+                                            "tokenizer",
+                                            "max_length",
+                                            "device",
+                                            "dtype",
+                                            "softmax_dtype",
+                                            "batch_size",
+                                            "max_batch_size",
+                                            "add_bos_token",
+                                            "prefix_token_id",
+                                            "logits_cache",
+                                            "truncation",
+                                            "trust_remote_code",
+                                            "use_fast_tokenizer",
+                                            "think_end_token",
+                                            "parallelize",
+                                            "peft",
+                                            "delta",
+                                            "threads"};
   EXPECT_EQ(reg.find("hf")->known_args, hf_keys);
   EXPECT_EQ(reg.find("huggingface")->known_args, hf_keys);
   EXPECT_EQ(hf_model_known_args(), hf_keys);
@@ -67,7 +84,7 @@ TEST(Models_ModelArgTable, UnknownKeyErrorsReadAsBefore) {
               "one of pretrained, backend, revision, subfolder, tokenizer, max_length, device, "
               "dtype, softmax_dtype, batch_size, max_batch_size, add_bos_token, prefix_token_id, "
               "logits_cache, truncation, trust_remote_code, use_fast_tokenizer, think_end_token, "
-              "parallelize, threads");
+              "parallelize, peft, delta, threads");
   }
   ModelRegistry reg = core_and_hf();
   try {
@@ -119,12 +136,13 @@ TEST(Models_ModelArgTable, HfKeysApplyInTheOrderGiven) {
   Json args = Json::object();
   args["pretrained"] = "org/model";
   args["subfolder"] = "step1000";
-  EXPECT_EQ(hf::parse_hf_args(args, {}).pretrained, "org/model/step1000");
-  // A subfolder read before pretrained is overwritten by it (the old if-chain's order).
+  // subfolder is its own argument (HFLM passes it to from_pretrained), whatever the order.
+  EXPECT_EQ(hf::parse_hf_args(args, {}).pretrained, "org/model");
+  EXPECT_EQ(hf::parse_hf_args(args, {}).subfolder, "step1000");
   Json late = Json::object();
   late["subfolder"] = "step1000";
   late["pretrained"] = "org/model";
-  EXPECT_EQ(hf::parse_hf_args(late, {}).pretrained, "org/model");
+  EXPECT_EQ(hf::parse_hf_args(late, {}).subfolder, "step1000");
   // None: tokenizer/max_length keep their defaults; revision takes Python's str(None).
   hf::HfArgs a = hf::parse_hf_args(Json{{"pretrained", "x"},
                                         {"tokenizer", "None"},

@@ -98,15 +98,27 @@ class HubClient {
   int requests_ = 0;
 };
 
-// Model files for `pretrained=`: a local folder passes through; otherwise config, tokenizer and
-// weight files (safetensors, sharded too; else pytorch .bin) of the Hub repo are fetched into the
-// cache and the snapshot folder is returned.
+// Model files for `pretrained=`: a local folder passes through (joined with `subfolder`);
+// otherwise config, tokenizer and weight files (safetensors, sharded too; else pytorch .bin) of
+// the Hub repo's `subfolder` ("" = its top level) are fetched into the cache and the snapshot's
+// folder is returned.
 std::filesystem::path resolve_model_dir(const std::string& repo_or_path,
-                                        const std::string& revision = "main");
+                                        const std::string& revision = "main",
+                                        const std::string& subfolder = "");
 std::filesystem::path resolve_model_dir(HubClient& client, const std::string& repo_or_path,
-                                        const std::string& revision = "main");
+                                        const std::string& revision = "main",
+                                        const std::string& subfolder = "");
 
-// The files of a model repo that resolve_model_dir fetches, chosen from a listing.
-std::vector<std::string> select_model_files(const std::vector<std::string>& files);
+// The files of a model repo that resolve_model_dir fetches, chosen from a listing (repo paths,
+// those directly inside `subfolder`).
+std::vector<std::string> select_model_files(const std::vector<std::string>& files,
+                                            const std::string& subfolder = "");
+
+// A PEFT adapter for `peft=`: a local folder passes through; otherwise the Hub repo's
+// adapter_config.json and adapter_model.safetensors (else adapter_model.bin) are fetched.
+std::filesystem::path resolve_adapter_dir(const std::string& repo_or_path,
+                                          const std::string& revision = "main");
+std::filesystem::path resolve_adapter_dir(HubClient& client, const std::string& repo_or_path,
+                                          const std::string& revision = "main");
 
 }  // namespace lmeval::hub

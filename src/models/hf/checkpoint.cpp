@@ -16,6 +16,9 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "models/hf/lora.hpp"
+#include "models/hf/weight_edits.hpp"
+#include "models/hf/weight_files.hpp"
 
 namespace lmeval::hf {
 
@@ -177,77 +180,148 @@ void SafetensorsFile::release(const TensorView& t) const {
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
 }
 
-std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir) {
+WeightArchive::WeightArchive() = default;
+WeightArchive::~WeightArchive() = default;
+
+std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir,
+                                                   const WeightSources& sources) {
   auto archive = std::unique_ptr<WeightArchive>(new WeightArchive());
-  const fs::path single = dir / "model.safetensors";
-  const fs::path index = dir / "model.safetensors.index.json";
-  std::vector<fs::path> files;
-  if (fs::exists(index)) {
-    Json j = read_json_file(index, "the safetensors index");
-    if (!j.contains("weight_map") || !j["weight_map"].is_object())
-      throw UserError("the safetensors index has no weight_map",
-                      {index.string(), 0, 0, "$.weight_map"},
-                      "an object mapping tensor names to shard files");
-    std::set<std::string> seen;
-    for (const auto& [name, shard] : j["weight_map"].items()) {
-      if (!shard.is_string())
-        throw UserError("shard name is not a string",
-                        {index.string(), 0, 0, "$.weight_map." + name}, "a file name");
-      // transformers joins the name to the folder as given, so an absolute name or one with ".."
-      // would read weights from anywhere: only files inside the model folder are accepted.
-      const fs::path rel(shard.get<std::string>());
-      bool inside = !rel.empty() && rel.is_relative() && rel.has_filename();
-      for (const auto& part : rel) inside = inside && part != "..";
-      if (!inside)
-        throw UserError(
-            "shard name '" + shard.get<std::string>() + "' is not a file inside " + dir.string(),
-            {index.string(), 0, 0, "$.weight_map." + name},
-            "the name of a shard file in the model folder");
-      if (seen.insert(shard.get<std::string>()).second)
-        files.push_back(dir / shard.get<std::string>());
+  archive->edits_ = std::make_unique<std::map<std::string, std::vector<TensorEdit>>>();
+  archive->base_ = WeightFiles::open_model(dir);
+  if (sources.peft.empty() && sources.delta.empty()) return archive;
+  const ArchConfig cfg = load_arch_config(dir);
+  if (!sources.peft.empty())
+    archive->adapter_ = LoraAdapter::open(
+        sources.peft, {archive->base_.get(), cfg.architecture, cfg.tie_word_embeddings},
+        *archive->edits_);
+  if (!sources.delta.empty()) {
+    // HFLM._create_model loads the delta with from_pretrained, so it is a model folder of the
+    // same architecture.
+    const ArchConfig delta_cfg = load_arch_config(sources.delta);
+    if (delta_cfg.architecture != cfg.architecture)
+      throw UserError(
+          "the delta model is a " + delta_cfg.architecture + " and the model a " + cfg.architecture,
+          {(sources.delta / "config.json").string(), 0, 0, "$.architectures"},
+          "delta weights of the same architecture as pretrained");
+    archive->delta_ = WeightFiles::open_model(sources.delta);
+    // Both models are loaded in dtype= and the delta added in place: in float16 / bfloat16 each
+    // operand and each sum is rounded to it. With dtype=auto each model has its config's dtype;
+    // when they agree that is the rounding, otherwise (a mixed pair) the sum is taken in float32.
+    auto st_name = [](const std::string& torch_name) -> std::string {
+      if (torch_name == "float16" || torch_name == "half") return "F16";
+      if (torch_name == "bfloat16") return "BF16";
+      return "";
+    };
+    if (sources.dtype.empty() || sources.dtype == "auto") {
+      if (st_name(cfg.torch_dtype) == st_name(delta_cfg.torch_dtype))
+        archive->delta_round_ = st_name(cfg.torch_dtype);
+    } else {
+      archive->delta_round_ = st_name(sources.dtype);
     }
-    for (const auto& f : files)
-      if (!fs::exists(f))
-        throw UserError("weights shard " + f.filename().string() + " named in the index is missing",
-                        {index.string(), 0, 0, "$.weight_map"}, "every shard file present");
-  } else if (fs::exists(single)) {
-    files.push_back(single);
-  } else {
-    for (const char* legacy : {"pytorch_model.bin", "pytorch_model.bin.index.json", "model.pt"}) {
-      if (fs::exists(dir / legacy))
-        throw UserError(
-            std::string("the model folder has only PyTorch pickle weights (") + legacy +
-                "); lm-eval reads safetensors only, because unpickling can run arbitrary code",
-            {(dir / legacy).string(), 0, 0, ""},
-            "model.safetensors; convert once with Python: `from transformers import "
-            "AutoModelForCausalLM; AutoModelForCausalLM.from_pretrained(DIR).save_pretrained(DIR, "
-            "safe_serialization=True)`");
+    if (cfg.tie_word_embeddings) {
+      // The input embedding names of the checkpoints transformers writes for the architectures
+      // with tied heads.
+      for (const char* e :
+           {"model.embed_tokens.weight", "embed_tokens.weight", "transformer.wte.weight",
+            "wte.weight", "model.decoder.embed_tokens.weight", "decoder.embed_tokens.weight",
+            "gpt_neox.embed_in.weight", "embed_in.weight"})
+        if (archive->base_->find(e)) {
+          archive->embedding_ = e;
+          break;
+        }
     }
-    throw UserError("no model weights found in " + dir.string(), {dir.string(), 0, 0, ""},
-                    "model.safetensors or model.safetensors.index.json with its shards");
-  }
-  for (const auto& f : files) {
-    archive->files_.push_back(std::make_unique<SafetensorsFile>(f));
-    const SafetensorsFile* sf = archive->files_.back().get();
-    for (const auto& [name, view] : sf->tensors()) archive->index_[name] = {sf, &view};
   }
   return archive;
 }
 
-const TensorView* WeightArchive::find(const std::string& name) const {
-  auto it = index_.find(name);
-  return it == index_.end() ? nullptr : it->second.second;
-}
-
-std::vector<std::string> WeightArchive::names() const {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : index_) out.push_back(k);
+std::vector<TensorEdit> WeightArchive::delta_edits(const TensorView& base) const {
+  // HFLM._create_model: `for name, param in self._model.state_dict().items(): param.data +=
+  // _model_delta.state_dict()[name]`.
+  const std::string folder = delta_->source().parent_path().string();
+  auto missing = [&](const std::string& name) {
+    return UserError("the delta model lacks tensor '" + name + "' of the model",
+                     {delta_->source().string(), 0, 0, name},
+                     "delta weights for every tensor of pretrained (" + folder + ")");
+  };
+  // from_pretrained reads both models' tensors into the same module names, so a checkpoint of
+  // the bare base model (names without its prefix, e.g. "layers.0..." for "model.layers.0...")
+  // matches the other way of writing them.
+  const TensorView* d = delta_->find(base.name);
+  if (!d && base.name.find('.') != std::string::npos)
+    d = delta_->find(base.name.substr(base.name.find('.') + 1));
+  if (!d)
+    for (const auto& n : delta_->names())
+      if (n.size() > base.name.size() && n.ends_with("." + base.name) &&
+          n.find('.') == n.size() - base.name.size() - 1) {
+        d = delta_->find(n);
+        break;
+      }
+  if (!d) throw missing(base.name);
+  auto check = [&](const TensorView& t) {
+    if (t.shape != base.shape)
+      throw UserError("delta tensor '" + t.name + "' has another shape than the model's",
+                      {t.file, 0, 0, t.name}, "delta weights of the same shapes as pretrained");
+    if (!editable_dtype(t.dtype) || !editable_dtype(base.dtype))
+      throw UserError("tensor '" + t.name + "' has dtype " + t.dtype + " / " + base.dtype,
+                      {t.file, 0, 0, t.name}, "F32, F16 or BF16 weights");
+  };
+  check(*d);
+  TensorEdit e;
+  e.kind = TensorEdit::Kind::kAdd;
+  e.a = d;
+  e.round_to = delta_round_;
+  std::vector<TensorEdit> out = {e};
+  if (!embedding_.empty() && base.name == embedding_) {
+    // A tied lm_head.weight is another entry of the model's state_dict over the same tensor, so
+    // the loop above adds to the embedding twice: the delta's embedding, then the delta's
+    // lm_head.weight (its own embedding again when the delta is tied too).
+    const TensorView* head = delta_->find("lm_head.weight");
+    if (!head) head = delta_->find("embed_out.weight");
+    if (!head) head = d;
+    check(*head);
+    e.a = head;
+    out.push_back(e);
+  }
   return out;
 }
 
+const TensorView* WeightArchive::find(const std::string& name) const {
+  const TensorView* base = base_->find(name);
+  if (!base) return nullptr;
+  auto it = edits_->find(name);
+  if (!delta_ && it == edits_->end()) return base;
+  std::lock_guard<std::mutex> lock(made_mutex_);
+  if (auto m = made_.find(name); m != made_.end()) return &m->second;
+  std::vector<TensorEdit> edits = it == edits_->end() ? std::vector<TensorEdit>{} : it->second;
+  if (delta_)
+    for (auto& e : delta_edits(*base)) edits.push_back(e);
+  TensorView v;
+  if (edits.size() == 1 && edits[0].kind == TensorEdit::Kind::kReplace) {
+    v = *edits[0].a;  // served from the adapter's file as it is
+  } else {
+    auto values = std::make_shared<std::vector<float>>(apply_edits(*base, edits));
+    v.dtype = "F32";
+    v.shape = base->shape;
+    v.data = reinterpret_cast<const std::byte*>(values->data());
+    v.nbytes = values->size() * sizeof(float);
+    v.file = base->file;
+    v.owner = std::move(values);
+  }
+  v.name = name;
+  return &made_.insert_or_assign(name, std::move(v)).first->second;
+}
+
+std::vector<std::string> WeightArchive::names() const { return base_->names(); }
+
 void WeightArchive::release(const TensorView& t) const {
-  auto it = index_.find(t.name);
-  if (it != index_.end()) it->second.first->release(t);
+  {
+    std::lock_guard<std::mutex> lock(made_mutex_);
+    if (auto m = made_.find(t.name); m != made_.end() && &m->second == &t) {
+      made_.erase(m);
+      return;
+    }
+  }
+  base_->release(t);
 }
 
 std::vector<int64_t> load_generation_eos(const fs::path& dir) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct TensorView {
   const std::byte* data = nullptr;
   size_t nbytes = 0;
   std::string file;  // for messages
+  // Set when the bytes are the view's own rather than a mapped file's (a strided tensor of a
+  // PyTorch checkpoint made contiguous, a tensor merged with an adapter or a delta).
+  std::shared_ptr<const void> owner;
 };
 
 size_t safetensors_dtype_size(const std::string& dtype);  // 0 when unknown
@@ -48,20 +52,43 @@ class SafetensorsFile {
   std::map<std::string, TensorView> tensors_;
 };
 
-// All weights of a model folder: model.safetensors, or the shards of model.safetensors.index.json.
+// What joins a model folder's own weights (HFLM's peft= and delta=, which exclude each other).
+struct WeightSources {
+  std::filesystem::path peft;   // a PEFT LoRA adapter folder, merged into the weights
+  std::filesystem::path delta;  // a model folder whose tensors are added, tensor by tensor
+  // The run's dtype=: HFLM loads the model and the delta in it and adds in it.
+  std::string dtype = "auto";
+};
+
+class WeightFiles;
+class LoraAdapter;
+struct TensorEdit;
+
+// All weights of a model: its folder's weight files (weight_files.hpp), with an adapter or a
+// delta applied to each tensor as it is asked for.
 class WeightArchive {
  public:
-  // Throws UserError when there are no safetensors weights (pytorch_model.bin is refused with a
-  // message telling how to convert it).
-  static std::unique_ptr<WeightArchive> open(const std::filesystem::path& model_dir);
+  // Throws UserError when the folder has no weights, or for a bad adapter or delta.
+  static std::unique_ptr<WeightArchive> open(const std::filesystem::path& model_dir,
+                                             const WeightSources& sources = {});
+  ~WeightArchive();
 
+  // An edited tensor is computed here, and owned by the archive until released.
   const TensorView* find(const std::string& name) const;
   std::vector<std::string> names() const;
   void release(const TensorView& t) const;
 
  private:
-  std::vector<std::unique_ptr<SafetensorsFile>> files_;
-  std::map<std::string, std::pair<const SafetensorsFile*, const TensorView*>> index_;
+  WeightArchive();
+  std::vector<TensorEdit> delta_edits(const TensorView& base) const;
+
+  std::unique_ptr<WeightFiles> base_, delta_;
+  std::unique_ptr<LoraAdapter> adapter_;
+  std::string delta_round_;  // the dtype the delta is added in ("" = float32)
+  std::string embedding_;    // the input embedding when lm_head is tied to it (for delta=)
+  std::unique_ptr<std::map<std::string, std::vector<TensorEdit>>> edits_;
+  mutable std::map<std::string, TensorView> made_;
+  mutable std::mutex made_mutex_;
 };
 
 // A JSON file of a model folder (what names it in messages); UserError when unreadable or not JSON.

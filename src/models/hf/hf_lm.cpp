@@ -38,25 +38,53 @@ static std::optional<int64_t> config_class_max_positions(const std::string& arch
 // ---------------------------------------------------------------------------------------------
 // Construction
 
-HFLM::HFLM(const HfArgs& args) : args_(args) {
-  // A local folder is used as is; anything else is a Hub repo id, fetched into (or found in)
-  // the Hugging Face cache.
-  fs::path dir = args.pretrained;
-  if (!fs::is_directory(dir)) {
-    if (fs::exists(dir) || args.pretrained.rfind("/", 0) == 0 || args.pretrained.rfind(".", 0) == 0)
-      throw UserError(
-          "pretrained='" + args.pretrained + "' is not a model folder",
-          {args.pretrained, 0, 0, "--model_args pretrained"},
-          "a Hugging Face model folder or a Hub repo id such as EleutherAI/pythia-160m");
-    dir = hub::resolve_model_dir(args.pretrained, args.revision.empty() ? "main" : args.revision);
+// A folder named by pretrained= or delta=: a local folder as is, anything else a Hub repo id,
+// fetched into (or found in) the Hugging Face cache. `subfolder` is inside either.
+static fs::path model_folder(const std::string& name, const std::string& revision,
+                             const std::string& subfolder, const std::string& key) {
+  if (fs::is_directory(name)) {
+    const fs::path dir = subfolder.empty() ? fs::path(name) : fs::path(name) / subfolder;
+    if (!fs::is_directory(dir))
+      throw UserError("subfolder '" + subfolder + "' is not a folder of " + name,
+                      {dir.string(), 0, 0, "--model_args subfolder"},
+                      "a folder inside pretrained that holds the model");
+    return dir;
   }
+  if (fs::exists(name) || name.rfind("/", 0) == 0 || name.rfind(".", 0) == 0)
+    throw UserError(key + "='" + name + "' is not a model folder",
+                    {name, 0, 0, "--model_args " + key},
+                    "a Hugging Face model folder or a Hub repo id such as EleutherAI/pythia-160m");
+  return hub::resolve_model_dir(name, revision, subfolder);
+}
+
+HFLM::HFLM(const HfArgs& args) : args_(args) {
+  const std::string revision = args.revision.empty() ? "main" : args.revision;
+  const fs::path dir = model_folder(args.pretrained, revision, args.subfolder, "pretrained");
   LoadOptions lo;
   lo.dtype = args.dtype;
   lo.softmax_dtype = args.softmax_dtype;
   lo.threads = args.threads;
   lo.device = args.device.empty() ? "cuda" : args.device;  // HFLM: cuda when available, else cpu
+  // HFLM._create_model passes its revision (not its subfolder) to PeftModel.from_pretrained and to
+  // the delta's from_pretrained.
+  if (!args.peft.empty()) lo.weights.peft = hub::resolve_adapter_dir(args.peft, revision);
+  if (!args.delta.empty()) lo.weights.delta = model_folder(args.delta, revision, "", "delta");
+  lo.weights.dtype = args.dtype;
   model_ = Transformer::load(dir, lo);
-  tokenizer_ = load_tokenizer(args.tokenizer.empty() ? dir : fs::path(args.tokenizer));
+  // HFLM._create_tokenizer passes subfolder to AutoTokenizer for a tokenizer= of its own too.
+  const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
+                                 : args.subfolder.empty()
+                                     ? fs::path(args.tokenizer)
+                                     : fs::path(args.tokenizer) / args.subfolder;
+  tokenizer_ = load_tokenizer(tokenizer_dir);
+  if (!args.peft.empty() &&
+      static_cast<int64_t>(tokenizer_->vocab_size()) != model_->config().vocab_size)
+    // HFLM._create_model calls resize_token_embeddings(len(tokenizer)) before the adapter:
+    // rows cut off, or new rows drawn at random. lm-eval keeps the model's rows.
+    log::warn("hf: the model has " + std::to_string(model_->config().vocab_size) +
+              " embedding rows and the tokenizer " + std::to_string(tokenizer_->vocab_size()) +
+              " tokens; the reference resizes the embeddings to the tokenizer before applying an "
+              "adapter, lm-eval does not (docs/fidelity.md)");
   const ArchConfig& cfg = model_->config();
 
   // max_length (spec §6.3): resolve_max_length reads n_positions / max_position_embeddings /
@@ -117,6 +145,9 @@ Json HFLM::model_info() const {
   j["model_dtype"] = model_->dtype_name();
   j["model_revision"] = args_.revision;
   j["model_sha"] = "";
+  // HFLM.get_model_info: the Hub's sha of each, "" when the Hub does not answer (a local folder).
+  if (!args_.peft.empty()) j["peft_sha"] = "";
+  if (!args_.delta.empty()) j["delta_sha"] = "";
   return j;
 }
 

@@ -250,7 +250,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     if (threads > 0) at::set_num_threads(threads);
   }
   c10::InferenceMode guard;
-  auto archive = WeightArchive::open(dir);
+  auto archive = WeightArchive::open(dir, options.weights);
   guarded([&] {
     impl->load_weights(*archive);
     return 0;

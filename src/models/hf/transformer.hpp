@@ -23,6 +23,7 @@ struct LoadOptions {
   // Tests: the device path (padded batches, tree masks; what CUDA runs) on the CPU in float32,
   // to prove it against the batch-invariant path.
   bool device_path = false;
+  WeightSources weights;  // peft= / delta=, applied to the checkpoint's tensors as they load
 };
 
 // A span of positions of one row whose next-token predictions are scored:

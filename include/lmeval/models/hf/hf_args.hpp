@@ -17,6 +17,9 @@ struct HfArgs {
   std::string pretrained;
   std::string tokenizer;  // empty = pretrained
   std::string revision = "main";
+  std::string subfolder;  // inside pretrained (and tokenizer), as HFLM passes it to both
+  std::string peft;       // LoRA adapter folder or Hub id
+  std::string delta;      // delta weights folder or Hub id
   std::string dtype = "auto";
   std::string softmax_dtype;
   std::string device;  // empty = cuda when available, else cpu

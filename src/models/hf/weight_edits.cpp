@@ -1,0 +1,185 @@
+// Float32 arithmetic of tensor edits, with torch's float16/bfloat16 conversions (c10/util/Half.h,
+// c10/util/BFloat16.h: round to nearest even).
+#include "models/hf/weight_edits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "lmeval/core/error.hpp"
+
+namespace lmeval::hf {
+
+namespace {
+
+namespace we {
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t w = static_cast<uint32_t>(h) << 16;
+  const uint32_t sign = w & 0x80000000u;
+  const uint32_t two_w = w + w;
+  const float normalized = float_of((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
+  const float denormalized = float_of((two_w >> 17) | (126u << 23)) - 0.5f;
+  return float_of(sign | (two_w < (1u << 27) ? bits_of(denormalized) : bits_of(normalized)));
+}
+
+uint16_t float_to_half(float f) {
+  float base = (std::fabs(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  const uint32_t w = bits_of(f);
+  const uint32_t shl1_w = w + w;
+  const uint32_t sign = w & 0x80000000u;
+  uint32_t bias = shl1_w & 0xFF000000u;
+  if (bias < 0x71000000u) bias = 0x71000000u;
+  base = float_of((bias >> 1) + 0x07800000u) + base;
+  const uint32_t b = bits_of(base);
+  const uint32_t nonsign = ((b >> 13) & 0x00007C00u) + (b & 0x00000FFFu);
+  return static_cast<uint16_t>((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+}
+
+uint16_t float_to_bf16(float f) {
+  if (std::isnan(f)) return 0x7FC0;
+  const uint32_t u = bits_of(f);
+  return static_cast<uint16_t>((u + (((u >> 16) & 1u) + 0x7FFFu)) >> 16);
+}
+
+// The elements of a view as float32.
+std::vector<float> to_float(const TensorView& t) {
+  const size_t esize = safetensors_dtype_size(t.dtype);
+  const size_t n = esize ? t.nbytes / esize : 0;
+  std::vector<float> out(n);
+  const std::byte* p = t.data;
+  if (t.dtype == "F32") {
+    if (n) std::memcpy(out.data(), p, n * 4);
+  } else if (t.dtype == "F16" || t.dtype == "BF16") {
+    const bool half = t.dtype == "F16";
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, p + 2 * i, 2);
+      out[i] = half ? half_to_float(h) : float_of(static_cast<uint32_t>(h) << 16);
+    }
+  } else if (t.dtype == "F64") {
+    for (size_t i = 0; i < n; ++i) {
+      double d;
+      std::memcpy(&d, p + 8 * i, 8);
+      out[i] = static_cast<float>(d);
+    }
+  } else {
+    throw RuntimeError("tensor '" + t.name + "' of dtype " + t.dtype + " cannot be edited");
+  }
+  return out;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+void require(bool ok, const TensorView& base, const char* what) {
+  if (!ok) throw RuntimeError("edit of tensor '" + base.name + "': " + what);
+}
+
+// w [rows, cols] += scale · (b·a) or its transpose. a: [r, k], b: [m, r]; (b·a) is [m, k].
+// Either way row x of the product is Σ_j coef[x][j] · basis[j][:]: coef = b and basis = a, or,
+// transposed, coef = aᵀ and basis = bᵀ. Rows are shared out over the machine's threads.
+void add_low_rank(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
+  const std::vector<float> a = to_float(*e.a), b = to_float(*e.b);
+  require(e.a->shape.size() == 2 && e.b->shape.size() == 2 && base.shape.size() == 2, base,
+          "low-rank factors and weight are not matrices");
+  const int64_t r = e.a->shape[0], k = e.a->shape[1], m = e.b->shape[0];
+  require(e.b->shape[1] == r, base, "lora_A and lora_B ranks differ");
+  const int64_t rows = base.shape[0], cols = base.shape[1];
+  if (!e.transposed)
+    require(rows == m && cols == k, base, "the product's shape is not the weight's");
+  else
+    require(rows == k && cols == m, base, "the transposed product's shape is not the weight's");
+  std::vector<float> coef(static_cast<size_t>(rows * r)), basis(static_cast<size_t>(r * cols));
+  for (int64_t x = 0; x < rows; ++x)
+    for (int64_t j = 0; j < r; ++j) coef[x * r + j] = e.transposed ? a[j * k + x] : b[x * r + j];
+  for (int64_t j = 0; j < r; ++j)
+    for (int64_t c = 0; c < cols; ++c)
+      basis[j * cols + c] = e.transposed ? b[c * r + j] : a[j * k + c];
+  const auto scale = static_cast<float>(e.scale);
+  auto run = [&](int64_t from, int64_t to) {
+    std::vector<float> acc(static_cast<size_t>(cols));
+    for (int64_t x = from; x < to; ++x) {
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t j = 0; j < r; ++j) {
+        const float cj = coef[x * r + j];
+        const float* bj = basis.data() + j * cols;
+        for (int64_t c = 0; c < cols; ++c) acc[c] += cj * bj[c];
+      }
+      float* wx = w.data() + x * cols;
+      for (int64_t c = 0; c < cols; ++c) wx[c] += scale * acc[c];
+    }
+  };
+  const int64_t work = rows * cols * r;
+  const auto threads = static_cast<int64_t>(
+      std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 64u));
+  if (work < (int64_t{1} << 22) || threads == 1 || rows < threads) {
+    run(0, rows);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < threads; ++t)
+    pool.emplace_back(run, rows * t / threads, rows * (t + 1) / threads);
+  for (auto& th : pool) th.join();
+}
+
+float rounded(float v, const std::string& dtype) {
+  if (dtype == "F16") return half_to_float(float_to_half(v));
+  if (dtype == "BF16") return float_of(static_cast<uint32_t>(float_to_bf16(v)) << 16);
+  return v;
+}
+
+}  // namespace we
+
+}  // namespace
+
+bool editable_dtype(const std::string& d) {
+  return d == "F32" || d == "F16" || d == "BF16" || d == "F64";
+}
+
+float round_to_half(float v) { return we::rounded(v, "F16"); }
+float round_to_bfloat16(float v) { return we::rounded(v, "BF16"); }
+
+std::vector<float> apply_edits(const TensorView& base, const std::vector<TensorEdit>& edits) {
+  std::vector<float> w = we::to_float(base);
+  we::require(static_cast<int64_t>(w.size()) == we::numel(base.shape), base,
+              "its bytes do not match its shape");
+  for (const TensorEdit& e : edits) {
+    switch (e.kind) {
+      case TensorEdit::Kind::kReplace:
+        we::require(e.a->shape == base.shape, base, "the replacement has another shape");
+        w = we::to_float(*e.a);
+        break;
+      case TensorEdit::Kind::kAdd: {
+        we::require(e.a->shape == base.shape, base, "the addend has another shape");
+        const std::vector<float> a = we::to_float(*e.a);
+        const auto scale = static_cast<float>(e.scale);
+        for (size_t i = 0; i < w.size(); ++i)
+          w[i] = we::rounded(we::rounded(w[i], e.round_to) + scale * we::rounded(a[i], e.round_to),
+                             e.round_to);
+        break;
+      }
+      case TensorEdit::Kind::kLowRank:
+        we::add_low_rank(w, base, e);
+        break;
+    }
+  }
+  return w;
+}
+
+}  // namespace lmeval::hf
