@@ -16,6 +16,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "models/hf/json_file.hpp"
 #include "models/hf/lora.hpp"
 #include "models/hf/weight_edits.hpp"
 #include "models/hf/weight_files.hpp"
@@ -31,23 +32,6 @@ size_t safetensors_dtype_size(const std::string& dtype) {
       {"U16", 2}, {"U32", 4}, {"U64", 8}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
-}
-
-Json read_json_file(const fs::path& path, const std::string& what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw UserError(what + " is a folder", {path.string(), 0, 0, ""}, "a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot open " + what, {path.string(), 0, 0, ""}, "a readable file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  require_json_nesting(ss.str(), path.string());
-  try {
-    return Json::parse(ss.str());
-  } catch (const Json::parse_error& e) {
-    throw UserError(std::string("invalid JSON in ") + what + ": " + e.what(),
-                    {path.string(), 0, 0, ""}, "a JSON object");
-  }
 }
 
 SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
@@ -328,7 +312,7 @@ std::vector<int64_t> load_generation_eos(const fs::path& dir) {
   const fs::path p = dir / "generation_config.json";
   std::vector<int64_t> out;
   if (!fs::exists(p)) return out;
-  Json j = read_json_file(p, "generation_config.json");
+  Json j = load_json_file(p, "generation_config.json");
   if (!j.is_object() || !j.contains("eos_token_id")) return out;
   const Json& e = j["eos_token_id"];
   if (e.is_number_integer()) out.push_back(e.get<int64_t>());

@@ -91,9 +91,6 @@ class WeightArchive {
   mutable std::mutex made_mutex_;
 };
 
-// A JSON file of a model folder (what names it in messages); UserError when unreadable or not JSON.
-Json read_json_file(const std::filesystem::path& path, const std::string& what);
-
 // generation_config.json's eos_token_id(s) (empty when absent).
 std::vector<int64_t> load_generation_eos(const std::filesystem::path& model_dir);
 

@@ -12,6 +12,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -676,17 +677,26 @@ std::vector<std::vector<Token>> Transformer::generate(
 
 double Transformer::activation_bytes_per_token(int64_t length) const {
   const ArchConfig& c = impl_->cfg;
+  // The MLP's intermediate width per token: a mixture of experts holds, for each token, the
+  // router's row, its top-k experts' gate/up rows, the gathered input and output rows and the
+  // shared expert's rows (moe.cpp, Impl::moe_rows), beside the dense layers' MLP.
+  double mlp = static_cast<double>(c.intermediate_size);
+  if (c.moe.num_experts > 0) {
+    const MoeConfig& e = c.moe;
+    const double moe = static_cast<double>(e.num_experts) +
+                       2.0 * static_cast<double>(e.top_k * e.expert_intermediate) +
+                       2.0 * static_cast<double>(e.top_k * c.hidden_size) +
+                       2.0 * static_cast<double>(e.shared_intermediate);
+    mlp = std::max(mlp, moe / 2.0);
+  }
   if (impl_->invariant_path())  // prefix_forward.cpp's buffers: 8 hidden-wide rows, 2 MLP-wide,
     // and the attention's gathered keys and values (2 key/value-wide)
-    return 4.0 *
-           (8.0 * c.hidden_size + 2.0 * c.num_kv_heads * c.head_dim + 2.0 * c.intermediate_size);
+    return 4.0 * (8.0 * c.hidden_size + 2.0 * c.num_kv_heads * c.head_dim + 2.0 * mlp);
   const double elt = impl_->dtype == at::kDouble ? 8 : (impl_->dtype == at::kFloat ? 4 : 2);
   // Live at the peak of one layer: a few hidden-sized tensors, q/k/v (expanded for GQA), the
   // MLP's intermediate tensors, and float32 attention scores and probabilities of the row.
-  const double hidden =
-      6.0 * c.hidden_size + 4.0 * c.num_heads * c.head_dim + 3.0 * c.intermediate_size;
-  return elt * hidden + 4.0 * 3.0 * c.num_heads * static_cast<double>(length) +
-         elt * c.hidden_size * c.num_layers * 0.0;
+  const double hidden = 6.0 * c.hidden_size + 4.0 * c.num_heads * c.head_dim + 3.0 * mlp;
+  return elt * hidden + 4.0 * 3.0 * c.num_heads * static_cast<double>(length);
 }
 
 double Transformer::measure_matmul_gflops(int64_t n, int repeats) {

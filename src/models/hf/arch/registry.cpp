@@ -4,6 +4,7 @@
 #include "lmeval/core/error.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/checkpoint.hpp"
+#include "models/hf/json_file.hpp"
 
 namespace lmeval::hf {
 
@@ -126,7 +127,7 @@ ArchConfig load_arch_config(const fs::path& dir) {
   if (!fs::exists(p))
     throw UserError("model folder has no config.json", {p.string(), 0, 0, ""},
                     "a Hugging Face model folder with config.json");
-  return parse_arch_config(read_json_file(p, "config.json"), p.string());
+  return parse_arch_config(load_json_file(p, "config.json"), p.string());
 }
 
 }  // namespace lmeval::hf
