@@ -75,7 +75,8 @@ def main():
     a = ap.parse_args()
     make_model(a.model)
     hf_data = os.path.join(SHARED, "hf_data")
-    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env = dict(os.environ, LMEVAL_HF_DATA=hf_data, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
     shim = os.path.join(SHARED, "tools", "reference_datasets_shim", "run_lm_eval.py")
     work = tempfile.mkdtemp(prefix="bench_moe_")
     print(f"machine: {os.cpu_count()} cores; limit {a.limit}, batch_size {a.batch_size}", flush=True)

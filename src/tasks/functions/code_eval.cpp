@@ -175,7 +175,7 @@ const Runtime& runtime() {
         r.exe = line;
         r.read_only.push_back(fs::path(line).parent_path());
       } else {
-        r.read_only.push_back(line);
+        r.read_only.emplace_back(line);
       }
     }
     if (r.exe.empty() || !r.exe.is_absolute())
