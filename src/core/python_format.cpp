@@ -1,9 +1,12 @@
 // Python text forms of values (float repr, str/repr, json.dumps).
 #include "lmeval/core/python_format.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
@@ -88,6 +91,37 @@ std::string str_repr(std::string_view s) {
   return out;
 }
 
+// repr(bytes): b'...' (b"..." when the bytes hold ' and no "), \\, the quote, \t \n \r escaped,
+// other bytes outside printable ASCII as \xNN.
+static std::string bytes_repr(const std::vector<std::uint8_t>& b) {
+  bool sq = std::find(b.begin(), b.end(), '\'') != b.end();
+  bool dq = std::find(b.begin(), b.end(), '"') != b.end();
+  char quote = sq && !dq ? '"' : '\'';
+  std::string out = "b";
+  out += quote;
+  static const char* hex = "0123456789abcdef";
+  for (std::uint8_t c : b) {
+    if (c == quote || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += quote;
+  return out;
+}
+
 static void repr_into(const Json& v, std::string& out, bool top_is_str);
 
 std::string str(const Json& v) {
@@ -147,6 +181,9 @@ static void repr_into(const Json& v, std::string& out, bool) {
       out += '}';
       break;
     }
+    case Json::value_t::binary:
+      out += bytes_repr(v.get_binary());
+      break;
     default:
       out += "None";
       break;
@@ -280,6 +317,10 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
       out += '}';
       return;
     }
+    case Json::value_t::binary:
+      // json.dumps(default=str) as the reference's handle_non_serializable writes bytes.
+      json_string(bytes_repr(v.get_binary()), o.ensure_ascii, out);
+      return;
     default:
       out += "null";
       return;

@@ -67,6 +67,8 @@ std::string type_name(const Value& v) {
       return v.tuple ? "tuple" : "list";
     case Json::value_t::object:
       return "dict";
+    case Json::value_t::binary:
+      return "bytes";
     default:
       return "object";
   }
