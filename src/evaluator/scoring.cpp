@@ -94,7 +94,8 @@ std::optional<double> random_baseline(const TaskPlan& plan) {
   return sum / static_cast<double>(plan.doc_positions.size());
 }
 
-TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool log_samples) {
+TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool log_samples,
+                      bool repeat_scores) {
   Task& task = *plan.task;
   TaskScores scores;
   // Instances of each evaluated document, in idx order.
@@ -106,8 +107,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
   for (const auto& f : plan.filters) {
     replay_eval_docs_reads_for_filter(task, plan.eval_docs_reads_per_pass);
     // repeats > 1: every sampled answer scored alone, for the samples (empty otherwise).
-    const auto by_repeat =
-        log_samples ? filter_each_repeat(plan, requests, f) : std::vector<std::vector<Json>>{};
+    const auto by_repeat = log_samples && repeat_scores ? filter_each_repeat(plan, requests, f)
+                                                        : std::vector<std::vector<Json>>{};
     for (size_t d = 0; d < plan.doc_positions.size(); ++d) {
       size_t pos = plan.doc_positions[d];
       const Doc& doc = task.eval_docs()[pos];
@@ -202,7 +203,8 @@ std::vector<TaskScores> score_pass(const RunPlan& plan, SeedPass& pass, const Ev
       continue;
     }
     apply_filters(plan.tasks[ti], pass.tasks[ti]);
-    out.push_back(score_task(plan.tasks[ti], pass.tasks[ti], cfg.log_samples || cfg.predict_only));
+    out.push_back(score_task(plan.tasks[ti], pass.tasks[ti], cfg.log_samples || cfg.predict_only,
+                             cfg.log_repeat_scores));
   }
   return out;
 }
