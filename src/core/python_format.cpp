@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "lmeval/core/error.hpp"
@@ -124,6 +126,44 @@ static std::string bytes_repr(const std::vector<std::uint8_t>& b) {
 
 static void repr_into(const Json& v, std::string& out, bool top_is_str);
 
+std::string typed_key(const Json& key) {
+  if (key.is_string()) return key.get<std::string>();
+  char tag = key.is_boolean() ? 'b' : key.is_number_integer() ? 'i' : key.is_number() ? 'f' : 'n';
+  std::string out = "\x1f";
+  out += tag;
+  repr_into(key, out, false);
+  return out;
+}
+
+std::optional<Json> typed_key_value(const std::string& key) {
+  if (key.size() < 3 || key[0] != '\x1f') return std::nullopt;
+  std::string text = key.substr(2);
+  switch (key[1]) {
+    case 'b':
+      return Json(text == "True");
+    case 'n':
+      return Json(nullptr);
+    case 'i':
+      try {
+        return Json(static_cast<int64_t>(std::stoll(text)));
+      } catch (...) {
+        return std::nullopt;
+      }
+    case 'f':
+      if (text == "inf") return Json(std::numeric_limits<double>::infinity());
+      if (text == "-inf") return Json(-std::numeric_limits<double>::infinity());
+      if (text == "nan") return Json(std::numeric_limits<double>::quiet_NaN());
+      return Json(std::strtod(text.c_str(), nullptr));
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string key_repr(const std::string& key) {
+  if (key.size() >= 3 && key[0] == '\x1f' && typed_key_value(key)) return key.substr(2);
+  return str_repr(key);
+}
+
 std::string str(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
   std::string out;
@@ -174,7 +214,7 @@ static void repr_into(const Json& v, std::string& out, bool) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (!first) out += ", ";
         first = false;
-        out += str_repr(it.key());
+        out += key_repr(it.key());
         out += ": ";
         repr_into(it.value(), out, false);
       }
@@ -309,7 +349,14 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
         if (!first) out += o.indent >= 0 ? "," : ", ";
         first = false;
         if (o.indent >= 0) newline(depth + 1);
-        json_string(k, o.ensure_ascii, out);
+        if (auto tv = typed_key_value(k)) {
+          // json.dumps writes a non-string key as its JSON text: true, 1, 1.5, null.
+          std::string text;
+          dump_into(*tv, o, depth + 1, text);
+          json_string(text, o.ensure_ascii, out);
+        } else {
+          json_string(k, o.ensure_ascii, out);
+        }
         out += ": ";
         dump_into(*val, o, depth + 1, out);
       }
