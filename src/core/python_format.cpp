@@ -126,6 +126,137 @@ static std::string bytes_repr(const std::vector<std::uint8_t>& b) {
 
 static void repr_into(const Json& v, std::string& out, bool top_is_str);
 
+namespace {
+
+// Dragon4 in numpy's unique mode with a cutoff of `precision` fractional digits: the shortest
+// round-trip digits, or the value correctly rounded to `precision` digits when those are more;
+// trailing zeros dropped, the point kept ("1.", "0.25"). Scientific: mantissa "d.ddd" and
+// exponent text ("-05").
+void np_positional(double x, int precision, std::string& int_part, std::string& frac) {
+  std::string r = float_repr(std::fabs(x));
+  std::string digits;
+  if (r.find('e') != std::string::npos || r.find('.') == std::string::npos ||
+      r.size() - r.find('.') - 1 > static_cast<size_t>(precision)) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*f", precision, std::fabs(x));
+    digits = buf;
+  } else {
+    digits = r;
+  }
+  size_t dot = digits.find('.');
+  int_part = (std::signbit(x) ? "-" : "") + digits.substr(0, dot);
+  frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+}
+
+void np_scientific(double x, int precision, std::string& int_part, std::string& frac,
+                   std::string& exp) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17e", std::fabs(x));
+  // The shortest round-trip mantissa: fewest digits whose %.Ne reads back as x.
+  std::string best;
+  for (int p = 0; p <= 16; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p, std::fabs(x));
+    if (std::strtod(buf, nullptr) == std::fabs(x) || p == 16) {
+      best = buf;
+      if (p > precision) {
+        std::snprintf(buf, sizeof buf, "%.*e", precision, std::fabs(x));
+        best = buf;
+      }
+      break;
+    }
+  }
+  size_t e = best.find('e');
+  std::string mant = best.substr(0, e);
+  exp = best.substr(e + 1);
+  if (exp[0] == '+') exp = exp.substr(1);
+  size_t dot = mant.find('.');
+  int_part = (std::signbit(x) ? "-" : "") + mant.substr(0, dot);
+  frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+}
+
+std::string np_exponent(const std::string& exp, size_t digits) {
+  bool neg = exp[0] == '-';
+  std::string d = neg ? exp.substr(1) : exp;
+  while (d.size() > 1 && d[0] == '0') d.erase(0, 1);
+  while (d.size() < digits) d = "0" + d;
+  return std::string(neg ? "-" : "+") + d;
+}
+
+}  // namespace
+
+std::string numpy_array_str(const std::vector<double>& values) {
+  const int precision = 8;
+  std::vector<double> finite, nonzero;
+  for (double v : values)
+    if (std::isfinite(v)) {
+      finite.push_back(v);
+      if (v != 0) nonzero.push_back(std::fabs(v));
+    }
+  bool exp_format = false;
+  if (!nonzero.empty()) {
+    double mx = *std::max_element(nonzero.begin(), nonzero.end());
+    double mn = *std::min_element(nonzero.begin(), nonzero.end());
+    exp_format = mx >= 1e8 || mn < 0.0001 || mx / mn > 1000.;  // FloatingFormat.fillFormat
+  }
+  size_t pad_left = 0, pad_right = 0, frac_digits = 0, exp_size = 0;
+  for (double v : finite) {
+    std::string ip, fr, ex;
+    if (exp_format) {
+      np_scientific(v, precision, ip, fr, ex);
+      exp_size = std::max(exp_size, np_exponent(ex, 2).size() - 1);
+    } else {
+      np_positional(v, precision, ip, fr);
+    }
+    pad_left = std::max(pad_left, ip.size());
+    frac_digits = std::max(frac_digits, fr.size());
+  }
+  pad_right = exp_format ? exp_size + 2 + frac_digits : frac_digits;
+  if (finite.size() != values.size()) {
+    bool neginf = false;
+    for (double v : values) neginf = neginf || (std::isinf(v) && v < 0);
+    size_t offset = pad_right + 1;
+    auto need = [&](size_t len) { return len > offset ? len - offset : 0; };
+    pad_left = std::max({pad_left, need(3), need(3 + (neginf ? 1 : 0))});
+  }
+  std::vector<std::string> words;
+  for (double v : values) {
+    std::string w;
+    if (!std::isfinite(v)) {
+      std::string ret = std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
+      size_t width = pad_left + pad_right + 1;
+      w = std::string(width > ret.size() ? width - ret.size() : 0, ' ') + ret;
+    } else if (exp_format) {
+      std::string ip, fr, ex;
+      np_scientific(v, static_cast<int>(frac_digits), ip, fr, ex);
+      while (fr.size() < frac_digits) fr += '0';
+      w = std::string(pad_left - ip.size(), ' ') + ip + "." + fr + "e" + np_exponent(ex, exp_size);
+    } else {
+      std::string ip, fr;
+      np_positional(v, precision, ip, fr);
+      w = std::string(pad_left - ip.size(), ' ') + ip + "." + fr +
+          std::string(pad_right - fr.size(), ' ');
+    }
+    words.push_back(std::move(w));
+  }
+  // _formatArray for one axis: lines of at most 74 characters, continued with one space.
+  const size_t elem_width = 75 - 1;
+  std::string s, line = " ";
+  for (size_t i = 0; i < words.size(); ++i) {
+    bool wrap = line.size() + words[i].size() > elem_width && line.size() > 1;
+    if (wrap) {
+      size_t end = line.find_last_not_of(' ');
+      s += line.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
+      line = " ";
+    }
+    line += words[i];
+    if (i + 1 < words.size()) line += ' ';
+  }
+  s += line;
+  return "[" + s.substr(1) + "]";
+}
+
 std::string typed_key(const Json& key) {
   if (key.is_string()) return key.get<std::string>();
   char tag = key.is_boolean() ? 'b' : key.is_number_integer() ? 'i' : key.is_number() ? 'f' : 'n';

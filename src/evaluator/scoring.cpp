@@ -76,7 +76,18 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
   s["doc_hash"] = sha256_hex(py::json_dumps(request_doc, {.indent = 2}));
   s["prompt_hash"] = sha256_hex(ins.empty() ? "" : target_text(ins[0]->arguments[0]));
   s["target_hash"] = sha256_hex(target_text(target));
-  for (auto it = metrics.begin(); it != metrics.end(); ++it) s[it.key()] = it.value();
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    // brier_score's second item is utils.softmax(lls), a numpy array: json.dumps hands it to
+    // handle_non_serializable, which writes str(array).
+    if (it.key() == "brier_score" && it.value().is_array() && it.value().size() == 2 &&
+        it.value()[1].is_array()) {
+      std::vector<double> probs;
+      for (const auto& p : it.value()[1]) probs.push_back(p.get<double>());
+      s[it.key()] = Json::array({it.value()[0], py::numpy_array_str(probs)});
+      continue;
+    }
+    s[it.key()] = it.value();
+  }
   return s;
 }
 

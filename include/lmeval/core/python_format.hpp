@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lmeval/core/json.hpp"
 
@@ -30,6 +31,11 @@ std::string typed_key(const Json& key);
 std::optional<Json> typed_key_value(const std::string& key);
 // The key as repr() of its dict prints it: 'text' for a string, True / 1 / 1.5 / None otherwise.
 std::string key_repr(const std::string& key);
+
+// str() of a 1-D float64 numpy array with numpy's default print options (precision 8, floatmode
+// maxprec, linewidth 75): "[0.25 0.75]", "[0.5  0.25]", "[1.e-05 5.e-01]", as the reference's
+// handle_non_serializable writes an array into samples.
+std::string numpy_array_str(const std::vector<double>& values);
 
 struct JsonDumpOptions {
   int indent = -1;  // -1: compact with ", " and ": " separators (json.dumps default)
