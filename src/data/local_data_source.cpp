@@ -83,6 +83,13 @@ static std::vector<fs::path> resolve_entry(const std::string& s, const fs::path&
       return found;
     }
   }
+  std::error_code ec;
+  fs::path plain = fs::path(s).is_absolute() ? fs::path(s) : base / s;
+  if (fs::is_directory(plain, ec))
+    // datasets skips folders when it resolves data_files, then finds nothing.
+    throw UserError("is a folder, not a data file", {plain.string(), 0, 0, "data_files"},
+                    "a .jsonl, .json, .parquet, .csv, .tsv or .txt file or a glob such as "
+                    "folder/*.jsonl (datasets: Unable to find)");
   throw UserError(
       "Unable to find '" + s + "'", {(base / s).string(), 0, 0, "data_files"},
       "a data file or glob relative to the folder lm-eval runs in (" + base.string() +

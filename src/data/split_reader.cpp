@@ -94,20 +94,22 @@ std::vector<Doc> json_file_rows(const fs::path& file, const Doc& field) {
   }
   try {
     return parse_jsonl(text, file.string());
-  } catch (const UserError&) {
+  } catch (const UserError& jsonl_error) {
     // A JSON document over several lines: lm-eval reads an object with a "data" list as its rows
-    // (datasets would hand it to pandas.read_json; docs/data.md).
+    // (datasets would hand it to pandas.read_json; docs/data.md). Anything else: the JSON lines
+    // error, which names the line.
     size_t b = text.find_first_not_of(" \t\r\n");
     if (b == std::string::npos || text[b] != '{') throw;
     Doc d;
     try {
+      require_json_nesting(text, file.string());
       d = Doc::parse(text);
     } catch (const nlohmann::json::parse_error&) {
-      throw;
+      throw jsonl_error;
     }
     if (d.is_object() && d.contains("data") && d["data"].is_array())
       return list_rows(d["data"], file, "\"data\"");
-    throw;
+    throw jsonl_error;
   }
 }
 
