@@ -1,6 +1,7 @@
 // k=v argument parsing with the reference's coercions.
 #include "lmeval/config/arg_parsing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -135,21 +136,40 @@ Json cli_value(const std::string& v) {
   }
 }
 
+std::vector<std::string> split_top_level(const std::string& args) {
+  std::vector<std::string> parts;
+  std::string buf;
+  int depth = 0;
+  char quote = 0;
+  for (char c : args) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '(' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == ')' || c == '}') {
+      depth = std::max(depth - 1, 0);
+    } else if (c == ',' && depth == 0) {
+      if (!buf.empty()) parts.push_back(std::move(buf));
+      buf.clear();
+      continue;
+    }
+    buf += c;
+  }
+  if (!buf.empty()) parts.push_back(std::move(buf));
+  return parts;
+}
+
 Json cli_key_val_to_dict(const std::string& s, const std::string& flag) {
   Json out = Json::object();
-  if (s.empty()) return out;
-  size_t start = 0;
-  while (true) {
-    size_t comma = s.find(',', start);
-    std::string item =
-        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& item : split_top_level(s)) {
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      throw UserError("'" + mask_secrets(item) + "' is not of the form key=value", {"", 0, 0, flag},
-                      "key=value pairs separated by commas, or a JSON object");
+      throw UserError("expected `key=value`, got '" + mask_secrets(item) + "'", {"", 0, 0, flag},
+                      "key=value pairs separated by commas outside brackets and quotes, or a "
+                      "JSON object");
     out[item.substr(0, eq)] = cli_value(item.substr(eq + 1));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }

@@ -446,6 +446,10 @@ std::vector<RunOption> build_table() {
                 "Print the first document's prompt of each task"));
   add(bool_flag(&EvalConfig::log_samples, "log_samples", {"--log_samples", "-s"},
                 "Write per-sample JSONL files"));
+  add(bool_flag(&EvalConfig::log_repeat_scores, "log_repeat_scores", {"--log_repeat_scores"},
+                "With --log_samples: also write each sampled answer's scores (`repeat_scores`) "
+                "in the records of tasks with repeats > 1, for analyze/report (the reference "
+                "writes no such key)"));
   add(text_flag(&EvalConfig::system_instruction, "system_instruction", {"--system_instruction"},
                 "System prompt"));
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/python_format.hpp"
 #include "yaml_composer.hpp"
 
 namespace lmeval {
@@ -291,16 +292,12 @@ class Constructor {
     Json out = Json::object();
     for (const auto& [key_node, value_node] : node->pairs) {
       Json key = construct(key_node, pointer + "/~key");
-      if (!key.is_string())
-        fail(*key_node,
-             "a mapping key that is not a string (PyYAML reads `" + key_node->value + "` as " +
-                 (key.is_null()      ? "None"
-                  : key.is_boolean() ? "a bool"
-                  : key.is_number()  ? "a number"
-                                     : "a collection") +
-                 ")",
+      if (key.is_array() || key.is_object())
+        fail(*key_node, "a mapping key that is a collection (Python cannot hash it: PyYAML fails)",
              "a string key (quote it)");
-      std::string k = key.get<std::string>();
+      // PyYAML's bool, int, float and None keys are kept with their type (py::typed_key), as
+      // the reference holds them: doc_to_choice: {no: No, yes: Yes} is {False: 'No', True: 'Yes'}.
+      std::string k = py::typed_key(key);
       std::string child = pointer + "/" + k;
       Json v = construct(value_node, child);
       file_.marks[child] = {key_node->start.line + 1, key_node->start.column + 1};

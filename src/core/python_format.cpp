@@ -1,9 +1,14 @@
 // Python text forms of values (float repr, str/repr, json.dumps).
 #include "lmeval/core/python_format.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <vector>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
@@ -88,7 +93,207 @@ std::string str_repr(std::string_view s) {
   return out;
 }
 
+// repr(bytes): b'...' (b"..." when the bytes hold ' and no "), \\, the quote, \t \n \r escaped,
+// other bytes outside printable ASCII as \xNN.
+static std::string bytes_repr(const std::vector<std::uint8_t>& b) {
+  bool sq = std::find(b.begin(), b.end(), '\'') != b.end();
+  bool dq = std::find(b.begin(), b.end(), '"') != b.end();
+  char quote = sq && !dq ? '"' : '\'';
+  std::string out = "b";
+  out += quote;
+  static const char* hex = "0123456789abcdef";
+  for (std::uint8_t c : b) {
+    if (c == quote || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += quote;
+  return out;
+}
+
 static void repr_into(const Json& v, std::string& out, bool top_is_str);
+
+namespace {
+
+// Dragon4 in numpy's unique mode with a cutoff of `precision` fractional digits: the shortest
+// round-trip digits, or the value correctly rounded to `precision` digits when those are more;
+// trailing zeros dropped, the point kept ("1.", "0.25"). Scientific: mantissa "d.ddd" and
+// exponent text ("-05").
+void np_positional(double x, int precision, std::string& int_part, std::string& frac) {
+  std::string r = float_repr(std::fabs(x));
+  std::string digits;
+  if (r.find('e') != std::string::npos || r.find('.') == std::string::npos ||
+      r.size() - r.find('.') - 1 > static_cast<size_t>(precision)) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*f", precision, std::fabs(x));
+    digits = buf;
+  } else {
+    digits = r;
+  }
+  size_t dot = digits.find('.');
+  int_part = (std::signbit(x) ? "-" : "") + digits.substr(0, dot);
+  frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+}
+
+void np_scientific(double x, int precision, std::string& int_part, std::string& frac,
+                   std::string& exp) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17e", std::fabs(x));
+  // The shortest round-trip mantissa: fewest digits whose %.Ne reads back as x.
+  std::string best;
+  for (int p = 0; p <= 16; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*e", p, std::fabs(x));
+    if (std::strtod(buf, nullptr) == std::fabs(x) || p == 16) {
+      best = buf;
+      if (p > precision) {
+        std::snprintf(buf, sizeof buf, "%.*e", precision, std::fabs(x));
+        best = buf;
+      }
+      break;
+    }
+  }
+  size_t e = best.find('e');
+  std::string mant = best.substr(0, e);
+  exp = best.substr(e + 1);
+  if (exp[0] == '+') exp = exp.substr(1);
+  size_t dot = mant.find('.');
+  int_part = (std::signbit(x) ? "-" : "") + mant.substr(0, dot);
+  frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+}
+
+std::string np_exponent(const std::string& exp, size_t digits) {
+  bool neg = exp[0] == '-';
+  std::string d = neg ? exp.substr(1) : exp;
+  while (d.size() > 1 && d[0] == '0') d.erase(0, 1);
+  while (d.size() < digits) d = "0" + d;
+  return std::string(neg ? "-" : "+") + d;
+}
+
+}  // namespace
+
+std::string numpy_array_str(const std::vector<double>& values) {
+  const int precision = 8;
+  std::vector<double> finite, nonzero;
+  for (double v : values)
+    if (std::isfinite(v)) {
+      finite.push_back(v);
+      if (v != 0) nonzero.push_back(std::fabs(v));
+    }
+  bool exp_format = false;
+  if (!nonzero.empty()) {
+    double mx = *std::max_element(nonzero.begin(), nonzero.end());
+    double mn = *std::min_element(nonzero.begin(), nonzero.end());
+    exp_format = mx >= 1e8 || mn < 0.0001 || mx / mn > 1000.;  // FloatingFormat.fillFormat
+  }
+  size_t pad_left = 0, pad_right = 0, frac_digits = 0, exp_size = 0;
+  for (double v : finite) {
+    std::string ip, fr, ex;
+    if (exp_format) {
+      np_scientific(v, precision, ip, fr, ex);
+      exp_size = std::max(exp_size, np_exponent(ex, 2).size() - 1);
+    } else {
+      np_positional(v, precision, ip, fr);
+    }
+    pad_left = std::max(pad_left, ip.size());
+    frac_digits = std::max(frac_digits, fr.size());
+  }
+  pad_right = exp_format ? exp_size + 2 + frac_digits : frac_digits;
+  if (finite.size() != values.size()) {
+    bool neginf = false;
+    for (double v : values) neginf = neginf || (std::isinf(v) && v < 0);
+    size_t offset = pad_right + 1;
+    auto need = [&](size_t len) { return len > offset ? len - offset : 0; };
+    pad_left = std::max({pad_left, need(3), need(3 + (neginf ? 1 : 0))});
+  }
+  std::vector<std::string> words;
+  for (double v : values) {
+    std::string w;
+    if (!std::isfinite(v)) {
+      std::string ret = std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
+      size_t width = pad_left + pad_right + 1;
+      w = std::string(width > ret.size() ? width - ret.size() : 0, ' ') + ret;
+    } else if (exp_format) {
+      std::string ip, fr, ex;
+      np_scientific(v, static_cast<int>(frac_digits), ip, fr, ex);
+      while (fr.size() < frac_digits) fr += '0';
+      w = std::string(pad_left - ip.size(), ' ') + ip + "." + fr + "e" + np_exponent(ex, exp_size);
+    } else {
+      std::string ip, fr;
+      np_positional(v, precision, ip, fr);
+      w = std::string(pad_left - ip.size(), ' ') + ip + "." + fr +
+          std::string(pad_right - fr.size(), ' ');
+    }
+    words.push_back(std::move(w));
+  }
+  // _formatArray for one axis: lines of at most 74 characters, continued with one space.
+  const size_t elem_width = 75 - 1;
+  std::string s, line = " ";
+  for (size_t i = 0; i < words.size(); ++i) {
+    bool wrap = line.size() + words[i].size() > elem_width && line.size() > 1;
+    if (wrap) {
+      size_t end = line.find_last_not_of(' ');
+      s += line.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
+      line = " ";
+    }
+    line += words[i];
+    if (i + 1 < words.size()) line += ' ';
+  }
+  s += line;
+  return "[" + s.substr(1) + "]";
+}
+
+std::string typed_key(const Json& key) {
+  if (key.is_string()) return key.get<std::string>();
+  char tag = key.is_boolean() ? 'b' : key.is_number_integer() ? 'i' : key.is_number() ? 'f' : 'n';
+  std::string out = "\x1f";
+  out += tag;
+  repr_into(key, out, false);
+  return out;
+}
+
+std::optional<Json> typed_key_value(const std::string& key) {
+  if (key.size() < 3 || key[0] != '\x1f') return std::nullopt;
+  std::string text = key.substr(2);
+  switch (key[1]) {
+    case 'b':
+      return Json(text == "True");
+    case 'n':
+      return Json(nullptr);
+    case 'i':
+      try {
+        return Json(static_cast<int64_t>(std::stoll(text)));
+      } catch (...) {
+        return std::nullopt;
+      }
+    case 'f':
+      if (text == "inf") return Json(std::numeric_limits<double>::infinity());
+      if (text == "-inf") return Json(-std::numeric_limits<double>::infinity());
+      if (text == "nan") return Json(std::numeric_limits<double>::quiet_NaN());
+      return Json(std::strtod(text.c_str(), nullptr));
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string key_repr(const std::string& key) {
+  if (key.size() >= 3 && key[0] == '\x1f' && typed_key_value(key)) return key.substr(2);
+  return str_repr(key);
+}
 
 std::string str(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -140,13 +345,16 @@ static void repr_into(const Json& v, std::string& out, bool) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (!first) out += ", ";
         first = false;
-        out += str_repr(it.key());
+        out += key_repr(it.key());
         out += ": ";
         repr_into(it.value(), out, false);
       }
       out += '}';
       break;
     }
+    case Json::value_t::binary:
+      out += bytes_repr(v.get_binary());
+      break;
     default:
       out += "None";
       break;
@@ -272,7 +480,14 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
         if (!first) out += o.indent >= 0 ? "," : ", ";
         first = false;
         if (o.indent >= 0) newline(depth + 1);
-        json_string(k, o.ensure_ascii, out);
+        if (auto tv = typed_key_value(k)) {
+          // json.dumps writes a non-string key as its JSON text: true, 1, 1.5, null.
+          std::string text;
+          dump_into(*tv, o, depth + 1, text);
+          json_string(text, o.ensure_ascii, out);
+        } else {
+          json_string(k, o.ensure_ascii, out);
+        }
         out += ": ";
         dump_into(*val, o, depth + 1, out);
       }
@@ -280,6 +495,10 @@ static void dump_into(const Json& v, const JsonDumpOptions& o, int depth, std::s
       out += '}';
       return;
     }
+    case Json::value_t::binary:
+      // json.dumps(default=str) as the reference's handle_non_serializable writes bytes.
+      json_string(bytes_repr(v.get_binary()), o.ensure_ascii, out);
+      return;
     default:
       out += "null";
       return;

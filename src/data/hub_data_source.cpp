@@ -5,6 +5,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/data/parquet_reader.hpp"
+#include "lmeval/data/split_reader.hpp"
 
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
@@ -412,22 +413,7 @@ bool hub_has_script(const std::vector<std::string>& files, const std::string& id
 
 }  // namespace
 
-std::vector<Doc> read_data_file(const fs::path& file) {
-  std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
-  if (ext == ".parquet") return parquet::read_parquet(file);
-  if (ext == ".txt") {
-    std::vector<Doc> rows;
-    std::ifstream in(file, std::ios::binary);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      rows.push_back(Doc{{"text", line}});
-    }
-    return rows;
-  }
-  return read_rows(file);
-}
+std::vector<Doc> read_data_file(const fs::path& file) { return read_split({file}, {}); }
 
 HubDataSource::HubDataSource(std::shared_ptr<hub::HubClient> client)
     : client_(client
@@ -571,16 +557,9 @@ std::optional<std::vector<Doc>> HubDataSource::load_split(const DatasetRef& ref,
                          [&](auto& p) { return p.first == split; });
   if (it == r.config.splits.end()) return std::nullopt;
   if (it->second.empty()) throw no_files(r, {split});
-  std::vector<Doc> rows;
-  for (const auto& p : local_files(r, it->second)) {
-    auto part = read_data_file(p);
-    if (rows.empty())
-      rows = std::move(part);
-    else
-      rows.insert(rows.end(), std::make_move_iterator(part.begin()),
-                  std::make_move_iterator(part.end()));
-  }
-  return rows;
+  SplitReadOptions opts;
+  opts.kwargs = ref.kwargs;
+  return read_split(local_files(r, it->second), opts);
 }
 
 std::vector<fs::path> HubDataSource::fetch(const DatasetRef& ref,

@@ -84,9 +84,12 @@ void add_group_results(const std::vector<TaskOutcome>& tasks, const std::vector<
             total += sizes[i];
           }
           e[metric + "," + f] = num / den;
-          e[metric + "_stderr," + f] = all_se && ses.size() == vals.size()
-                                           ? Json(pooled_sample_stderr(ses, sizes))
-                                           : Json("N/A");
+          // Group.aggregate: the pooled stderr for the size-weighted mean, the stderr of the
+          // plain mean for weight_by_size false.
+          e[metric + "_stderr," + f] =
+              all_se && ses.size() == vals.size()
+                  ? Json(weight ? pooled_sample_stderr(ses, sizes) : unweighted_mean_stderr(ses))
+                  : Json("N/A");
           sample_count[metric + "," + f] = static_cast<int64_t>(total);
           // A size-weighted mean of per-item means is the mean over all items: its stderr can be
           // clustered by subtask (e.g. MMLU's subjects).

@@ -104,6 +104,17 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
       return i < static_cast<int64_t>(n) ? i : -100;
     }
     if (g.is_boolean()) return g.get<bool>() ? 1 : 0;
+    // A float gold stays a float in process_results: -100.0 compares equal to -100 (a missing
+    // gold), any other reaches is_greedy[gold] and the reference fails with a TypeError.
+    if (g.is_number_float()) {
+      if (g.get<double>() == -100.0) return -100;
+      throw UserError("target " + py::repr(g) +
+                          " is a float: the reference fails on it (is_greedy[gold]: TypeError: "
+                          "list indices must be integers or slices, not float)",
+                      task.config().where(TaskField::doc_to_target),
+                      "an integer index or a choice's text (a CSV label column with an empty "
+                      "cell is read as floats: fill the cell or write the labels as text)");
+    }
     if (g.is_string()) {
       auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
       return it == choices.end() ? -100 : static_cast<int64_t>(it - choices.begin());

@@ -82,16 +82,19 @@ void add_task_tables(const std::vector<TaskOutcome>& tasks, const std::vector<Gr
       }
     }
     if (any) hib[g.name] = merged;
-    bool all = !g.children.empty();
+    // _propagate_num_fewshot: the one value the children that have one share; children without
+    // one (a subgroup with mixed shots) do not count.
     std::set<std::string> values;
+    const Json* shared = nullptr;
     for (const auto& c : g.children) {
-      if (!nshot.count(c)) {
-        all = false;
-        break;
-      }
+      if (!nshot.count(c)) continue;
       values.insert(nshot[c].dump());
+      shared = &nshot[c];
     }
-    if (all && values.size() == 1) nshot[g.name] = nshot[g.children[0]];
+    if (values.size() == 1) {
+      Json v = *shared;
+      nshot[g.name] = v;
+    }
   }
   Json nsamples = Json::object();
   for (const auto& r : tasks)

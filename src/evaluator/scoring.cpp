@@ -76,7 +76,18 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
   s["doc_hash"] = sha256_hex(py::json_dumps(request_doc, {.indent = 2}));
   s["prompt_hash"] = sha256_hex(ins.empty() ? "" : target_text(ins[0]->arguments[0]));
   s["target_hash"] = sha256_hex(target_text(target));
-  for (auto it = metrics.begin(); it != metrics.end(); ++it) s[it.key()] = it.value();
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    // brier_score's second item is utils.softmax(lls), a numpy array: json.dumps hands it to
+    // handle_non_serializable, which writes str(array).
+    if (it.key() == "brier_score" && it.value().is_array() && it.value().size() == 2 &&
+        it.value()[1].is_array()) {
+      std::vector<double> probs;
+      for (const auto& p : it.value()[1]) probs.push_back(p.get<double>());
+      s[it.key()] = Json::array({it.value()[0], py::numpy_array_str(probs)});
+      continue;
+    }
+    s[it.key()] = it.value();
+  }
   return s;
 }
 
@@ -94,7 +105,8 @@ std::optional<double> random_baseline(const TaskPlan& plan) {
   return sum / static_cast<double>(plan.doc_positions.size());
 }
 
-TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool log_samples) {
+TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool log_samples,
+                      bool repeat_scores) {
   Task& task = *plan.task;
   TaskScores scores;
   // Instances of each evaluated document, in idx order.
@@ -106,8 +118,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
   for (const auto& f : plan.filters) {
     replay_eval_docs_reads_for_filter(task, plan.eval_docs_reads_per_pass);
     // repeats > 1: every sampled answer scored alone, for the samples (empty otherwise).
-    const auto by_repeat =
-        log_samples ? filter_each_repeat(plan, requests, f) : std::vector<std::vector<Json>>{};
+    const auto by_repeat = log_samples && repeat_scores ? filter_each_repeat(plan, requests, f)
+                                                        : std::vector<std::vector<Json>>{};
     for (size_t d = 0; d < plan.doc_positions.size(); ++d) {
       size_t pos = plan.doc_positions[d];
       const Doc& doc = task.eval_docs()[pos];
@@ -202,7 +214,8 @@ std::vector<TaskScores> score_pass(const RunPlan& plan, SeedPass& pass, const Ev
       continue;
     }
     apply_filters(plan.tasks[ti], pass.tasks[ti]);
-    out.push_back(score_task(plan.tasks[ti], pass.tasks[ti], cfg.log_samples || cfg.predict_only));
+    out.push_back(score_task(plan.tasks[ti], pass.tasks[ti], cfg.log_samples || cfg.predict_only,
+                             cfg.log_repeat_scores));
   }
   return out;
 }

@@ -154,4 +154,25 @@ double pooled_sample_stderr(const std::vector<double>& stderrs, const std::vecto
   return std::sqrt(num_ / (total - k) / total);
 }
 
+double unweighted_mean_stderr(const std::vector<double>& stderrs) {
+  double sum = 0;
+  for (double se : stderrs) sum += se * se;
+  return std::sqrt(sum) / static_cast<double>(stderrs.size());
+}
+
+double combined_sample_stderr(const std::vector<double>& stderrs, const std::vector<double>& sizes,
+                              const std::vector<double>& metrics) {
+  double variance = stderrs[0] * stderrs[0];
+  double curr_size = sizes[0], curr_score = metrics[0];
+  // As the reference's loop: curr_size is never advanced past the first subtask.
+  for (size_t i = 1; i < stderrs.size(); ++i) {
+    double size = sizes[i], score = metrics[i], se = stderrs[i];
+    curr_score = ((curr_score * curr_size) + (score * size)) / (curr_size + size);
+    double d = curr_score - score;
+    variance = ((curr_size - 1) * variance + (size - 1) * (se * se)) / (curr_size + size - 1) +
+               curr_size * size / ((curr_size + size) * (curr_size + size - 1)) * (d * d);
+  }
+  return std::sqrt(variance);
+}
+
 }  // namespace lmeval

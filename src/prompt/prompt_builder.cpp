@@ -5,6 +5,8 @@
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/unicode.hpp"
 
+#include <spdlog/spdlog.h>
+
 namespace lmeval {
 
 bool ends_with_space(const std::string& s) {
@@ -46,21 +48,15 @@ FewshotSampler::FewshotSampler(const Task& task, int64_t seed) : task_(task), rn
                         "default, first_n",
                     task.config().where(TaskField::fewshot_config), "sampler: default or first_n");
   const auto& docs = task.fewshot_docs();
-  const Json& idx = fc.fewshot_indices;
-  if (kind_ == "default" && idx.is_array() && !idx.empty() && !docs.empty()) {
-    for (const auto& i : idx) {
-      int64_t k = i.get<int64_t>();
-      if (k < 0) k += static_cast<int64_t>(docs.size());
-      if (k < 0 || k >= static_cast<int64_t>(docs.size()))
-        throw UserError("fewshot_indices entry " + i.dump() + " is out of range for " +
-                            std::to_string(docs.size()) + " few-shot documents",
-                        task.config().where(TaskField::fewshot_config),
-                        "indices into the few-shot split");
-      pool_.push_back(&docs[static_cast<size_t>(k)]);
-    }
-  } else {
-    for (const auto& d : docs) pool_.push_back(&d);
-  }
+  // ConfigurableTask builds its sampler as sampler_cls(fewshot_docs, rnd=None): the config's
+  // fewshot_indices never reach ContextSampler, so the whole few-shot split is the pool.
+  if (fc.fewshot_indices.is_array() && !fc.fewshot_indices.empty())
+    spdlog::warn(
+        "task {}: fewshot_config.fewshot_indices is ignored, as the reference ignores it (its "
+        "sampler never receives the indices); few-shot examples are drawn from the whole "
+        "few-shot split. Use a fewshot_split or a filtered dataset to restrict them.",
+        task.name());
+  for (const auto& d : task.fewshot_docs()) pool_.push_back(&d);
 }
 
 std::vector<const Doc*> FewshotSampler::sample(size_t n, const Doc* eval_doc) {

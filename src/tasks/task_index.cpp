@@ -201,7 +201,8 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
 // Each file's facts are an array [path, kind, name, output_type, [tags], error]: reading ~14,000
 // of them as arrays allocates a fraction of what objects (a std::map each) did. Version 1 had
 // objects.
-constexpr int kIndexCacheVersion = 4;  // 3: Python-class tasks indexed; 4: numeric names
+constexpr int kIndexCacheVersion = 5;  // 3: Python-class tasks indexed; 4: numeric names;
+                                       // 5: non-string YAML keys read (issue 31)
 
 fs::path cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "lm-eval";

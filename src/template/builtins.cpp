@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/regex.hpp"
@@ -797,6 +798,28 @@ Value get_attr(const Env& env, const Value& obj, const std::string& name) {
   return Value::undefined("'" + object_type_repr(obj) + "' has no attribute '" + name + "'");
 }
 
+std::string dict_key_for(const Json& dict, const Json& key) {
+  auto number = [](const Json& v, double& d) {
+    if (v.is_boolean())
+      d = v.get<bool>() ? 1 : 0;
+    else if (v.is_number())
+      d = v.get<double>();
+    else
+      return false;
+    return true;
+  };
+  double want = 0;
+  bool numeric = number(key, want);
+  for (auto it = dict.begin(); it != dict.end(); ++it) {
+    auto tv = py::typed_key_value(it.key());
+    if (!tv) continue;
+    double have = 0;
+    if (numeric ? (number(*tv, have) && have == want) : tv->is_null() && key.is_null())
+      return it.key();
+  }
+  return py::typed_key(key);
+}
+
 Value get_item(const Env& env, const Value& obj, const Value& key) {
   if (obj.is_undefined()) throw TypeErr{obj.name, true};
   if (obj.kind == Value::kNamespace || obj.kind == Value::kLoop) {
@@ -822,6 +845,12 @@ Value get_item(const Env& env, const Value& obj, const Value& key) {
           if (k >= 0 && k < n) return Value::data(u8(u.substr(k, 1)));
         }
       }
+      return Value::undefined(type_name(obj) + " object has no element " + py_repr(key));
+    }
+    if (j.is_object() && key.is_data() &&
+        (key.j().is_boolean() || key.j().is_number() || key.j().is_null())) {
+      auto it = j.find(dict_key_for(j, key.j()));
+      if (it != j.end()) return Value::child(obj, *it);
       return Value::undefined(type_name(obj) + " object has no element " + py_repr(key));
     }
     if (j.is_object() && is_str(key)) {
@@ -1109,6 +1138,36 @@ Value call_method(const Env& env, const Value& self, const std::string& n, const
 
 // ------------------------------------------------------------------------ tests
 
+bool is_builtin_filter(const std::string& n, bool chat) {
+  static const char* const kFilters[] = {
+      "trim",       "lower",      "upper",     "title",     "capitalize",
+      "string",     "safe",       "e",         "escape",    "forceescape",
+      "replace",    "join",       "length",    "count",     "first",
+      "last",       "list",       "reverse",   "int",       "float",
+      "abs",        "round",      "default",   "d",         "tojson",
+      "indent",     "center",     "wordcount", "items",     "dictsort",
+      "sort",       "unique",     "min",       "max",       "sum",
+      "batch",      "slice",      "map",       "select",    "reject",
+      "selectattr", "rejectattr", "format",    "attr",      "pprint",
+      "truncate",   "wordwrap",   "urlize",    "striptags", "filesizeformat",
+      "xmlattr",    "urlencode",  "groupby",   "random"};
+  if (n == "regex_replace") return !chat;
+  for (const char* f : kFilters)
+    if (n == f) return true;
+  return false;
+}
+bool is_builtin_test(const std::string& n) {
+  static const char* const kTests[] = {
+      "defined", "undefined", "none",        "string",   "mapping",  "number",   "integer", "float",
+      "boolean", "true",      "false",       "iterable", "sequence", "callable", "lower",   "upper",
+      "even",    "odd",       "divisibleby", "eq",       "equalto",  "==",       "ne",      "!=",
+      "in",      "sameas",    "lt",          "<",        "le",       "<=",       "gt",      ">",
+      "ge",      ">=",        "greaterthan", "lessthan", "escaped",  "filter",   "test"};
+  for (const char* f : kTests)
+    if (n == f) return true;
+  return false;
+}
+
 bool apply_test(const Env& env, const std::string& n, const Value& v, const Args& a) {
   const Value* arg = a.get(0, "other");
   {
@@ -1126,6 +1185,10 @@ bool apply_test(const Env& env, const std::string& n, const Value& v, const Args
     throw TypeErr{v.name, true};  // Undefined.__mod__ raises
   const Json* j = v.is_data() ? &v.j() : nullptr;
   if (n == "defined") return !v.is_undefined();
+  // jinja2 3.1 test_filter / test_test: a name of the environment's filters / tests.
+  if (n == "filter")
+    return j && j->is_string() && is_builtin_filter(j->get<std::string>(), env.chat);
+  if (n == "test") return j && j->is_string() && is_builtin_test(j->get<std::string>());
   if (n == "undefined") return v.is_undefined();
   if (n == "none") return j && j->is_null();
   if (n == "string") return j && j->is_string();
@@ -1476,7 +1539,48 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       acc = binary_op("+", acc, attr ? attr_path(env, x, S(*attr)) : x, strict);
     return acc;
   }
-  if (n == "batch" || n == "slice") type_error("filter '" + n + "' is not supported");
+  if (n == "batch" || n == "slice") {
+    // jinja2 sync_do_batch / sync_do_slice; their generators are given as lists (what `|list`
+    // and `for` see of them).
+    std::vector<Value> seq = iterate(v, strict);
+    const Value* cnt = a.get(0, n == "batch" ? "linecount" : "slices");
+    const Value* fill = a.get(1, "fill_with");
+    if (!cnt)
+      type_error(std::string(n == "batch" ? "do_batch" : "sync_do_slice") +
+                 "() missing 1 required positional argument");
+    int64_t k = need_int(*cnt, n == "batch" ? "linecount" : "slices");
+    bool has_fill = fill && !(fill->is_data() && fill->j().is_null());
+    std::vector<Value> out;
+    if (n == "batch") {
+      if (k <= 0) type_error("batch linecount must be positive");
+      std::vector<Value> tmp;
+      for (auto& x : seq) {
+        if (static_cast<int64_t>(tmp.size()) == k) {
+          out.push_back(make_list(std::move(tmp)));
+          tmp.clear();
+        }
+        tmp.push_back(x);
+      }
+      if (!tmp.empty()) {
+        if (has_fill)
+          while (static_cast<int64_t>(tmp.size()) < k) tmp.push_back(*fill);
+        out.push_back(make_list(std::move(tmp)));
+      }
+      return make_list(std::move(out));
+    }
+    if (k <= 0) type_error("integer division or modulo by zero");
+    auto len = static_cast<int64_t>(seq.size());
+    int64_t per = len / k, extra = len % k, offset = 0;
+    for (int64_t s = 0; s < k; ++s) {
+      int64_t start = offset + s * per;
+      if (s < extra) ++offset;
+      int64_t end = offset + (s + 1) * per;
+      std::vector<Value> tmp(seq.begin() + start, seq.begin() + end);
+      if (has_fill && s >= extra) tmp.push_back(*fill);
+      out.push_back(make_list(std::move(tmp)));
+    }
+    return make_list(std::move(out));
+  }
   if (n == "map") {
     std::vector<Value> out;
     const Value* attr = nullptr;
@@ -1535,8 +1639,128 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
     return get_attr(env, v, S(*nm));
   }
   if (n == "pprint") return Value::data(py_repr(v));
-  if (n == "truncate" || n == "wordwrap" || n == "urlize" || n == "striptags" ||
-      n == "filesizeformat" || n == "xmlattr" || n == "urlencode" || n == "groupby")
+  if (n == "truncate") {
+    // jinja2 do_truncate, with the default policy truncate.leeway = 5; lengths in code points.
+    std::vector<std::string> cps;
+    unicode::for_each_codepoint(S(v),
+                                [&](char32_t, std::string_view raw) { cps.emplace_back(raw); });
+    const Value* l = a.get(0, "length");
+    const Value* kw = a.get(1, "killwords");
+    const Value* en = a.get(2, "end");
+    const Value* lw = a.get(3, "leeway");
+    int64_t length = l ? need_int(*l, "length") : 255;
+    bool killwords = kw && truthy(*kw, strict);
+    std::string end = en ? S(*en) : "...";
+    int64_t end_len = 0;
+    unicode::for_each_codepoint(end, [&](char32_t, std::string_view) { ++end_len; });
+    int64_t leeway = lw && !(lw->is_data() && lw->j().is_null()) ? need_int(*lw, "leeway") : 5;
+    if (length < end_len)
+      type_error("expected length >= " + std::to_string(end_len) + ", got " +
+                 std::to_string(length));
+    if (leeway < 0) type_error("expected leeway >= 0, got " + std::to_string(leeway));
+    auto n_cps = static_cast<int64_t>(cps.size());
+    if (n_cps <= length + leeway) return Value::data(S(v));
+    std::string head;
+    for (int64_t i = 0; i < std::min(n_cps, length - end_len); ++i)
+      head += cps[static_cast<size_t>(i)];
+    if (!killwords) {
+      size_t sp = head.rfind(' ');
+      if (sp != std::string::npos) head.resize(sp);
+    }
+    return Value::data(head + end);
+  }
+  if (n == "filesizeformat") {
+    // jinja2 do_filesizeformat: float(value), decimal (kB, MB) or binary (KiB, MiB) prefixes.
+    double bytes;
+    if (is_num(v))
+      bytes = as_double(v.j());
+    else if (!is_str(v) || !parse_py_float(sref(v), &bytes))
+      type_error("could not convert " + type_name(v) + " to float");
+    const Value* b = a.get(0, "binary");
+    bool binary = b && truthy(*b, strict);
+    double base = binary ? 1024 : 1000;
+    static const char* const kDec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+    static const char* const kBin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+    if (bytes == 1) return Value::data(std::string("1 Byte"));
+    if (bytes < base) {
+      if (!std::isfinite(bytes)) type_error("cannot convert float infinity to integer");
+      return Value::data(std::to_string(static_cast<int64_t>(bytes)) + " Bytes");
+    }
+    double unit = 0;
+    const char* prefix = "";
+    for (int i = 0; i < 8; ++i) {
+      unit = std::pow(base, i + 2);
+      prefix = binary ? kBin[i] : kDec[i];
+      if (bytes < unit) break;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, prefix);
+    return Value::data(std::string(buf));
+  }
+  if (n == "striptags") {
+    // markupsafe Markup.striptags: drop comments and tags, collapse whitespace, unescape the
+    // common entities (named ones beyond these are kept as written; docs/templates.md).
+    std::string in = S(v), text;
+    size_t pos = 0;
+    while (true) {
+      size_t start = in.find('<', pos);
+      if (start == std::string::npos) break;
+      size_t end;
+      if (in.compare(start, 4, "<!--") == 0) {
+        end = in.find("-->", start + 4);
+        if (end == std::string::npos) break;
+        end += 3;
+      } else {
+        end = in.find('>', start);
+        if (end == std::string::npos) break;
+        end += 1;
+      }
+      text += in.substr(pos, start - pos);
+      pos = end;
+    }
+    text += in.substr(pos);
+    std::string collapsed;
+    bool pending = false;
+    for (char c : text) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        pending = !collapsed.empty();
+        continue;
+      }
+      if (pending) collapsed += ' ';
+      pending = false;
+      collapsed += c;
+    }
+    std::string out;
+    for (size_t i = 0; i < collapsed.size(); ++i) {
+      static const std::pair<const char*, const char*> kEnt[] = {{"&amp;", "&"},
+                                                                 {"&lt;", "<"},
+                                                                 {"&gt;", ">"},
+                                                                 {"&quot;", "\""},
+                                                                 {"&#39;", "'"},
+                                                                 {"&#34;", "\""},
+                                                                 {"&apos;", "'"},
+                                                                 {"&nbsp;", "\xc2\xa0"},
+                                                                 {"&raquo;", "\xc2\xbb"},
+                                                                 {"&laquo;", "\xc2\xab"},
+                                                                 {"&copy;", "\xc2\xa9"},
+                                                                 {"&reg;", "\xc2\xae"},
+                                                                 {"&hellip;", "\xe2\x80\xa6"},
+                                                                 {"&mdash;", "\xe2\x80\x94"},
+                                                                 {"&ndash;", "\xe2\x80\x93"}};
+      bool done = false;
+      for (const auto& [e, r] : kEnt)
+        if (collapsed.compare(i, std::strlen(e), e) == 0) {
+          out += r;
+          i += std::strlen(e) - 1;
+          done = true;
+          break;
+        }
+      if (!done) out += collapsed[i];
+    }
+    return Value::data(out);
+  }
+  if (n == "wordwrap" || n == "urlize" || n == "xmlattr" || n == "urlencode" || n == "groupby" ||
+      n == "random")
     type_error("filter '" + n + "' is not supported");
   throw TypeErr{"No filter named '" + n + "' found.", false, true};
 }

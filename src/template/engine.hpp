@@ -239,6 +239,13 @@ struct Env {
 };
 
 Value apply_filter(const Env& env, const std::string& name, const Value& in, const Args& args);
+// The key under which `dict` holds the Python key `key` (a bool, number or None): an existing key
+// Python holds equal (1 == 1.0 == True), else py::typed_key(key).
+std::string dict_key_for(const Json& dict, const Json& key);
+// The names of the filters and tests of the environment (jinja2's FILTERS and TESTS, plus
+// regex_replace outside the chat environment).
+bool is_builtin_filter(const std::string& name, bool chat);
+bool is_builtin_test(const std::string& name);
 bool apply_test(const Env& env, const std::string& name, const Value& in, const Args& args);
 bool has_method(const Value& self, const std::string& name);
 Value call_method(const Env& env, const Value& self, const std::string& name, const Args& args);

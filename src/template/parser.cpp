@@ -1153,36 +1153,8 @@ class Parser {
 
   // Jinja 3 reports unknown filters/tests when compiling, except inside `if` bodies (which may
   // guard them), where the error is left to run time.
-  bool known_filter(const std::string& n) const {
-    static const char* const kFilters[] = {
-        "trim",       "lower",      "upper",     "title",     "capitalize",
-        "string",     "safe",       "e",         "escape",    "forceescape",
-        "replace",    "join",       "length",    "count",     "first",
-        "last",       "list",       "reverse",   "int",       "float",
-        "abs",        "round",      "default",   "d",         "tojson",
-        "indent",     "center",     "wordcount", "items",     "dictsort",
-        "sort",       "unique",     "min",       "max",       "sum",
-        "batch",      "slice",      "map",       "select",    "reject",
-        "selectattr", "rejectattr", "format",    "attr",      "pprint",
-        "truncate",   "wordwrap",   "urlize",    "striptags", "filesizeformat",
-        "xmlattr",    "urlencode",  "groupby",   "random",    "bool"};
-    if (n == "regex_replace") return !t_.opts.chat;
-    for (const char* f : kFilters)
-      if (n == f) return true;
-    return false;
-  }
-  bool known_test(const std::string& n) const {
-    static const char* const kTests[] = {
-        "defined",  "undefined", "none",   "string", "mapping",     "number",   "integer",
-        "float",    "boolean",   "true",   "false",  "iterable",    "sequence", "callable",
-        "lower",    "upper",     "even",   "odd",    "divisibleby", "eq",       "equalto",
-        "==",       "ne",        "!=",     "in",     "sameas",      "lt",       "<",
-        "le",       "<=",        "gt",     ">",      "ge",          ">=",       "greaterthan",
-        "lessthan", "escaped",   "filter", "test"};
-    for (const char* f : kTests)
-      if (n == f) return true;
-    return false;
-  }
+  bool known_filter(const std::string& n) const { return is_builtin_filter(n, t_.opts.chat); }
+  bool known_test(const std::string& n) const { return is_builtin_test(n); }
 
   ExprPtr parse_filter(ExprPtr node, bool start_inline) {
     if (start_inline) expect_op("|");

@@ -404,8 +404,16 @@ class Renderer {
           Value k = eval(*e.args[i]);
           Value v = eval(*e.args[i + 1]);
           pos_ = e.pos;
-          if (!is_str(k)) throw TypeErr{"only string keys are supported in dict literals"};
-          o[k.j().get<std::string>()] = to_json_or_undefined(v);
+          if (is_str(k)) {
+            o[k.j().get<std::string>()] = to_json_or_undefined(v);
+            continue;
+          }
+          // A bool, number or None key keeps its Python type (py::typed_key); keys Python holds
+          // equal (1, 1.0, True) are one key: the first one's, with the last value.
+          if (!k.is_data() || !(k.j().is_boolean() || k.j().is_number() || k.j().is_null()))
+            throw TypeErr{"only string, number, bool and None keys are supported in dict literals"};
+          std::string key = dict_key_for(o, k.j());
+          o[key] = to_json_or_undefined(v);
         }
         return Value::data(std::move(o));
       }

@@ -67,6 +67,8 @@ std::string type_name(const Value& v) {
       return v.tuple ? "tuple" : "list";
     case Json::value_t::object:
       return "dict";
+    case Json::value_t::binary:
+      return "bytes";
     default:
       return "object";
   }
@@ -95,7 +97,7 @@ static void json_repr(const Json& j, std::string& out) {
       for (auto it = j.begin(); it != j.end(); ++it) {
         if (!first) out += ", ";
         first = false;
-        out += py::str_repr(it.key());
+        out += py::key_repr(it.key());
         out += ": ";
         json_repr(it.value(), out);
       }
@@ -133,7 +135,7 @@ static void repr_value(const Value& v, std::string& out) {
       for (auto& [k, x] : ns->attrs) {
         if (!first) out += ", ";
         first = false;
-        out += py::str_repr(k) + ": ";
+        out += py::key_repr(k) + ": ";
         repr_value(x, out);
       }
       out += "}>";

@@ -59,7 +59,7 @@ class Repeats : public ::testing::Test {
     auto r = run_command("cd '" + dir().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
                          lmeval_binary().string() +
                          "' run --model dummy --tasks rep_gen,one_gen --include_path tasks "
-                         "--output_path runs/a --log_samples");
+                         "--output_path runs/a --log_samples --log_repeat_scores");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() { fs::remove_all(dir()); }

@@ -319,3 +319,44 @@ TEST_F(CliTest, NonTextFewShotTargetOfAGenerationTaskIsRefused) {
     EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.out << r.err;
   }
 }
+
+// A CSV label column with an empty cell is float64 in datasets: the reference's process_results
+// then fails on is_greedy[gold] (TypeError); lm-eval refuses it naming doc_to_target.
+TEST_F(CliTest, FloatMultipleChoiceTargetIsRefusedAsTheReferenceFails) {
+  write("data/d.csv", "q,label\nA?,1\nB?,\n");
+  write("tasks/t1.yaml",
+        "task: t1\ndataset_path: csv\ndataset_kwargs:\n  data_files:\n    test: data/d.csv\n"
+        "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\ndoc_to_choice: "
+        "['x', 'y']\ndoc_to_target: label\n");
+  auto r = lm("run --model dummy --tasks t1 --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("target 1.0 is a float: the reference fails on it"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("doc_to_target"), std::string::npos) << r.err;
+}
+
+// pandas' ParserError for a row with more fields than the header: exit 2 naming file and line.
+TEST_F(CliTest, CsvRowWithTooManyFieldsNamesFileAndLine) {
+  write("data/d.csv", "q,label\nA?,1\nB?,0,extra\n");
+  write("tasks/t1.yaml",
+        "task: t1\ndataset_path: csv\ndataset_kwargs:\n  data_files:\n    test: data/d.csv\n"
+        "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\ndoc_to_choice: "
+        "['x', 'y']\ndoc_to_target: label\n");
+  auto r = lm("run --model dummy --tasks t1 --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("d.csv:3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Expected 2 fields in line 3, saw 3"), std::string::npos) << r.err;
+}
+
+// A relative data_files glob that matches nothing from the working folder nor beside the YAML.
+TEST_F(CliTest, DataFilesGlobMatchingNothingNamesBothFolders) {
+  write(
+      "tasks/t1.yaml",
+      "task: t1\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: data/part-*.jsonl\n"
+      "output_type: multiple_choice\ntest_split: test\ndoc_to_text: q\ndoc_to_choice: "
+      "['x', 'y']\ndoc_to_target: 0\n");
+  auto r = lm("run --model dummy --tasks t1 --include_path tasks");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Unable to find 'data/part-*.jsonl'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("or to the task's folder"), std::string::npos) << r.err;
+}

@@ -6,6 +6,8 @@
 
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
+#include "support/test_support.hpp"
 
 using lmeval::Json;
 
@@ -128,4 +130,43 @@ TEST(Config_FewshotSeeds, FirstSeedBecomesTheFewshotSeed) {
   lmeval::EvalConfig plain;
   plain.finalize();
   EXPECT_EQ(plain.seed[3], 1234);
+}
+
+// Every dict flag against the reference's own MergeDictAction / split_top_level /
+// simple_parse_args_string (scripts/gen_kv_flag_goldens.py).
+TEST(Config_ArgParsing, KeyValueFlagsAsTheReferenceParsesThem) {
+  auto g = nlohmann::ordered_json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests/config/goldens/kv_flags.json"));
+  int n = 0;
+  for (const auto& c : g["merge_dict_flag"]) {
+    auto values = c["values"].get<std::vector<std::string>>();
+    SCOPED_TRACE(c["values"].dump());
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_EQ(lmeval::split_top_level(values[i]),
+                c["split_top_level"][i].get<std::vector<std::string>>());
+    if (c.contains("error")) {
+      std::string want = c["error"].get<std::string>();
+      want = want.substr(want.find(": ") + 2);
+      if (want.rfind("argument --flag: ", 0) == 0) want = want.substr(17);
+      want = want.substr(0, want.find(". Hint"));
+      try {
+        lmeval::merge_dict_flag({values}, "--flag");
+        ADD_FAILURE() << "no error; the reference says " << want;
+      } catch (const lmeval::UserError& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      }
+    } else {
+      EXPECT_EQ(lmeval::py::json_dumps(lmeval::merge_dict_flag({values}, "--flag")),
+                c["result"].get<std::string>());
+    }
+    ++n;
+  }
+  for (const auto& c : g["simple_parse_args_string"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    EXPECT_EQ(
+        lmeval::py::json_dumps(lmeval::simple_parse_args_string(c["text"].get<std::string>())),
+        c["result"].get<std::string>());
+    ++n;
+  }
+  EXPECT_GE(n, 30);
 }

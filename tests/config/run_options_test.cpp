@@ -78,7 +78,8 @@ TEST(Config_RunOptions, ConfigKeysAreTheReferencesFieldsAndOurs) {
       "wandb_args", "wandb_config_args", "trackio_args", "hf_hub_log_args", "seed",
       "trust_remote_code", "confirm_run_unsafe_code", "metadata",
       // lm-eval's
-      "bootstrap_iters", "data_dir", "show_ci", "continuous_metrics", "fewshot_seeds"};
+      "bootstrap_iters", "data_dir", "show_ci", "continuous_metrics", "fewshot_seeds",
+      "log_repeat_scores"};
   const auto& keys = eval_config_keys();
   EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), want);
 }

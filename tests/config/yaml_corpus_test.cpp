@@ -51,6 +51,12 @@ TEST(Config_YamlCorpus, EqualsPyYAMLOrFails) {
       } catch (const lmeval::UserError& e) {
         ADD_FAILURE() << "PyYAML reads it, lm-eval fails: " << e.what();
       }
+    } else if (it.value().contains("unrepresentable") &&
+               it.value()["unrepresentable"].get<std::string>().find(" of type int") !=
+                   std::string::npos) {
+      // Scalar keys of other types than str are carried with their type (issue 31;
+      // Config_YamlLoader.NonStringKeysKeepTheirPythonType checks their repr and json.dumps).
+      EXPECT_NO_THROW(lmeval::load_yaml(path));
     } else {
       ++errors;
       EXPECT_THROW(lmeval::load_yaml(path), lmeval::UserError) << it.value().dump();

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/python_format.hpp"
 #include "support/test_support.hpp"
 
 using lmeval::Json;
@@ -87,4 +89,30 @@ TEST(Config_YamlLoader, MarksPointAtValues) {
 TEST(Config_YamlLoader, DuplicateKeysLastWins) {
   auto y = lmeval::parse_yaml("a: 1\nb: 2\na: 3\n", "f.yaml");
   EXPECT_EQ(y.value["a"], 3);
+}
+
+// PyYAML's bool/int/float/None mapping keys are carried with their type: repr() and json.dumps of
+// the mapping and its values as PyYAML + CPython give them (scripts/gen_yaml_key_goldens.py).
+TEST(Config_YamlLoader, NonStringKeysKeepTheirPythonType) {
+  auto g = Json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() /
+                                                  "tests/config/goldens/yaml_keys.json"));
+  ASSERT_GE(g.size(), 4u);
+  for (const auto& c : g) {
+    SCOPED_TRACE(c["yaml"].get<std::string>());
+    Json m = lmeval::parse_yaml(c["yaml"].get<std::string>(), "t.yaml").value["m"];
+    EXPECT_EQ(lmeval::py::repr(m), c["repr"].get<std::string>());
+    EXPECT_EQ(lmeval::py::json_dumps(m), c["json"].get<std::string>());
+    Json values = Json::array();
+    for (const auto& [k, v] : m.items()) values.push_back(v);
+    EXPECT_EQ(values, c["values"]);
+  }
+  // A collection as a key is unhashable in Python: PyYAML fails, and so does the loader.
+  try {
+    lmeval::parse_yaml("m:\n  ? [1, 2]\n  : x\n", "t.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const lmeval::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:2:5: a mapping key that is a collection"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "support/test_support.hpp"
 
 using Json = nlohmann::ordered_json;
@@ -36,4 +38,22 @@ TEST(Core_PythonFormat, JsonDumps) {
     EXPECT_EQ(lmeval::py::json_dumps(c[0]), c[1].get<std::string>());
   for (const auto& c : g["json_ascii"])
     EXPECT_EQ(lmeval::py::json_dumps(c[0], {.ensure_ascii = true}), c[1].get<std::string>());
+}
+
+// str() of numpy float64 arrays as numpy prints them (scripts/gen_numpy_str_goldens.py).
+TEST(Core_PythonFormat, NumpyArrayStrAsNumpy) {
+  auto g = lmeval::Json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests/core/goldens/numpy_array_str.json"));
+  ASSERT_GE(g["cases"].size(), 50u);
+  for (const auto& c : g["cases"]) {
+    std::vector<double> v;
+    for (const auto& x : c["values"]) {
+      std::string s = x.get<std::string>();
+      v.push_back(s == "nan"    ? std::nan("")
+                  : s == "inf"  ? INFINITY
+                  : s == "-inf" ? -INFINITY
+                                : std::strtod(s.c_str(), nullptr));
+    }
+    EXPECT_EQ(lmeval::py::numpy_array_str(v), c["str"].get<std::string>()) << c["values"].dump();
+  }
 }

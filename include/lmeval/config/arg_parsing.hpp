@@ -10,8 +10,11 @@ namespace lmeval {
 
 // handle_cli_value_string: true/false, isnumeric -> int, float(), ast.literal_eval, else string.
 Json cli_value(const std::string& v);
-// key_val_to_dict: split on every ',', each item at its first '='; throws UserError naming
-// `flag` for an item without '='.
+// split_top_level (lm_eval/_cli/utils.py): the non-empty pieces between commas that sit outside
+// brackets, parentheses, braces and quotes.
+std::vector<std::string> split_top_level(const std::string& args);
+// key_val_to_dict: split_top_level, each item at its first '='; throws UserError naming `flag`
+// for an item without '=' (the reference's "expected `key=value`, got ...").
 Json cli_key_val_to_dict(const std::string& s, const std::string& flag);
 // MergeDictAction over all occurrences of a dict flag (each occurrence a list of values).
 Json merge_dict_flag(const std::vector<std::vector<std::string>>& occurrences,

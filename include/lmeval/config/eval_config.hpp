@@ -34,6 +34,9 @@ struct EvalConfig {
   Json gen_kwargs = Json::object();
   std::optional<std::string> output_path;
   bool log_samples = false;
+  // lm-eval's own `repeat_scores` key in sample records of `repeats` tasks (the reference writes
+  // none; analyze/report read it).
+  bool log_repeat_scores = false;
   Json samples = nullptr;  // {task: [indices]}
   Json cache_requests = Json::object();
   bool check_integrity = false;

@@ -46,8 +46,16 @@ std::vector<double> bootstrap_statistics(const std::string& aggregation,
 // Whether stderr_for uses the bootstrap for this aggregation.
 bool has_bootstrap_stderr(const std::string& aggregation);
 
-// Pooled stderr of a group (spec §7.6).
+// Pooled stderr of a group (spec §7.6): the reference's pooled_sample_stderr, the stderr of the
+// size-weighted mean (weight_by_size: true).
 double pooled_sample_stderr(const std::vector<double>& stderrs, const std::vector<double>& sizes);
+// The reference's unweighted_mean_stderr, sqrt(sum(se^2)) / k: the stderr of the plain mean of k
+// subtask means (weight_by_size: false; Group.aggregate).
+double unweighted_mean_stderr(const std::vector<double>& stderrs);
+// The reference's combined_sample_stderr (pairwise merging of variances and means; unused by its
+// groups, kept so that every stderr formula of api/metrics.py has its counterpart).
+double combined_sample_stderr(const std::vector<double>& stderrs, const std::vector<double>& sizes,
+                              const std::vector<double>& metrics);
 
 // numpy-style argmax: first maximum; NaN wins if present.
 size_t np_argmax(const std::vector<double>& xs);
