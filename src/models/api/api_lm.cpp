@@ -335,7 +335,10 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
     tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
   send(batches, "loglikelihood", requests.size(), tokens, [&](const Batch& b, const Json& answer) {
     auto res = parse_logprobs(answer, b.ctxlens);
-    for (size_t k = 0; k < b.members.size(); ++k) out[b.members[k]] = res[k];
+    for (size_t k = 0; k < b.members.size(); ++k) {
+      out[b.members[k]] = res[k];
+      answered(b.members[k], res[k]);
+    }
   });
   return out;
 }
@@ -386,11 +389,24 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
   int64_t tokens = 0;
   for (const auto& ws : windows)
     for (const auto& w : ws) tokens += static_cast<int64_t>(w.second.size());
+  std::vector<size_t> windows_left(texts.size());
+  for (size_t t = 0; t < texts.size(); ++t) {
+    windows_left[t] = windows[t].size();
+    // No windows (an empty text): its answer, 0, is final now.
+    if (windows[t].empty()) answered_rolling(t, 0.0);
+  }
   send(batches, "loglikelihood_rolling", texts.size(), tokens,
        [&](const Batch& b, const Json& answer) {
          auto res = parse_logprobs(answer, b.ctxlens);
          auto& dst = per_text[b.tag];
          for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
+         // A text is answered once its last window is; summed in window order as below.
+         windows_left[b.tag] -= b.members.size();
+         if (windows_left[b.tag] == 0) {
+           double sum = 0.0;
+           for (const auto& r : dst) sum += r.loglikelihood;
+           answered_rolling(b.tag, sum);
+         }
        });
   for (size_t t = 0; t < texts.size(); ++t)
     for (const auto& r : per_text[t]) out[t] += r.loglikelihood;
@@ -482,6 +498,7 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
       } else {
         out[b.members[k]] = std::move(*res[k]);
       }
+      answered(b.members[k], out[b.members[k]]);
     }
   });
   return out;
