@@ -321,6 +321,7 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
             std::to_string(max_length_) + " (Context length must be greater than 0)");
       b.members.push_back(i);
       b.ctxlens.push_back(ctxlen);
+      b.lens.push_back(static_cast<int64_t>(inp.size()));
       inputs.push_back(std::move(inp));
     }
     set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
@@ -334,7 +335,7 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
   for (const auto& w : whole)
     tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
   send(batches, "loglikelihood", requests.size(), tokens, [&](const Batch& b, const Json& answer) {
-    auto res = parse_logprobs(answer, b.ctxlens);
+    auto res = parse_logprobs(answer, b.ctxlens, b.lens, args_.tokenized_requests);
     for (size_t k = 0; k < b.members.size(); ++k) {
       out[b.members[k]] = res[k];
       answered(b.members[k], res[k]);
@@ -377,6 +378,7 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
             static_cast<int64_t>(reqs[i].first.size()) - std::max<int64_t>(0, n - max_length_);
         b.members.push_back(i);
         b.ctxlens.push_back(ctxlen);
+        b.lens.push_back(static_cast<int64_t>(inp.size()));
         inputs.push_back(std::move(inp));
       }
       set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
@@ -397,7 +399,7 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
   }
   send(batches, "loglikelihood_rolling", texts.size(), tokens,
        [&](const Batch& b, const Json& answer) {
-         auto res = parse_logprobs(answer, b.ctxlens);
+         auto res = parse_logprobs(answer, b.ctxlens, b.lens, args_.tokenized_requests);
          auto& dst = per_text[b.tag];
          for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
          // A text is answered once its last window is; summed in window order as below.
