@@ -205,6 +205,13 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       if (!m.is_string()) continue;
       const std::string name = m.get<std::string>();
       if (!j.contains(name)) continue;
+      // A score written as text ("NaN", "0.5") was skipped like a corpus-level tuple, so its
+      // document silently left the comparison.
+      if (j[name].is_string())
+        throw UserError("metric '" + name + "' is the string " + j[name].dump().substr(0, 80),
+                        {file.string(), line_no, 0, name},
+                        "a number or true/false per document, as lm-eval run --log_samples "
+                        "writes it (NaN as the bare JSON token NaN)");
       double v = as_score(j[name]);
       if (std::isnan(v)) continue;  // corpus-level metrics log tuples, not per-item scores
       const std::string sk = name + "," + filter;
