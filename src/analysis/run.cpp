@@ -156,6 +156,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     require_json_nesting(line, file.string(), 0, line_no);
     try {
       j = Json::parse(line);
+    } catch (const Json::out_of_range& e) {
+      throw_json_number_overflow(e, line, file.string(), line_no);
     } catch (const Json::parse_error& e) {
       throw UserError(std::string("corrupt samples line: ") + e.what(),
                       {file.string(), line_no, static_cast<int>(e.byte), ""},
@@ -290,6 +292,8 @@ Json read_json_file(const fs::path& file) {
   require_json_nesting(text, file.string());
   try {
     return Json::parse(text);
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, text, file.string());
   } catch (const Json::parse_error& e) {
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     throw UserError(std::string("corrupt JSON: ") + e.what(), {file.string(), line, col, ""},

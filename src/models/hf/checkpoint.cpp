@@ -41,6 +41,8 @@ Json read_json_file(const fs::path& path, const std::string& what) {
   require_json_nesting(ss.str(), path.string());
   try {
     return Json::parse(ss.str());
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, ss.str(), path.string());
   } catch (const Json::parse_error& e) {
     throw UserError(std::string("invalid JSON in ") + what + ": " + e.what(),
                     {path.string(), 0, 0, ""}, "a JSON object");
@@ -91,6 +93,8 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
               " levels deep");
   try {
     header = Json::parse(header_text);
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, "", path_.string(), 0, "safetensors header");
   } catch (const Json::parse_error& e) {
     throw bad(std::string("header is not valid JSON: ") + e.what());
   }
