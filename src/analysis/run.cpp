@@ -156,6 +156,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
     require_json_nesting(line, file.string(), 0, line_no);
     try {
       j = Json::parse(line);
+    } catch (const Json::out_of_range& e) {
+      throw_json_number_overflow(e, line, file.string(), line_no);
     } catch (const Json::parse_error& e) {
       throw UserError(std::string("corrupt samples line: ") + e.what(),
                       {file.string(), line_no, static_cast<int>(e.byte), ""},
@@ -205,6 +207,13 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       if (!m.is_string()) continue;
       const std::string name = m.get<std::string>();
       if (!j.contains(name)) continue;
+      // A score written as text ("NaN", "0.5") was skipped like a corpus-level tuple, so its
+      // document silently left the comparison.
+      if (j[name].is_string())
+        throw UserError("metric '" + name + "' is the string " + j[name].dump().substr(0, 80),
+                        {file.string(), line_no, 0, name},
+                        "a number or true/false per document, as lm-eval run --log_samples "
+                        "writes it (NaN as the bare JSON token NaN)");
       double v = as_score(j[name]);
       if (std::isnan(v)) continue;  // corpus-level metrics log tuples, not per-item scores
       const std::string sk = name + "," + filter;
@@ -283,6 +292,8 @@ Json read_json_file(const fs::path& file) {
   require_json_nesting(text, file.string());
   try {
     return Json::parse(text);
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, text, file.string());
   } catch (const Json::parse_error& e) {
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     throw UserError(std::string("corrupt JSON: ") + e.what(), {file.string(), line, col, ""},

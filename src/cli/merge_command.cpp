@@ -69,6 +69,8 @@ int merge_parts(const std::vector<std::string>& names, const std::string& output
     require_json_nesting(text, p);
     try {
       parts.push_back(Json::parse(text));
+    } catch (const Json::out_of_range& e) {
+      throw_json_number_overflow(e, text, p);
     } catch (const Json::parse_error& e) {
       throw UserError(std::string("not JSON: ") + e.what(), {p, 0, 0, ""}, kPartExpected);
     }

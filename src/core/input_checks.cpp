@@ -101,6 +101,25 @@ void require_json_nesting(std::string_view text, const SourceLocation& where) {
                   where, "at most " + std::to_string(kMaxNestingDepth) + " levels of nesting");
 }
 
+void throw_json_number_overflow(const std::exception& e, std::string_view text,
+                                const std::string& file, int base_line, const std::string& field) {
+  const std::string what = e.what();
+  std::string number;
+  if (auto a = what.find('\''); a != std::string::npos)
+    if (auto b = what.find('\'', a + 1); b != std::string::npos)
+      number = what.substr(a + 1, b - a - 1);
+  int line = base_line;
+  if (!number.empty())
+    if (auto at = text.find(number); at != std::string_view::npos)
+      line = base_line + line_of_offset(text, at) - 1;
+  // The part goes into the message, not the location: "header: <text>" reads as a header value
+  // to the secret masking (secrets.hpp), which would mask the message's first word.
+  throw UserError("the number " + (number.empty() ? std::string("in it") : number.substr(0, 40)) +
+                      (field.empty() ? "" : " in the " + field) + " is out of range",
+                  {file, line, 0, ""},
+                  "numbers a double can hold (magnitude at most about 1.8e308)");
+}
+
 int64_t check_batch_size(const std::string& text, const std::string& field) {
   if (text == "auto") return 0;
   std::string digits = text.rfind("auto:", 0) == 0 ? text.substr(5) : text;

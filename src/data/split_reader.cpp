@@ -44,6 +44,8 @@ Doc parse_whole(const std::string& text, const fs::path& file, const std::string
   require_json_nesting(text, file.string());
   try {
     return Doc::parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw_json_number_overflow(e, text, file.string());
   } catch (const nlohmann::json::parse_error& e) {
     size_t at = e.byte > 0 ? e.byte - 1 : 0;
     throw UserError(
@@ -104,6 +106,8 @@ std::vector<Doc> json_file_rows(const fs::path& file, const Doc& field) {
     try {
       require_json_nesting(text, file.string());
       d = Doc::parse(text);
+    } catch (const nlohmann::json::out_of_range& e) {
+      throw_json_number_overflow(e, text, file.string());
     } catch (const nlohmann::json::parse_error&) {
       throw jsonl_error;
     }
@@ -159,6 +163,8 @@ std::vector<Doc> parse_jsonl(std::string_view text, const std::string& origin) {
         throw UserError("row is not a JSON object", {file.string(), line, 0, ""},
                         "one JSON object per line");
       rows.push_back(std::move(d));
+    } catch (const nlohmann::json::out_of_range& e) {
+      throw_json_number_overflow(e, l, file.string(), line);
     } catch (const nlohmann::json::parse_error& e) {
       throw UserError("malformed JSON: " + json_error_text(e.what()),
                       {file.string(), line, static_cast<int>(e.byte), ""},

@@ -119,7 +119,16 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
       auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
       return it == choices.end() ? -100 : static_cast<int64_t>(it - choices.begin());
     }
-    return -100;
+    // The reference indexes is_greedy with the gold whatever its type, so a float (even 1.0),
+    // None or a dict raises TypeError there; scoring it as wrong with a note claiming the
+    // reference does the same was false.
+    throw UserError("task " + task.name() + ": target " + g.dump().substr(0, 80) + " is " +
+                        (g.is_number() ? "a float"
+                         : g.is_null() ? "null"
+                                       : "not an index"),
+                    task.config().where(TaskField::doc_to_target),
+                    "an integer index into doc_to_choice or a choice's text (the reference "
+                    "raises TypeError: tuple indices must be integers or slices)");
   };
   s.multiple_gold = task.multiple_target() > 0 || gold.is_array();
   bool gold_missing = false;

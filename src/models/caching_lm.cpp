@@ -1,13 +1,16 @@
 // CachingLM: looks every request up in the ResponseStore, sends the rest to the model chunk by
-// chunk and stores each chunk's answers before asking for the next.
+// chunk and stores answers as the backend hands them out (LM::AnswerSink), the rest of a chunk's
+// when the chunk returns.
 #include "lmeval/models/caching_lm.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <set>
+#include <type_traits>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -38,6 +41,53 @@ size_t chunk_size() {
     return static_cast<size_t>(k);
   }();
   return n;
+}
+
+// Rows handed out by a backend, not yet committed: committed when 256 are waiting or 20 ms after
+// the last commit, so a backend answering one request at a time (an API) pays one small
+// transaction per answer and a fast one (hf batches) does not pay one per row.
+class Pending {
+ public:
+  explicit Pending(ResponseStore& store) : store_(store), last_(Clock::now()) {}
+  void add(std::string key, std::string value) {
+    rows_.emplace_back(std::move(key), std::move(value));
+    if (rows_.size() >= 256 || Clock::now() - last_ >= std::chrono::milliseconds(20)) flush();
+  }
+  void flush() {
+    // Cleared first: a failed commit is not retried by the unwinding that follows it.
+    auto rows = std::move(rows_);
+    rows_.clear();
+    store_.put(rows);
+    last_ = Clock::now();
+  }
+  // While another error unwinds: that error is the one to report; a cache that cannot be written
+  // as well is said in a warning.
+  void flush_quietly(const char* method) noexcept {
+    try {
+      flush();
+    } catch (const std::exception& e) {
+      spdlog::warn("--use_cache: the last {} answers received could not be stored: {}", method,
+                   e.what());
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  ResponseStore& store_;
+  std::vector<std::pair<std::string, std::string>> rows_;
+  Clock::time_point last_;
+};
+
+template <class R, class Take>
+AnswerSink sink_for(Take& take) {
+  AnswerSink s;
+  if constexpr (std::is_same_v<R, LoglikelihoodResult>)
+    s.loglikelihood = [&take](size_t i, const LoglikelihoodResult& r) { take(i, r); };
+  else if constexpr (std::is_same_v<R, double>)
+    s.loglikelihood_rolling = [&take](size_t i, double v) { take(i, v); };
+  else
+    s.generate_until = [&take](size_t i, const std::string& t) { take(i, t); };
+  return s;
 }
 
 class CachingLM : public LM {
@@ -142,20 +192,38 @@ class CachingLM : public LM {
         inner_->set_progress([this, base, n = reqs.size()](size_t done, size_t, int64_t tokens) {
           progress_(base + done, n, tokens);
         });
-      auto fresh = call(chunk);
-      if (fresh.size() != chunk.size())
+      // Answers the backend hands out while it runs are stored in small transactions as they
+      // come; on a stop or a failure the ones not yet committed are committed before unwinding.
+      Pending pending(store_);
+      std::vector<char> taken(chunk.size(), 0);
+      auto take = [&](size_t j, const R& r) {
+        if (j >= chunk.size() || taken[j]) return;
+        taken[j] = 1;
+        if (cacheable(chunk[j]))
+          pending.add(keys[todo[start + j]],
+                      to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace));
+      };
+      inner_->set_answer_sink(sink_for<R>(take));
+      std::vector<R> fresh;
+      try {
+        fresh = call(chunk);
+      } catch (...) {
+        inner_->set_answer_sink({});
+        pending.flush_quietly(method);
+        throw;
+      }
+      inner_->set_answer_sink({});
+      if (fresh.size() != chunk.size()) {
+        pending.flush_quietly(method);
         throw RuntimeError(std::string("the model returned ") + std::to_string(fresh.size()) +
                            " answers for " + std::to_string(chunk.size()) + " " + method +
                            " requests");
-      std::vector<std::pair<std::string, std::string>> rows;
-      for (size_t j = start; j < end; ++j) {
-        const R& r = fresh[j - start];
-        out[todo[j]] = r;
-        if (cacheable(reqs[todo[j]]))
-          rows.emplace_back(keys[todo[j]],
-                            to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace));
       }
-      store_.put(rows);
+      for (size_t j = start; j < end; ++j) {
+        out[todo[j]] = fresh[j - start];
+        take(j - start, fresh[j - start]);
+      }
+      pending.flush();
     }
     inner_->set_progress(nullptr);
     if (progress_) progress_(reqs.size(), reqs.size(), -1);

@@ -46,7 +46,17 @@ class PartChecker {
     throw UserError(what, {file_, 0, 0, field}, expected);
   }
   void expect(bool ok, const Json& v, const std::string& field, const std::string& expected) const {
-    if (!ok) bad(field, "`" + field + "` is " + json_type(v), expected);
+    if (ok) return;
+    // An array of the wrong length or items said only "is an array (expected an array ...)".
+    if (v.is_array()) {
+      std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+      if (text.size() > 80) text = text.substr(0, 77) + "...";
+      bad(field,
+          "`" + field + "` is an array of " + std::to_string(v.size()) +
+              (v.size() == 1 ? " item, " : " items, ") + text,
+          expected);
+    }
+    bad(field, "`" + field + "` is " + json_type(v), expected);
   }
 
   void check(const Json& part) const {

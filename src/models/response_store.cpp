@@ -132,6 +132,17 @@ std::string ResponseStore::unwritable_reason() const {
 void ResponseStore::fail(const std::string& what, bool sqlite_detail) const {
   std::string detail =
       db_ && sqlite_detail ? std::string(": ") + sqlite3_errmsg(db_) : std::string();
+  // A full disk (or quota, or file size limit) is not a damaged cache either.
+  if (db_) {
+    // As the failing call left them (a ROLLBACK since may have reset sqlite's).
+    const int code = last_code_ ? last_code_ : sqlite3_extended_errcode(db_);
+    const int sys = last_errno_ ? last_errno_ : sqlite3_system_errno(db_);
+    if ((code & 0xff) == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT || sys == EFBIG)
+      throw RuntimeError("response cache " + file_.string() + ": " + what + detail +
+                         "; the disk holding it is full (" + std::strerror(sys ? sys : ENOSPC) +
+                         "): free space there or give --use_cache a path on another disk (the "
+                         "answers stored so far are kept; deleting the cache would not help)");
+  }
   // A read-only location is not a damaged cache: deleting the file would not help.
   if (std::string why = unwritable_reason(); !why.empty())
     throw RuntimeError(
@@ -143,9 +154,21 @@ void ResponseStore::fail(const std::string& what, bool sqlite_detail) const {
                      " (expected a file written by lm-eval --use_cache; delete it to start over)");
 }
 
+void ResponseStore::note_error() {
+  const int e = errno;  // before any other call: sqlite does not keep it for every write error
+  last_code_ = sqlite3_extended_errcode(db_);
+  last_errno_ = sqlite3_system_errno(db_);
+  // A failed write past a file size limit (EFBIG) or into a full disk or quota, as the write
+  // left it: sqlite reports SQLITE_IOERR_WRITE with no system errno for some of them.
+  if (!last_errno_ && (last_code_ & 0xff) == SQLITE_IOERR &&
+      (e == ENOSPC || e == EDQUOT || e == EFBIG))
+    last_errno_ = e;
+}
+
 void ResponseStore::exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    note_error();
     std::string msg = err ? err : "";
     sqlite3_free(err);
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -176,6 +199,7 @@ void ResponseStore::put(const std::vector<std::pair<std::string, std::string>>& 
     sqlite3_bind_text(put_, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
     sqlite3_bind_text(put_, 3, sum.data(), static_cast<int>(sum.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(put_) != SQLITE_DONE) {
+      note_error();
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       fail("cannot write key " + key);
     }

@@ -38,6 +38,23 @@ def _guarded_exit(status=0, *args, **kwargs):
 
 os._exit = _guarded_exit
 
+# lm-eval's stop handlers (SIGINT, SIGTERM, SIGHUP) stay in lm-eval's own process: a helper that
+# ignored or took them made the run unstoppable. The helper's handler is remembered (and returned
+# by the next call), not installed. Forked children set theirs.
+import signal as _signal
+_real_signal = _signal.signal
+_kept_handlers = {}
+
+def _guarded_signal(signalnum, handler):
+    if os.getpid() == _lmeval_pid and signalnum in (_signal.SIGINT, _signal.SIGTERM,
+                                                    _signal.SIGHUP):
+        previous = _kept_handlers.get(signalnum, _signal.getsignal(signalnum))
+        _kept_handlers[signalnum] = handler
+        return previous
+    return _real_signal(signalnum, handler)
+
+_signal.signal = _guarded_signal
+
 def load_function(module_file, qualified):
     # _yaml_loader._import_func_in_yml / _load_module_with_cache: the module next to the YAML,
     # named after its place under lm_eval/tasks/ (so its relative imports resolve) or its path.

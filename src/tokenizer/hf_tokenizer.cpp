@@ -92,6 +92,8 @@ Json parse_json_file(const std::filesystem::path& p) {
   require_json_nesting(text, p.string());
   try {
     return Json::parse(text);
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, text, p.string());
   } catch (const Json::parse_error&) {
     PathSax sax;
     Json::sax_parse(text, &sax);

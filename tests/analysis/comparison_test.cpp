@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/run_fixture.hpp"
+#include "lmeval/core/error.hpp"
 #include "lmeval/stats/paired.hpp"
 
 using lmeval::testing::AnalysisRuns;
@@ -406,4 +407,41 @@ TEST_F(Compare, ManifestDifferencesExplainScores) {
             c.setting_differences.end());
   for (const auto& s : c.setting_differences)
     EXPECT_EQ(s.find("manifest bos"), std::string::npos) << s;
+}
+
+// Issue 32: a samples line whose score was the string "NaN" was dropped without a word; it is an
+// error naming the file, line and metric.
+TEST(CompareLibrary, StringScoreIsAnErrorNotADroppedLine) {
+  namespace fs = std::filesystem;
+  const fs::path d = fs::temp_directory_path() / ("lmeval_strscore_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  Json res = {{"results", {{"t", {{"acc,none", 0.5}}}}},
+              {"configs", {{"t", {{"task", "t"}}}}},
+              {"versions", {{"t", 1}}},
+              {"n-shot", {{"t", 0}}},
+              {"model_name", "a"}};
+  std::ofstream(d / "results_2026-01-01T00-00-00.json") << res.dump();
+  {
+    std::ofstream s(d / "samples_t_2026-01-01T00-00-00.jsonl");
+    for (int i = 0; i < 3; ++i)
+      s << Json{{"doc_id", i},
+                {"doc_hash", "h" + std::to_string(i)},
+                {"filter", "none"},
+                {"metrics", {"acc"}},
+                {"acc", i == 1 ? Json("NaN") : Json(1)}}
+               .dump()
+        << "\n";
+  }
+  try {
+    lmeval::analysis::load_run(d.string());
+    ADD_FAILURE() << "no error";
+  } catch (const lmeval::UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("samples_t_2026-01-01T00-00-00.jsonl:2: acc: metric 'acc' is the string "
+                     "\"NaN\""),
+              std::string::npos)
+        << m;
+  }
+  fs::remove_all(d);
 }

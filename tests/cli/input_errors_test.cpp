@@ -429,6 +429,17 @@ TEST_F(InputErrors, NegativeTargetIndexIsWarnedWithTaskAndDocId) {
       << all;
 }
 
+// Issue 32: a float target scored 0 with a note claiming the reference does the same; the
+// reference raises TypeError (is_greedy[1.0]), so does lm-eval, naming the task and the field.
+TEST_F(InputErrors, FloatTargetIsAnError) {
+  write("data/test.jsonl", "{\"q\": \"a\", \"choices\": [\"1\", \"2\"], \"label\": 1.0}\n");
+  task("t1");
+  auto r = lm(run_t1());
+  expect_user_error(r, {"t1.yaml", "doc_to_target", "task t1: target 1.0 is a float",
+                        "an integer index into doc_to_choice or a choice's text"});
+  EXPECT_EQ((r.out + r.err).find("as the reference does"), std::string::npos) << r.err;
+}
+
 // ---------------------------------------------------------------- half precision on the CPU
 
 // bfloat16 runs on the CPU as transformers runs it (weights and matmuls in bfloat16, attention
@@ -473,6 +484,19 @@ TEST_F(InputErrors, HalfPrecisionOnCpuRunsOrIsRefusedClearly) {
   } else {
     expect_user_error(f16,
                       {"--model_args dtype", "float16", "float32, bfloat16 or float64 on the CPU"});
+  }
+  // Issue 32: softmax_dtype=float16 failed after loading with libtorch's raw message.
+  auto sm16 =
+      lm("run --model hf --device cpu --tasks demo_story_cloze --limit 2 --output_path out_sm "
+         "--model_args pretrained=" +
+         model + ",softmax_dtype=float16");
+  if (sm16.exit_code == 0) {
+    SUCCEED() << "this libtorch runs a float16 softmax on the CPU";
+  } else {
+    expect_user_error(sm16, {"--model_args softmax_dtype",
+                             "softmax_dtype float16 cannot run on "
+                             "the CPU",
+                             "float32, bfloat16 or float64 on the CPU"});
   }
 }
 

@@ -75,6 +75,18 @@ TEST_F(MergeParts, MalformedPartNamesFileAndField) {
             std::string::npos)
       << r.err;
 
+  // Issue 32: "`shard` is an array (expected an array [I, N] of two integers)".
+  make_parts(2);
+  p = part("shard_2of2.json");
+  p["shard"] = Json::array({2, 2, 7});
+  save("shard_2of2.json", p);
+  r = lm("merge parts --output_path m");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("parts/shard_2of2.json: shard: `shard` is an array of 3 items, [2,2,7] "
+                       "(expected an array [I, N] of two integers)"),
+            std::string::npos)
+      << r.err;
+
   make_parts(2);  // well-formed parts again
   p = part("shard_2of2.json");
   p["calls"][0]["answers"][0][2] = "not a pair";

@@ -104,7 +104,8 @@ const std::string kArgs =
 // SIGINT in the model phase with --use_cache: 130, the resume line, no results; the rerun finds
 // the answers stored before the signal and ends with the same results as an uninterrupted run.
 TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
-  start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_CACHE_CHUNK=4",
+  // One chunk of 1000: answers must be stored as they come, not when the chunk returns.
+  start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_CACHE_CHUNK=1000",
         kArgs + " --use_cache cache/c --verbosity INFO");
   ASSERT_TRUE(wait_until([&] { return log_has("--use_cache: 0 of "); })) << err();
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
@@ -148,9 +149,10 @@ TEST_F(StopSignal, SigintDuringModelPhaseKeepsCacheAndResumes) {
             lmeval::testing::samples_of(dir_ / "w/out", "demo_story_cloze"));
 }
 
-// A stop before the first chunk was stored: the line does not claim answers to resume from.
+// A stop before the first answer: the line does not claim answers to resume from. (Answers are
+// stored as they come, so the signal arrives while the first request takes 2 s.)
 TEST_F(StopSignal, StopBeforeAnyAnswerIsStoredSaysSo) {
-  start("LMEVAL_DUMMY_DELAY_MS=50 LMEVAL_CACHE_CHUNK=1000",
+  start("LMEVAL_DUMMY_DELAY_MS=2000 LMEVAL_CACHE_CHUNK=1000",
         kArgs + " --use_cache cache/c --verbosity INFO");
   ASSERT_TRUE(wait_until([&] { return log_has("--use_cache: 0 of "); })) << err();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

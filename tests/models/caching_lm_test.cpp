@@ -3,7 +3,10 @@
 #include "lmeval/models/caching_lm.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -12,6 +15,7 @@
 #include <limits>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/response_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace lmeval;
@@ -220,4 +224,43 @@ TEST(Models_CachingLM, TruncatedFileIsAClearError) {
   std::string e = error_of(prefix);
   EXPECT_NE(e.find(db_of(prefix).string()), std::string::npos) << e;
   remove_db(prefix);
+}
+
+// Issue 32: a full disk under the cache advised deleting the cache ("delete it to start over"),
+// which loses the answers and does not free the disk. A file size limit stands in for the full
+// disk (the same short write to sqlite), in a child process so the limit stays there.
+TEST(ResponseStore, FullDiskSaysSoAndDoesNotAdviseDeleting) {
+  const fs::path prefix = temp_prefix("full");
+  remove_db(prefix);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string msg = "no error";
+    try {
+      ResponseStore store(db_of(prefix));
+      ::signal(SIGXFSZ, SIG_IGN);
+      rlimit lim{256 * 1024, 256 * 1024};
+      ::setrlimit(RLIMIT_FSIZE, &lim);
+      for (int i = 0; i < 1000; ++i)
+        store.put({{"k" + std::to_string(i), std::string(64 * 1024, 'x')}});
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
+    ssize_t ignored = ::write(fds[1], msg.data(), msg.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    msg.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  remove_db(prefix);
+  EXPECT_NE(msg.find("the disk holding it is full"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("give --use_cache a path on another disk"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("delete it to start over"), std::string::npos) << msg;
 }

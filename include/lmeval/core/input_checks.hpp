@@ -42,6 +42,15 @@ void require_json_nesting(std::string_view text, const std::string& file, size_t
 // never quoting the text (it may hold a secret).
 void require_json_nesting(std::string_view text, const SourceLocation& where);
 
+// nlohmann's parser throws out_of_range 406 ("number overflow parsing '1e999'"), not a
+// parse_error, for a number beyond a double's range, so sites that catch parse_error let it out as
+// an internal error. The UserError for it, at the number's line in `file` (`text` as above; the
+// number is found by its text). `field` names the part of the file it is in ("safetensors
+// header"), or is empty.
+[[noreturn]] void throw_json_number_overflow(const std::exception& e, std::string_view text,
+                                             const std::string& file, int base_line = 1,
+                                             const std::string& field = "");
+
 // A batch size as text: "N", "auto" or "auto:N" (the reference's HFLM forms), N a whole number
 // from 1 to kMaxBatchSize. Returns N (0 for a bare "auto"); UserError naming `field` otherwise.
 inline constexpr int64_t kMaxBatchSize = 2147483647;

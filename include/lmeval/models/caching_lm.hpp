@@ -17,8 +17,11 @@ namespace lmeval {
 Json cache_identity(const std::string& model, const Json& model_args);
 
 // Wraps `inner`; answers found in the cache are not recomputed. Missing requests go to `inner`
-// in chunks, each chunk stored in one transaction as soon as it is answered, so a run killed at
-// any moment loses at most the chunk in flight. Sampled generations (do_sample true) are never
+// in chunks. Answers the backend hands to its AnswerSink are committed as they arrive (small
+// transactions, at most 20 ms apart), the rest of a chunk's when the chunk returns, and whatever
+// was received is committed before a stop or a failure unwinds: a graceful stop or a failed
+// request loses no answer received, a SIGKILL at most the last 20 ms of them (or the chunk in
+// flight, for backends that hand nothing out). Sampled generations (do_sample true) are never
 // cached.
 std::unique_ptr<LM> make_caching_lm(std::unique_ptr<LM> inner, const std::filesystem::path& path,
                                     const Json& identity);

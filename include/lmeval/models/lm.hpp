@@ -46,6 +46,16 @@ struct TokenizerInfo {
 // far in this call, or -1 when the backend does not count them.
 using ProgressFn = std::function<void(size_t done, size_t total, int64_t tokens)>;
 
+// Where a backend hands each answer once it is final (index into the call's request list), on the
+// thread that made the call. CachingLM stores them as they come, so a stop or a failed request
+// keeps every answer received before it, not only those of calls that returned. Backends need not
+// use it: answers they do not hand out are stored when the call returns.
+struct AnswerSink {
+  std::function<void(size_t, const LoglikelihoodResult&)> loglikelihood;
+  std::function<void(size_t, double)> loglikelihood_rolling;
+  std::function<void(size_t, const std::string&)> generate_until;
+};
+
 class LM {
  public:
   virtual ~LM() = default;
@@ -85,9 +95,21 @@ class LM {
   virtual Json chat_template_variables() const { return Json::object(); }
 
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
+  void set_answer_sink(AnswerSink sink) { sink_ = std::move(sink); }
 
  protected:
+  void answered(size_t i, const LoglikelihoodResult& r) const {
+    if (sink_.loglikelihood) sink_.loglikelihood(i, r);
+  }
+  void answered_rolling(size_t i, double v) const {
+    if (sink_.loglikelihood_rolling) sink_.loglikelihood_rolling(i, v);
+  }
+  void answered(size_t i, const std::string& text) const {
+    if (sink_.generate_until) sink_.generate_until(i, text);
+  }
+
   ProgressFn progress_;
+  AnswerSink sink_;
 };
 
 // Options the CLI passes to every model besides model_args (spec §2.2).

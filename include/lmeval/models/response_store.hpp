@@ -36,11 +36,13 @@ class ResponseStore {
   [[noreturn]] void fail(const std::string& what, bool sqlite_detail = true) const;
   std::string unwritable_reason() const;
   void exec(const char* sql);
+  void note_error();  // keeps the failing call's codes for fail()
 
   std::filesystem::path file_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* get_ = nullptr;
   sqlite3_stmt* put_ = nullptr;
+  int last_code_ = 0, last_errno_ = 0;
 };
 
 }  // namespace lmeval

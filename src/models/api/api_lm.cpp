@@ -321,6 +321,7 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
             std::to_string(max_length_) + " (Context length must be greater than 0)");
       b.members.push_back(i);
       b.ctxlens.push_back(ctxlen);
+      b.lens.push_back(static_cast<int64_t>(inp.size()));
       inputs.push_back(std::move(inp));
     }
     set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
@@ -334,8 +335,11 @@ std::vector<LoglikelihoodResult> ApiLM::loglikelihood_tokens(
   for (const auto& w : whole)
     tokens += std::min<int64_t>(static_cast<int64_t>(w.size()), max_length_);
   send(batches, "loglikelihood", requests.size(), tokens, [&](const Batch& b, const Json& answer) {
-    auto res = parse_logprobs(answer, b.ctxlens);
-    for (size_t k = 0; k < b.members.size(); ++k) out[b.members[k]] = res[k];
+    auto res = parse_logprobs(answer, b.ctxlens, b.lens, args_.tokenized_requests);
+    for (size_t k = 0; k < b.members.size(); ++k) {
+      out[b.members[k]] = res[k];
+      answered(b.members[k], res[k]);
+    }
   });
   return out;
 }
@@ -374,6 +378,7 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
             static_cast<int64_t>(reqs[i].first.size()) - std::max<int64_t>(0, n - max_length_);
         b.members.push_back(i);
         b.ctxlens.push_back(ctxlen);
+        b.lens.push_back(static_cast<int64_t>(inp.size()));
         inputs.push_back(std::move(inp));
       }
       set_body(b, loglikelihood_payload(args_.model, prompt_of(inputs), args_.seed));
@@ -386,11 +391,24 @@ std::vector<double> ApiLM::loglikelihood_rolling(const std::vector<std::string>&
   int64_t tokens = 0;
   for (const auto& ws : windows)
     for (const auto& w : ws) tokens += static_cast<int64_t>(w.second.size());
+  std::vector<size_t> windows_left(texts.size());
+  for (size_t t = 0; t < texts.size(); ++t) {
+    windows_left[t] = windows[t].size();
+    // No windows (an empty text): its answer, 0, is final now.
+    if (windows[t].empty()) answered_rolling(t, 0.0);
+  }
   send(batches, "loglikelihood_rolling", texts.size(), tokens,
        [&](const Batch& b, const Json& answer) {
-         auto res = parse_logprobs(answer, b.ctxlens);
+         auto res = parse_logprobs(answer, b.ctxlens, b.lens, args_.tokenized_requests);
          auto& dst = per_text[b.tag];
          for (size_t k = 0; k < b.members.size(); ++k) dst[b.members[k]] = res[k];
+         // A text is answered once its last window is; summed in window order as below.
+         windows_left[b.tag] -= b.members.size();
+         if (windows_left[b.tag] == 0) {
+           double sum = 0.0;
+           for (const auto& r : dst) sum += r.loglikelihood;
+           answered_rolling(b.tag, sum);
+         }
        });
   for (size_t t = 0; t < texts.size(); ++t)
     for (const auto& r : per_text[t]) out[t] += r.loglikelihood;
@@ -482,6 +500,7 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
       } else {
         out[b.members[k]] = std::move(*res[k]);
       }
+      answered(b.members[k], out[b.members[k]]);
     }
   });
   return out;

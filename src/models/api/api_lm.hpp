@@ -101,6 +101,7 @@ class ApiLM : public LM {
     std::vector<size_t> members;   // indices into the caller's request list
     std::string body;              // the request's JSON text
     std::vector<int64_t> ctxlens;  // loglikelihood only
+    std::vector<int64_t> lens;     // loglikelihood only: tokens sent per prompt
     std::string what;              // names the request in errors
     size_t tag = 0;                // loglikelihood_rolling: the text the batch belongs to
   };

@@ -100,7 +100,9 @@ Json parse_body(const std::string& body) {
 }
 
 std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
-                                                const std::vector<int64_t>& ctxlens) {
+                                                const std::vector<int64_t>& ctxlens,
+                                                const std::vector<int64_t>& prompt_lens,
+                                                bool exact) {
   auto choices = choices_by_index(response);
   if (choices.size() != ctxlens.size())
     throw MalformedResponse("the answer has " + std::to_string(choices.size()) + " choices for " +
@@ -119,6 +121,17 @@ std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
       throw MalformedResponse(which + " has no logprobs.top_logprobs list");
     const Json& toks = lp["token_logprobs"];
     const Json& tops = lp["top_logprobs"];
+    if (i < prompt_lens.size()) {
+      const auto n = static_cast<int64_t>(toks.size());
+      const int64_t want = prompt_lens[i] + 1;
+      if (exact ? n < want : (prompt_lens[i] > ctxlens[i] && n <= ctxlens[i] + 1))
+        throw MalformedResponse(
+            which + " logprobs.token_logprobs has " + std::to_string(n) +
+            " entries for an echoed prompt of " + std::to_string(prompt_lens[i]) +
+            " tokens (expected " + (exact ? "" : "about ") + std::to_string(want) +
+            ": one per prompt token and one for the generated token; does the server echo the "
+            "prompt's log-probs?)");
+    }
     auto [b, e] = slice_to_last(ctxlens[i], toks.size());
     auto [tb, te] = slice_to_last(ctxlens[i], tops.size());
     LoglikelihoodResult r{0.0, true};

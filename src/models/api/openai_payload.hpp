@@ -40,9 +40,15 @@ Json generation_payload(const PayloadStyle& style, const Json& model, const Json
 
 // LocalCompletionsAPI.parse_logprobs for one answer: choice i (by "index") scores
 // token_logprobs[ctxlens[i]:-1]; is_greedy when each of those equals the best of its
-// top_logprobs. Throws MalformedResponse when the answer lacks what is needed.
+// top_logprobs. Throws MalformedResponse when the answer lacks what is needed. With `prompt_lens`
+// (the tokens sent per prompt), token_logprobs shorter than the echoed prompt plus the generated
+// token is malformed too: the reference sums an empty or short slice, a log-likelihood of 0.0 or
+// a part of one, without a word. `exact` says the prompts went as token ids (else the server
+// tokenized text, and only a slice missing the whole continuation is certainly wrong).
 std::vector<LoglikelihoodResult> parse_logprobs(const Json& response,
-                                                const std::vector<int64_t>& ctxlens);
+                                                const std::vector<int64_t>& ctxlens,
+                                                const std::vector<int64_t>& prompt_lens = {},
+                                                bool exact = true);
 
 // parse_generations for one answer with `expected` choices: completions "text", chat
 // "message.content" (after think_end_token when given). A null text stays nullopt.

@@ -74,10 +74,13 @@ class DummyLM : public LM {
     out.reserve(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       delay(1);
+      // Slowed down (stop tests): a stop during the wait is noticed before the answer is given.
+      if (progress_ && delay_ms() > 0) progress_(i, reqs.size(), -1);
       std::string h = sha256_hex(salt_ + "ll" + std::string(1, kSep) + reqs[i].context + kSep +
                                  reqs[i].continuation);
       out.push_back({-10.0 * u(h, 0), u(h, 1) < 0.25});
-      if (progress_ && ((i + 1) % 1024 == 0 || delay_ms() > 0)) progress_(i + 1, reqs.size(), -1);
+      answered(i, out.back());
+      if (progress_ && (i + 1) % 1024 == 0) progress_(i + 1, reqs.size(), -1);
     }
     if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;
@@ -91,6 +94,7 @@ class DummyLM : public LM {
       std::string h = sha256_hex(salt_ + "rolling" + std::string(1, kSep) + t);
       double n = static_cast<double>(t.size());
       out.push_back(-((0.5 + u(h, 0)) * n));
+      answered_rolling(out.size() - 1, out.back());
     }
     if (progress_) progress_(texts.size(), texts.size(), -1);
     return out;
@@ -120,6 +124,7 @@ class DummyLM : public LM {
         if (p != std::string::npos && (cut == std::string::npos || p < cut)) cut = p;
       }
       out.push_back(cut == std::string::npos ? text : text.substr(0, cut));
+      answered(out.size() - 1, out.back());
     }
     if (progress_) progress_(reqs.size(), reqs.size(), -1);
     return out;

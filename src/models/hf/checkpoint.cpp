@@ -78,6 +78,8 @@ SafetensorsFile::SafetensorsFile(const fs::path& path) : path_(path) {
               " levels deep");
   try {
     header = Json::parse(header_text);
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, "", path_.string(), 0, "safetensors header");
   } catch (const Json::parse_error& e) {
     throw bad(std::string("header is not valid JSON: ") + e.what());
   }

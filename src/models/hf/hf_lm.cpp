@@ -302,6 +302,7 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
                                                             const char* phase_name) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<LoglikelihoodResult> results(reqs.size());
+  const bool hand_out = std::string_view(phase_name) == "loglikelihood";
   const int64_t L = max_length_;
   // Requests become prefix trees. A request whose context + continuation fits in max_length + 1
   // tokens is a branch (its continuation minus the last token) of the tree of its context, so a
@@ -466,6 +467,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
         for (size_t j = 0; j < t.branches[bi].members.size(); ++j) {
           const SpanScore& s = scores[k - pos][bi][j];
           results[t.branches[bi].members[j]] = {s.logprob, s.is_greedy};
+          // Rolling windows are not answers: their texts are stored when the call returns.
+          if (hand_out) answered(t.branches[bi].members[j], results[t.branches[bi].members[j]]);
           ++done;
         }
     }
@@ -728,6 +731,7 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
       progress.tokens += static_cast<int64_t>(gens[k - pos].size());
       out[order[k]] =
           generation_text(*tokenizer_, std::move(gens[k - pos]), args_.think_end_token, g.until);
+      answered(order[k], out[order[k]]);
     }
     progress.done += end - pos;
     pos = end;

@@ -20,6 +20,8 @@ Json load_json_file(const std::filesystem::path& path, const std::string& what) 
   require_json_nesting(ss.str(), path.string());
   try {
     return Json::parse(ss.str());
+  } catch (const Json::out_of_range& e) {
+    throw_json_number_overflow(e, ss.str(), path.string());
   } catch (const Json::parse_error& e) {
     throw UserError(std::string("invalid JSON in ") + what + ": " + e.what(),
                     {path.string(), 0, 0, ""}, "a JSON object");

@@ -242,6 +242,22 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
       throw UserError("unknown softmax_dtype '" + options.softmax_dtype + "'",
                       {"", 0, 0, "softmax_dtype"}, "float32, float16, bfloat16 or float64");
     impl->softmax_dtype = *t;
+    // Like dtype above: a softmax dtype without CPU kernels failed after the weights were
+    // loaded, with libtorch's own message.
+    if (!impl->device.is_cuda() && *t != at::kFloat && *t != at::kDouble) {
+      try {
+        c10::InferenceMode probe_mode;
+        auto a = at::ones({2, 2}, at::TensorOptions().dtype(*t));
+        (void)at::softmax(at::addmm(a, a, a), -1);
+        (void)at::matmul(a.unsqueeze(0), a.unsqueeze(0));
+      } catch (const c10::Error&) {
+        throw UserError("softmax_dtype " + dtype_str(*t).substr(6) +
+                            " cannot run on the CPU with this libtorch (it has no CPU kernels for "
+                            "it)",
+                        {"", 0, 0, "--model_args softmax_dtype"},
+                        "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
+      }
+    }
   }
   if (impl->dtype == at::kDouble && options.softmax_dtype.empty())
     impl->softmax_dtype = at::kDouble;

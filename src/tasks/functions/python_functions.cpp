@@ -13,6 +13,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/py_random.hpp"
 #include "lmeval/core/python_env.hpp"
+#include "lmeval/core/stop_signal.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/tasks/python_plugin_api.hpp"
 #include "lmeval/tasks/task_context.hpp"
@@ -40,6 +41,17 @@ fs::path plugin_path() {
 
 SourceLocation where_of(const Json& ref) {
   return {ref.value("file", ""), ref.value("line", 0), 0, "!function"};
+}
+
+// What a guarded call names when the helper crashes, hangs or keeps a stop from ending the run:
+// the YAML file and line, the function and its module file.
+std::string helper_what(const SourceLocation& where, const std::string& function,
+                        const std::string& module) {
+  SourceLocation at = where;
+  at.field.clear();
+  std::string w = at.to_string() + ": `!function " + function + "`";
+  if (!module.empty()) w += " (" + module + ")";
+  return w;
 }
 
 constexpr const char* kQuery =
@@ -132,8 +144,14 @@ Runtime& runtime(const Json& ref) {
     }
     const auto& ctx = task_context();
     std::string error;
-    if (!api->start(&env, ctx.python_random_seed.value_or(-1), ctx.numpy_seed.value_or(-1),
-                    &error)) {
+    bool started;
+    {
+      GuardedCall guard("the embedded Python (" + described + ") while starting",
+                        python_call_timeout_s());
+      started = api->start(&env, ctx.python_random_seed.value_or(-1), ctx.numpy_seed.value_or(-1),
+                           &error);
+    }
+    if (!started) {
       rt.failure = "the embedded Python (" + described + ") did not start: " + error;
       return;
     }
@@ -165,11 +183,19 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
   const std::string name = function_ref_name(ref);
   const SourceLocation where = where_of(ref);
   // args: the call's arguments side by side, read in place (a document is not copied per call).
-  auto invoke = [api, fn, name, where](PythonCall kind, const Json* args, std::size_t nargs) {
+  const std::string what = helper_what(where, name, ref.value("python_module", ""));
+  auto invoke = [api, fn, name, where, what](PythonCall kind, const Json* args, std::size_t nargs) {
     Json out;
     std::string error;
     global_random_to_python();
-    if (!api->call(fn, kind, args, nargs, &out, &error))
+    bool ok;
+    {
+      GuardedCall guard(what, python_call_timeout_s());
+      ok = api->call(fn, kind, args, nargs, &out, &error);
+    }
+    // A stop during the call is the run's end, whatever the helper made of it.
+    throw_if_stopped();
+    if (!ok)
       throw UserError("`!function " + name + "` raised " + error, where,
                       "a function that runs on the task's documents without raising");
     return out;
@@ -216,11 +242,18 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
     const Json args[5] = {gold, result, kwargs, Json(multiple_target), Json(py_name)};
     return invoke(PythonCall::metric, args, 5);
   };
-  f.custom_dataset = [api, fn, name, where](const Json& metadata, const Json& dataset_kwargs) {
+  f.custom_dataset = [api, fn, name, where, what](const Json& metadata,
+                                                  const Json& dataset_kwargs) {
     Json args[2] = {metadata, dataset_kwargs};
     Json out;
     std::string error;
-    if (!api->call(fn, PythonCall::custom_dataset, args, 2, &out, &error)) {
+    bool ok;
+    {
+      GuardedCall guard(what, python_call_timeout_s());
+      ok = api->call(fn, PythonCall::custom_dataset, args, 2, &out, &error);
+    }
+    throw_if_stopped();
+    if (!ok) {
       const std::string flag = kPythonDataUnavailable;
       if (error.rfind(flag, 0) == 0)
         throw RuntimeError(where.to_string() + ": `!function " + name +
@@ -287,7 +320,13 @@ class PythonFilter : public Filter {
     Json out;
     std::string error;
     global_random_to_python();
-    if (!api_->call(target_, kind_, args, 2, &out, &error))
+    bool ok;
+    {
+      GuardedCall guard("filter " + helper_what(where_, name_, ""), python_call_timeout_s());
+      ok = api_->call(target_, kind_, args, 2, &out, &error);
+    }
+    throw_if_stopped();
+    if (!ok)
       throw UserError("filter `!function " + name_ + "` raised " + error, where_,
                       "a filter that runs on the task's responses without raising");
     if (!out.is_array() || out.size() != args[1].size())
@@ -322,7 +361,13 @@ const TaskFunction& python_evaluate_metric(const std::string& name, const Source
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = loaded.find(name); it != loaded.end()) return it->second;
   std::string error;
-  void* fn = rt.api->evaluate_metric(name.c_str(), &error);
+  void* fn;
+  {
+    GuardedCall guard(where.to_string() + ": the `evaluate` package's metric '" + name + "'",
+                      python_call_timeout_s());
+    fn = rt.api->evaluate_metric(name.c_str(), &error);
+  }
+  throw_if_stopped();
   if (!fn)
     throw UserError("metric '" + name +
                         "' comes from the Python `evaluate` package, which does not import in "
@@ -351,7 +396,13 @@ void install_python_filters() {
     // The reference's build_filter_ensemble: the class called with the entry's other keys.
     std::string error;
     global_random_to_python();
-    void* instance = api->instantiate(handle, &kwargs, &error);
+    void* instance;
+    {
+      GuardedCall guard("filter class " + helper_what(at, name, ref.value("python_module", "")),
+                        python_call_timeout_s());
+      instance = api->instantiate(handle, &kwargs, &error);
+    }
+    throw_if_stopped();
     if (!instance)
       throw UserError("filter class `!function " + name + "` raised " + error, at,
                       "keyword arguments the filter class accepts");
@@ -393,8 +444,15 @@ class EmbeddedClassTask : public PythonClassTask {
         return false;
       }
     };
-    const bool ok = api_->class_task_call(handle_, method.c_str(), &kwargs,
-                                          chat ? +render : nullptr, &ctx, &out, &error);
+    bool ok;
+    {
+      GuardedCall guard(
+          where_.to_string() + ": task " + task_ + " (class `" + cls_ + "`), its " + method,
+          python_call_timeout_s());
+      ok = api_->class_task_call(handle_, method.c_str(), &kwargs, chat ? +render : nullptr, &ctx,
+                                 &out, &error);
+    }
+    throw_if_stopped();
     if (ctx.failure) std::rethrow_exception(ctx.failure);
     if (!ok)
       throw UserError("task " + task_ + " (class `" + cls_ + "`, " + where_.file + "): its " +
@@ -430,7 +488,14 @@ std::shared_ptr<PythonClassTask> python_class_task(const PythonClassSpec& cs) {
                {"data_dir", cs.data_dir}};
   std::string error;
   global_random_to_python();  // the class's module and constructor run now
-  void* handle = rt.api->class_task(&spec, &error);
+  void* handle;
+  {
+    GuardedCall guard(where.to_string() + ": task " + cs.task + " (class `" + cls + "`, " + yaml +
+                          ") while it is built",
+                      python_call_timeout_s());
+    handle = rt.api->class_task(&spec, &error);
+  }
+  throw_if_stopped();
   if (!handle) {
     const std::string flag = kPythonDataUnavailable;
     if (error.rfind(flag, 0) == 0)
@@ -483,7 +548,14 @@ const TaskFunction& python_task_function(const Json& ref) {
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   std::string display, repr, py_name, error;
   global_random_to_python();  // the module's own code runs when it is first imported
-  void* fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &py_name, &error);
+  void* fn;
+  {
+    // The module's own code runs now: it may loop, crash or take the stop handlers.
+    GuardedCall guard(helper_what(where_of(ref), name, module) + " while importing",
+                      python_call_timeout_s());
+    fn = rt.api->function(module.c_str(), name.c_str(), &display, &repr, &py_name, &error);
+  }
+  throw_if_stopped();
   if (!fn)
     throw UserError("`!function " + name + "` could not be imported (" + source + "): " + error,
                     where_of(ref), "a module next to the YAML that defines the function");

@@ -425,3 +425,44 @@ TEST(ApiLM_Faults, EndlessBodyFailsAtTheSizeLimit) {
 
 }  // namespace
 }  // namespace lmeval::api
+
+namespace lmeval::api {
+namespace {
+
+// Issue 32: a server whose token_logprobs are shorter than the echoed prompt gave every
+// log-likelihood 0.0 (the reference sums the empty slice) and exit 0; now the request fails,
+// naming the field and the counts.
+TEST(ApiLM_Faults, TokenLogprobsShorterThanThePromptIsAnError) {
+  auto tok = stories_tokenizer();
+  FakeServer server([&](const std::string&, const Json& b, int) {
+    FakeReply r = completions(b, tok.get());
+    Json j = Json::parse(r.body);
+    for (auto& c : j["choices"]) {
+      auto& lp = c["logprobs"];
+      for (const char* k : {"token_logprobs", "top_logprobs", "tokens"}) {
+        Json cut = Json::array();
+        for (size_t i = 0; i < 2; ++i) cut.push_back(lp[k][i]);
+        lp[k] = cut;
+      }
+    }
+    r.body = j.dump();
+    return r;
+  });
+  ApiArgs args = local_args(server.url());
+  args.retry.max_attempts = 1;
+  ApiLM lm(args, stories_tokenizer());
+  try {
+    lm.loglikelihood({{"Once upon a time there was", " a little girl"}});
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("choice 0 logprobs.token_logprobs has 2 entries for an echoed prompt of "),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("one per prompt token and one for the generated token"), std::string::npos)
+        << m;
+  }
+}
+
+}  // namespace
+}  // namespace lmeval::api

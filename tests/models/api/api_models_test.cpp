@@ -226,7 +226,7 @@ namespace lmeval::api {
 namespace {
 
 // A server that dies mid-run: the run stops with one error, and with --use_cache the rerun asks
-// only for what was not answered (the cache stores answers chunk by chunk).
+// only for what was not answered (the cache stores answers as they arrive).
 TEST(ApiModels_Cli, FailedRunResumesFromTheCache) {
   auto tok = load_tokenizer(testing::source_dir() / "models" / "stories260K");
   std::atomic<bool> healthy{false};
@@ -250,9 +250,9 @@ TEST(ApiModels_Cli, FailedRunResumesFromTheCache) {
   healthy = true;
   auto second = testing::run_command(cmd);
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  // 30 requests (10 stories x 3 endings); the two chunks of 4 answered before the failure are
-  // not asked again.
-  EXPECT_EQ(server.calls() - before, 22);
+  // 30 requests (10 stories x 3 endings): the 10 answered before the failure are not asked
+  // again, though the chunk of 4 in flight never returned (issue 32: it asked for 22).
+  EXPECT_EQ(server.calls() - before, 20);
   fs::remove_all(dir);
 }
 
