@@ -500,6 +500,68 @@ TEST_F(InputErrors, HalfPrecisionOnCpuRunsOrIsRefusedClearly) {
   }
 }
 
+// Issue 32: a model larger than memory ended with libtorch's allocator message as an internal
+// error. A checkpoint of 1 GiB of float16 zeros (a sparse file: no disk used) loaded as float32
+// under a 2.4 GiB address-space limit stands in for it.
+TEST_F(InputErrors, ModelLargerThanMemoryIsSaidSo) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  if (lm("ls models").out.find("|hf ") == std::string::npos)
+    GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
+  const fs::path src = lmeval::testing::shared_dir() / "fixtures/llama";
+  const fs::path m = dir_ / "big";
+  fs::create_directories(m);
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "generation_config.json"})
+    fs::copy_file(src / f, m / f);
+  constexpr int64_t kVocab = int64_t{1} << 22;
+  auto cfg = nlohmann::ordered_json::parse(lmeval::testing::read_file(src / "config.json"));
+  cfg["vocab_size"] = kVocab;
+  cfg["dtype"] = "float16";
+  std::ofstream(m / "config.json") << cfg.dump();
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  int64_t off = 0;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape) {
+    int64_t n = 2;
+    for (int64_t d : shape) n *= d;
+    header[name] = {{"dtype", "F16"}, {"shape", shape}, {"data_offsets", {off, off + n}}};
+    off += n;
+  };
+  add("lm_head.weight", {kVocab, 64});
+  add("model.embed_tokens.weight", {kVocab, 64});
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    add(p + "input_layernorm.weight", {64});
+    add(p + "post_attention_layernorm.weight", {64});
+    add(p + "mlp.down_proj.weight", {64, 128});
+    add(p + "mlp.gate_proj.weight", {128, 64});
+    add(p + "mlp.up_proj.weight", {128, 64});
+    add(p + "self_attn.k_proj.weight", {32, 64});
+    add(p + "self_attn.v_proj.weight", {32, 64});
+    add(p + "self_attn.q_proj.weight", {64, 64});
+    add(p + "self_attn.o_proj.weight", {64, 64});
+  }
+  add("model.norm.weight", {64});
+  std::string h = header.dump();
+  h.append((8 - h.size() % 8) % 8, ' ');
+  {
+    std::ofstream st(m / "model.safetensors", std::ios::binary);
+    const uint64_t n = h.size();
+    for (int i = 0; i < 8; ++i) st.put(static_cast<char>((n >> (8 * i)) & 0xff));
+    st << h;
+  }
+  fs::resize_file(m / "model.safetensors", 8 + h.size() + static_cast<uint64_t>(off));
+  auto r = lmeval::testing::run_command(
+      "cd '" + dir_.string() + "' && ulimit -v 2500000 && LMEVAL_NO_INDEX_CACHE=1 '" +
+      lmeval::testing::lmeval_binary().string() +
+      "' run --model hf --device cpu --tasks demo_story_cloze --limit 1 --model_args "
+      "pretrained=big");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("the model in big does not fit in this machine's memory"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("address space limited to 2.4 GiB (ulimit -v)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("DefaultCPUAllocator"), std::string::npos) << r.err;
+}
+
 // A device given in model_args is the one used and named (it was overridden by --device's
 // default cuda:0, and the warning named cuda:0).
 TEST_F(InputErrors, ModelArgsDeviceIsTheOneNamed) {

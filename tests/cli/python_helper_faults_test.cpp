@@ -89,12 +89,14 @@ class HelperFaults : public ::testing::Test {
 };
 
 // A helper that never returns and has ignored SIGINT and SIGTERM, through Python's signal module
-// and through libc: one SIGTERM still ends the run, within the grace period, naming the helper.
+// and through libc, and blocked them in its thread: one SIGTERM still ends the run, within the
+// grace period, naming the helper.
 constexpr const char* kStubborn =
     "import ctypes, signal, time\n"
     "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
     "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
     "ctypes.CDLL(None).signal(15, ctypes.c_void_p(1))  # SIG_IGN below Python\n"
+    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})\n"
     "def bad(doc):\n"
     "    open('started', 'w').close()\n"
     "    while True:\n"
@@ -186,4 +188,27 @@ TEST_F(HelperFaults, OneSigtermStopsAnEndlessTemplate) {
   EXPECT_EQ(wait_exit(), 143) << err();
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(lmeval::kStopGraceSeconds + 3));
   EXPECT_NE(err().find("interrupted by SIGTERM"), std::string::npos) << err();
+}
+
+// The scoring phase: a process_results helper that never returns (the model phase is over).
+TEST_F(HelperFaults, OneSigtermStopsAnEndlessScoringHelper) {
+  scratch_.write("tasks/utils.py",
+                 "def bad(doc, results):\n"
+                 "    open('started', 'w').close()\n"
+                 "    while True:\n"
+                 "        pass\n");
+  scratch_.write("tasks/tx.yaml",
+                 "task: tx\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
+                     (dir_ / "data/test.jsonl").string() +
+                     "\noutput_type: multiple_choice\ntest_split: test\ndoc_to_text: q\n"
+                     "doc_to_choice: choices\ndoc_to_target: label\n"
+                     "process_results: !function utils.bad\n");
+  start();
+  ASSERT_TRUE(wait_for_file(dir_ / "started")) << err();
+  const auto t0 = Clock::now();
+  ::kill(pid_, SIGTERM);
+  EXPECT_EQ(wait_exit(), 143) << err();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(lmeval::kStopGraceSeconds + 3));
+  EXPECT_NE(err().find("(busy in tasks/tx.yaml:11: `!function utils.bad`"), std::string::npos)
+      << err();
 }

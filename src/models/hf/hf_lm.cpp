@@ -1,6 +1,7 @@
 // HFLM over the libtorch Transformer: request encoding, the Collator's ordering and grouping,
 // token-budget batches, rolling windows and generation (reference: lm_eval/models/huggingface.py).
 #include "models/hf/hf_lm.hpp"
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +39,49 @@ static std::optional<int64_t> config_class_max_positions(const std::string& arch
 // ---------------------------------------------------------------------------------------------
 // Construction
 
+namespace {
+
+int64_t available_memory_bytes();
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(int64_t{1} << 30));
+  return buf;
+}
+
+// What bounds this process's memory: what the system has available, and an address-space limit
+// (ulimit -v) when one is set.
+std::string memory_limits() {
+  std::string out = gib(static_cast<double>(available_memory_bytes())) + " available";
+  rlimit lim{};
+  if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    out += ", address space limited to " + gib(static_cast<double>(lim.rlim_cur)) + " (ulimit -v)";
+  return out;
+}
+
+// Loading ran out of memory (libtorch's "DefaultCPUAllocator: can't allocate memory", CUDA's
+// "out of memory", std::bad_alloc): the model does not fit, said with the sizes and what helps,
+// where the run ended with the allocator's own words as an internal error.
+[[noreturn]] void model_does_not_fit(const fs::path& dir, const LoadOptions& lo) {
+  double files = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".safetensors" || e.path().extension() == ".bin")
+      files += static_cast<double>(e.file_size(ec));
+  const bool cuda = lo.device.rfind("cuda", 0) == 0;
+  throw RuntimeError(
+      "the model in " + dir.string() + " does not fit in " +
+      (cuda ? "the GPU's" : "this machine's") + " memory: loading its weights (" + gib(files) +
+      " of checkpoint files, as dtype " + (lo.dtype.empty() ? std::string("auto") : lo.dtype) +
+      " on " + lo.device + ") ran out of it" +
+      (cuda ? std::string() : " (" + memory_limits() + ")") +
+      " (expected a model that fits: dtype=bfloat16 takes half of float32's memory; or a "
+      "machine or device with more memory; or serve the model elsewhere and evaluate it with "
+      "local-completions)");
+}
+
+}  // namespace
+
 // A folder named by pretrained= or delta=: a local folder as is, anything else a Hub repo id,
 // fetched into (or found in) the Hugging Face cache. `subfolder` is inside either.
 static fs::path model_folder(const std::string& name, const std::string& revision,
@@ -70,7 +114,17 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   if (!args.peft.empty()) lo.weights.peft = hub::resolve_adapter_dir(args.peft, revision);
   if (!args.delta.empty()) lo.weights.delta = model_folder(args.delta, revision, "", "delta");
   lo.weights.dtype = args.dtype;
-  model_ = Transformer::load(dir, lo);
+  try {
+    model_ = Transformer::load(dir, lo);
+  } catch (const std::bad_alloc&) {
+    model_does_not_fit(dir, lo);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    if (what.find("can't allocate memory") == std::string::npos &&
+        what.find("out of memory") == std::string::npos)
+      throw;
+    model_does_not_fit(dir, lo);
+  }
   // HFLM._create_tokenizer passes subfolder to AutoTokenizer for a tokenizer= of its own too.
   const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
                                  : args.subfolder.empty()
