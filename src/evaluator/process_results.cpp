@@ -108,12 +108,13 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
     // gold), any other reaches is_greedy[gold] and the reference fails with a TypeError.
     if (g.is_number_float()) {
       if (g.get<double>() == -100.0) return -100;
-      throw UserError("target " + py::repr(g) +
+      throw UserError("task " + task.name() + ": target " + py::repr(g) +
                           " is a float: the reference fails on it (is_greedy[gold]: TypeError: "
                           "list indices must be integers or slices, not float)",
                       task.config().where(TaskField::doc_to_target),
-                      "an integer index or a choice's text (a CSV label column with an empty "
-                      "cell is read as floats: fill the cell or write the labels as text)");
+                      "an integer index into doc_to_choice or a choice's text (a CSV label "
+                      "column with an empty cell is read as floats: fill the cell or write the "
+                      "labels as text)");
     }
     if (g.is_string()) {
       auto it = std::find(choices.begin(), choices.end(), g.get<std::string>());
@@ -123,9 +124,7 @@ metrics::ChoiceScores choice_scores(const Task& task, const std::vector<MetricSp
     // None or a dict raises TypeError there; scoring it as wrong with a note claiming the
     // reference does the same was false.
     throw UserError("task " + task.name() + ": target " + g.dump().substr(0, 80) + " is " +
-                        (g.is_number() ? "a float"
-                         : g.is_null() ? "null"
-                                       : "not an index"),
+                        (g.is_null() ? "null" : "not an index"),
                     task.config().where(TaskField::doc_to_target),
                     "an integer index into doc_to_choice or a choice's text (the reference "
                     "raises TypeError: tuple indices must be integers or slices)");
