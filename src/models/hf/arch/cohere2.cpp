@@ -13,15 +13,9 @@ namespace arch_cohere2 {
 void parse(const ConfigReader& c, ArchConfig& a) {
   parse_cohere_common(c, a);
   a.qk_norm = QkNorm::kNone;
-  const int64_t window = c.int_or("sliding_window", 4096);
-  if (!parse_layer_types(c, a, window)) {
-    const int64_t every = c.size_or("sliding_window_pattern", 4);
-    for (int64_t i = 0; i < a.num_layers; ++i)
-      a.layer_sliding_window[i] = (i + 1) % every ? window : 0;
-  }
-  // Cohere2Attention rotates only where it has a sliding window.
-  a.layer_rope.assign(a.num_layers, 0);
-  for (int64_t i = 0; i < a.num_layers; ++i) a.layer_rope[i] = a.layer_sliding_window[i] > 0;
+  parse_window_pattern(c, a, c.int_or("sliding_window", 4096),
+                       c.size_or("sliding_window_pattern", 4));
+  rope_on_sliding_layers_only(a);  // Cohere2Attention rotates only where it has a window
 }
 
 }  // namespace arch_cohere2

@@ -312,4 +312,15 @@ void parse_layer_type_rope(const ConfigReader& c, ArchConfig& a, double default_
   }
 }
 
+void parse_window_pattern(const ConfigReader& c, ArchConfig& a, int64_t window, int64_t every) {
+  if (parse_layer_types(c, a, window)) return;
+  for (int64_t i = 0; i < a.num_layers; ++i)
+    a.layer_sliding_window[i] = (i + 1) % every ? window : 0;
+}
+
+void rope_on_sliding_layers_only(ArchConfig& a) {
+  a.layer_rope.assign(a.num_layers, 0);
+  for (int64_t i = 0; i < a.num_layers; ++i) a.layer_rope[i] = a.layer_sliding_window[i] > 0;
+}
+
 }  // namespace lmeval::hf

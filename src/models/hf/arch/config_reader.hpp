@@ -112,6 +112,14 @@ struct LlamaDefaults {
 // and its rotary settings; no sliding windows.
 void parse_llama_shape(const ConfigReader& c, ArchConfig& a, const LlamaDefaults& d = {});
 
+// Hybrid sliding/global layers: layer_types when the config has it, else every `every`-th layer
+// global and the others sliding with `window` ((i + 1) % every), as Gemma3, OLMo3, Cohere2 and
+// EXAONE 4 derive their layer_types.
+void parse_window_pattern(const ConfigReader& c, ArchConfig& a, int64_t window, int64_t every);
+
+// Rotary embedding only on the sliding-window layers (global NoPE: Cohere2, EXAONE 4).
+void rope_on_sliding_layers_only(ArchConfig& a);
+
 // Rotary settings per layer type (Gemma3, OLMo3): transformers 5 writes rope_parameters as
 // {"full_attention": {...}, "sliding_attention": {...}}; the full layers' parameters are the
 // model's rotary settings, the sliding layers' (default type only) its local base. A config in

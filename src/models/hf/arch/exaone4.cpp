@@ -16,15 +16,8 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.branch_norms = true;
   a.qk_norm = QkNorm::kPerHead;
   if (!c.has("sliding_window")) return;  // Exaone4Config: no window, no pattern: rotary everywhere
-  const int64_t window = c.int_("sliding_window");
-  if (!parse_layer_types(c, a, window)) {
-    const int64_t every = c.size_or("sliding_window_pattern", 4);
-    for (int64_t i = 0; i < a.num_layers; ++i)
-      a.layer_sliding_window[i] = (i + 1) % every ? window : 0;
-  }
-  // Exaone4Attention: "global NoPE for hybrid attention".
-  a.layer_rope.assign(a.num_layers, 0);
-  for (int64_t i = 0; i < a.num_layers; ++i) a.layer_rope[i] = a.layer_sliding_window[i] > 0;
+  parse_window_pattern(c, a, c.int_("sliding_window"), c.size_or("sliding_window_pattern", 4));
+  rope_on_sliding_layers_only(a);  // Exaone4Attention: "global NoPE for hybrid attention"
 }
 
 }  // namespace arch_exaone4

@@ -24,7 +24,10 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.final_softcap = c.num_or("final_logit_softcapping", 0.0);
 }
 
-void load(WeightLoader& w) {
+}  // namespace arch_gemma2
+
+// Gemma2's and Gemma3's names of the four norms of a layer.
+void load_gemma_sandwich_weights(WeightLoader& w) {
   DecoderNames n;
   n.post_attn = "post_attention_layernorm";
   n.ln2 = "pre_feedforward_layernorm";
@@ -32,9 +35,7 @@ void load(WeightLoader& w) {
   w.load_decoder(n);
 }
 
-}  // namespace arch_gemma2
-
 extern const ArchSpec kGemma2{"Gemma2ForCausalLM", "gemma2", 8192, arch_gemma2::parse,
-                              arch_gemma2::load};
+                              load_gemma_sandwich_weights};
 
 }  // namespace lmeval::hf

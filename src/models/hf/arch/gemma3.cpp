@@ -10,19 +10,16 @@
 namespace lmeval::hf {
 
 void parse_gemma_common(const ConfigReader& c, ArchConfig& a);  // gemma.cpp
+void load_gemma_sandwich_weights(WeightLoader& w);              // gemma2.cpp
 
 namespace arch_gemma3 {
 
 void parse(const ConfigReader& c, ArchConfig& a) {
   parse_gemma_common(c, a);
   parse_layer_type_rope(c, a, 1e6, c.num_or("rope_local_base_freq", 10000.0));
-  const int64_t window = c.int_or("sliding_window", 4096);
-  if (!parse_layer_types(c, a, window)) {
-    // Gemma3TextConfig: sliding unless (i + 1) is a multiple of sliding_window_pattern (6).
-    const int64_t every = c.size_or("sliding_window_pattern", 6);
-    for (int64_t i = 0; i < a.num_layers; ++i)
-      a.layer_sliding_window[i] = (i + 1) % every ? window : 0;
-  }
+  // Gemma3TextConfig: sliding unless (i + 1) is a multiple of sliding_window_pattern (6).
+  parse_window_pattern(c, a, c.int_or("sliding_window", 4096),
+                       c.size_or("sliding_window_pattern", 6));
   a.branch_norms = true;
   a.qk_norm = QkNorm::kPerHead;
   a.attn_scale = 1.0 / std::sqrt(c.num_or("query_pre_attn_scalar", 256.0));
@@ -30,17 +27,9 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.final_softcap = c.num_or("final_logit_softcapping", 0.0);
 }
 
-void load(WeightLoader& w) {
-  DecoderNames n;
-  n.post_attn = "post_attention_layernorm";
-  n.ln2 = "pre_feedforward_layernorm";
-  n.post_mlp = "post_feedforward_layernorm";
-  w.load_decoder(n);
-}
-
 }  // namespace arch_gemma3
 
 extern const ArchSpec kGemma3{"Gemma3ForCausalLM", "gemma3_text", 131072, arch_gemma3::parse,
-                              arch_gemma3::load};
+                              load_gemma_sandwich_weights};
 
 }  // namespace lmeval::hf

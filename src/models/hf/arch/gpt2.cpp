@@ -5,9 +5,9 @@
 #include "models/hf/arch/weight_loader.hpp"
 
 namespace lmeval::hf {
-namespace arch_gpt2 {
 
-void parse(const ConfigReader& c, ArchConfig& a) {
+// GPT2Config's fields (GPTBigCode's too), with the family's default activation.
+void parse_gpt2_shape(const ConfigReader& c, ArchConfig& a, const char* default_activation) {
   a.hidden_size = c.size_("n_embd");
   a.num_layers = c.size_("n_layer");
   a.num_heads = c.size_("n_head");
@@ -16,16 +16,22 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.learned_positions = c.size_or("n_positions", 1024);
   a.norm = NormKind::kLayerNorm;
   a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
-  a.activation = parse_activation(c.str_or("activation_function", "gelu_new"), c.path(),
+  a.activation = parse_activation(c.str_or("activation_function", default_activation), c.path(),
                                   "$.activation_function");
   a.gated_mlp = false;
   a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
   finish_heads(c, a);
   if (!c.bool_or("scale_attn_weights", true)) a.attn_scale = 1.0;
+  a.layer_sliding_window.assign(a.num_layers, 0);
+}
+
+namespace arch_gpt2 {
+
+void parse(const ConfigReader& c, ArchConfig& a) {
+  parse_gpt2_shape(c, a, "gelu_new");
   if (c.bool_or("scale_attn_by_inverse_layer_idx", false))
     throw UserError("scale_attn_by_inverse_layer_idx is not supported",
                     {c.path(), 0, 0, "$.scale_attn_by_inverse_layer_idx"}, "false");
-  a.layer_sliding_window.assign(a.num_layers, 0);
 }
 
 void load(WeightLoader& w) {

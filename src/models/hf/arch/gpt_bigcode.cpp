@@ -1,30 +1,20 @@
 // GPTBigCode / StarCoder 1, SantaCoder (GPTBigCodeForCausalLM): GPT-2 with nn.Linear weights
 // and multi-query attention (one kv head) by default; c_attn rows [q; k; v] (multi_query) or
 // per head [q, k, v].
-#include "lmeval/core/error.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/arch/weight_loader.hpp"
 
 namespace lmeval::hf {
+
+void parse_gpt2_shape(const ConfigReader& c, ArchConfig& a,
+                      const char* default_activation);  // gpt2.cpp
+
 namespace arch_gpt_bigcode {
 
 void parse(const ConfigReader& c, ArchConfig& a) {
-  a.hidden_size = c.size_("n_embd");
-  a.num_layers = c.size_("n_layer");
-  a.num_heads = c.size_("n_head");
+  parse_gpt2_shape(c, a, "gelu_pytorch_tanh");
   a.num_kv_heads = c.bool_or("multi_query", true) ? 1 : a.num_heads;
-  a.intermediate_size = c.size_or("n_inner", 4 * a.hidden_size);
-  a.max_position_embeddings = c.opt_size("n_positions");
-  a.learned_positions = c.size_or("n_positions", 1024);
-  a.norm = NormKind::kLayerNorm;
-  a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
-  a.activation = parse_activation(c.str_or("activation_function", "gelu_pytorch_tanh"), c.path(),
-                                  "$.activation_function");
-  a.gated_mlp = false;
-  a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
   finish_heads(c, a);
-  if (!c.bool_or("scale_attn_weights", true)) a.attn_scale = 1.0;
-  a.layer_sliding_window.assign(a.num_layers, 0);
 }
 
 void load(WeightLoader& w) {

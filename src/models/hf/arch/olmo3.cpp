@@ -16,9 +16,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   // Olmo3Config's convert_rope_params_to_dict gives the sliding layers default_theta when the
   // config is in the flat form (rope_theta went to the full layers).
   parse_layer_type_rope(c, a, 500000.0, 500000.0);
-  const int64_t window = c.int_or("sliding_window", 4096);
-  if (!parse_layer_types(c, a, window))
-    for (int64_t i = 0; i < a.num_layers; ++i) a.layer_sliding_window[i] = (i + 1) % 4 ? window : 0;
+  parse_window_pattern(c, a, c.int_or("sliding_window", 4096), 4);
 }
 
 }  // namespace arch_olmo3
