@@ -103,7 +103,7 @@ static std::string bytes_repr(const std::vector<std::uint8_t>& b) {
   out += quote;
   static const char* hex = "0123456789abcdef";
   for (std::uint8_t c : b) {
-    if (c == quote || c == '\\') {
+    if (c == static_cast<std::uint8_t>(quote) || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c == '\t') {

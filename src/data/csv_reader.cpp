@@ -82,6 +82,7 @@ std::vector<Record> tokenize(std::string_view text, const std::string& origin,
         if (c == '\r' && i < n && text[i] == '\n') ++i;
         ++line;
         rec.fields.push_back(std::move(f));
+        f = Field();
         done = true;
       } else if (c == o.sep) {
         rec.fields.push_back(std::move(f));

@@ -293,12 +293,12 @@ std::vector<fs::path> resolve_data_pattern(const std::string& pattern, const fs:
   std::string rest = slash == std::string::npos ? s : s.substr(slash + 1);
   if (!fs::is_directory(root, ec)) return out;
   // Hidden files and folders (".x") and special ones ("__x") only where the pattern names them.
-  bool wants_hidden = rest.find("/.") != std::string::npos || rest.rfind(".", 0) == 0;
+  bool wants_hidden = rest.find("/.") != std::string::npos || rest.rfind('.', 0) == 0;
   bool wants_special = rest.find("/__") != std::string::npos || rest.rfind("__", 0) == 0;
   for (auto it = fs::recursive_directory_iterator(root, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    bool hidden = name.rfind(".", 0) == 0, special = name.rfind("__", 0) == 0;
+    bool hidden = name.rfind('.', 0) == 0, special = name.rfind("__", 0) == 0;
     if ((hidden && !wants_hidden) || (special && !wants_special)) {
       if (it->is_directory(ec)) it.disable_recursion_pending();
       continue;

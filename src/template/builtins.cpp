@@ -1556,7 +1556,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       std::vector<Value> tmp;
       for (auto& x : seq) {
         if (static_cast<int64_t>(tmp.size()) == k) {
-          out.push_back(make_list(std::move(tmp)));
+          out.push_back(make_list(tmp));
           tmp.clear();
         }
         tmp.push_back(x);
@@ -1564,9 +1564,9 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       if (!tmp.empty()) {
         if (has_fill)
           while (static_cast<int64_t>(tmp.size()) < k) tmp.push_back(*fill);
-        out.push_back(make_list(std::move(tmp)));
+        out.push_back(make_list(tmp));
       }
-      return make_list(std::move(out));
+      return make_list(out);
     }
     if (k <= 0) type_error("integer division or modulo by zero");
     auto len = static_cast<int64_t>(seq.size());
@@ -1577,9 +1577,9 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
       int64_t end = offset + (s + 1) * per;
       std::vector<Value> tmp(seq.begin() + start, seq.begin() + end);
       if (has_fill && s >= extra) tmp.push_back(*fill);
-      out.push_back(make_list(std::move(tmp)));
+      out.push_back(make_list(tmp));
     }
-    return make_list(std::move(out));
+    return make_list(out);
   }
   if (n == "map") {
     std::vector<Value> out;

@@ -396,7 +396,7 @@ class Renderer {
         items.reserve(e.args.size());
         for (const auto& x : e.args) items.push_back(eval(*x));
         pos_ = e.pos;
-        return e.k == EK::kList ? make_list(std::move(items)) : make_tuple(std::move(items));
+        return e.k == EK::kList ? make_list(items) : make_tuple(std::move(items));
       }
       case EK::kDict: {
         Json o = Json::object();

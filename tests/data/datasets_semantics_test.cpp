@@ -65,7 +65,7 @@ TEST(DatasetsSemantics, SameRowsAsDatasetsLibrary) {
   int cases = 0, errors = 0;
   for (const auto& entry : fs::directory_iterator(fixtures())) {
     if (!entry.is_directory()) continue;
-    const fs::path dir = entry.path();
+    const fs::path& dir = entry.path();
     SCOPED_TRACE(dir.filename().string());
     Doc expected = Doc::parse(lmeval::testing::read_file(dir / "expected.json"));
     lmeval::DatasetRef ref;

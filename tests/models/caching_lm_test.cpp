@@ -241,10 +241,10 @@ TEST(ResponseStore, FullDiskSaysSoAndDoesNotAdviseDeleting) {
     try {
       ResponseStore store(db_of(prefix));
       ::signal(SIGXFSZ, SIG_IGN);
-      rlimit lim{256 * 1024, 256 * 1024};
+      rlimit lim{rlim_t{256} * 1024, rlim_t{256} * 1024};
       ::setrlimit(RLIMIT_FSIZE, &lim);
       for (int i = 0; i < 1000; ++i)
-        store.put({{"k" + std::to_string(i), std::string(64 * 1024, 'x')}});
+        store.put({{"k" + std::to_string(i), std::string(size_t{64} * 1024, 'x')}});
     } catch (const std::exception& e) {
       msg = e.what();
     }

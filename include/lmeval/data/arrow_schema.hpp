@@ -15,17 +15,29 @@ namespace lmeval::arrow {
 // feature, which keeps values of mixed types as they were written.
 struct Type {
   enum Kind { kNull, kBool, kInt, kUInt, kFloat, kString, kBinary, kList, kStruct, kJson };
+  struct Field;
   Kind kind = kNull;
-  std::shared_ptr<Type> item;                        // kList
-  std::vector<std::pair<std::string, Type>> fields;  // kStruct, in first-seen order
+  std::shared_ptr<Type> item;  // kList
+  std::vector<Field> fields;   // kStruct, in first-seen order
 
-  static Type of(Kind k) {
-    Type t;
-    t.kind = k;
-    return t;
-  }
+  static Type of(Kind k);
   bool operator==(const Type& o) const;
 };
+
+// A struct's field: its key and type, read as a pair's first/second (a std::pair of the type
+// being defined is not allowed: clang refuses pair<string, Type> inside Type).
+struct Type::Field {
+  std::string first;
+  Type second;
+  Field(std::string key, Type type) : first(std::move(key)), second(std::move(type)) {}
+  bool operator==(const Field& o) const { return first == o.first && second == o.second; }
+};
+
+inline Type Type::of(Kind k) {
+  Type t;
+  t.kind = k;
+  return t;
+}
 
 // The name pyarrow prints ("int64", "double", "large_string", "list<item: double>",
 // "struct<a: int64>", "json"), for messages that compare two schemas.
