@@ -1,4 +1,5 @@
 // Reading a run back: locate the results file, then its samples files, and pair lines into items.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/analysis/run.hpp"
 
 #include <algorithm>
@@ -21,12 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw UserError("cannot read " + file.string(), {file.string(), 0, 0, ""}, "a readable file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_input_file(file, "file", "a results or samples file");
 }
 
 // 1-based line and column of a byte offset.

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_output.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/stop_signal.hpp"
@@ -63,9 +64,7 @@ std::vector<std::string> part_files(const std::vector<std::string>& args) {
 int merge_parts(const std::vector<std::string>& names, const std::string& output_path) {
   std::vector<Json> parts;
   for (const auto& p : names) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw UserError("cannot read part " + p, {p, 0, 0, ""}, kPartExpected);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_input_file(p, "part", kPartExpected);
     require_json_nesting(text, p);
     try {
       parts.push_back(Json::parse(text));

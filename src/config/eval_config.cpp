@@ -1,4 +1,5 @@
 // EvalConfig: YAML config application, validation and the reference's normalisation steps.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/config/eval_config.hpp"
 
 #include <algorithm>
@@ -193,12 +194,11 @@ void EvalConfig::finalize(std::vector<UserError>* collect) {
           throw UserError("'" + s + "' is neither JSON nor an existing file",
                           {"", 0, 0, "--samples"},
                           "a JSON object {task: [doc indices]} or a path to one");
-        std::ifstream in(s);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        require_json_nesting(ss.str(), s);
+        const std::string text =
+            read_input_file(s, "--samples file", "a JSON object {task: [doc indices]}");
+        require_json_nesting(text, s);
         try {
-          samples = Json::parse(ss.str());
+          samples = Json::parse(text);
         } catch (const std::exception& e) {
           throw UserError(std::string("invalid JSON: ") + e.what(), {s, 0, 0, "--samples"},
                           "a JSON object {task: [doc indices]}");

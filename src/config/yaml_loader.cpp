@@ -1,5 +1,6 @@
 // YAML files as the reference reads them: PyYAML's CSafeLoader (libyaml + SafeConstructor) with
 // the `!function` constructor of lm_eval/tasks/_yaml_loader.py, into JSON values with positions.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 
 #include <charconv>
@@ -330,11 +331,7 @@ YamlFile parse_yaml(std::string_view text, const std::filesystem::path& origin) 
 }
 
 YamlFile load_yaml(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read file", {path.string(), 0, 0, ""}, "an existing YAML file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_yaml(ss.str(), path);
+  return parse_yaml(read_input_file(path, "YAML file", "an existing YAML file"), path);
 }
 
 }  // namespace lmeval

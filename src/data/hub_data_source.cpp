@@ -1,5 +1,6 @@
 // Hub datasets: README `configs:` / conventional data-file patterns, parquet branch fallback,
 // loading.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/hub_data_source.hpp"
 
 #include "lmeval/core/error.hpp"
@@ -402,8 +403,7 @@ ResolvedConfig resolve_data_files(const std::vector<std::string>& repo_files,
 namespace {
 
 std::string hub_read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return read_input_file(p, "Hub cache file", "a file of the Hub cache");
 }
 
 bool hub_has_script(const std::vector<std::string>& files, const std::string& id) {

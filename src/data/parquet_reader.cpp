@@ -1,4 +1,5 @@
 // Parquet file reading: footer, column chunks -> levels + values, record assembly into JSON rows.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 
 #include "data/parquet_internal.hpp"
@@ -599,15 +600,10 @@ ParquetFile& ParquetFile::operator=(ParquetFile&&) noexcept = default;
 ParquetFile::~ParquetFile() = default;
 
 ParquetFile ParquetFile::open(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot open parquet file", SourceLocation{path.string(), 0, 0, ""});
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  std::string data(size > 0 ? static_cast<size_t>(size) : 0, '\0');
-  if (size > 0) in.read(data.data(), size);
-  if (!in || size < 0)
-    throw UserError("cannot read parquet file", SourceLocation{path.string(), 0, 0, ""});
+  // Parquet files are read whole; a Hub split of several GiB is sharded into files far below
+  // this limit.
+  std::string data =
+      read_input_file(path, "parquet file", "a parquet file", uint64_t{16} << 30);
   return from_buffer(std::move(data), path.string());
 }
 

@@ -1,5 +1,6 @@
 // A split's rows from its data files as datasets' packaged builders give them, and data_files
 // patterns resolved as datasets' resolve_pattern resolves them.
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/split_reader.hpp"
 
 #include <algorithm>
@@ -29,13 +30,7 @@ std::string read_text(const fs::path& file) {
     throw UserError(
         "is a folder, not a data file", {file.string(), 0, 0, ""},
         "a .jsonl, .json, .parquet, .csv, .tsv or .txt file; name the file inside the folder");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    throw UserError("cannot read data file", {file.string(), 0, 0, ""}, "a readable file");
-  std::string text = ss.str();
+  std::string text = read_input_file(file, "data file", "a readable data file");
   require_utf8(text, file.string());
   return text;
 }
@@ -285,7 +280,12 @@ std::vector<fs::path> resolve_data_pattern(const std::string& pattern, const fs:
   std::vector<fs::path> out;
   std::error_code ec;
   if (g == std::string::npos) {
-    if (fs::is_regular_file(full, ec)) out.push_back(full);
+    if (fs::is_regular_file(full, ec)) {
+      out.push_back(full);
+    } else if (fs::exists(full, ec) && !fs::is_directory(full, ec)) {
+      // datasets would report it missing; saying what it is instead is the useful message.
+      require_regular_input(full, "data file", "a regular data file");
+    }
     return out;
   }
   size_t slash = s.rfind('/', g);

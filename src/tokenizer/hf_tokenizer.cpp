@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 #include "tokenizer/text.hpp"
@@ -15,11 +16,7 @@ namespace lmeval::tok {
 namespace {
 
 std::string read_whole(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw UserError("cannot read " + p.string(), SourceLocation{p.string(), 0, 0, ""});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_input_file(p, "tokenizer file", "a tokenizer file");
 }
 
 // Tracks the JSON path while parsing, so a syntax error can say where it happened.
@@ -578,6 +575,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
   } else {
     dir = path.parent_path();
     if (dir.empty()) dir = ".";
+    require_regular_input(path, "tokenizer file", "tokenizer.json or a sentencepiece model");
     std::ifstream in(path, std::ios::binary);
     char first = 0;
     while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {

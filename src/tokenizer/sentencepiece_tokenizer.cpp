@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "tokenizer/hf_tokenizer.hpp"
 #include "tokenizer/text.hpp"
@@ -109,11 +110,7 @@ class Wire {
 };
 
 SpModel parse_model(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read " + path.string(), SourceLocation{path.string(), 0, 0, {}});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string data = ss.str();
+  std::string data = read_input_file(path, "sentencepiece model", "a sentencepiece model file");
   SpModel m;
   Wire w(data.data(), data.size(), path.string());
   while (!w.done()) {

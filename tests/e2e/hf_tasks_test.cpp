@@ -138,3 +138,16 @@ TEST(Progress, BarWithTokensPerSecondAndEta) {
   EXPECT_NE(hf.err.find("tok/s"), std::string::npos) << hf.err;
   EXPECT_NE(hf.err.find("15/15 ("), std::string::npos) << hf.err;
 }
+
+// threads= beyond the machine's cores is capped with a warning (4096 threads on 2 cores ran 30x
+// slower and held the run past SIGTERM's grace period).
+TEST(HfThreads, MoreThreadsThanCoresAreCappedWithAWarning) {
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
+  auto r = lmeval::testing::run_command(
+      "'" + lmeval::testing::lmeval_binary().string() + "' run --model hf --model_args pretrained='" +
+      (lmeval::testing::source_dir() / "models/stories260K").string() +
+      "',threads=4096 --device cpu --tasks demo_story_cloze --limit 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("threads=4096 is more than the "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" cores of this machine; using "), std::string::npos) << r.err;
+}

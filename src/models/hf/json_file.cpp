@@ -4,24 +4,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
 
 namespace lmeval::hf {
 
 Json load_json_file(const std::filesystem::path& path, const std::string& what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UserError(what + " is a folder", {path.string(), 0, 0, ""}, "a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot open " + what, {path.string(), 0, 0, ""}, "a readable file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  require_json_nesting(ss.str(), path.string());
+  const std::string text = read_input_file(path, what, "a JSON file");
+  require_json_nesting(text, path.string());
   try {
-    return Json::parse(ss.str());
+    return Json::parse(text);
   } catch (const Json::out_of_range& e) {
-    throw_json_number_overflow(e, ss.str(), path.string());
+    throw_json_number_overflow(e, text, path.string());
   } catch (const Json::parse_error& e) {
     throw UserError(std::string("invalid JSON in ") + what + ": " + e.what(),
                     {path.string(), 0, 0, ""}, "a JSON object");

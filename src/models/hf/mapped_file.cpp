@@ -14,7 +14,8 @@ namespace lmeval::hf {
 
 MappedFile::MappedFile(const std::filesystem::path& path, const std::string& what) : path_(path) {
   const std::string file = path.string();
-  int fd = ::open(file.c_str(), O_RDONLY);
+  // O_NONBLOCK: a FIFO with no writer would block the open before fstat could refuse it.
+  int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw UserError("cannot open " + what, {file, 0, 0, ""}, "a readable file");
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

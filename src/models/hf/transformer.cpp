@@ -262,8 +262,14 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   if (impl->dtype == at::kDouble && options.softmax_dtype.empty())
     impl->softmax_dtype = at::kDouble;
   if (!impl->device.is_cuda()) {
-    int threads = options.threads > 0 ? options.threads
-                                      : static_cast<int>(std::thread::hardware_concurrency());
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    int threads = options.threads > 0 ? options.threads : cores;
+    // More threads than cores only adds contention (threads=4096 on 2 cores ran 30x slower).
+    if (cores > 0 && threads > cores) {
+      log::warn("hf: threads=" + std::to_string(threads) + " is more than the " +
+                std::to_string(cores) + " cores of this machine; using " + std::to_string(cores));
+      threads = cores;
+    }
     if (threads > 0) at::set_num_threads(threads);
   }
   c10::InferenceMode guard;
