@@ -353,10 +353,10 @@ void HFLM::report(size_t done, size_t total, int64_t tokens) {
 }
 
 std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<TokenPair>& reqs,
-                                                            const char* phase_name) {
+                                                            const char* phase_name,
+                                                            const ScoredFn& scored) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<LoglikelihoodResult> results(reqs.size());
-  const bool hand_out = std::string_view(phase_name) == "loglikelihood";
   const int64_t L = max_length_;
   // Requests become prefix trees. A request whose context + continuation fits in max_length + 1
   // tokens is a branch (its continuation minus the last token) of the tree of its context, so a
@@ -520,9 +520,9 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       for (size_t bi = 0; bi < t.branches.size(); ++bi)
         for (size_t j = 0; j < t.branches[bi].members.size(); ++j) {
           const SpanScore& s = scores[k - pos][bi][j];
-          results[t.branches[bi].members[j]] = {s.logprob, s.is_greedy};
-          // Rolling windows are not answers: their texts are stored when the call returns.
-          if (hand_out) answered(t.branches[bi].members[j], results[t.branches[bi].members[j]]);
+          const size_t member = t.branches[bi].members[j];
+          results[member] = {s.logprob, s.is_greedy};
+          if (scored) scored(member, results[member]);
           ++done;
         }
     }
@@ -558,7 +558,8 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood(
   std::vector<TokenPair> enc;
   enc.reserve(requests.size());
   for (const auto& r : requests) enc.push_back(encode_request(r));
-  return loglikelihood_tokens(enc, "loglikelihood");
+  return loglikelihood_tokens(enc, "loglikelihood",
+                              [this](size_t i, const LoglikelihoodResult& r) { answered(i, r); });
 }
 
 std::vector<double> HFLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
@@ -570,10 +571,27 @@ std::vector<double> HFLM::loglikelihood_rolling(const std::vector<std::string>& 
       owner.push_back(i);
     }
   }
+  // A text's answer is final once its last window is scored (windows run sorted by length, not
+  // in order): it is handed out then, so a stop keeps every finished text, not only whole calls.
+  std::vector<size_t> first(texts.size(), 0), left(texts.size(), 0);
+  for (size_t k = windows.size(); k-- > 0;) {
+    first[owner[k]] = k;
+    ++left[owner[k]];
+  }
+  std::vector<double> window_score(windows.size(), 0.0);
   // Summed in window order, as Python's sum over the windows' floats.
-  auto scored = loglikelihood_tokens(windows, "loglikelihood_rolling");
+  auto sum_of = [&](size_t i) {
+    double s = 0.0;
+    for (size_t k = first[i]; k < windows.size() && owner[k] == i; ++k) s += window_score[k];
+    return s;
+  };
+  loglikelihood_tokens(windows, "loglikelihood_rolling",
+                       [&](size_t k, const LoglikelihoodResult& r) {
+                         window_score[k] = r.loglikelihood;
+                         if (--left[owner[k]] == 0) answered_rolling(owner[k], sum_of(owner[k]));
+                       });
   std::vector<double> out(texts.size(), 0.0);
-  for (size_t k = 0; k < windows.size(); ++k) out[owner[k]] += scored[k].loglikelihood;
+  for (size_t i = 0; i < texts.size(); ++i) out[i] = sum_of(i);
   return out;
 }
 

@@ -53,9 +53,12 @@ class HFLM : public LM {
                                 size_t left_truncate_len = 0) const;
   // TemplateLM.loglikelihood's encoding of one request: (context ids, continuation ids).
   TokenPair encode_request(const LoglikelihoodRequest& request) const;
+  // Called with a request's index and result as soon as it is scored.
+  using ScoredFn = std::function<void(size_t, const LoglikelihoodResult&)>;
   // HFLM._loglikelihood_tokens: sorted, grouped, batched scoring; results in request order.
   std::vector<LoglikelihoodResult> loglikelihood_tokens(const std::vector<TokenPair>& requests,
-                                                        const char* phase = "loglikelihood");
+                                                        const char* phase = "loglikelihood",
+                                                        const ScoredFn& scored = {});
 
   int64_t max_length() const { return max_length_; }
   Token prefix_token_id() const { return prefix_token_id_; }

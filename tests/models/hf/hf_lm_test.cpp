@@ -3,11 +3,13 @@
 #include "models/hf/hf_lm.hpp"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "lmeval/core/error.hpp"
@@ -258,7 +260,18 @@ TEST(HfLM, RollingEqualsTokenSums) {
     for (size_t i = 0; i < cont.size(); ++i)
       want16 += rows[(inp.size() - cont.size() + i) * 512 + cont[i]];
   }
+  // Each text's sum is handed to the answer sink once its last window is scored (so a stop
+  // keeps it), exactly the value the call returns.
+  std::map<size_t, double> handed;
+  AnswerSink sink;
+  sink.loglikelihood_rolling = [&](size_t i, double v) {
+    EXPECT_FALSE(handed.count(i)) << "text " << i << " handed out twice";
+    handed[i] = v;
+  };
+  small->set_answer_sink(sink);
   auto got = small->loglikelihood_rolling({text, "", text});
+  ASSERT_EQ(handed.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(handed[i], got[i]) << i;
   EXPECT_NEAR(got[0], want16, 1e-4);
   // "" encodes to [BOS]: one window scoring BOS after the prefix token, as the reference.
   auto bos_only = big->transformer().full_logprobs({{1}}, {}, {});
