@@ -1,5 +1,4 @@
 // Reading a run back: locate the results file, then its samples files, and pair lines into items.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/analysis/run.hpp"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/file_names.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/template/template.hpp"
 

@@ -9,9 +9,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_output.hpp"
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/models/shard.hpp"

@@ -1,5 +1,4 @@
 // EvalConfig: YAML config application, validation and the reference's normalisation steps.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/config/eval_config.hpp"
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "lmeval/config/run_options.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/secrets.hpp"
 #include "lmeval/core/unicode.hpp"
 

@@ -1,6 +1,5 @@
 // YAML files as the reference reads them: PyYAML's CSafeLoader (libyaml + SafeConstructor) with
 // the `!function` constructor of lm_eval/tasks/_yaml_loader.py, into JSON values with positions.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/config/yaml_loader.hpp"
 
 #include <charconv>
@@ -10,6 +9,7 @@
 #include <sstream>
 
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "yaml_composer.hpp"
 

@@ -15,21 +15,21 @@ namespace lmeval {
 namespace {
 
 [[noreturn]] void refuse_input(const std::filesystem::path& path, const std::string& message,
-                         const std::string& expected) {
+                               const std::string& expected) {
   throw UserError(message, {path.string(), 0, 0, ""}, expected);
 }
 
-void check_input_stat(const std::filesystem::path& path, const struct stat& st, const std::string& what,
-                const std::string& expected, uint64_t max_bytes) {
+void check_input_stat(const std::filesystem::path& path, const struct stat& st,
+                      const std::string& what, const std::string& expected, uint64_t max_bytes) {
   if (S_ISDIR(st.st_mode)) refuse_input(path, what + " is a folder", expected);
   if (!S_ISREG(st.st_mode))
     refuse_input(path, what + " is " + describe_file_kind(st.st_mode) + ", not a regular file",
-           expected + " (a regular file)");
+                 expected + " (a regular file)");
   if (static_cast<uint64_t>(st.st_size) > max_bytes)
     refuse_input(path,
-           what + " is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-               std::to_string(max_bytes) + " bytes",
-           expected + " of at most " + std::to_string(max_bytes) + " bytes");
+                 what + " is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+                     std::to_string(max_bytes) + " bytes",
+                 expected + " of at most " + std::to_string(max_bytes) + " bytes");
 }
 
 }  // namespace

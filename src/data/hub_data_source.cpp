@@ -1,9 +1,9 @@
 // Hub datasets: README `configs:` / conventional data-file patterns, parquet branch fallback,
 // loading.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/hub_data_source.hpp"
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 #include "lmeval/data/split_reader.hpp"

@@ -1,10 +1,10 @@
 // Parquet file reading: footer, column chunks -> levels + values, record assembly into JSON rows.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/parquet_reader.hpp"
 
 #include "data/parquet_internal.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/thrift_compact.hpp"
 
 #include <algorithm>
@@ -602,8 +602,7 @@ ParquetFile::~ParquetFile() = default;
 ParquetFile ParquetFile::open(const std::filesystem::path& path) {
   // Parquet files are read whole; a Hub split of several GiB is sharded into files far below
   // this limit.
-  std::string data =
-      read_input_file(path, "parquet file", "a parquet file", uint64_t{16} << 30);
+  std::string data = read_input_file(path, "parquet file", "a parquet file", uint64_t{16} << 30);
   return from_buffer(std::move(data), path.string());
 }
 

@@ -1,6 +1,5 @@
 // A split's rows from its data files as datasets' packaged builders give them, and data_files
 // patterns resolved as datasets' resolve_pattern resolves them.
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/split_reader.hpp"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/data/arrow_schema.hpp"
 #include "lmeval/data/csv_reader.hpp"
 #include "lmeval/data/hub_data_source.hpp"

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "tokenizer/text.hpp"
 
 namespace lmeval::tok {

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "tokenizer/hf_tokenizer.hpp"
 #include "tokenizer/text.hpp"
 

@@ -17,7 +17,8 @@ namespace {
 class InputFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    scratch_.write("data/test.jsonl", "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
+    scratch_.write("data/test.jsonl",
+                   "{\"q\": \"1+1?\", \"choices\": [\"1\", \"2\"], \"label\": 1}\n");
     ASSERT_EQ(::mkfifo((dir_ / "data/pipe.jsonl").c_str(), 0600), 0);
     ASSERT_EQ(::mkfifo((dir_ / "pipe.yaml").c_str(), 0600), 0);
     fs::create_symlink("/dev/zero", dir_ / "data/zero.jsonl");

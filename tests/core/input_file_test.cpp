@@ -44,7 +44,7 @@ TEST_F(InputFile, ReadsARegularFileWholeAndThroughASymlink) {
   EXPECT_EQ(read_input_file(dir_ / "f.txt", "file", "a file"), big);
   fs::create_symlink(dir_ / "f.txt", dir_ / "link.txt");
   EXPECT_EQ(read_input_file(dir_ / "link.txt", "file", "a file"), big);
-  std::ofstream(dir_ / "empty.txt");
+  { std::ofstream empty(dir_ / "empty.txt"); }
   EXPECT_EQ(read_input_file(dir_ / "empty.txt", "file", "a file"), "");
 }
 
@@ -69,8 +69,9 @@ TEST_F(InputFile, RefusesDevicesAlsoThroughSymlinks) {
 TEST_F(InputFile, RefusesFoldersMissingFilesAndFilesOverTheLimit) {
   EXPECT_NE(refusal([&] { read_input_file(dir_, "file", "a file"); }).find("file is a folder"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { read_input_file(dir_ / "nope", "file", "a file"); })
-                .find("nope: file does not exist"),
+  EXPECT_NE(refusal([&] {
+              read_input_file(dir_ / "nope", "file", "a file");
+            }).find("nope: file does not exist"),
             std::string::npos);
   std::ofstream(dir_ / "ten", std::ios::binary) << "0123456789";
   EXPECT_EQ(read_input_file(dir_ / "ten", "file", "a file", 10), "0123456789");

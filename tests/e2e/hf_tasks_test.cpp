@@ -144,7 +144,8 @@ TEST(Progress, BarWithTokensPerSecondAndEta) {
 TEST(HfThreads, MoreThreadsThanCoresAreCappedWithAWarning) {
   if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
   auto r = lmeval::testing::run_command(
-      "'" + lmeval::testing::lmeval_binary().string() + "' run --model hf --model_args pretrained='" +
+      "'" + lmeval::testing::lmeval_binary().string() +
+      "' run --model hf --model_args pretrained='" +
       (lmeval::testing::source_dir() / "models/stories260K").string() +
       "',threads=4096 --device cpu --tasks demo_story_cloze --limit 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
