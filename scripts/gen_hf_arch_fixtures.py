@@ -172,6 +172,43 @@ def fixture_specs():
         "gpt_bigcode": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
             n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=True,
             **COMMON)),
+        # DeepSeek-V2 (Lite's layout): multi-head latent attention with a plain q_proj (q_lora_rank
+        # null), values narrower than queries and keys (12 vs 8 + 8), rotary pairs on the rope
+        # part; layer 0 dense, then 4 experts top 2 (softmax, greedy, times 1.5) + a shared one.
+        "deepseek_v2": (T.DeepseekV2Config, T.DeepseekV2ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=None,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, routed_scaling_factor=1.5, topk_method="greedy")),
+        # DeepSeek-V2 (236B's layout): queries through a low-rank bottleneck with its norm,
+        # group-limited routing (2 groups, 1 kept), YaRN with the softmax scale's mscale.
+        "deepseek_v2_yarn": (T.DeepseekV2Config, T.DeepseekV2ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=24,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=2,
+            first_k_dense_replace=1, topk_method="group_limited_greedy", n_group=2, topk_group=1,
+            rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                             "original_max_position_embeddings": 16, "mscale": 0.9,
+                             "mscale_all_dim": 0.7})),
+        # DeepSeek-V3: sigmoid router with e_score_correction_bias choosing within the best of 2
+        # groups of 4 experts, renormalised, times 2.5; interleaved rotary; layer 0 dense.
+        "deepseek_v3": (T.DeepseekV3Config, T.DeepseekV3ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=24,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=8, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, n_group=2, topk_group=1, norm_topk_prob=True,
+            routed_scaling_factor=2.5)),
+        # DeepSeek-V3 with rotate_half rotary (rope_interleave false), a plain q_proj, weights not
+        # renormalised, 4 groups of 2 (2 kept), and YaRN as DeepSeek-V3's config writes it.
+        "deepseek_v3_yarn": (T.DeepseekV3Config, T.DeepseekV3ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=None,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=8, num_experts_per_tok=3, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, n_group=4, topk_group=2, norm_topk_prob=False,
+            routed_scaling_factor=1.0, rope_interleave=False,
+            rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                             "original_max_position_embeddings": 16, "mscale": 1.0,
+                             "mscale_all_dim": 1.0, "beta_fast": 32, "beta_slow": 1})),
         # GPTBigCode with multi-head attention (per-head c_attn rows).
         "gpt_bigcode_mha": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
             n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=False,
@@ -207,6 +244,10 @@ def randomize(model, seed):
             else:
                 p.copy_(0.15 * torch.randn(p.shape, generator=g))
             p.copy_(p.half().float())
+        # DeepSeek-V3's router bias is a saved buffer (zeros at init): seeded so it moves choices.
+        for name, b in sorted(model.named_buffers()):
+            if name.endswith("e_score_correction_bias"):
+                b.copy_((0.1 * torch.randn(b.shape, generator=g)).half().float())
 
 
 def r7(x):

@@ -173,28 +173,14 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
   const MoeConfig& mc = cfg.moe;
   const int64_t Hd = cfg.hidden_size, E = mc.num_experts, K = mc.top_k;
   const int64_t I = mc.expert_intermediate;
-  // Router: softmax over the experts' logits, the top k (the earlier expert first on ties, as
-  // torch.topk keeps them), renormalised when the family does.
+  // Router: the top k experts of each row and their weights (moe_router.cpp).
   float* logits = fptr(buffer(11, N, E));
   kernels::matmul_nt(in, Hd, fptr(L.router_w), Hd, nullptr, logits, E, N, E, Hd);
   std::vector<int64_t> chosen(static_cast<size_t>(N * K));
   std::vector<float> weight(static_cast<size_t>(N * K));
-  std::vector<int64_t> order(static_cast<size_t>(E));
-  for (int64_t r = 0; r < N; ++r) {
-    float* p = logits + r * E;
-    kernels::exp_shifted(p, E, kernels::max(p, E));
-    const float total = kernels::sum(p, E);
-    for (int64_t e = 0; e < E; ++e) p[e] /= total;
-    for (int64_t e = 0; e < E; ++e) order[e] = e;
-    std::partial_sort(order.begin(), order.begin() + K, order.end(),
-                      [&](int64_t a, int64_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-    float sum = 0.0f;
-    for (int64_t k = 0; k < K; ++k) sum += p[order[k]];
-    for (int64_t k = 0; k < K; ++k) {
-      chosen[r * K + k] = order[k];
-      weight[r * K + k] = mc.norm_topk_prob ? p[order[k]] / sum : p[order[k]];
-    }
-  }
+  for (int64_t r = 0; r < N; ++r)
+    route_row(mc, logits + r * E, cfptr(L.router_bias), chosen.data() + r * K,
+              weight.data() + r * K);
   std::fill(out, out + N * Hd, 0.0f);
   // Each expert over the rows routed to it, gathered in row order; its weighted outputs are
   // added in expert order, as transformers' index_add_ loop does.
@@ -312,8 +298,11 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
   auto attention = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];
     const int64_t window = cfg.layer_sliding_window[li];
-    kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
-    const bool rope = cfg.uses_rope(li), local = cfg.uses_local_rope(li);
+    if (cfg.mla.enabled())  // rotary embedding included
+      mla_rows(in, qp, N, L, pos.data(), row_table.data());
+    else
+      kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
+    const bool rope = cfg.uses_rope(li) && !cfg.mla.enabled(), local = cfg.uses_local_rope(li);
     // q/k norm (per head: Qwen3; over all heads: OLMo2), then rotary embedding of q and k.
     at::parallel_for(
         0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
@@ -452,7 +441,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
             }
           });
     }
-    kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), out, Hd, N, Hd, qdim);
+    const int64_t odim = cfg.mla.enabled() ? mla_compact(ap, N) : qdim;
+    kernels::matmul_nt(ap, odim, fptr(L.o_w), odim, cfptr(L.o_b), out, Hd, N, Hd, odim);
   };
   auto mlp = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];

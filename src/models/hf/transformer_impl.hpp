@@ -56,6 +56,11 @@ struct Layer {
   // Mixture of experts (ArchConfig::moe): router [E, hidden], experts [E, 2I, hidden] (rows
   // [gate; up]) and [E, hidden, I], the shared expert's gate [1, hidden].
   Tensor router_w, experts_up, experts_down, shared_gate_w;
+  Tensor router_bias;  // DeepSeek-V3's e_score_correction_bias [E] (the choice only)
+  // Multi-head latent attention (ArchConfig::mla): q_proj (in qkv_w) or q_a_proj, its norm and
+  // q_b_proj; kv_a_proj_with_mqa (rows [latent; rope key]), kv_a_layernorm, kv_b_proj (rows
+  // per head [k_nope; v]).
+  Tensor q_a_w, q_a_b, q_a_norm_w, q_b_w, kv_a_w, kv_a_b, kv_a_norm_w, kv_b_w;
 };
 
 struct KvCache {
@@ -144,6 +149,14 @@ struct Transformer::Impl {
   };
   std::map<int64_t, RopeTable> rope_tables;
   const RopeTable& rope_table(int64_t variant, int64_t positions);
+  // Multi-head latent attention's q, k and v of N rows of `in` into qkv rows laid out as the
+  // attention of forward_invariant reads them ([q heads; k heads; v heads], each head
+  // cfg.head_dim wide, zero-padded), rotary embedding applied (row i at position pos[i] of
+  // tables[i]); and the attention's output rows compacted in place from head_dim to v_head_dim
+  // per head, the width of o_proj (returned). mla.cpp.
+  void mla_rows(const float* in, float* qkv, int64_t N, const Layer& L, const int64_t* pos,
+                const RopeTable* const* tables);
+  int64_t mla_compact(float* att, int64_t N) const;
   // Buffers of forward_invariant kept between batches (grown, never shrunk), so that batches
   // of other sizes do not leave the allocator holding freed blocks beside new ones.
   std::vector<Tensor> workspace;
@@ -358,10 +371,9 @@ struct Transformer::Impl {
   // The output projection of layer li's self-attention over x [B, T, hidden].
   Tensor self_attention(const Tensor& x, size_t li, const AttnBatch& c) {
     const Layer& L = layers[li];
-    const int64_t B = c.B, T = c.T, past = c.past, S = c.S;
+    if (cfg.mla.enabled()) return mla_attention(x, li, c);
+    const int64_t B = c.B, T = c.T;
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-    const int64_t w = cfg.layer_sliding_window[li];
-    const int64_t eff = (w > 0 && w < S) ? w : 0;
     Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
     Tensor q = qkv.narrow(-1, 0, H * hd);
     Tensor k = qkv.narrow(-1, H * hd, KV * hd);
@@ -389,6 +401,15 @@ struct Transformer::Impl {
       q = apply_rope(q, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
       k = apply_rope(k, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
     }
+    return at::linear(attend_heads(q, k, v, li, c), L.o_w, L.o_b);
+  }
+
+  // Layer li's attention of q [B, H, T, qk] over k [B, KV, T, qk] and v [B, KV, T, vd] (appended
+  // to the cache, if any): [B, T, H * vd], before the output projection.
+  Tensor attend_heads(const Tensor& q, Tensor k, Tensor v, size_t li, const AttnBatch& c) {
+    const int64_t B = c.B, T = c.T, past = c.past, S = c.S;
+    const int64_t w = cfg.layer_sliding_window[li];
+    const int64_t eff = (w > 0 && w < S) ? w : 0;
     if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
@@ -399,7 +420,7 @@ struct Transformer::Impl {
     // The device path runs right-padded rows in one batched causal attention instead: a real
     // token never sees the padding after it, and the kernels' numbers may differ by batch.
     if (c.lengths && c.causal_only && B > 1 && !device_path()) {
-      a = at::zeros_like(q);
+      a = q.new_zeros({B, q.size(1), T, v.size(-1)});
       for (int64_t b = 0; b < B; ++b) {
         const int64_t n = (*c.lengths)[b];
         if (n == 0) continue;
@@ -413,8 +434,11 @@ struct Transformer::Impl {
     } else {
       a = attention(q, k, v, c.masks[eff], c.causal_only && eff == 0);
     }
-    return at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
+    return a.transpose(1, 2).reshape({B, T, -1});
   }
+
+  // Multi-head latent attention (ArchConfig::mla), its output projection included. mla.cpp.
+  Tensor mla_attention(const Tensor& x, size_t li, const AttnBatch& c);
 
   // run_block's operations on ATen tensors (values: no operation writes into its operands).
   struct AtenBlockOps {
@@ -451,6 +475,12 @@ struct Transformer::Impl {
   // does), each expert run once over the tokens routed to it, the outputs weighted and added
   // in expert order; a shared expert added on top (Qwen2-MoE). moe.cpp.
   Tensor moe(const Tensor& x, const Layer& L) const;
+  // The router's choice for rows h [N, hidden]: (weights [N, K], chosen experts [N, K] int64);
+  // and the same from one row of router logits p [E] (overwritten) on the CPU scoring path.
+  // moe_router.cpp.
+  std::pair<Tensor, Tensor> route(const Tensor& h, const Layer& L) const;
+  static void route_row(const MoeConfig& mc, float* p, const float* bias, int64_t* chosen,
+                        float* weight);
 
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {

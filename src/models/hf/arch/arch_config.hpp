@@ -24,6 +24,13 @@ enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongR
 // over the whole projection of all heads (OLMo2).
 enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole };
 
+// The router of a mixture-of-experts MLP: transformers' sparse MoE blocks (Mixtral, Qwen MoE,
+// OLMoE: softmax of logits in the model dtype, top k, optional renormalisation), DeepSeek-V2's
+// (float32 logits, softmax, greedy or group-limited top k, routed_scaling_factor) and
+// DeepSeek-V3's (float32 logits, sigmoid scores, choice by scores + e_score_correction_bias within
+// the best groups, weights from the scores, optional renormalisation, routed_scaling_factor).
+enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3 };
+
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
 // expert added to every token.
@@ -36,6 +43,27 @@ struct MoeConfig {
   bool norm_topk_prob = false;
   int64_t shared_intermediate = 0;  // Qwen2-MoE's shared expert, 0 = none
   bool shared_gate = false;         // the shared expert scaled by sigmoid(shared_expert_gate(x))
+  // How a token's experts and their weights are chosen (moe_router.cpp).
+  MoeRouter router = MoeRouter::kSoftmax;
+  bool group_limited = false;           // DeepSeek-V2 topk_method group_limited_greedy
+  int64_t n_group = 1, topk_group = 1;  // DeepSeek's expert groups, topk_group of them kept
+  double routed_scaling_factor = 1.0;   // DeepSeek: the chosen weights times this
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3; mla.cpp): queries from q_proj, or through a
+// low-rank bottleneck (q_a_proj, RMS norm, q_b_proj); keys and values expanded by kv_b_proj from
+// one normalised latent per token, beside one rotary key part all heads share. A head's query
+// and key are [nope | rope] (qk_nope + qk_rope wide), its value v_head_dim wide; the rotary
+// embedding turns the rope part only (rotary_dim = qk_rope_head_dim). ArchConfig::head_dim is
+// the attention core's head width, max(qk, v): the CPU scoring pass pads the narrower with zeros,
+// which leave every product unchanged.
+struct MlaConfig {
+  int64_t kv_lora_rank = 0;  // 0 = not MLA
+  int64_t q_lora_rank = 0;   // 0 = a plain q_proj
+  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  double lora_norm_eps = 1e-6;  // q_a_layernorm, kv_a_layernorm: DeepseekV2RMSNorm's default eps
+  bool enabled() const { return kv_lora_rank > 0; }
+  int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
 // What distinguishes one architecture from another, as configuration of the shared blocks.
@@ -86,6 +114,7 @@ struct ArchConfig {
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
   std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
+  MlaConfig mla;                                   // multi-head latent attention (mla.cpp)
 
   // ----- rotary embedding (rope.hpp) -----
   RopeType rope = RopeType::kNone;
@@ -112,6 +141,9 @@ struct ArchConfig {
   bool uses_rope(size_t layer) const {
     return rope != RopeType::kNone && (layer_rope.empty() || layer_rope[layer] != 0);
   }
+  // Widths of a head's cached keys and values (MLA: qk_head_dim and v_head_dim).
+  int64_t key_head_dim() const { return mla.enabled() ? mla.qk_head_dim() : head_dim; }
+  int64_t value_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim; }
   bool uses_moe(size_t layer) const {
     return moe.num_experts > 0 && (layer_moe.empty() || layer_moe[layer] != 0);
   }

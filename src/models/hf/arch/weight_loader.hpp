@@ -64,6 +64,7 @@ class WeightLoader {
 
  private:
   void load_moe(const DecoderNames& n, const std::string& p, const std::string& l, Layer& L);
+  void load_mla(const std::string& p, const std::string& l, Layer& L);
   const WeightArchive& w_;
 };
 
