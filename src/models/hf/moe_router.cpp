@@ -56,6 +56,12 @@ std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer&
     if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
     return {weights.to(h.scalar_type()), chosen};
   }
+  if (mc.router == MoeRouter::kLlama4) {
+    // Llama4Router: the top k logits (model dtype), their sigmoid in float32 back in the model
+    // dtype (the other experts' -inf gives 0: they add nothing).
+    auto [top, chosen] = at::topk(at::linear(h, L.router_w), K, -1);
+    return {at::sigmoid(top.to(at::kFloat)).to(h.scalar_type()), chosen};
+  }
   // DeepseekV2TopkRouter / DeepseekV3TopkRouter: float32 logits; the weights stay float32.
   Tensor logits = at::linear(h.to(at::kFloat), L.router_w.to(at::kFloat));
   if (mc.router == MoeRouter::kDeepseekV2) {
@@ -96,6 +102,14 @@ void Transformer::Impl::route_row(const MoeConfig& mc, float* p, const float* bi
     for (int64_t k = 0; k < K; ++k) {
       chosen[k] = order[k];
       weight[k] = mc.norm_topk_prob ? p[order[k]] / sum : p[order[k]];
+    }
+    return;
+  }
+  if (mc.router == MoeRouter::kLlama4) {
+    top_k(p, E, K, order);
+    for (int64_t k = 0; k < K; ++k) {
+      chosen[k] = order[k];
+      weight[k] = 1.0f / (1.0f + std::exp(-p[order[k]]));
     }
     return;
   }

@@ -165,7 +165,8 @@ const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",
                                                 "falcon_40b",    "falcon_seq",
                                                 "gpt_bigcode",   "gpt_bigcode_mha",
                                                 "deepseek_v2",   "deepseek_v2_yarn",
-                                                "deepseek_v3",   "deepseek_v3_yarn"};
+                                                "deepseek_v3",   "deepseek_v3_yarn",
+                                                "llama4"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;

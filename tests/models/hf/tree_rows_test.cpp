@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
                                            "glm4", "ernie4_5", "falcon_7b", "falcon_40b",
                                            "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha",
                                            "deepseek_v2", "deepseek_v2_yarn", "deepseek_v3",
-                                           "deepseek_v3_yarn"),
+                                           "deepseek_v3_yarn", "llama4"),
                          [](const auto& info) { return info.param; });
 
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a

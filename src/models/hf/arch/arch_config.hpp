@@ -21,15 +21,18 @@ enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
 enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };
 // Where q and k are normalised before the rotary embedding: per head over head_dim with one
 // weight for all heads (Qwen3 RMS, Phi LayerNorm) or a weight per head (StableLM, Cohere), or
-// over the whole projection of all heads (OLMo2).
-enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole };
+// over the whole projection of all heads (OLMo2); or an L2 norm without weights of each head
+// after the rotary embedding, on the rotary layers only (Llama 4).
+enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole, kL2AfterRope };
 
 // The router of a mixture-of-experts MLP: transformers' sparse MoE blocks (Mixtral, Qwen MoE,
 // OLMoE: softmax of logits in the model dtype, top k, optional renormalisation), DeepSeek-V2's
 // (float32 logits, softmax, greedy or group-limited top k, routed_scaling_factor) and
 // DeepSeek-V3's (float32 logits, sigmoid scores, choice by scores + e_score_correction_bias within
 // the best groups, weights from the scores, optional renormalisation, routed_scaling_factor).
-enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3 };
+// Llama 4's (logits in the model dtype, top k, sigmoid of the chosen logits, which scale each
+// expert's input rather than its output).
+enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3, kLlama4 };
 
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
@@ -113,8 +116,14 @@ struct ArchConfig {
   double attn_scale = 0.0;  // multiplies q·k
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
-  std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
-  MlaConfig mla;                                   // multi-head latent attention (mla.cpp)
+  // Per layer (empty = none): a query sees only keys of its own chunk of this many positions
+  // (Llama 4's chunked_attention), 0 = full attention.
+  std::vector<int64_t> layer_attention_chunk;
+  // Llama 4's attn_temperature_tuning on NoPE layers: queries times
+  // log1p(floor((position + 1) / attn_floor_scale)) * attn_temperature_scale + 1 (0 = off).
+  double attn_floor_scale = 0.0, attn_temperature_scale = 0.0;
+  std::vector<uint8_t> layer_rope;  // per layer: 0 = no rotary (NoPE); empty = all
+  MlaConfig mla;                    // multi-head latent attention (mla.cpp)
 
   // ----- rotary embedding (rope.hpp) -----
   RopeType rope = RopeType::kNone;
@@ -144,6 +153,9 @@ struct ArchConfig {
   // Widths of a head's cached keys and values (MLA: qk_head_dim and v_head_dim).
   int64_t key_head_dim() const { return mla.enabled() ? mla.qk_head_dim() : head_dim; }
   int64_t value_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim; }
+  int64_t attention_chunk(size_t layer) const {
+    return layer_attention_chunk.empty() ? 0 : layer_attention_chunk[layer];
+  }
   bool uses_moe(size_t layer) const {
     return moe.num_experts > 0 && (layer_moe.empty() || layer_moe[layer] != 0);
   }

@@ -134,10 +134,15 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
   L.router_w = m.take(
       w_, names(n.router + ".weight", n.legacy_router.empty() ? "" : n.legacy_router + ".weight"),
       {E, Hd}, true);
-  Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""), {E, 2 * I, Hd}, false);
+  using Shape = std::vector<int64_t>;
+  const bool bmm = n.experts_hidden_first;  // as bmm operands: transposed to nn.Linear's layout
+  Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""),
+                          bmm ? Shape{E, Hd, 2 * I} : Shape{E, 2 * I, Hd}, false);
   if (gate_up.defined()) {
-    L.experts_up = gate_up;
-    L.experts_down = m.take(w_, names(n.experts + "down_proj", ""), {E, Hd, I}, true);
+    Tensor down = m.take(w_, names(n.experts + "down_proj", ""),
+                         bmm ? Shape{E, I, Hd} : Shape{E, Hd, I}, true);
+    L.experts_up = bmm ? gate_up.transpose(1, 2).contiguous() : gate_up;
+    L.experts_down = bmm ? down.transpose(1, 2).contiguous() : down;
   } else {
     std::vector<Tensor> ups, downs;
     for (int64_t e = 0; e < E; ++e) {
