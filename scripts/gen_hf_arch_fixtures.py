@@ -172,6 +172,52 @@ def fixture_specs():
         "gpt_bigcode": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
             n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=True,
             **COMMON)),
+        # DeepSeek-V2 (Lite's layout): multi-head latent attention with a plain q_proj (q_lora_rank
+        # null), values narrower than queries and keys (12 vs 8 + 8), rotary pairs on the rope
+        # part; layer 0 dense, then 4 experts top 2 (softmax, greedy, times 1.5) + a shared one.
+        "deepseek_v2": (T.DeepseekV2Config, T.DeepseekV2ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=None,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, routed_scaling_factor=1.5, topk_method="greedy")),
+        # DeepSeek-V2 (236B's layout): queries through a low-rank bottleneck with its norm,
+        # group-limited routing (2 groups, 1 kept), YaRN with the softmax scale's mscale.
+        "deepseek_v2_yarn": (T.DeepseekV2Config, T.DeepseekV2ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=24,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=2,
+            first_k_dense_replace=1, topk_method="group_limited_greedy", n_group=2, topk_group=1,
+            rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                             "original_max_position_embeddings": 16, "mscale": 0.9,
+                             "mscale_all_dim": 0.7})),
+        # DeepSeek-V3: sigmoid router with e_score_correction_bias choosing within the best of 2
+        # groups of 4 experts, renormalised, times 2.5; interleaved rotary; layer 0 dense.
+        "deepseek_v3": (T.DeepseekV3Config, T.DeepseekV3ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=24,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=8, num_experts_per_tok=2, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, n_group=2, topk_group=1, norm_topk_prob=True,
+            routed_scaling_factor=2.5)),
+        # DeepSeek-V3 with rotate_half rotary (rope_interleave false), a plain q_proj, weights not
+        # renormalised, 4 groups of 2 (2 kept), and YaRN as DeepSeek-V3's config writes it.
+        "deepseek_v3_yarn": (T.DeepseekV3Config, T.DeepseekV3ForCausalLM, dict(
+            llama, num_key_value_heads=HEADS, max_position_embeddings=64, q_lora_rank=None,
+            kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12,
+            n_routed_experts=8, num_experts_per_tok=3, moe_intermediate_size=16, n_shared_experts=1,
+            first_k_dense_replace=1, n_group=4, topk_group=2, norm_topk_prob=False,
+            routed_scaling_factor=1.0, rope_interleave=False,
+            rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                             "original_max_position_embeddings": 16, "mscale": 1.0,
+                             "mscale_all_dim": 1.0, "beta_fast": 32, "beta_slow": 1})),
+        # Llama 4 text: rotary pairs on layers 0-2 with L2 q/k norms and attention in chunks of 8
+        # positions, a global NoPE layer 3 with query temperature tuning (floor_scale 4); layers 1
+        # and 3 mixtures of 4 experts (sigmoid top 2 scaling the expert input) + a shared expert,
+        # the dense layers' MLPs intermediate_size_mlp wide.
+        "llama4": (T.Llama4TextConfig, T.Llama4ForCausalLM, dict(
+            llama, num_hidden_layers=4, head_dim=16, max_position_embeddings=64, intermediate_size=24,
+            intermediate_size_mlp=96, num_local_experts=4, num_experts_per_tok=2,
+            interleave_moe_layer_step=2, no_rope_layers=[1, 1, 1, 0], attention_chunk_size=8,
+            attn_temperature_tuning=True, floor_scale=4, attn_scale=0.1, use_qk_norm=True)),
         # GPTBigCode with multi-head attention (per-head c_attn rows).
         "gpt_bigcode_mha": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
             n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=False,
@@ -182,6 +228,13 @@ def fixture_specs():
 def length_dependent(cfg):
     rp = getattr(cfg, "rope_parameters", None) or {}
     return rp.get("rope_type") in ("dynamic", "longrope")
+
+
+def padding_dependent(cfg):
+    """Llama 4's temperature tuning scales NoPE queries by their place in the padded batch (the
+    cache position), not by position_ids: a left-padded row gets other numbers than alone, which
+    lm-eval does not reproduce (docs/fidelity.md). Its `batched` golden is null, as above."""
+    return bool(getattr(cfg, "attn_temperature_tuning", False)) and 0 in (getattr(cfg, "no_rope_layers", None) or [])
 
 
 def fresh_rope(model):
@@ -207,6 +260,10 @@ def randomize(model, seed):
             else:
                 p.copy_(0.15 * torch.randn(p.shape, generator=g))
             p.copy_(p.half().float())
+        # DeepSeek-V3's router bias is a saved buffer (zeros at init): seeded so it moves choices.
+        for name, b in sorted(model.named_buffers()):
+            if name.endswith("e_score_correction_bias"):
+                b.copy_((0.1 * torch.randn(b.shape, generator=g)).half().float())
 
 
 def r7(x):
@@ -240,7 +297,7 @@ def golden_for(model, seqs):
                 "last_row_logprobs": [r7(v) for v in lp[-1].tolist()],
                 "min_top2_logit_margin": r7(m.min().item()),
             })
-        if not length_dependent(model.config):
+        if not length_dependent(model.config) and not padding_dependent(model.config):
             L = max(len(s) for s in seqs)
             pad = model.config.pad_token_id
             ids = torch.tensor([[pad] * (L - len(s)) + s for s in seqs])

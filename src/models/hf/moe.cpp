@@ -11,12 +11,8 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
   const int64_t Hd = cfg.hidden_size, I = mc.expert_intermediate, K = mc.top_k;
   Tensor h = x.reshape({-1, Hd});
   const int64_t N = h.size(0);
-  // transformers' sparse MoE blocks: softmax over the router logits in float32, top k, optional
-  // renormalisation, the weights back in the model dtype before they scale the expert outputs.
-  Tensor probs = at::softmax(at::linear(h, L.router_w), -1, at::kFloat);
-  auto [weights, chosen] = at::topk(probs, K, -1);
-  if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
-  weights = weights.to(h.scalar_type());
+  auto [weights, chosen] = route(h, L);  // moe_router.cpp
+  const bool scaled_input = mc.router == MoeRouter::kLlama4;
   Tensor out = at::zeros_like(h);
   // Which (token, slot) pairs each expert serves, read once on the host.
   Tensor chosen_cpu = chosen.to(at::kCPU).contiguous();
@@ -33,9 +29,13 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     if (rows[e].empty()) continue;
     Tensor idx = at::tensor(rows[e], at::kLong).to(h.device());
     Tensor slot = at::tensor(slots[e], at::kLong).to(h.device());
-    Tensor gu = at::linear(h.index_select(0, idx), L.experts_up[e]);
+    Tensor w = flat_w.index_select(0, slot).unsqueeze(-1);
+    Tensor in = h.index_select(0, idx);
+    if (scaled_input) in = in * w;  // Llama 4: the score scales the expert's input instead
+    Tensor gu = at::linear(in, L.experts_up[e]);
     Tensor y = at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.experts_down[e]);
-    out.index_add_(0, idx, y * flat_w.index_select(0, slot).unsqueeze(-1));
+    // float32 weights (DeepSeek) give float32 products, cast back as transformers does.
+    out.index_add_(0, idx, scaled_input ? y : (y * w).to(out.scalar_type()));
   }
   if (mc.shared_intermediate > 0) {
     const int64_t S = mc.shared_intermediate;

@@ -173,28 +173,14 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
   const MoeConfig& mc = cfg.moe;
   const int64_t Hd = cfg.hidden_size, E = mc.num_experts, K = mc.top_k;
   const int64_t I = mc.expert_intermediate;
-  // Router: softmax over the experts' logits, the top k (the earlier expert first on ties, as
-  // torch.topk keeps them), renormalised when the family does.
+  // Router: the top k experts of each row and their weights (moe_router.cpp).
   float* logits = fptr(buffer(11, N, E));
   kernels::matmul_nt(in, Hd, fptr(L.router_w), Hd, nullptr, logits, E, N, E, Hd);
   std::vector<int64_t> chosen(static_cast<size_t>(N * K));
   std::vector<float> weight(static_cast<size_t>(N * K));
-  std::vector<int64_t> order(static_cast<size_t>(E));
-  for (int64_t r = 0; r < N; ++r) {
-    float* p = logits + r * E;
-    kernels::exp_shifted(p, E, kernels::max(p, E));
-    const float total = kernels::sum(p, E);
-    for (int64_t e = 0; e < E; ++e) p[e] /= total;
-    for (int64_t e = 0; e < E; ++e) order[e] = e;
-    std::partial_sort(order.begin(), order.begin() + K, order.end(),
-                      [&](int64_t a, int64_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-    float sum = 0.0f;
-    for (int64_t k = 0; k < K; ++k) sum += p[order[k]];
-    for (int64_t k = 0; k < K; ++k) {
-      chosen[r * K + k] = order[k];
-      weight[r * K + k] = mc.norm_topk_prob ? p[order[k]] / sum : p[order[k]];
-    }
-  }
+  for (int64_t r = 0; r < N; ++r)
+    route_row(mc, logits + r * E, cfptr(L.router_bias), chosen.data() + r * K,
+              weight.data() + r * K);
   std::fill(out, out + N * Hd, 0.0f);
   // Each expert over the rows routed to it, gathered in row order; its weighted outputs are
   // added in expert order, as transformers' index_add_ loop does.
@@ -222,11 +208,17 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
         }
     if (rows.empty()) continue;
     const int64_t n = static_cast<int64_t>(rows.size());
-    for (int64_t i = 0; i < n; ++i)
+    // Llama 4: the weight scales the expert's input, not its output.
+    const bool scaled_input = mc.router == MoeRouter::kLlama4;
+    for (int64_t i = 0; i < n; ++i) {
       std::copy(in + rows[i] * Hd, in + (rows[i] + 1) * Hd, x + i * Hd);
+      if (scaled_input)
+        for (int64_t d = 0; d < Hd; ++d) x[i * Hd + d] *= row_weight[i];
+    }
     expert(fptr(L.experts_up) + e * 2 * I * Hd, fptr(L.experts_down) + e * Hd * I, I, n);
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t d = 0; d < Hd; ++d) out[rows[i] * Hd + d] += y[i * Hd + d] * row_weight[i];
+      for (int64_t d = 0; d < Hd; ++d)
+        out[rows[i] * Hd + d] += scaled_input ? y[i * Hd + d] : y[i * Hd + d] * row_weight[i];
   }
   if (mc.shared_intermediate > 0) {  // Qwen2-MoE: a shared expert, gated by a sigmoid
     std::copy(in, in + N * Hd, x);
@@ -311,9 +303,12 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
   // Layer li's attention over the rows of `in`, its output projection into `out`.
   auto attention = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];
-    const int64_t window = cfg.layer_sliding_window[li];
-    kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
-    const bool rope = cfg.uses_rope(li), local = cfg.uses_local_rope(li);
+    const int64_t window = cfg.layer_sliding_window[li], chunk = cfg.attention_chunk(li);
+    if (cfg.mla.enabled())  // rotary embedding included
+      mla_rows(in, qp, N, L, pos.data(), row_table.data());
+    else
+      kernels::matmul_nt(in, Hd, fptr(L.qkv_w), Hd, cfptr(L.qkv_b), qp, ld_qkv, N, ld_qkv, Hd);
+    const bool rope = cfg.uses_rope(li) && !cfg.mla.enabled(), local = cfg.uses_local_rope(li);
     // q/k norm (per head: Qwen3; over all heads: OLMo2), then rotary embedding of q and k.
     at::parallel_for(
         0, N, std::max<int64_t>(1, kParallelWork / ld_qkv), [&](int64_t r0, int64_t r1) {
@@ -343,7 +338,16 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                 norm_rows(cfg, tmp.data(), hd, v, hd, 1, hd,
                           cfptr(hh < H ? L.q_norm_w : L.k_norm_w) + off, nb ? nb + off : nullptr);
               }
-              if (!rope) continue;
+              if (!rope) {
+                if (cfg.attn_floor_scale > 0.0 && hh < H) {  // Llama 4's NoPE query temperature
+                  const float t = std::log1p(std::floor((static_cast<float>(pos[r]) + 1.0f) /
+                                                        static_cast<float>(cfg.attn_floor_scale))) *
+                                      static_cast<float>(cfg.attn_temperature_scale) +
+                                  1.0f;
+                  for (int64_t i = 0; i < hd; ++i) v[i] *= t;
+                }
+                continue;
+              }
               const RopeTable* tab = local ? local_table : row_table[r];
               const float* c = tab->cos.data() + pos[r] * rd;
               const float* s = tab->sin.data() + pos[r] * rd;
@@ -361,6 +365,13 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                 v[half + i] = x2 * c[half + i] + x1 * s[half + i];
               }
             }
+            if (cfg.qk_norm == QkNorm::kL2AfterRope && rope)  // Llama 4: each rotated q, k head
+              for (int64_t hh = 0; hh < H + KV; ++hh) {
+                float* v = row + hh * hd;
+                const float inv = 1.0f / std::sqrt(kernels::dot(v, v, hd) / static_cast<float>(hd) +
+                                                   static_cast<float>(cfg.norm_eps));
+                for (int64_t i = 0; i < hd; ++i) v[i] *= inv;
+              }
           }
         });
     // Attention in blocks of kQueryBlock queries of one (sequence, head): scores against the
@@ -415,7 +426,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
               const int64_t S = plen + b1;  // keys up to the block's last query
               // The first key any query of the block sees (sliding window); earlier probabilities
               // are zeros, which leave a chain exactly as it was.
-              const int64_t first = window > 0 ? std::max<int64_t>(0, plen + b0 - window + 1) : 0;
+              int64_t first = window > 0 ? std::max<int64_t>(0, plen + b0 - window + 1) : 0;
+              if (chunk > 0) first = (plen + b0) / chunk * chunk;  // the first query's chunk
               scores.assign(static_cast<size_t>(qb * S), 0.0f);
               const float* q = qp + (s.row0 + b0) * ld_qkv + head * hd;
               if (par && first < plen)
@@ -428,7 +440,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
               for (int64_t t = 0; t < qb; ++t) {
                 float* row = scores.data() + t * S;
                 const int64_t qpos = plen + b0 + t;  // the query's position = its own key's index
-                const int64_t lo = window > 0 ? std::max<int64_t>(0, qpos - window + 1) : 0;
+                int64_t lo = window > 0 ? std::max<int64_t>(0, qpos - window + 1) : 0;
+                if (chunk > 0) lo = qpos / chunk * chunk;
                 const int64_t n = qpos + 1 - lo;
                 float* r = row + lo;
                 for (int64_t j = 0; j < n; ++j) r[j] *= scale;
@@ -452,7 +465,8 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
             }
           });
     }
-    kernels::matmul_nt(ap, qdim, fptr(L.o_w), qdim, cfptr(L.o_b), out, Hd, N, Hd, qdim);
+    const int64_t odim = cfg.mla.enabled() ? mla_compact(ap, N) : qdim;
+    kernels::matmul_nt(ap, odim, fptr(L.o_w), odim, cfptr(L.o_b), out, Hd, N, Hd, odim);
   };
   auto mlp = [&](const float* in, float* out, size_t li) {
     const Layer& L = layers[li];

@@ -581,8 +581,8 @@ std::vector<std::vector<Token>> Transformer::generate(
     KvCache cache;
     const at::TensorOptions kvopt = m.fopt();
     for (int64_t l = 0; l < m.cfg.num_layers; ++l) {
-      cache.k.push_back(at::zeros({B, m.cfg.num_kv_heads, cap, m.cfg.head_dim}, kvopt));
-      cache.v.push_back(at::zeros({B, m.cfg.num_kv_heads, cap, m.cfg.head_dim}, kvopt));
+      cache.k.push_back(at::zeros({B, m.cfg.num_kv_heads, cap, m.cfg.key_head_dim()}, kvopt));
+      cache.v.push_back(at::zeros({B, m.cfg.num_kv_heads, cap, m.cfg.value_head_dim()}, kvopt));
     }
     Tensor keep_t = at::from_blob(keep.data(), {B, cap}, at::kLong).to(m.device).ne(0);
     Tensor ids_t = at::from_blob(ids.data(), {B, P}, at::kLong).to(m.device);

@@ -56,6 +56,11 @@ struct Layer {
   // Mixture of experts (ArchConfig::moe): router [E, hidden], experts [E, 2I, hidden] (rows
   // [gate; up]) and [E, hidden, I], the shared expert's gate [1, hidden].
   Tensor router_w, experts_up, experts_down, shared_gate_w;
+  Tensor router_bias;  // DeepSeek-V3's e_score_correction_bias [E] (the choice only)
+  // Multi-head latent attention (ArchConfig::mla): q_proj (in qkv_w) or q_a_proj, its norm and
+  // q_b_proj; kv_a_proj_with_mqa (rows [latent; rope key]), kv_a_layernorm, kv_b_proj (rows
+  // per head [k_nope; v]).
+  Tensor q_a_w, q_a_b, q_a_norm_w, q_b_w, kv_a_w, kv_a_b, kv_a_norm_w, kv_b_w;
 };
 
 struct KvCache {
@@ -144,6 +149,14 @@ struct Transformer::Impl {
   };
   std::map<int64_t, RopeTable> rope_tables;
   const RopeTable& rope_table(int64_t variant, int64_t positions);
+  // Multi-head latent attention's q, k and v of N rows of `in` into qkv rows laid out as the
+  // attention of forward_invariant reads them ([q heads; k heads; v heads], each head
+  // cfg.head_dim wide, zero-padded), rotary embedding applied (row i at position pos[i] of
+  // tables[i]); and the attention's output rows compacted in place from head_dim to v_head_dim
+  // per head, the width of o_proj (returned). mla.cpp.
+  void mla_rows(const float* in, float* qkv, int64_t N, const Layer& L, const int64_t* pos,
+                const RopeTable* const* tables);
+  int64_t mla_compact(float* att, int64_t N) const;
   // Buffers of forward_invariant kept between batches (grown, never shrunk), so that batches
   // of other sizes do not leave the allocator holding freed blocks beside new ones.
   std::vector<Tensor> workspace;
@@ -224,9 +237,10 @@ struct Transformer::Impl {
     return at::cat({xr * cos + rotate_half(xr) * sin, xp}, -1);
   }
 
-  // Boolean [B|1, 1, T, S] mask: true = may attend.
-  Tensor make_mask(int64_t T, int64_t S, int64_t past, const Tensor& key_keep,
-                   int64_t window) const {
+  // Boolean [B|1, 1, T, S] mask: true = may attend. chunk > 0: only keys of the query's own
+  // chunk of positions (a real token's position: the real tokens before it).
+  Tensor make_mask(int64_t T, int64_t S, int64_t past, const Tensor& key_keep, int64_t window,
+                   int64_t chunk = 0) const {
     Tensor q = at::arange(past, past + T, lopt()).unsqueeze(1);
     Tensor k = at::arange(0, S, lopt()).unsqueeze(0);
     Tensor allow = k.le(q);
@@ -236,6 +250,14 @@ struct Transformer::Impl {
       allow = allow.logical_and(key_keep.narrow(1, 0, S).unsqueeze(1).unsqueeze(1));
       // A padding query with nothing to attend to would give NaN; let it see itself.
       allow = allow.logical_or(k.eq(q).unsqueeze(0).unsqueeze(0));
+    }
+    if (chunk > 0) {
+      // create_chunked_causal_mask counts chunks from each row's first real token.
+      Tensor kpos = key_keep.defined() ? key_keep.narrow(1, 0, S).to(at::kLong).cumsum(1) - 1
+                                       : k;  // [B|1, S]
+      Tensor kc = at::div(kpos, chunk, "floor");
+      allow =
+          allow.logical_and(kc.narrow(1, past, T).unsqueeze(2).eq(kc.unsqueeze(1)).unsqueeze(1));
     }
     return allow;
   }
@@ -323,6 +345,15 @@ struct Transformer::Impl {
     const int64_t S = past + T;
     std::map<int64_t, Tensor> masks;
     const bool causal_only = !key_keep.defined() && past == 0 && !tree_allow.defined();
+    for (int64_t ch : cfg.layer_attention_chunk) {  // keyed -chunk (Llama 4's chunked layers)
+      if (ch <= 0 || ch >= S || masks.count(-ch)) continue;
+      if (!tree_allow.defined()) {
+        masks[-ch] = make_mask(T, S, past, key_keep, 0, ch);
+      } else {
+        Tensor pc = at::div(pos, ch, "floor");  // [B, T]: chunks by position
+        masks[-ch] = tree_allow.logical_and(pc.unsqueeze(2).eq(pc.unsqueeze(1)).unsqueeze(1));
+      }
+    }
     for (int64_t w : cfg.layer_sliding_window) {
       const int64_t eff = (w > 0 && w < S) ? w : 0;
       if (masks.count(eff)) continue;
@@ -338,7 +369,7 @@ struct Transformer::Impl {
     AtenBlockOps ops{
         *this,
         {h, {}, {}, {}},
-        {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only, masks}};
+        {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only, masks, pos}};
     for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
     if (cache) cache->len = S;
     return ops.at(BlockBuf::kHidden);
@@ -352,16 +383,16 @@ struct Transformer::Impl {
     KvCache* cache;
     const std::vector<int64_t>* lengths;
     bool causal_only;
-    std::map<int64_t, Tensor>& masks;  // by effective sliding window (0 = none)
+    std::map<int64_t, Tensor>& masks;  // by effective sliding window (0 = none), -chunk
+    const Tensor& pos;                 // [B, T] positions
   };
 
   // The output projection of layer li's self-attention over x [B, T, hidden].
   Tensor self_attention(const Tensor& x, size_t li, const AttnBatch& c) {
     const Layer& L = layers[li];
-    const int64_t B = c.B, T = c.T, past = c.past, S = c.S;
+    if (cfg.mla.enabled()) return mla_attention(x, li, c);
+    const int64_t B = c.B, T = c.T;
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-    const int64_t w = cfg.layer_sliding_window[li];
-    const int64_t eff = (w > 0 && w < S) ? w : 0;
     Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
     Tensor q = qkv.narrow(-1, 0, H * hd);
     Tensor k = qkv.narrow(-1, H * hd, KV * hd);
@@ -389,6 +420,35 @@ struct Transformer::Impl {
       q = apply_rope(q, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
       k = apply_rope(k, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
     }
+    if (cfg.qk_norm == QkNorm::kL2AfterRope && cfg.uses_rope(li)) {  // Llama4TextL2Norm
+      q = l2_norm(q);
+      k = l2_norm(k);
+    }
+    if (cfg.attn_floor_scale > 0.0 && !cfg.uses_rope(li)) q = temperature_tuned(q, c.pos);
+    return at::linear(attend_heads(q, k, v, li, c), L.o_w, L.o_b);
+  }
+
+  Tensor l2_norm(const Tensor& x) const {
+    Tensor xf = x.to(at::kFloat);
+    return (xf * at::rsqrt(xf.pow(2).mean(-1, true) + cfg.norm_eps)).to(x.scalar_type());
+  }
+  // Llama4TextAttention's attn_temperature_tuning of q [B, H, T, hd] at positions [B, T]. Its
+  // positions are the cache's (arange + past): the same but for left padding, where lm-eval
+  // keeps each sequence's own numbers (docs/fidelity.md).
+  Tensor temperature_tuned(const Tensor& q, const Tensor& pos) const {
+    Tensor s = at::log1p(at::floor((pos.to(at::kFloat) + 1.0) / cfg.attn_floor_scale)) *
+                   cfg.attn_temperature_scale +
+               1.0;
+    return (q * s.unsqueeze(1).unsqueeze(-1)).to(q.scalar_type());
+  }
+
+  // Layer li's attention of q [B, H, T, qk] over k [B, KV, T, qk] and v [B, KV, T, vd] (appended
+  // to the cache, if any): [B, T, H * vd], before the output projection.
+  Tensor attend_heads(const Tensor& q, Tensor k, Tensor v, size_t li, const AttnBatch& c) {
+    const int64_t B = c.B, T = c.T, past = c.past, S = c.S;
+    const int64_t w = cfg.layer_sliding_window[li], ch = cfg.attention_chunk(li);
+    const int64_t eff = (w > 0 && w < S) ? w : 0;
+    const int64_t key = ch > 0 && ch < S ? -ch : eff;  // the layer's mask in c.masks
     if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
@@ -399,22 +459,25 @@ struct Transformer::Impl {
     // The device path runs right-padded rows in one batched causal attention instead: a real
     // token never sees the padding after it, and the kernels' numbers may differ by batch.
     if (c.lengths && c.causal_only && B > 1 && !device_path()) {
-      a = at::zeros_like(q);
+      a = q.new_zeros({B, q.size(1), T, v.size(-1)});
       for (int64_t b = 0; b < B; ++b) {
         const int64_t n = (*c.lengths)[b];
         if (n == 0) continue;
-        Tensor m = n == T ? c.masks[eff] : make_mask(n, n, 0, {}, eff);
+        Tensor m = n == T ? c.masks[key] : make_mask(n, n, 0, {}, eff, key < 0 ? -key : 0);
         a.select(0, b).narrow(1, 0, n).copy_(
             attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
                       k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, eff == 0)
+                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, key == 0)
                 .squeeze(0));
       }
     } else {
-      a = attention(q, k, v, c.masks[eff], c.causal_only && eff == 0);
+      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0);
     }
-    return at::linear(a.transpose(1, 2).reshape({B, T, H * hd}), L.o_w, L.o_b);
+    return a.transpose(1, 2).reshape({B, T, -1});
   }
+
+  // Multi-head latent attention (ArchConfig::mla), its output projection included. mla.cpp.
+  Tensor mla_attention(const Tensor& x, size_t li, const AttnBatch& c);
 
   // run_block's operations on ATen tensors (values: no operation writes into its operands).
   struct AtenBlockOps {
@@ -451,6 +514,12 @@ struct Transformer::Impl {
   // does), each expert run once over the tokens routed to it, the outputs weighted and added
   // in expert order; a shared expert added on top (Qwen2-MoE). moe.cpp.
   Tensor moe(const Tensor& x, const Layer& L) const;
+  // The router's choice for rows h [N, hidden]: (weights [N, K], chosen experts [N, K] int64);
+  // and the same from one row of router logits p [E] (overwritten) on the CPU scoring path.
+  // moe_router.cpp.
+  std::pair<Tensor, Tensor> route(const Tensor& h, const Layer& L) const;
+  static void route_row(const MoeConfig& mc, float* p, const float* bias, int64_t* chosen,
+                        float* weight);
 
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {

@@ -150,17 +150,23 @@ INSTANTIATE_TEST_SUITE_P(HfFixtures, FixtureTest, ::testing::ValuesIn(kFixtures)
 
 // Rarer variants and the architectures ../shared/fixtures lacks, made by
 // scripts/gen_hf_arch_fixtures.py with transformers (in the repo: small).
-const std::vector<std::string> kArchFixtures = {
-    "llama_yarn",     "qwen2_yarn",   "llama_dynamic",
-    "phi3_longrope",  "opt_postnorm", "phi_qk_layernorm",
-    "granite",        "smollm3",      "olmo2",
-    "starcoder2",     "mixtral",      "qwen2_moe",
-    "qwen3_moe",      "olmoe",        "gemma3",
-    "olmo3",          "gptj",         "cohere",
-    "stablelm",       "cohere2",      "exaone4",
-    "glm4",           "ernie4_5",     "falcon_7b",
-    "falcon_40b",     "falcon_seq",   "gpt_bigcode",
-    "gpt_bigcode_mha"};
+const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",
+                                                "llama_dynamic", "phi3_longrope",
+                                                "opt_postnorm",  "phi_qk_layernorm",
+                                                "granite",       "smollm3",
+                                                "olmo2",         "starcoder2",
+                                                "mixtral",       "qwen2_moe",
+                                                "qwen3_moe",     "olmoe",
+                                                "gemma3",        "olmo3",
+                                                "gptj",          "cohere",
+                                                "stablelm",      "cohere2",
+                                                "exaone4",       "glm4",
+                                                "ernie4_5",      "falcon_7b",
+                                                "falcon_40b",    "falcon_seq",
+                                                "gpt_bigcode",   "gpt_bigcode_mha",
+                                                "deepseek_v2",   "deepseek_v2_yarn",
+                                                "deepseek_v3",   "deepseek_v3_yarn",
+                                                "llama4"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;

@@ -21,8 +21,18 @@ enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
 enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };
 // Where q and k are normalised before the rotary embedding: per head over head_dim with one
 // weight for all heads (Qwen3 RMS, Phi LayerNorm) or a weight per head (StableLM, Cohere), or
-// over the whole projection of all heads (OLMo2).
-enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole };
+// over the whole projection of all heads (OLMo2); or an L2 norm without weights of each head
+// after the rotary embedding, on the rotary layers only (Llama 4).
+enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole, kL2AfterRope };
+
+// The router of a mixture-of-experts MLP: transformers' sparse MoE blocks (Mixtral, Qwen MoE,
+// OLMoE: softmax of logits in the model dtype, top k, optional renormalisation), DeepSeek-V2's
+// (float32 logits, softmax, greedy or group-limited top k, routed_scaling_factor) and
+// DeepSeek-V3's (float32 logits, sigmoid scores, choice by scores + e_score_correction_bias within
+// the best groups, weights from the scores, optional renormalisation, routed_scaling_factor).
+// Llama 4's (logits in the model dtype, top k, sigmoid of the chosen logits, which scale each
+// expert's input rather than its output).
+enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3, kLlama4 };
 
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
@@ -36,6 +46,27 @@ struct MoeConfig {
   bool norm_topk_prob = false;
   int64_t shared_intermediate = 0;  // Qwen2-MoE's shared expert, 0 = none
   bool shared_gate = false;         // the shared expert scaled by sigmoid(shared_expert_gate(x))
+  // How a token's experts and their weights are chosen (moe_router.cpp).
+  MoeRouter router = MoeRouter::kSoftmax;
+  bool group_limited = false;           // DeepSeek-V2 topk_method group_limited_greedy
+  int64_t n_group = 1, topk_group = 1;  // DeepSeek's expert groups, topk_group of them kept
+  double routed_scaling_factor = 1.0;   // DeepSeek: the chosen weights times this
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3; mla.cpp): queries from q_proj, or through a
+// low-rank bottleneck (q_a_proj, RMS norm, q_b_proj); keys and values expanded by kv_b_proj from
+// one normalised latent per token, beside one rotary key part all heads share. A head's query
+// and key are [nope | rope] (qk_nope + qk_rope wide), its value v_head_dim wide; the rotary
+// embedding turns the rope part only (rotary_dim = qk_rope_head_dim). ArchConfig::head_dim is
+// the attention core's head width, max(qk, v): the CPU scoring pass pads the narrower with zeros,
+// which leave every product unchanged.
+struct MlaConfig {
+  int64_t kv_lora_rank = 0;  // 0 = not MLA
+  int64_t q_lora_rank = 0;   // 0 = a plain q_proj
+  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  double lora_norm_eps = 1e-6;  // q_a_layernorm, kv_a_layernorm: DeepseekV2RMSNorm's default eps
+  bool enabled() const { return kv_lora_rank > 0; }
+  int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
 // What distinguishes one architecture from another, as configuration of the shared blocks.
@@ -85,7 +116,14 @@ struct ArchConfig {
   double attn_scale = 0.0;  // multiplies q·k
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
-  std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
+  // Per layer (empty = none): a query sees only keys of its own chunk of this many positions
+  // (Llama 4's chunked_attention), 0 = full attention.
+  std::vector<int64_t> layer_attention_chunk;
+  // Llama 4's attn_temperature_tuning on NoPE layers: queries times
+  // log1p(floor((position + 1) / attn_floor_scale)) * attn_temperature_scale + 1 (0 = off).
+  double attn_floor_scale = 0.0, attn_temperature_scale = 0.0;
+  std::vector<uint8_t> layer_rope;  // per layer: 0 = no rotary (NoPE); empty = all
+  MlaConfig mla;                    // multi-head latent attention (mla.cpp)
 
   // ----- rotary embedding (rope.hpp) -----
   RopeType rope = RopeType::kNone;
@@ -111,6 +149,12 @@ struct ArchConfig {
   }
   bool uses_rope(size_t layer) const {
     return rope != RopeType::kNone && (layer_rope.empty() || layer_rope[layer] != 0);
+  }
+  // Widths of a head's cached keys and values (MLA: qk_head_dim and v_head_dim).
+  int64_t key_head_dim() const { return mla.enabled() ? mla.qk_head_dim() : head_dim; }
+  int64_t value_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim; }
+  int64_t attention_chunk(size_t layer) const {
+    return layer_attention_chunk.empty() ? 0 : layer_attention_chunk[layer];
   }
   bool uses_moe(size_t layer) const {
     return moe.num_experts > 0 && (layer_moe.empty() || layer_moe[layer] != 0);

@@ -56,7 +56,9 @@ void WeightLoader::load_decoder(const DecoderNames& n) {
     if (!n.ln2.empty()) norm(l, n.ln2, Hd, L.ln2_w, &L.ln2_b);
     if (!n.post_attn.empty()) norm(l, n.post_attn, Hd, L.post_attn_w, nullptr);
     if (!n.post_mlp.empty()) norm(l, n.post_mlp, Hd, L.post_mlp_w, nullptr);
-    if (!n.qkv.empty()) {
+    if (cfg.mla.enabled()) {
+      load_mla(p, l, L);
+    } else if (!n.qkv.empty()) {
       linear(l, n.qkv, qdim + 2 * kvdim, Hd, L.qkv_w, L.qkv_b);
     } else {
       Tensor qw, qb, kw, kb, vw, vb;
@@ -66,7 +68,7 @@ void WeightLoader::load_decoder(const DecoderNames& n) {
       L.qkv_w = cat0({qw, kw, vw});
       L.qkv_b = cat0({qb, kb, vb});
     }
-    linear(l, n.o, Hd, qdim, L.o_w, L.o_b);
+    linear(l, n.o, Hd, cfg.mla.enabled() ? H * cfg.mla.v_head_dim : qdim, L.o_w, L.o_b);
     if (cfg.qk_norm == QkNorm::kPerHead) {
       norm(l, n.q_norm, hd, L.q_norm_w, &L.q_norm_b);
       norm(l, n.k_norm, hd, L.k_norm_w, &L.k_norm_b);
@@ -132,10 +134,15 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
   L.router_w = m.take(
       w_, names(n.router + ".weight", n.legacy_router.empty() ? "" : n.legacy_router + ".weight"),
       {E, Hd}, true);
-  Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""), {E, 2 * I, Hd}, false);
+  using Shape = std::vector<int64_t>;
+  const bool bmm = n.experts_hidden_first;  // as bmm operands: transposed to nn.Linear's layout
+  Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""),
+                          bmm ? Shape{E, Hd, 2 * I} : Shape{E, 2 * I, Hd}, false);
   if (gate_up.defined()) {
-    L.experts_up = gate_up;
-    L.experts_down = m.take(w_, names(n.experts + "down_proj", ""), {E, Hd, I}, true);
+    Tensor down = m.take(w_, names(n.experts + "down_proj", ""),
+                         bmm ? Shape{E, I, Hd} : Shape{E, Hd, I}, true);
+    L.experts_up = bmm ? gate_up.transpose(1, 2).contiguous() : gate_up;
+    L.experts_down = bmm ? down.transpose(1, 2).contiguous() : down;
   } else {
     std::vector<Tensor> ups, downs;
     for (int64_t e = 0; e < E; ++e) {
@@ -151,6 +158,8 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
     L.experts_up = at::stack(ups);
     L.experts_down = at::stack(downs);
   }
+  if (moe.router == MoeRouter::kDeepseekV3)  // a buffer transformers saves with the router
+    L.router_bias = m.take(w_, names(n.router + ".e_score_correction_bias", ""), {E}, true);
   if (moe.shared_intermediate > 0) {
     const int64_t S = moe.shared_intermediate;
     const std::string x = l + n.shared_expert;
@@ -159,6 +168,26 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
     L.down_w = get(p, x + "down_proj.weight", {Hd, S});
     if (moe.shared_gate) L.shared_gate_w = get(p, l + n.shared_gate + ".weight", {1, Hd});
   }
+}
+
+// DeepseekV2Attention's projections (names as transformers and the DeepSeek checkpoints keep them).
+void WeightLoader::load_mla(const std::string& p, const std::string& l, Layer& L) {
+  const MlaConfig& a = cfg.mla;
+  const int64_t Hd = cfg.hidden_size, H = cfg.num_heads;
+  const int64_t qk = a.qk_head_dim(), r = a.kv_lora_rank, qr = a.q_lora_rank;
+  const std::string x = l + "self_attn.";
+  if (qr > 0) {
+    L.q_a_w = get(p, x + "q_a_proj.weight", {qr, Hd});
+    L.q_a_b = get(p, x + "q_a_proj.bias", {qr}, false);
+    L.q_a_norm_w = get(p, x + "q_a_layernorm.weight", {qr});
+    L.q_b_w = get(p, x + "q_b_proj.weight", {H * qk, qr});
+  } else {
+    L.qkv_w = get(p, x + "q_proj.weight", {H * qk, Hd});
+  }
+  L.kv_a_w = get(p, x + "kv_a_proj_with_mqa.weight", {r + a.qk_rope_head_dim, Hd});
+  L.kv_a_b = get(p, x + "kv_a_proj_with_mqa.bias", {r + a.qk_rope_head_dim}, false);
+  L.kv_a_norm_w = get(p, x + "kv_a_layernorm.weight", {r});
+  L.kv_b_w = get(p, x + "kv_b_proj.weight", {H * (a.qk_nope_head_dim + a.v_head_dim), r});
 }
 
 }  // namespace lmeval::hf

@@ -32,6 +32,9 @@ struct DecoderNames {
   std::string experts = "mlp.experts.", router = "mlp.gate";
   std::string legacy_experts, legacy_router;
   std::string expert_gate = "gate_proj", expert_up = "up_proj", expert_down = "down_proj";
+  // Fused experts stored as bmm operands, gate_up_proj [E, hidden, 2I] and down_proj
+  // [E, I, hidden] (Llama 4), rather than nn.Linear's [E, 2I, hidden] and [E, hidden, I].
+  bool experts_hidden_first = false;
   std::string shared_expert = "mlp.shared_expert.", shared_gate = "mlp.shared_expert_gate";
   std::string final_norm = "norm";
   std::string head = "lm_head";  // outside the prefix
@@ -64,6 +67,7 @@ class WeightLoader {
 
  private:
   void load_moe(const DecoderNames& n, const std::string& p, const std::string& l, Layer& L);
+  void load_mla(const std::string& p, const std::string& l, Layer& L);
   const WeightArchive& w_;
 };
 
