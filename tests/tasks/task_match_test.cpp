@@ -1,0 +1,39 @@
+// --tasks globs against the reference's own TaskManager.match_tasks (goldens from
+// scripts/gen_task_match_goldens.py): over the names list that ships with lm-eval, and over an
+// index of the reference's library (when the active Python environment has it) plus tasks/.
+#include <gtest/gtest.h>
+
+#include "lmeval/core/json.hpp"
+#include "lmeval/tasks/reference_library.hpp"
+#include "lmeval/tasks/task_index.hpp"
+#include "support/test_support.hpp"
+
+using lmeval::Json;
+
+namespace {
+
+Json goldens() {
+  return Json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() /
+                                                "tests/tasks/goldens/match_tasks.json"))["matches"];
+}
+
+}  // namespace
+
+TEST(Tasks_MatchTasks, NamesListMatchesAsTheReference) {
+  const Json g = goldens();
+  ASSERT_GE(g.size(), 10u);
+  EXPECT_EQ(g["mmlu_high_school_c*"].size(), 8u);
+  for (const auto& [pattern, want] : g.items())
+    EXPECT_EQ(Json(lmeval::reference_task_names_matching(pattern)), want) << pattern;
+}
+
+TEST(Tasks_MatchTasks, IndexOfTheReferenceLibraryAndBuiltinsMatchesAsTheReference) {
+  const auto& lib = lmeval::reference_task_library();
+  if (!lib.dir)
+    GTEST_SKIP() << "the reference's task library is not installed (" << lib.described
+                 << "); set LMEVAL_REFERENCE_TASKS to its lm_eval/tasks folder";
+  // The roots of a run that asks for a glob (evaluator's task_index_for).
+  auto index = lmeval::TaskIndex::build({*lib.dir, lmeval::builtin_tasks_dir()});
+  for (const auto& [pattern, want] : goldens().items())
+    EXPECT_EQ(Json(index.match(pattern)), want) << pattern;
+}
