@@ -150,7 +150,8 @@ void add_ls_command(CLI::App& app, Action& action) {
   auto f = std::make_shared<LsFlags>();
   cmd->add_option("what", f->what,
                   "tasks | groups | subtasks | tags | models | metrics | filters | functions");
-  cmd->add_option("--include_path", f->include_path, "Extra folder(s) of task YAMLs, separated by ':'");
+  cmd->add_option("--include_path", f->include_path,
+                  "Extra folder(s) of task YAMLs, separated by ':'");
   cmd->callback([&action, f, cmd] {
     if (f->what.empty()) {
       action = [cmd] {

@@ -6,8 +6,8 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <optional>
 #include <memory>
+#include <optional>
 
 namespace lmeval::log {
 

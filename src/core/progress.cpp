@@ -64,13 +64,14 @@ Fields fields_of(const ProgressState& s) {
 
 // tqdm's Bar: `width` cells, full cells then one partial cell (in eighths) then blanks.
 std::string bar_of(double fraction, size_t width, bool unicode) {
-  static const char* const kUtf[] = {" ", "\u258F", "\u258E", "\u258D", "\u258C",
+  static const char* const kUtf[] = {" ",      "\u258F", "\u258E", "\u258D", "\u258C",
                                      "\u258B", "\u258A", "\u2589", "\u2588"};
   static const char* const kAscii[] = {" ", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#"};
   const char* const* set = unicode ? kUtf : kAscii;
   const size_t steps = unicode ? 8 : 10;
   // int(frac * N_BARS * nsyms), multiplied in tqdm's order (the rounding of a product).
-  auto cells = static_cast<size_t>(fraction * static_cast<double>(width) * static_cast<double>(steps));
+  auto cells =
+      static_cast<size_t>(fraction * static_cast<double>(width) * static_cast<double>(steps));
   size_t full = cells / steps, part = cells % steps;
   std::string out;
   for (size_t i = 0; i < full && i < width; ++i) out += set[steps];
@@ -112,8 +113,8 @@ std::string format_progress_bar(const ProgressState& s, int columns, bool unicod
 
   // tqdm's l_bar and r_bar around a bar that takes the columns left: at least 10 of them, or
   // none.
-  const std::string all = " " + f.counts + " [" + f.elapsed + "<" + f.remaining + ", " + f.rate +
-                          tok + "]";
+  const std::string all =
+      " " + f.counts + " [" + f.elapsed + "<" + f.remaining + ", " + f.rate + tok + "]";
   {
     std::string left = desc(s.label) + f.percent + "|";
     std::string right = "|" + all;
@@ -189,8 +190,7 @@ ProgressMode progress_mode(bool stderr_is_terminal) {
 namespace {
 
 double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // A terminal that can show the eighth blocks: a UTF-8 locale in the environment.
@@ -237,7 +237,8 @@ void Progress::update(size_t done, size_t total, int64_t tokens) {
   if (mode_ == ProgressMode::Off || total == 0) return;
   const double now = clock_();
   if (mode_ == ProgressMode::Log) {
-    if (schedule_.due(done, total, now)) sink_(format_progress_log(state_at(done, total, tokens)) + "\n");
+    if (schedule_.due(done, total, now))
+      sink_(format_progress_log(state_at(done, total, tokens)) + "\n");
     return;
   }
   // At most five redraws a second, and always the last one.

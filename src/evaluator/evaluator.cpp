@@ -90,11 +90,12 @@ TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& 
   }
   const auto& lib = reference_task_library();
   std::error_code ec;
-  const bool lib_included = lib.dir && std::any_of(roots.begin() + 1, roots.end(), [&](const fs::path& r) {
-    return fs::equivalent(*lib.dir, r, ec);
-  });
+  const bool lib_included =
+      lib.dir && std::any_of(roots.begin() + 1, roots.end(),
+                             [&](const fs::path& r) { return fs::equivalent(*lib.dir, r, ec); });
   if (lib.dir && !lib_included) roots.insert(roots.begin(), *lib.dir);
-  TaskIndex index = local && (!lib.dir || lib_included) ? std::move(*local) : TaskIndex::build(roots);
+  TaskIndex index =
+      local && (!lib.dir || lib_included) ? std::move(*local) : TaskIndex::build(roots);
   log_index(index);
   return index;
 }

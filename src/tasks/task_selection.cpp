@@ -364,9 +364,10 @@ void warn_of_narrowed_glob(const TaskIndex& index, const std::string& pattern, s
     if (!index.find(n)) more.push_back(n);
   if (more.empty()) return;
   log::warn("--tasks '" + pattern + "' matches " + std::to_string(matched) +
-            (matched == 1 ? " name" : " names") + " here; in the reference's task library "
-            "(lm-eval 0.4.13) it also matches " + some_of(more) + ", which it would run too: " +
-            reference_library_advice());
+            (matched == 1 ? " name" : " names") +
+            " here; in the reference's task library "
+            "(lm-eval 0.4.13) it also matches " +
+            some_of(more) + ", which it would run too: " + reference_library_advice());
 }
 
 }  // namespace
@@ -467,7 +468,8 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     }
     auto m = index.match(e);
     if (m.empty()) missing.push_back(e);
-    if (m.size() > 1 || (m.size() == 1 && m[0] != e)) log::debug("--tasks '" + e + "' matches " + some_of(m));
+    if (m.size() > 1 || (m.size() == 1 && m[0] != e))
+      log::debug("--tasks '" + e + "' matches " + some_of(m));
     if (!m.empty() && is_glob(e) && !reference_task_library().dir)
       warn_of_narrowed_glob(index, e, m.size());
     for (const auto& n : m)
@@ -504,9 +506,9 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
         ++count;
       }
       if (!names.empty())
-        reference = "; " + names + (count == 1 ? " is" : " are") +
-                    " in the reference's task library (lm-eval 0.4.13): " +
-                    reference_library_advice();
+        reference =
+            "; " + names + (count == 1 ? " is" : " are") +
+            " in the reference's task library (lm-eval 0.4.13): " + reference_library_advice();
     }
     b.report(UserError(
         "Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +

@@ -161,8 +161,10 @@ TEST_F(ReferenceLibrary, AGlobWithoutTheLibrarySaysWhatItLeavesOut) {
     EXPECT_NE(r.err.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.err;
   r = lm("run --model dummy --tasks 'xnli_e*'", "LMEVAL_REFERENCE_TASKS=off");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  for (const char* want : {"Tasks not found: xnli_e*", "xnli_e* (matching xnli_el, xnli_en, xnli_es, xnli_es_spanish_bench, xnli_eu and 3 more)",
-                           "reference's task library", "pip install lm-eval==0.4.13"})
+  for (const char* want :
+       {"Tasks not found: xnli_e*",
+        "xnli_e* (matching xnli_el, xnli_en, xnli_es, xnli_es_spanish_bench, xnli_eu and 3 more)",
+        "reference's task library", "pip install lm-eval==0.4.13"})
     EXPECT_NE(r.err.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.err;
   // A glob the built-ins match fully gets no such line.
   r = lm("validate --tasks 'demo_story_c*'", "LMEVAL_REFERENCE_TASKS=off");

@@ -81,8 +81,9 @@ TEST_F(Surface, InstallPutsLmEvalBesideLmEval) {
   auto ls = lm("ls tasks", "env -u LMEVAL_TASKS_DIR LMEVAL_LOG_LEVEL=DEBUG", alias);
   EXPECT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_NE(ls.out.find("demo_story_cloze"), std::string::npos);
-  EXPECT_NE(ls.err.find("Building task index from " + (dir_ / "prefix/share/lm-eval/tasks").string()),
-            std::string::npos)
+  EXPECT_NE(
+      ls.err.find("Building task index from " + (dir_ / "prefix/share/lm-eval/tasks").string()),
+      std::string::npos)
       << ls.err;
 }
 

@@ -59,8 +59,7 @@ TEST(Core_Progress, Width200KeepsEveryField) {
   std::string line = format_progress_bar(halfway(), 200);
   EXPECT_EQ(columns_of(line), 199u) << line;
   EXPECT_EQ(line.rfind("Running loglikelihood requests:  45%|", 0), 0u) << line;
-  EXPECT_NE(line.find("| 450/1000 [00:12<00:15, 36.59it/s, 812 tok/s]"), std::string::npos)
-      << line;
+  EXPECT_NE(line.find("| 450/1000 [00:12<00:15, 36.59it/s, 812 tok/s]"), std::string::npos) << line;
 }
 
 // Too narrow for a bar of 10 cells: the bar goes, then the long label.
@@ -81,8 +80,8 @@ TEST(Core_Progress, Width40KeepsCountsAndEta) {
 
 TEST(Core_Progress, NeverWiderThanTheTerminal) {
   for (const ProgressState& s :
-       {halfway(), halfway(-1), ProgressState{"Running generate_until requests", "generate_until",
-                                              0, 123456789, 0, -1},
+       {halfway(), halfway(-1),
+        ProgressState{"Running generate_until requests", "generate_until", 0, 123456789, 0, -1},
         ProgressState{"x", "", 123456789, 123456789, 1e6, 1LL << 40},
         ProgressState{"", "", 7, 9, 0.01, -1}})
     for (int w = 1; w <= 250; ++w) {
@@ -105,16 +104,16 @@ TEST(Core_Progress, LogLine) {
 
 TEST(Core_Progress, LogScheduleEveryTenPercentEveryIntervalAndAtTheEnd) {
   ProgressLogSchedule s(30, 10);
-  EXPECT_TRUE(s.due(0, 1000, 0));       // the first report: the run has begun
+  EXPECT_TRUE(s.due(0, 1000, 0));  // the first report: the run has begun
   EXPECT_FALSE(s.due(50, 1000, 1));
-  EXPECT_TRUE(s.due(100, 1000, 2));     // 10%
+  EXPECT_TRUE(s.due(100, 1000, 2));  // 10%
   EXPECT_FALSE(s.due(150, 1000, 3));
   EXPECT_FALSE(s.due(160, 1000, 31.9));
-  EXPECT_TRUE(s.due(170, 1000, 32));    // 30 s after the last line
+  EXPECT_TRUE(s.due(170, 1000, 32));  // 30 s after the last line
   EXPECT_FALSE(s.due(180, 1000, 40));
-  EXPECT_TRUE(s.due(350, 1000, 41));    // 10% to 30% in one batch: one line
+  EXPECT_TRUE(s.due(350, 1000, 41));  // 10% to 30% in one batch: one line
   EXPECT_FALSE(s.due(360, 1000, 42));
-  EXPECT_TRUE(s.due(1000, 1000, 43));   // the end
+  EXPECT_TRUE(s.due(1000, 1000, 43));    // the end
   EXPECT_FALSE(s.due(1000, 1000, 100));  // once
   ProgressLogSchedule empty;
   EXPECT_FALSE(empty.due(0, 0, 0));

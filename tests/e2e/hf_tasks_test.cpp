@@ -132,8 +132,7 @@ TEST(Progress, BarWithTokensPerSecondAndEta) {
   auto narrow =
       lmeval::testing::run_command("LMEVAL_PROGRESS=1 COLUMNS=40 " + base + " --model dummy");
   ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
-  EXPECT_NE(narrow.err.find("\rloglikelihood: 100% 15/15 [00:00<00:00]\x1b[K\n"),
-            std::string::npos)
+  EXPECT_NE(narrow.err.find("\rloglikelihood: 100% 15/15 [00:00<00:00]\x1b[K\n"), std::string::npos)
       << narrow.err;
   // Every drawn line (between \r and the erase-to-end) in 39 columns.
   for (size_t at = narrow.err.find('\r'); at != std::string::npos;
@@ -144,8 +143,9 @@ TEST(Progress, BarWithTokensPerSecondAndEta) {
   }
   auto log = lmeval::testing::run_command("env -u LMEVAL_PROGRESS " + base + " --model dummy");
   ASSERT_EQ(log.exit_code, 0) << log.err;
-  EXPECT_NE(log.err.find("Running loglikelihood requests: 0/15 (0%), ?it/s, elapsed 00:00, ETA ?\n"),
-            std::string::npos)
+  EXPECT_NE(
+      log.err.find("Running loglikelihood requests: 0/15 (0%), ?it/s, elapsed 00:00, ETA ?\n"),
+      std::string::npos)
       << log.err;
   EXPECT_NE(log.err.find("Running loglikelihood requests: 15/15 (100%), "), std::string::npos)
       << log.err;

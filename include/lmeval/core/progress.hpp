@@ -61,9 +61,9 @@ ProgressMode progress_mode(bool stderr_is_terminal);
 
 class Progress {
  public:
-  using Clock = std::function<double()>;                   // monotonic seconds
-  using Sink = std::function<void(const std::string&)>;    // writes text as given
-  using Columns = std::function<int()>;                    // the terminal's width now
+  using Clock = std::function<double()>;                 // monotonic seconds
+  using Sink = std::function<void(const std::string&)>;  // writes text as given
+  using Columns = std::function<int()>;                  // the terminal's width now
 
   // Mode from the environment and stderr; the steady clock; writes to stderr.
   Progress(std::string label, std::string short_label);
