@@ -425,19 +425,19 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
   std::error_code ec;
   // A registered name wins over a folder of that name (the reference's process_tasks, which
   // warns).
-  if (requested.size() == 1 && fs::is_directory(requested[0], ec) &&
-      !index.match(requested[0]).empty())
+  if (requested.size() == 1 && fs::is_directory(requested[0], ec)) {
+    if (index.match(requested[0]).empty()) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(requested[0]))
+        if (e.path().extension() == ".yaml") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) b.add_yaml_path(f);
+      return b.out;
+    }
     log::warn("A local directory named '" + requested[0] +
               "' exists but a registered task with the same name was found: using the "
               "registered task. To load tasks from a directory, use --include_path or rename "
               "the directory.");
-  else if (requested.size() == 1 && fs::is_directory(requested[0], ec)) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(requested[0]))
-      if (e.path().extension() == ".yaml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) b.add_yaml_path(f);
-    return b.out;
   }
   std::vector<std::string> entries;
   std::set<std::string> seen_entries;
