@@ -137,12 +137,12 @@ TEST_F(ReferenceLibrary, AGlobMatchesOverTheLibraryToo) {
   task(tasks_ + "/mine/glob_b.yaml", "glob_b");
   auto r = lm("run --model dummy --tasks 'glob_*' --include_path local", venv());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("|glob_a "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("|glob_b "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|glob_a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|glob_b"), std::string::npos) << r.out;
   r = lm("run --model dummy --tasks 'glob_*' --include_path local", "LMEVAL_REFERENCE_TASKS=off");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("|glob_a "), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("|glob_b "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|glob_a"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("|glob_b"), std::string::npos) << r.out;
 }
 
 // Without the library a glob says what the reference would also have matched

@@ -51,7 +51,8 @@ TEST(Core_Progress, WideTerminalDrawsTqdmsLine) {
 }
 
 TEST(Core_Progress, FormatIntervalAsTqdm) {
-  for (const auto& [t, want] : goldens()["intervals"].items())
+  const auto g = goldens();  // kept: a range-for over a temporary's items() would dangle
+  for (const auto& [t, want] : g["intervals"].items())
     EXPECT_EQ(lmeval::format_interval(std::stod(t)), want.get<std::string>()) << t;
 }
 

@@ -34,6 +34,7 @@ TEST(Tasks_MatchTasks, IndexOfTheReferenceLibraryAndBuiltinsMatchesAsTheReferenc
                  << "); set LMEVAL_REFERENCE_TASKS to its lm_eval/tasks folder";
   // The roots of a run that asks for a glob (evaluator's task_index_for).
   auto index = lmeval::TaskIndex::build({*lib.dir, lmeval::builtin_tasks_dir()});
-  for (const auto& [pattern, want] : goldens().items())
+  const Json g = goldens();  // kept: a range-for over a temporary's items() would dangle
+  for (const auto& [pattern, want] : g.items())
     EXPECT_EQ(Json(index.match(pattern)), want) << pattern;
 }
