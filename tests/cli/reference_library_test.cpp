@@ -150,7 +150,8 @@ TEST_F(ReferenceLibrary, AGlobMatchesOverTheLibraryToo) {
 // match_tasks.json has them from the reference), and one that matches only its names says how
 // to get them.
 TEST_F(ReferenceLibrary, AGlobWithoutTheLibrarySaysWhatItLeavesOut) {
-  auto r = lm("validate --tasks 'mmlu_high_school_c*'", "LMEVAL_REFERENCE_TASKS=off HF_HUB_OFFLINE=1");
+  auto r =
+      lm("validate --tasks 'mmlu_high_school_c*'", "LMEVAL_REFERENCE_TASKS=off HF_HUB_OFFLINE=1");
   for (const char* want :
        {"--tasks 'mmlu_high_school_c*' matches 2 names here",
         "also matches mmlu_high_school_chemistry_continuation, "
