@@ -468,8 +468,11 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     }
     auto m = index.match(e);
     if (m.empty()) missing.push_back(e);
-    if (m.size() > 1 || (m.size() == 1 && m[0] != e))
-      log::debug("--tasks '" + e + "' matches " + some_of(m));
+    if (m.size() > 1 || (m.size() == 1 && m[0] != e)) {
+      std::string all;
+      for (const auto& n : m) all += (all.empty() ? "" : ", ") + n;
+      log::debug("--tasks '" + e + "' matches " + all);
+    }
     if (!m.empty() && is_glob(e) && !reference_task_library().dir)
       warn_of_narrowed_glob(index, e, m.size());
     for (const auto& n : m)
