@@ -1,10 +1,25 @@
 // The mixture-of-experts MLP of the device path (Transformer::Impl::moe): experts over the tokens
 // routed to them, one pair of matrix products per expert that has tokens.
+#include <tuple>
 #include <vector>
 
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
+
+namespace {
+
+// GptOssExperts._apply_gate on [gate; up] halves of width I: the gate clamped above at the
+// limit, up to [-limit, limit], then (up + 1) * gate * sigmoid(alpha * gate).
+Tensor clamped_swiglu(const Tensor& gu, int64_t I, double limit, double alpha) {
+  Tensor gate = gu.narrow(-1, 0, I).clamp_max(limit);
+  Tensor up = gu.narrow(-1, I, I).clamp(-limit, limit);
+  return (up + 1) * (gate * at::sigmoid(gate * alpha));
+}
+
+Tensor row_or_none(const Tensor& t, int64_t e) { return t.defined() ? t[e] : Tensor(); }
+
+}  // namespace
 
 Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
   const MoeConfig& mc = cfg.moe;
@@ -13,10 +28,17 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
   const int64_t N = h.size(0);
   // transformers' sparse MoE blocks: softmax over the router logits in float32, top k, optional
   // renormalisation, the weights back in the model dtype before they scale the expert outputs.
-  Tensor probs = at::softmax(at::linear(h, L.router_w), -1, at::kFloat);
-  auto [weights, chosen] = at::topk(probs, K, -1);
-  if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
-  weights = weights.to(h.scalar_type());
+  Tensor weights, chosen;
+  if (mc.topk_then_softmax) {
+    // GptOssTopKRouter: the top k logits (router with a bias), softmax over them in their dtype.
+    std::tie(weights, chosen) = at::topk(at::linear(h, L.router_w, L.router_b), K, -1);
+    weights = at::softmax(weights, -1);
+  } else {
+    Tensor probs = at::softmax(at::linear(h, L.router_w, L.router_b), -1, at::kFloat);
+    std::tie(weights, chosen) = at::topk(probs, K, -1);
+    if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
+    weights = weights.to(h.scalar_type());
+  }
   Tensor out = at::zeros_like(h);
   // Which (token, slot) pairs each expert serves, read once on the host.
   Tensor chosen_cpu = chosen.to(at::kCPU).contiguous();
@@ -33,8 +55,10 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     if (rows[e].empty()) continue;
     Tensor idx = at::tensor(rows[e], at::kLong).to(h.device());
     Tensor slot = at::tensor(slots[e], at::kLong).to(h.device());
-    Tensor gu = at::linear(h.index_select(0, idx), L.experts_up[e]);
-    Tensor y = at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.experts_down[e]);
+    Tensor gu = at::linear(h.index_select(0, idx), L.experts_up[e], row_or_none(L.experts_up_b, e));
+    Tensor a = mc.swiglu_limit > 0.0 ? clamped_swiglu(gu, I, mc.swiglu_limit, mc.swiglu_alpha)
+                                     : act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
+    Tensor y = at::linear(a, L.experts_down[e], row_or_none(L.experts_down_b, e));
     out.index_add_(0, idx, y * flat_w.index_select(0, slot).unsqueeze(-1));
   }
   if (mc.shared_intermediate > 0) {

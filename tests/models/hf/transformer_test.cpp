@@ -150,17 +150,24 @@ INSTANTIATE_TEST_SUITE_P(HfFixtures, FixtureTest, ::testing::ValuesIn(kFixtures)
 
 // Rarer variants and the architectures ../shared/fixtures lacks, made by
 // scripts/gen_hf_arch_fixtures.py with transformers (in the repo: small).
-const std::vector<std::string> kArchFixtures = {
-    "llama_yarn",     "qwen2_yarn",   "llama_dynamic",
-    "phi3_longrope",  "opt_postnorm", "phi_qk_layernorm",
-    "granite",        "smollm3",      "olmo2",
-    "starcoder2",     "mixtral",      "qwen2_moe",
-    "qwen3_moe",      "olmoe",        "gemma3",
-    "olmo3",          "gptj",         "cohere",
-    "stablelm",       "cohere2",      "exaone4",
-    "glm4",           "ernie4_5",     "falcon_7b",
-    "falcon_40b",     "falcon_seq",   "gpt_bigcode",
-    "gpt_bigcode_mha"};
+const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",
+                                                "llama_dynamic", "phi3_longrope",
+                                                "opt_postnorm",  "phi_qk_layernorm",
+                                                "granite",       "smollm3",
+                                                "olmo2",         "starcoder2",
+                                                "mixtral",       "qwen2_moe",
+                                                "qwen3_moe",     "olmoe",
+                                                "gemma3",        "olmo3",
+                                                "gptj",          "cohere",
+                                                "stablelm",      "cohere2",
+                                                "exaone4",       "glm4",
+                                                "ernie4_5",      "falcon_7b",
+                                                "falcon_40b",    "falcon_seq",
+                                                "gpt_bigcode",   "gpt_bigcode_mha",
+                                                "bloom",         "bloom_6heads",
+                                                "mpt",           "mpt_scaled",
+                                                "falcon_rw",     "gpt_oss",
+                                                "gpt_oss_mxfp4"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
@@ -228,6 +235,45 @@ TEST(HfArchConfig, LongRopeFactorsOfTheWrongLengthAreRejected) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("mrope"), std::string::npos) << e.what();
   }
+}
+
+// The ALiBi and sink families' config errors name the field and what is supported.
+TEST(HfArchConfig, AlibiAndSinkFamiliesNameTheirBadFields) {
+  auto read_config = [](const std::string& name) {
+    return nlohmann::ordered_json::parse(
+        lmeval::testing::read_file(arch_fixture(name) / "config.json"));
+  };
+  auto expect_refused = [](const nlohmann::ordered_json& c, const std::string& field) {
+    try {
+      parse_arch_config(c, "config.json");
+      FAIL() << "accepted, want an error naming " << field;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  auto c = read_config("gpt_oss_mxfp4");
+  c["quantization_config"]["quant_method"] = "bitsandbytes";
+  expect_refused(c, "$.quantization_config.quant_method");
+  c = read_config("gpt_oss_mxfp4");
+  c["intermediate_size"] = 48;
+  expect_refused(c, "$.intermediate_size");
+  c = read_config("mpt");
+  c["attn_config"] = "flash";
+  expect_refused(c, "$.attn_config");
+  c = read_config("mpt");
+  c["attn_config"]["clip_qkv"] = "high";
+  expect_refused(c, "$.attn_config.clip_qkv");
+  c = read_config("bloom");
+  c["n_head"] = 5;
+  expect_refused(c, "$.n_head");
+  // A config the family's class fills in: GPT-OSS without rope_parameters gets YaRN x32.
+  c = read_config("gpt_oss");
+  c.erase("rope_parameters");
+  const ArchConfig a = parse_arch_config(c, "config.json");
+  EXPECT_EQ(a.rope, RopeType::kYarn);
+  EXPECT_EQ(a.rope_factor, 32.0);
+  EXPECT_FALSE(a.rope_truncate);
+  EXPECT_EQ(a.rope_theta, 150000.0);
 }
 
 TEST(HfStories260K, Float64ReferenceRowsAndGreedy) {

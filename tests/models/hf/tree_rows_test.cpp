@@ -98,7 +98,9 @@ INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
                                            "qwen2_moe", "qwen3_moe", "olmoe", "gemma3", "olmo3",
                                            "gptj", "cohere", "stablelm", "cohere2", "exaone4",
                                            "glm4", "ernie4_5", "falcon_7b", "falcon_40b",
-                                           "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha"),
+                                           "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha", "bloom",
+                                           "bloom_6heads", "mpt", "mpt_scaled", "falcon_rw",
+                                           "gpt_oss", "gpt_oss_mxfp4"),
                          [](const auto& info) { return info.param; });
 
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a

@@ -23,6 +23,10 @@ enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongR
 // weight for all heads (Qwen3 RMS, Phi LayerNorm) or a weight per head (StableLM, Cohere), or
 // over the whole projection of all heads (OLMo2).
 enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole };
+// ALiBi (alibi.hpp): a per-head bias slope·(key position) joins the scaled q·k, in the form each
+// family builds it: the key's position (BLOOM), the same rounded through bfloat16 and divided by
+// √head_dim (Falcon), or the key's distance to the last key (MPT).
+enum class Alibi { kNone, kKeyPosition, kKeyPositionBf16, kFromLastKey };
 
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
@@ -36,6 +40,15 @@ struct MoeConfig {
   bool norm_topk_prob = false;
   int64_t shared_intermediate = 0;  // Qwen2-MoE's shared expert, 0 = none
   bool shared_gate = false;         // the shared expert scaled by sigmoid(shared_expert_gate(x))
+  // GPT-OSS: the top k of the router's logits (router with a bias), softmax over those k.
+  bool topk_then_softmax = false;
+  // > 0: GPT-OSS's clamped SwiGLU instead of the activation: gate clamped above at the limit, up
+  // to [-limit, limit], (up + 1)·gate·sigmoid(alpha·gate). Expert biases load when present.
+  double swiglu_limit = 0.0;
+  double swiglu_alpha = 1.702;
+  // GPT-OSS's quantization_config quant_method mxfp4: the experts' weights are stored as MXFP4
+  // blocks and scales (gate_up_proj_blocks, ...), dequantised at load (weight_loader.cpp).
+  bool mxfp4 = false;
 };
 
 // What distinguishes one architecture from another, as configuration of the shared blocks.
@@ -63,6 +76,8 @@ struct ArchConfig {
   bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
   bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
   double residual_multiplier = 1.0;  // Granite: x + m·branch(x)
+  // BLOOM apply_residual_connection_post_layernorm: the residual adds start from the normed input.
+  bool residual_from_norm = false;
 
   // ----- MLP -----
   Activation activation = Activation::kSilu;
@@ -78,6 +93,7 @@ struct ArchConfig {
   double logit_scale = 1.0;           // Cohere: logits · s
   int64_t learned_positions = 0;      // rows of a learned position table (GPT-2, OPT), 0 = none
   int64_t position_offset = 0;        // OPT's offset of 2
+  bool embed_norm = false;            // BLOOM word_embeddings_layernorm: a norm on the embeddings
 
   // ----- attention -----
   QkNorm qk_norm = QkNorm::kNone;
@@ -86,6 +102,10 @@ struct ArchConfig {
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
   std::vector<uint8_t> layer_rope;                 // per layer: 0 = no rotary (NoPE); empty = all
+  Alibi alibi = Alibi::kNone;
+  std::vector<float> alibi_slopes;  // per head (alibi.hpp)
+  // GPT-OSS: a learned logit per head joins each softmax's denominator (and is dropped after).
+  bool attn_sinks = false;
 
   // ----- rotary embedding (rope.hpp) -----
   RopeType rope = RopeType::kNone;
