@@ -237,6 +237,25 @@ TEST(HfArchConfig, LongRopeFactorsOfTheWrongLengthAreRejected) {
   }
 }
 
+// ALiBi biases and sinks in bfloat16 (the ATen path with its dtype casts): close to transformers'
+// float32 numbers, and generation runs.
+TEST(HfAlibiSinks, Bfloat16RunsNearTheFloat32Goldens) {
+  for (const std::string name : {"bloom", "mpt", "falcon_rw", "gpt_oss"}) {
+    json golden = read_json(arch_fixture(name) / "golden.json");
+    LoadOptions opt;
+    opt.dtype = "bfloat16";
+    auto model = Transformer::load(arch_fixture(name), opt);
+    const auto& in = golden["inputs"][1];
+    auto ids = in["input_ids"].get<std::vector<Token>>();
+    ScoreRow row{ids, {ScoreSpan{0, std::vector<Token>(ids.begin() + 1, ids.end())}}};
+    const double want = in["sum_logprob"].get<double>();
+    EXPECT_NEAR(model->score({row})[0][0].logprob, want, 0.05 * std::abs(want)) << name;
+    SamplingOptions so;
+    so.max_new_tokens = 4;
+    EXPECT_EQ(model->generate({ids}, so, {})[0].size(), 4u) << name;
+  }
+}
+
 // The ALiBi and sink families' config errors name the field and what is supported.
 TEST(HfArchConfig, AlibiAndSinkFamiliesNameTheirBadFields) {
   auto read_config = [](const std::string& name) {
