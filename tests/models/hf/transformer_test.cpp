@@ -295,6 +295,28 @@ TEST(HfArchConfig, AlibiAndSinkFamiliesNameTheirBadFields) {
   EXPECT_EQ(a.rope_theta, 150000.0);
 }
 
+// An MXFP4 config over a checkpoint without blocks and scales names the missing tensor.
+TEST(HfArchConfig, Mxfp4ConfigWithoutBlocksNamesTheTensor) {
+  const fs::path dir = fs::temp_directory_path() / "lmeval_mxfp4_without_blocks";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(arch_fixture("gpt_oss")))
+    fs::copy_file(e.path(), dir / e.path().filename());
+  json cfg = read_json(dir / "config.json");
+  cfg["quantization_config"] = {{"quant_method", "mxfp4"}};
+  fs::permissions(dir / "config.json", fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(dir / "config.json", std::ios::trunc) << cfg.dump();
+  try {
+    Transformer::load(dir, {});
+    FAIL() << "loaded";
+  } catch (const UserError& e) {
+    const std::string text = std::string(e.what()) + " | " + e.where().to_string();
+    EXPECT_NE(text.find("model.layers.0.mlp.experts.gate_up_proj_blocks"), std::string::npos)
+        << text;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(HfStories260K, Float64ReferenceRowsAndGreedy) {
   LMEVAL_REQUIRE_SHARED("models/stories260K/reference/reference.json");
   const fs::path dir = lmeval::testing::shared_dir() / "models" / "stories260K";

@@ -178,13 +178,14 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
     };
     Tensor gate_up, down;
     if (moe.mxfp4) {
+      // Each tensor in turn, so that a missing one is named in the checkpoint's order.
       const std::string x = l + n.experts;
-      gate_up = dequantize_mxfp4(get_bytes(p, x + "gate_up_proj_blocks", {E, 2 * I, Hd / 32, 16}),
-                                 get_bytes(p, x + "gate_up_proj_scales", {E, 2 * I, Hd / 32}))
-                    .to(m.fopt());
-      down = dequantize_mxfp4(get_bytes(p, x + "down_proj_blocks", {E, Hd, I / 32, 16}),
-                              get_bytes(p, x + "down_proj_scales", {E, Hd, I / 32}))
-                 .to(m.fopt());
+      const Tensor gu_blocks = get_bytes(p, x + "gate_up_proj_blocks", {E, 2 * I, Hd / 32, 16});
+      const Tensor gu_scales = get_bytes(p, x + "gate_up_proj_scales", {E, 2 * I, Hd / 32});
+      const Tensor down_blocks = get_bytes(p, x + "down_proj_blocks", {E, Hd, I / 32, 16});
+      const Tensor down_scales = get_bytes(p, x + "down_proj_scales", {E, Hd, I / 32});
+      gate_up = dequantize_mxfp4(gu_blocks, gu_scales).to(m.fopt());
+      down = dequantize_mxfp4(down_blocks, down_scales).to(m.fopt());
       m.n_params += gate_up.numel() + down.numel();
     } else {
       gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""), {E, Hd, 2 * I}, true);
