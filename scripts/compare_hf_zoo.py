@@ -57,13 +57,15 @@ def zoo_specs(fix):
 
 
 def make_model(fix, name, spec, out, seed=0):
-    Cfg, Model, kw = spec
+    Cfg, Model, kw, *_ = spec  # the attention implementation is HFLM's own default here
     kw = copy.deepcopy(kw)
     kw["vocab_size"] = VOCAB
     if "max_position_embeddings" in kw:
         kw["max_position_embeddings"] = max(kw["max_position_embeddings"], 256)
     if "n_positions" in kw:
         kw["n_positions"] = max(kw["n_positions"], 256)
+    if "max_seq_len" in kw:  # MPT's ALiBi table: longer sequences fail in transformers
+        kw["max_seq_len"] = max(kw["max_seq_len"], 2048)
     torch.manual_seed(seed)
     cfg = Cfg(**kw)
     model = Model(cfg).float().eval()

@@ -222,6 +222,38 @@ def fixture_specs():
         "gpt_bigcode_mha": (T.GPTBigCodeConfig, T.GPTBigCodeForCausalLM, dict(
             n_embd=HID, n_layer=LAYERS, n_head=HEADS, n_inner=INTER, n_positions=64, multi_query=False,
             **COMMON)),
+        # BLOOM: ALiBi from the key positions, a norm on the embeddings, per-head fused qkv.
+        "bloom": (T.BloomConfig, T.BloomForCausalLM, dict(
+            hidden_size=HID, n_layer=LAYERS, n_head=HEADS, **COMMON)),
+        # BLOOM with 6 heads (ALiBi slopes of a non-power-of-two head count), residuals from the
+        # normed inputs (apply_residual_connection_post_layernorm), an untied head.
+        "bloom_6heads": (T.BloomConfig, T.BloomForCausalLM, dict(
+            hidden_size=48, n_layer=LAYERS, n_head=6, apply_residual_connection_post_layernorm=True,
+            tie_word_embeddings=False, **COMMON)),
+        # MPT: ALiBi from the last key, 6 heads (interleaved slopes), q/k/v clamped, no biases.
+        "mpt": (T.MptConfig, T.MptForCausalLM, dict(
+            d_model=48, n_heads=6, n_layers=LAYERS, max_seq_len=128,
+            attn_config={"clip_qkv": 1.5, "alibi_bias_max": 8}, **COMMON)),
+        # MPT with 4 heads, an explicit softmax scale, an untied head, and an alibi_bias_max that
+        # transformers ignores (MptModel builds its slopes with the default 8).
+        "mpt_scaled": (T.MptConfig, T.MptForCausalLM, dict(
+            d_model=HID, n_heads=HEADS, n_layers=LAYERS, max_seq_len=128, tie_word_embeddings=False,
+            attn_config={"softmax_scale": 0.3, "alibi_bias_max": 4}, **COMMON)),
+        # falcon-rw: ALiBi (bfloat16-rounded, through SDPA's mask as HFLM's default attention
+        # runs it), multi-head attention, sequential residual, biases.
+        "falcon_rw": (T.FalconConfig, T.FalconForCausalLM, dict(
+            hidden_size=HID, num_hidden_layers=LAYERS, num_attention_heads=HEADS, ffn_hidden_size=INTER,
+            max_position_embeddings=64, alibi=True, multi_query=False, parallel_attn=False, bias=True,
+            **COMMON), {"attn": "sdpa"}),
+        # GPT-OSS: attention sinks, a sliding (window 8) and a full layer, YaRN without truncation,
+        # 4 experts top 2 with biases and a clamped SwiGLU (limit 1.0 so that the clamps bite).
+        "gpt_oss": (T.GptOssConfig, T.GptOssForCausalLM, dict(
+            hidden_size=HID, intermediate_size=32, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            num_key_value_heads=KV, head_dim=16, num_local_experts=4, num_experts_per_tok=2,
+            sliding_window=8, max_position_embeddings=64, swiglu_limit=1.0,
+            rope_parameters={"rope_type": "yarn", "rope_theta": 150000.0, "factor": 4.0, "beta_fast": 32.0,
+                             "beta_slow": 1.0, "truncate": False, "original_max_position_embeddings": 16},
+            tie_word_embeddings=False, **COMMON)),
     }
 
 
@@ -336,16 +368,65 @@ def make_seqs(seed):
     return [[1] + torch.randint(3, VOCAB, (n - 1,), generator=g).tolist() for n in LENGTHS]
 
 
+def make_mxfp4(outdir):
+    """gpt_oss_mxfp4: the gpt_oss fixture with its experts' weights replaced by seeded MXFP4
+    blocks and scales (as openai/gpt-oss-* ship them) and quantization_config mxfp4; the goldens
+    are transformers' own after it dequantises them on the CPU (to bfloat16, exactly)."""
+    from safetensors.torch import load_file, save_file
+    src, d = os.path.join(outdir, "gpt_oss"), os.path.join(outdir, "gpt_oss_mxfp4")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    cfg = json.load(open(os.path.join(src, "config.json")))
+    E, Hd, I = cfg["num_local_experts"], cfg["hidden_size"], cfg["intermediate_size"]
+    g = torch.Generator().manual_seed(5)
+    tensors = {}
+    for k, v in load_file(os.path.join(src, "model.safetensors")).items():
+        if not (k.endswith("experts.gate_up_proj") or k.endswith("experts.down_proj")):
+            tensors[k] = v
+            continue
+        rows, cols = (2 * I, Hd) if k.endswith("gate_up_proj") else (Hd, I)
+        tensors[k + "_blocks"] = torch.randint(0, 256, (E, rows, cols // 32, 16), generator=g,
+                                               dtype=torch.uint8)
+        # Scales 2^-6 .. 2^-2 around the float weights' size.
+        tensors[k + "_scales"] = torch.randint(121, 126, (E, rows, cols // 32), generator=g,
+                                               dtype=torch.uint8)
+    save_file(tensors, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+    cfg["quantization_config"] = {"quant_method": "mxfp4", "modules_to_not_convert": [
+        "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}
+    with open(os.path.join(d, "config.json"), "w") as fh:
+        json.dump(cfg, fh, indent=2)
+    shutil.copy(os.path.join(src, "generation_config.json"), d)
+    model = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32).eval()
+    seqs = [x["input_ids"] for x in json.load(open(os.path.join(src, "golden.json")))["inputs"]]
+    gold, mm = golden_for(model, seqs)
+    gold["meta"] = {"fixture": "gpt_oss_mxfp4", "architecture": "GptOssForCausalLM",
+                    "weights": "gpt_oss's, experts as MXFP4 blocks/scales (seed 5)",
+                    "dequantised_by": "transformers (Mxfp4HfQuantizer, CPU: dequantize to bf16)",
+                    "attn_implementation": model.config._attn_implementation,
+                    "torch": torch.__version__, "transformers": transformers.__version__,
+                    "logprob_rounding": "7 significant digits",
+                    "positions": "next_token_logprobs[i] = log p(input_ids[i+1] | input_ids[:i+1])"}
+    with open(os.path.join(d, "golden.json"), "w") as fh:
+        json.dump(gold, fh, separators=(",", ":"))
+    print("gpt_oss_mxfp4", {"min_margin": r7(mm)}, flush=True)
+
+
 def main():
     outdir = sys.argv[1]
     only = set(sys.argv[2:])
-    for name, (Cfg, Model, kw) in fixture_specs().items():
+    if only == {"gpt_oss_mxfp4"}:
+        make_mxfp4(outdir)
+        return
+    for name, (Cfg, Model, kw, *rest) in fixture_specs().items():
         if only and name not in only:
             continue
+        # The attention HFLM gets by default where eager gives other numbers (Falcon's ALiBi:
+        # eager adds the bias twice, once as the mask); eager elsewhere.
+        attn = rest[0].get("attn", "eager") if rest else "eager"
         for seed in range(100):
             torch.manual_seed(seed)
             cfg = Cfg(**kw)
-            cfg._attn_implementation = "eager"
+            cfg._attn_implementation = attn
             model = Model(cfg).float().eval()
             randomize(model, seed)
             if getattr(cfg, "tie_word_embeddings", False):
@@ -359,11 +440,11 @@ def main():
         os.makedirs(d)
         model.generation_config.do_sample = False
         model.to(torch.float16).save_pretrained(d, safe_serialization=True)
-        re = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32, attn_implementation="eager").eval()
+        re = AutoModelForCausalLM.from_pretrained(d, dtype=torch.float32, attn_implementation=attn).eval()
         gold2, _ = golden_for(re, seqs)
         assert gold2["inputs"] == gold["inputs"] and gold2["generate"] == gold["generate"], name
         gold["meta"] = {"fixture": name, "architecture": Model.__name__, "seed": seed,
-                        "weights": "float16 on disk, float32 model", "attn_implementation": "eager",
+                        "weights": "float16 on disk, float32 model", "attn_implementation": attn,
                         "torch": torch.__version__, "transformers": transformers.__version__,
                         "rotary_state": "fresh model per call" if length_dependent(cfg) else "static",
                         "logprob_rounding": "7 significant digits",
@@ -372,6 +453,8 @@ def main():
             json.dump(gold, fh, separators=(",", ":"))
         print(name, {"seed": seed, "min_margin": gold["min_top2_logit_margin_all"],
                      "n_params": sum(p.numel() for p in model.parameters())}, flush=True)
+    if not only or "gpt_oss_mxfp4" in only:
+        make_mxfp4(outdir)
 
 
 if __name__ == "__main__":

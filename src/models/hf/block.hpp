@@ -48,7 +48,10 @@ void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
     ops.mlp(B::kMlpOut, B::kInput, layer);
     ops.add3(B::kHidden, B::kHidden, B::kAttnOut, B::kMlpOut);
   } else {
-    ops.add(B::kHidden, B::kHidden, B::kAttnOut);
+    // BLOOM's apply_residual_connection_post_layernorm: each residual add starts from the
+    // branch's normed input instead of the residual stream.
+    const B residual = cfg.residual_from_norm && pre_norm ? B::kInput : B::kHidden;
+    ops.add(B::kHidden, residual, B::kAttnOut);
     if (pre_norm) {
       ops.norm(B::kInput, B::kHidden, L.ln2_w, L.ln2_b);
       ops.mlp(B::kMlpOut, B::kInput, layer);
@@ -57,7 +60,7 @@ void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
     }
     if (cfg.branch_norms) ops.norm(B::kMlpOut, B::kMlpOut, L.post_mlp_w, {});
     if (cfg.residual_multiplier != 1.0) ops.scale(B::kMlpOut, cfg.residual_multiplier);
-    ops.add(B::kHidden, B::kHidden, B::kMlpOut);
+    ops.add(B::kHidden, residual, B::kMlpOut);
   }
 }
 

@@ -33,7 +33,9 @@ namespace fs = std::filesystem;
 // architecture (its ArchSpec).
 static std::optional<int64_t> config_class_max_positions(const std::string& architecture) {
   const ArchSpec* spec = find_arch(architecture);
-  return spec ? std::optional<int64_t>(spec->default_max_positions) : std::nullopt;
+  return spec && spec->default_max_positions > 0
+             ? std::optional<int64_t>(spec->default_max_positions)
+             : std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------

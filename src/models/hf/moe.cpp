@@ -1,10 +1,25 @@
 // The mixture-of-experts MLP of the device path (Transformer::Impl::moe): experts over the tokens
 // routed to them, one pair of matrix products per expert that has tokens.
+#include <tuple>
 #include <vector>
 
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
+
+namespace {
+
+// GptOssExperts._apply_gate on [gate; up] halves of width I: the gate clamped above at the
+// limit, up to [-limit, limit], then (up + 1) * gate * sigmoid(alpha * gate).
+Tensor clamped_swiglu(const Tensor& gu, int64_t I, double limit, double alpha) {
+  Tensor gate = gu.narrow(-1, 0, I).clamp_max(limit);
+  Tensor up = gu.narrow(-1, I, I).clamp(-limit, limit);
+  return (up + 1) * (gate * at::sigmoid(gate * alpha));
+}
+
+Tensor row_or_none(const Tensor& t, int64_t e) { return t.defined() ? t[e] : Tensor(); }
+
+}  // namespace
 
 Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
   const MoeConfig& mc = cfg.moe;
@@ -32,8 +47,10 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     Tensor w = flat_w.index_select(0, slot).unsqueeze(-1);
     Tensor in = h.index_select(0, idx);
     if (scaled_input) in = in * w;  // Llama 4: the score scales the expert's input instead
-    Tensor gu = at::linear(in, L.experts_up[e]);
-    Tensor y = at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.experts_down[e]);
+    Tensor gu = at::linear(in, L.experts_up[e], row_or_none(L.experts_up_b, e));
+    Tensor a = mc.swiglu_limit > 0.0 ? clamped_swiglu(gu, I, mc.swiglu_limit, mc.swiglu_alpha)
+                                     : act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
+    Tensor y = at::linear(a, L.experts_down[e], row_or_none(L.experts_down_b, e));
     // float32 weights (DeepSeek) give float32 products, cast back as transformers does.
     out.index_add_(0, idx, scaled_input ? y : (y * w).to(out.scalar_type()));
   }

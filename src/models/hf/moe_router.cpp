@@ -51,10 +51,15 @@ std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer&
   if (mc.router == MoeRouter::kSoftmax) {
     // transformers' sparse MoE blocks: softmax in float32 over logits in the model dtype, the
     // weights back in the model dtype before they scale the expert outputs.
-    Tensor probs = at::softmax(at::linear(h, L.router_w), -1, at::kFloat);
+    Tensor probs = at::softmax(at::linear(h, L.router_w, L.router_b), -1, at::kFloat);
     auto [weights, chosen] = at::topk(probs, K, -1);
     if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
     return {weights.to(h.scalar_type()), chosen};
+  }
+  if (mc.router == MoeRouter::kTopkSoftmax) {
+    // GptOssTopKRouter: the top k logits (router with a bias), softmax over them in their dtype.
+    auto [top, chosen] = at::topk(at::linear(h, L.router_w, L.router_b), K, -1);
+    return {at::softmax(top, -1), chosen};
   }
   if (mc.router == MoeRouter::kLlama4) {
     // Llama4Router: the top k logits (model dtype), their sigmoid in float32 back in the model
@@ -102,6 +107,18 @@ void Transformer::Impl::route_row(const MoeConfig& mc, float* p, const float* bi
     for (int64_t k = 0; k < K; ++k) {
       chosen[k] = order[k];
       weight[k] = mc.norm_topk_prob ? p[order[k]] / sum : p[order[k]];
+    }
+    return;
+  }
+  if (mc.router == MoeRouter::kTopkSoftmax) {  // softmax over the top k logits only
+    top_k(p, E, K, order);
+    std::vector<float> top(static_cast<size_t>(K));
+    for (int64_t k = 0; k < K; ++k) top[k] = p[order[k]];
+    kernels::exp_shifted(top.data(), K, top[0]);
+    const float total = kernels::sum(top.data(), K);
+    for (int64_t k = 0; k < K; ++k) {
+      chosen[k] = order[k];
+      weight[k] = top[k] / total;
     }
     return;
   }

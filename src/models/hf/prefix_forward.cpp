@@ -175,7 +175,7 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
   const int64_t I = mc.expert_intermediate;
   // Router: the top k experts of each row and their weights (moe_router.cpp).
   float* logits = fptr(buffer(11, N, E));
-  kernels::matmul_nt(in, Hd, fptr(L.router_w), Hd, nullptr, logits, E, N, E, Hd);
+  kernels::matmul_nt(in, Hd, fptr(L.router_w), Hd, cfptr(L.router_b), logits, E, N, E, Hd);
   std::vector<int64_t> chosen(static_cast<size_t>(N * K));
   std::vector<float> weight(static_cast<size_t>(N * K));
   for (int64_t r = 0; r < N; ++r)
@@ -189,13 +189,24 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
   float* y = fptr(buffer(14, N, Hd));
   std::vector<int64_t> rows;
   std::vector<float> row_weight;
-  auto expert = [&](const float* up_w, const float* down_w, int64_t width, int64_t n) {
-    kernels::matmul_nt(x, Hd, up_w, Hd, nullptr, gu, 2 * width, n, 2 * width, Hd);
+  const float limit = static_cast<float>(mc.swiglu_limit);
+  const float alpha = static_cast<float>(mc.swiglu_alpha);
+  auto expert = [&](const float* up_w, const float* up_b, const float* down_w, const float* down_b,
+                    int64_t width, int64_t n) {
+    kernels::matmul_nt(x, Hd, up_w, Hd, up_b, gu, 2 * width, n, 2 * width, Hd);
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t i = 0; i < width; ++i)
-        gu[r * 2 * width + i] =
-            activate(cfg.activation, gu[r * 2 * width + i]) * gu[r * 2 * width + width + i];
-    kernels::matmul_nt(gu, 2 * width, down_w, width, nullptr, y, Hd, n, Hd, width);
+      for (int64_t i = 0; i < width; ++i) {
+        float& g = gu[r * 2 * width + i];
+        const float u = gu[r * 2 * width + width + i];
+        if (limit > 0.0f) {  // GptOssExperts._apply_gate
+          const float gc = std::min(g, limit);
+          const float uc = std::clamp(u, -limit, limit);
+          g = (uc + 1.0f) * (gc * (1.0f / (1.0f + std::exp(-(gc * alpha)))));
+        } else {
+          g = activate(cfg.activation, g) * u;
+        }
+      }
+    kernels::matmul_nt(gu, 2 * width, down_w, width, down_b, y, Hd, n, Hd, width);
   };
   for (int64_t e = 0; e < E; ++e) {
     rows.clear();
@@ -215,14 +226,17 @@ void Transformer::Impl::moe_rows(const float* in, float* out, int64_t N, const L
       if (scaled_input)
         for (int64_t d = 0; d < Hd; ++d) x[i * Hd + d] *= row_weight[i];
     }
-    expert(fptr(L.experts_up) + e * 2 * I * Hd, fptr(L.experts_down) + e * Hd * I, I, n);
+    const float* up_b = cfptr(L.experts_up_b);
+    const float* down_b = cfptr(L.experts_down_b);
+    expert(fptr(L.experts_up) + e * 2 * I * Hd, up_b ? up_b + e * 2 * I : nullptr,
+           fptr(L.experts_down) + e * Hd * I, down_b ? down_b + e * Hd : nullptr, I, n);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t d = 0; d < Hd; ++d)
         out[rows[i] * Hd + d] += scaled_input ? y[i * Hd + d] : y[i * Hd + d] * row_weight[i];
   }
   if (mc.shared_intermediate > 0) {  // Qwen2-MoE: a shared expert, gated by a sigmoid
     std::copy(in, in + N * Hd, x);
-    expert(fptr(L.up_w), fptr(L.down_w), mc.shared_intermediate, N);
+    expert(fptr(L.up_w), nullptr, fptr(L.down_w), nullptr, mc.shared_intermediate, N);
     std::vector<float> gate(static_cast<size_t>(N), 1.0f);
     if (L.shared_gate_w.defined()) {
       kernels::matmul_nt(in, Hd, fptr(L.shared_gate_w), Hd, nullptr, gate.data(), 1, N, 1, Hd);
@@ -298,6 +312,10 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
   float* hp = fptr(h);
   float* xp = fptr(x);
   float* qp = fptr(qkv);
+  if (cfg.embed_norm) {  // BLOOM word_embeddings_layernorm
+    std::copy(hp, hp + N * Hd, xp);
+    norm_rows(cfg, xp, Hd, hp, Hd, N, Hd, cfptr(embed_norm_w), cfptr(embed_norm_b));
+  }
   float* ap = fptr(att);
   const int64_t rd = cfg.rotary_dim, half = rd / 2;
   // Layer li's attention over the rows of `in`, its output projection into `out`.
@@ -410,6 +428,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
       const int64_t work = N * max_pos * hd * H;  // ~ multiply-adds of the layer's attention
       const float scale = static_cast<float>(cfg.attn_scale);
       const float cap = static_cast<float>(cfg.attn_softcap);
+      const float* sinks = cfptr(L.sinks);
       at::parallel_for(
           0, tasks, work < 16 * kParallelWork ? tasks : 1, [&](int64_t t0, int64_t t1) {
             std::vector<float> scores;
@@ -447,8 +466,23 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
                 for (int64_t j = 0; j < n; ++j) r[j] *= scale;
                 if (cap > 0.0f)
                   for (int64_t j = 0; j < n; ++j) r[j] = std::tanh(r[j] / cap) * cap;
-                kernels::exp_shifted(r, n, kernels::max(r, n));
-                const float total = kernels::sum(r, n);
+                if (cfg.alibi != Alibi::kNone) {
+                  // Key j sits at position lo + j; MPT's bias counts from the sequence's last key.
+                  const int64_t last = plen + s.len - 1;
+                  for (int64_t j = 0; j < n; ++j) r[j] += alibi_bias(cfg, head, lo + j, last);
+                }
+                float m = kernels::max(r, n);
+                float sink = 0.0f;
+                if (sinks) {  // GPT-OSS: the head's sink joins the softmax's denominator
+                  sink = sinks[head];
+                  m = std::max(m, sink);
+                }
+                kernels::exp_shifted(r, n, m);
+                float total = kernels::sum(r, n);
+                if (sinks) {
+                  kernels::exp_shifted(&sink, 1, m);
+                  total += sink;
+                }
                 for (int64_t j = 0; j < n; ++j) r[j] /= total;
                 std::fill(row, r, 0.0f);
                 std::fill(row + qpos + 1, row + S, 0.0f);

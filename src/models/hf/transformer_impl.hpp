@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
@@ -61,10 +62,14 @@ struct Layer {
   // q_b_proj; kv_a_proj_with_mqa (rows [latent; rope key]), kv_a_layernorm, kv_b_proj (rows
   // per head [k_nope; v]).
   Tensor q_a_w, q_a_b, q_a_norm_w, q_b_w, kv_a_w, kv_a_b, kv_a_norm_w, kv_b_w;
+  Tensor router_b, experts_up_b,
+      experts_down_b;  // GPT-OSS: [E], [E, 2I] (rows [gate; up]), [E, hidden]
+  Tensor sinks;        // ArchConfig::attn_sinks: [heads]
 };
 
 struct KvCache {
   std::vector<Tensor> k, v;  // [B, KV, capacity, hd]
+  Tensor pos;                // [B, capacity]: the keys' positions (ALiBi)
   int64_t len = 0;
 };
 
@@ -105,7 +110,8 @@ struct Transformer::Impl {
   }
 
   Tensor embed, pos_embed, final_w, final_b, head_w, head_b, embed_normalizer;
-  Tensor proj_in, proj_out;  // OPT word_embed_proj_dim != hidden_size
+  Tensor proj_in, proj_out;           // OPT word_embed_proj_dim != hidden_size
+  Tensor embed_norm_w, embed_norm_b;  // ArchConfig::embed_norm
   // Rotary frequencies per variant (rope.hpp), on the device; cos and sin are scaled by
   // cfg.rope_attention_factor.
   std::map<int64_t, Tensor> inv_freq;
@@ -262,8 +268,9 @@ struct Transformer::Impl {
     return allow;
   }
 
-  Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask,
-                   bool causal_only) const {
+  // bias (ALiBi, [B|1, H, 1, S]) and sinks ([H]) may be undefined.
+  Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only,
+                   const Tensor& bias = {}, const Tensor& sinks = {}) const {
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
     if (H != KV) {
       const int64_t rep = H / KV;
@@ -272,7 +279,13 @@ struct Transformer::Impl {
       v = v.unsqueeze(2).expand({sz[0], KV, rep, sz[2], sz[3]}).reshape({sz[0], H, sz[2], sz[3]});
     }
 #if TORCH_VERSION_MAJOR >= 2 && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 1)
-    if (cfg.attn_softcap == 0.0 && device.is_cuda()) {
+    if (cfg.attn_softcap == 0.0 && device.is_cuda() && !sinks.defined()) {
+      if (bias.defined())  // ALiBi as a float mask (Falcon's SDPA path does the same)
+        return at::scaled_dot_product_attention(
+            q, k, v,
+            at::where(mask, bias.to(q.scalar_type()),
+                      at::scalar_tensor(-std::numeric_limits<float>::infinity(), q.options())),
+            0.0, false, cfg.attn_scale);
       if (causal_only)
         return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true, cfg.attn_scale);
       return at::scaled_dot_product_attention(q, k, v, mask, 0.0, false, cfg.attn_scale);
@@ -282,12 +295,24 @@ struct Transformer::Impl {
 #endif
     Tensor s = at::matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
     if (cfg.attn_softcap > 0.0) s = at::tanh(s / cfg.attn_softcap) * cfg.attn_softcap;
+    if (bias.defined()) s = s + bias;  // after the scale: BLOOM's baddbmm, MPT, Falcon's mask
     // transformers fills with torch.finfo(dtype).min: float's lowest does not fit a bfloat16 or
     // float16 score (libtorch refuses the conversion).
     const double fill = s.scalar_type() == at::kHalf       ? -65504.0
                         : s.scalar_type() == at::kBFloat16 ? -3.3895313892515355e38
                                                            : std::numeric_limits<float>::lowest();
     s = s.masked_fill(mask.logical_not(), fill);
+    if (sinks.defined()) {
+      // GPT-OSS eager_attention_forward: the head's sink joins each row, the row's maximum is
+      // subtracted, and the sink's probability is dropped after the softmax.
+      Tensor sk = sinks.to(s.scalar_type())
+                      .view({1, -1, 1, 1})
+                      .expand({s.size(0), s.size(1), s.size(2), 1});
+      Tensor all = at::cat({s, sk}, -1);
+      all = all - std::get<0>(all.max(-1, true));
+      Tensor p = at::softmax(all, -1, at::kFloat).narrow(-1, 0, s.size(-1)).to(q.scalar_type());
+      return at::matmul(p, v);
+    }
     Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
     return at::matmul(p, v);
   }
@@ -323,6 +348,26 @@ struct Transformer::Impl {
     sin = sin.to(dtype).unsqueeze(1);
   }
 
+  // The ALiBi bias [B, H, 1, S] of keys at positions kpos [B, S], as alibi_bias computes it
+  // (float32 for MPT, whose bias joins the scores in float32; the model dtype for BLOOM and
+  // Falcon, whose build_alibi_tensor casts it).
+  Tensor alibi_tensor(const Tensor& kpos) const {
+    Tensor slopes =
+        at::tensor(at::ArrayRef<float>(cfg.alibi_slopes), at::kFloat).to(device).view({1, -1, 1});
+    Tensor p = kpos.unsqueeze(1);  // [B, 1, S]
+    Tensor b;
+    if (cfg.alibi == Alibi::kKeyPositionBf16) {
+      b = (slopes.to(at::kBFloat16) * p.to(at::kBFloat16)).to(at::kFloat) /
+          std::sqrt(static_cast<double>(cfg.head_dim));
+    } else if (cfg.alibi == Alibi::kFromLastKey) {
+      b = slopes * (p - p.amax(-1, true)).to(at::kFloat);
+    } else {
+      b = slopes * p.to(at::kFloat);
+    }
+    if (cfg.alibi != Alibi::kFromLastKey) b = b.to(dtype);
+    return b.unsqueeze(2);
+  }
+
   // Hidden states [B, T, hidden] before the final norm.
   // `lengths` (right-padded scoring batches): attention runs per row over its real tokens only,
   // so that a row's numbers do not depend on the padding around it.
@@ -337,12 +382,23 @@ struct Transformer::Impl {
     if (cfg.embed_scale) h = h * embed_normalizer;
     if (cfg.embedding_multiplier != 1.0) h = h * cfg.embedding_multiplier;  // Granite
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
+    if (cfg.embed_norm) h = norm(h, embed_norm_w, embed_norm_b);  // BLOOM
     Tensor cos, sin, cos_local, sin_local;
     if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
     if (cfg.rope != RopeType::kNone && cfg.rope_local_theta > 0.0)
       rope_cos_sin(pos, lengths, cos_local, sin_local, true);
     const int64_t past = cache ? cache->len : 0;
     const int64_t S = past + T;
+    Tensor alibi;
+    if (cfg.alibi != Alibi::kNone) {
+      Tensor kpos = pos;
+      if (cache) {
+        if (!cache->pos.defined()) cache->pos = at::zeros({B, cache->k[0].size(2)}, lopt());
+        cache->pos.narrow(1, past, T).copy_(pos);
+        kpos = cache->pos.narrow(1, 0, S);
+      }
+      alibi = alibi_tensor(kpos);
+    }
     std::map<int64_t, Tensor> masks;
     const bool causal_only = !key_keep.defined() && past == 0 && !tree_allow.defined();
     for (int64_t ch : cfg.layer_attention_chunk) {  // keyed -chunk (Llama 4's chunked layers)
@@ -366,10 +422,10 @@ struct Transformer::Impl {
         masks[eff] = tree_allow.logical_and(gap.lt(eff).unsqueeze(1));
       }
     }
-    AtenBlockOps ops{
-        *this,
-        {h, {}, {}, {}},
-        {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only, masks, pos}};
+    AtenBlockOps ops{*this,
+                     {h, {}, {}, {}},
+                     {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only,
+                      masks, pos, alibi}};
     for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
     if (cache) cache->len = S;
     return ops.at(BlockBuf::kHidden);
@@ -385,6 +441,7 @@ struct Transformer::Impl {
     bool causal_only;
     std::map<int64_t, Tensor>& masks;  // by effective sliding window (0 = none), -chunk
     const Tensor& pos;                 // [B, T] positions
+    const Tensor& alibi;               // [B, H, 1, S] or undefined
   };
 
   // The output projection of layer li's self-attention over x [B, T, hidden].
@@ -464,14 +521,15 @@ struct Transformer::Impl {
         const int64_t n = (*c.lengths)[b];
         if (n == 0) continue;
         Tensor m = n == T ? c.masks[key] : make_mask(n, n, 0, {}, eff, key < 0 ? -key : 0);
+        Tensor bias = c.alibi.defined() ? c.alibi.narrow(0, b, 1).narrow(3, 0, n) : Tensor();
         a.select(0, b).narrow(1, 0, n).copy_(
             attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
                       k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, key == 0)
+                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, key == 0, bias, L.sinks)
                 .squeeze(0));
       }
     } else {
-      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0);
+      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, L.sinks);
     }
     return a.transpose(1, 2).reshape({B, T, -1});
   }

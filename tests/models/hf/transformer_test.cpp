@@ -166,7 +166,10 @@ const std::vector<std::string> kArchFixtures = {"llama_yarn",    "qwen2_yarn",
                                                 "gpt_bigcode",   "gpt_bigcode_mha",
                                                 "deepseek_v2",   "deepseek_v2_yarn",
                                                 "deepseek_v3",   "deepseek_v3_yarn",
-                                                "llama4"};
+                                                "llama4",        "bloom",
+                                                "bloom_6heads",  "mpt",
+                                                "mpt_scaled",    "falcon_rw",
+                                                "gpt_oss",       "gpt_oss_mxfp4"};
 
 fs::path arch_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
@@ -234,6 +237,86 @@ TEST(HfArchConfig, LongRopeFactorsOfTheWrongLengthAreRejected) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("mrope"), std::string::npos) << e.what();
   }
+}
+
+// ALiBi biases and sinks in bfloat16 (the ATen path with its dtype casts): close to transformers'
+// float32 numbers, and generation runs.
+TEST(HfAlibiSinks, Bfloat16RunsNearTheFloat32Goldens) {
+  for (const std::string name : {"bloom", "mpt", "falcon_rw", "gpt_oss"}) {
+    json golden = read_json(arch_fixture(name) / "golden.json");
+    LoadOptions opt;
+    opt.dtype = "bfloat16";
+    auto model = Transformer::load(arch_fixture(name), opt);
+    const auto& in = golden["inputs"][1];
+    auto ids = in["input_ids"].get<std::vector<Token>>();
+    ScoreRow row{ids, {ScoreSpan{0, std::vector<Token>(ids.begin() + 1, ids.end())}}};
+    const double want = in["sum_logprob"].get<double>();
+    EXPECT_NEAR(model->score({row})[0][0].logprob, want, 0.05 * std::abs(want)) << name;
+    SamplingOptions so;
+    so.max_new_tokens = 4;
+    EXPECT_EQ(model->generate({ids}, so, {})[0].size(), 4u) << name;
+  }
+}
+
+// The ALiBi and sink families' config errors name the field and what is supported.
+TEST(HfArchConfig, AlibiAndSinkFamiliesNameTheirBadFields) {
+  auto read_config = [](const std::string& name) {
+    return nlohmann::ordered_json::parse(
+        lmeval::testing::read_file(arch_fixture(name) / "config.json"));
+  };
+  auto expect_refused = [](const nlohmann::ordered_json& c, const std::string& field) {
+    try {
+      parse_arch_config(c, "config.json");
+      FAIL() << "accepted, want an error naming " << field;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  auto c = read_config("gpt_oss_mxfp4");
+  c["quantization_config"]["quant_method"] = "bitsandbytes";
+  expect_refused(c, "$.quantization_config.quant_method");
+  c = read_config("gpt_oss_mxfp4");
+  c["intermediate_size"] = 48;
+  expect_refused(c, "$.intermediate_size");
+  c = read_config("mpt");
+  c["attn_config"] = "flash";
+  expect_refused(c, "$.attn_config");
+  c = read_config("mpt");
+  c["attn_config"]["clip_qkv"] = "high";
+  expect_refused(c, "$.attn_config.clip_qkv");
+  c = read_config("bloom");
+  c["n_head"] = 5;
+  expect_refused(c, "$.n_head");
+  // A config the family's class fills in: GPT-OSS without rope_parameters gets YaRN x32.
+  c = read_config("gpt_oss");
+  c.erase("rope_parameters");
+  const ArchConfig a = parse_arch_config(c, "config.json");
+  EXPECT_EQ(a.rope, RopeType::kYarn);
+  EXPECT_EQ(a.rope_factor, 32.0);
+  EXPECT_FALSE(a.rope_truncate);
+  EXPECT_EQ(a.rope_theta, 150000.0);
+}
+
+// An MXFP4 config over a checkpoint without blocks and scales names the missing tensor.
+TEST(HfArchConfig, Mxfp4ConfigWithoutBlocksNamesTheTensor) {
+  const fs::path dir = fs::temp_directory_path() / "lmeval_mxfp4_without_blocks";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(arch_fixture("gpt_oss")))
+    fs::copy_file(e.path(), dir / e.path().filename());
+  json cfg = read_json(dir / "config.json");
+  cfg["quantization_config"] = {{"quant_method", "mxfp4"}};
+  fs::permissions(dir / "config.json", fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(dir / "config.json", std::ios::trunc) << cfg.dump();
+  try {
+    Transformer::load(dir, {});
+    FAIL() << "loaded";
+  } catch (const UserError& e) {
+    const std::string text = std::string(e.what()) + " | " + e.where().to_string();
+    EXPECT_NE(text.find("model.layers.0.mlp.experts.gate_up_proj_blocks"), std::string::npos)
+        << text;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(HfStories260K, Float64ReferenceRowsAndGreedy) {

@@ -93,15 +93,15 @@ TEST_P(TreeRowsArchFixture, DevicePathMatchesTheInvariantPath) {
                      GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(HfTreeRowsArch, TreeRowsArchFixture,
-                         ::testing::Values("granite", "smollm3", "olmo2", "starcoder2", "mixtral",
-                                           "qwen2_moe", "qwen3_moe", "olmoe", "gemma3", "olmo3",
-                                           "gptj", "cohere", "stablelm", "cohere2", "exaone4",
-                                           "glm4", "ernie4_5", "falcon_7b", "falcon_40b",
-                                           "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha",
-                                           "deepseek_v2", "deepseek_v2_yarn", "deepseek_v3",
-                                           "deepseek_v3_yarn", "llama4"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(
+    HfTreeRowsArch, TreeRowsArchFixture,
+    ::testing::Values("granite", "smollm3", "olmo2", "starcoder2", "mixtral", "qwen2_moe",
+                      "qwen3_moe", "olmoe", "gemma3", "olmo3", "gptj", "cohere", "stablelm",
+                      "cohere2", "exaone4", "glm4", "ernie4_5", "falcon_7b", "falcon_40b",
+                      "falcon_seq", "gpt_bigcode", "gpt_bigcode_mha", "deepseek_v2",
+                      "deepseek_v2_yarn", "deepseek_v3", "deepseek_v3_yarn", "llama4", "bloom",
+                      "bloom_6heads", "mpt", "mpt_scaled", "falcon_rw", "gpt_oss", "gpt_oss_mxfp4"),
+    [](const auto& info) { return info.param; });
 
 // Sliding windows inside a tree: the window counts positions (a branch token's distance to a
 // prefix token is by position, not by its place in the row). Mistral with an 8-token window.

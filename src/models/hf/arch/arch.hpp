@@ -19,7 +19,8 @@ struct ArchSpec {
   const char* architecture;  // config.json's architectures[0], e.g. "LlamaForCausalLM"
   const char* model_type;    // the model_type transformers' Auto classes build it from
   // The config class's max_position_embeddings (n_positions) default: the max_length of a
-  // config.json that does not say (transformers 5: e.g. LlamaConfig().max_position_embeddings).
+  // config.json that does not say (transformers 5: e.g. LlamaConfig().max_position_embeddings);
+  // 0 when the config class has none (BLOOM, MPT).
   int64_t default_max_positions;
   // Fills the family's part of the description; the common fields (vocabulary, dtype, special
   // ids) are read before, and the rotary dimension is checked after.

@@ -31,8 +31,13 @@ enum class QkNorm { kNone, kPerHead, kPerHeadWeights, kWhole, kL2AfterRope };
 // DeepSeek-V3's (float32 logits, sigmoid scores, choice by scores + e_score_correction_bias within
 // the best groups, weights from the scores, optional renormalisation, routed_scaling_factor).
 // Llama 4's (logits in the model dtype, top k, sigmoid of the chosen logits, which scale each
-// expert's input rather than its output).
-enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3, kLlama4 };
+// expert's input rather than its output). GPT-OSS's (the top k of the logits of a router with a
+// bias, softmax over those k in the model dtype).
+enum class MoeRouter { kSoftmax, kDeepseekV2, kDeepseekV3, kLlama4, kTopkSoftmax };
+// ALiBi (alibi.hpp): a per-head bias slope·(key position) joins the scaled q·k, in the form each
+// family builds it: the key's position (BLOOM), the same rounded through bfloat16 and divided by
+// √head_dim (Falcon), or the key's distance to the last key (MPT).
+enum class Alibi { kNone, kKeyPosition, kKeyPositionBf16, kFromLastKey };
 
 // A mixture-of-experts MLP (the shared block of models/hf/moe.hpp): a linear router, the top k
 // experts of each token, each a gated MLP of `expert_intermediate`, and optionally one shared
@@ -51,6 +56,13 @@ struct MoeConfig {
   bool group_limited = false;           // DeepSeek-V2 topk_method group_limited_greedy
   int64_t n_group = 1, topk_group = 1;  // DeepSeek's expert groups, topk_group of them kept
   double routed_scaling_factor = 1.0;   // DeepSeek: the chosen weights times this
+  // > 0: GPT-OSS's clamped SwiGLU instead of the activation: gate clamped above at the limit, up
+  // to [-limit, limit], (up + 1)·gate·sigmoid(alpha·gate). Expert biases load when present.
+  double swiglu_limit = 0.0;
+  double swiglu_alpha = 1.702;
+  // GPT-OSS's quantization_config quant_method mxfp4: the experts' weights are stored as MXFP4
+  // blocks and scales (gate_up_proj_blocks, ...), dequantised at load (weight_loader.cpp).
+  bool mxfp4 = false;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3; mla.cpp): queries from q_proj, or through a
@@ -94,6 +106,8 @@ struct ArchConfig {
   bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
   bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
   double residual_multiplier = 1.0;  // Granite: x + m·branch(x)
+  // BLOOM apply_residual_connection_post_layernorm: the residual adds start from the normed input.
+  bool residual_from_norm = false;
 
   // ----- MLP -----
   Activation activation = Activation::kSilu;
@@ -109,6 +123,7 @@ struct ArchConfig {
   double logit_scale = 1.0;           // Cohere: logits · s
   int64_t learned_positions = 0;      // rows of a learned position table (GPT-2, OPT), 0 = none
   int64_t position_offset = 0;        // OPT's offset of 2
+  bool embed_norm = false;            // BLOOM word_embeddings_layernorm: a norm on the embeddings
 
   // ----- attention -----
   QkNorm qk_norm = QkNorm::kNone;
@@ -124,6 +139,10 @@ struct ArchConfig {
   double attn_floor_scale = 0.0, attn_temperature_scale = 0.0;
   std::vector<uint8_t> layer_rope;  // per layer: 0 = no rotary (NoPE); empty = all
   MlaConfig mla;                    // multi-head latent attention (mla.cpp)
+  Alibi alibi = Alibi::kNone;
+  std::vector<float> alibi_slopes;  // per head (alibi.hpp)
+  // GPT-OSS: a learned logit per head joins each softmax's denominator (and is dropped after).
+  bool attn_sinks = false;
 
   // ----- rotary embedding (rope.hpp) -----
   RopeType rope = RopeType::kNone;

@@ -2,8 +2,8 @@
 // (Falcon-40B/180B's new_decoder_architecture: per kv group [q..., k, v]; multi_query (7B):
 // [q; k; v] with one kv head; otherwise per head [q, k, v]), attention and a GELU MLP in
 // parallel from one shared norm (7B) or from two (ln_attn, ln_mlp), or sequential.
-// ALiBi Falcons (falcon-rw) are refused.
-#include "lmeval/core/error.hpp"
+// ALiBi Falcons (falcon-rw) have no rotary embedding.
+#include "models/hf/alibi.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/arch/weight_loader.hpp"
 
@@ -28,17 +28,18 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.activation = parse_activation(c.str_or("activation", "gelu"), c.path(), "$.activation");
   a.gated_mlp = false;
   a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
-  if (c.bool_or("alibi", false))
-    throw UserError("Falcon with ALiBi attention (falcon-rw) has no native implementation",
-                    {c.path(), 0, 0, "$.alibi"},
-                    "false (rotary Falcons: falcon-7b, -40b, -180b, Falcon 2/3 dense)");
   // FalconDecoderLayer: new_decoder_architecture is parallel, with two norms unless
   // num_ln_in_parallel_attn says one.
   a.parallel_residual = new_arch || c.bool_or("parallel_attn", true);
   const int64_t norms = new_arch ? c.int_or("num_ln_in_parallel_attn", 2) : 1;
   a.shared_layer_norm = a.parallel_residual && norms != 2;
   finish_heads(c, a);
-  parse_rope(c, a, 1.0, 10000.0);
+  if (c.bool_or("alibi", false)) {  // falcon-rw: ALiBi instead of rotary embeddings
+    a.alibi = Alibi::kKeyPositionBf16;
+    a.alibi_slopes = alibi_slopes_bloom(a.num_heads);
+  } else {
+    parse_rope(c, a, 1.0, 10000.0);
+  }
   a.layer_sliding_window.assign(a.num_layers, 0);
 }
 

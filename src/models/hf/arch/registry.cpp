@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 extern const ArchSpec kLlama, kMistral, kQwen2, kQwen3, kGptNeoX, kGpt2, kPhi, kPhi3, kGemma,
     kGemma2, kOpt, kGranite, kSmolLM3, kOlmo2, kStarcoder2, kMixtral, kQwen2Moe, kQwen3Moe, kOlmoe,
     kGemma3, kOlmo3, kGptJ, kCohere, kStableLm, kCohere2, kExaone4, kGlm4, kErnie4_5, kFalcon,
-    kGptBigCode, kDeepseekV2, kDeepseekV3, kLlama4;
+    kGptBigCode, kDeepseekV2, kDeepseekV3, kLlama4, kBloom, kMpt, kGptOss;
 
 const std::vector<const ArchSpec*>& arch_registry() {
   // clang-format off
@@ -52,6 +52,9 @@ const std::vector<const ArchSpec*>& arch_registry() {
       &kDeepseekV2,
       &kDeepseekV3,
       &kLlama4,
+      &kBloom,
+      &kMpt,
+      &kGptOss,
   };
   // clang-format on
   return specs;

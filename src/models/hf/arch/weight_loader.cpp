@@ -1,6 +1,8 @@
 // The shared weight naming of decoder families (weight_loader.hpp).
 #include "models/hf/arch/weight_loader.hpp"
 
+#include <cmath>
+
 #include "lmeval/core/error.hpp"
 
 namespace lmeval::hf {
@@ -13,6 +15,42 @@ Tensor WeightLoader::get(const std::string& prefix, const std::string& name,
 Tensor WeightLoader::get_exact(const std::string& name, const std::vector<int64_t>& shape,
                                bool required) {
   return m.take(w_, {name}, shape, required);
+}
+
+Tensor WeightLoader::get_bytes(const std::string& prefix, const std::string& name,
+                               const std::vector<int64_t>& shape) {
+  const TensorView* view = w_.find(prefix + name);
+  if (!view) view = w_.find(name);
+  if (!view)
+    throw UserError("weights lack tensor '" + prefix + name + "'", {"", 0, 0, prefix + name},
+                    "an MXFP4 checkpoint of " + cfg.architecture + " matching config.json");
+  if (view->dtype != "U8" || view->shape != shape) {
+    std::string want;
+    for (int64_t d : shape) want += (want.empty() ? "" : ", ") + std::to_string(d);
+    throw UserError("tensor '" + view->name + "' is not a U8 tensor of shape [" + want + "]",
+                    {view->file, 0, 0, view->name},
+                    "MXFP4 blocks and scales consistent with config.json");
+  }
+  m.used_tensors.insert(view->name);
+  Tensor out = at::from_blob(const_cast<std::byte*>(view->data), shape, at::kByte).clone();
+  w_.release(*view);
+  return out;
+}
+
+Tensor dequantize_mxfp4(const Tensor& blocks, const Tensor& scales) {
+  static const float kFp4[16] = {+0.0f, +0.5f, +1.0f, +1.5f, +2.0f, +3.0f, +4.0f, +6.0f,
+                                 -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+  std::vector<float> pow2(256);  // 2^(scale - 127), exact (2^-127 is a float32 subnormal)
+  for (int s = 0; s < 256; ++s) pow2[static_cast<size_t>(s)] = std::ldexp(1.0f, s - 127);
+  Tensor lut = at::tensor(at::ArrayRef<float>(kFp4, 16), at::kFloat);
+  Tensor exp2 = at::tensor(at::ArrayRef<float>(pow2), at::kFloat);
+  const int64_t E = blocks.size(0), R = blocks.size(1), G = blocks.size(2);
+  Tensor b = blocks.to(at::kLong);
+  Tensor lo = lut.index_select(0, at::bitwise_and(b, 0x0F).flatten());
+  Tensor hi = lut.index_select(0, at::bitwise_right_shift(b, 4).flatten());
+  Tensor vals = at::stack({lo, hi}, -1).view({E, R, G, 32});
+  Tensor scale = exp2.index_select(0, scales.to(at::kLong).flatten()).view({E, R, G, 1});
+  return (vals * scale).view({E, R, G * 32}).transpose(1, 2).contiguous();
 }
 
 Tensor WeightLoader::conv1d(const std::string& prefix, const std::string& name, int64_t in,
@@ -134,6 +172,34 @@ void WeightLoader::load_moe(const DecoderNames& n, const std::string& p, const s
   L.router_w = m.take(
       w_, names(n.router + ".weight", n.legacy_router.empty() ? "" : n.legacy_router + ".weight"),
       {E, Hd}, true);
+  L.router_b = m.take(w_, names(n.router + ".bias", ""), {E}, false);
+  if (n.experts_in_out_interleaved) {
+    // Columns (gate 0, up 0, gate 1, up 1, ...) become rows [gate; up] of [E, 2I, hidden].
+    auto deinterleave = [&](const Tensor& t, int64_t dim) {
+      return at::cat({t.slice(dim, 0, 2 * I, 2), t.slice(dim, 1, 2 * I, 2)}, dim).contiguous();
+    };
+    Tensor gate_up, down;
+    if (moe.mxfp4) {
+      // Each tensor in turn, so that a missing one is named in the checkpoint's order.
+      const std::string x = l + n.experts;
+      const Tensor gu_blocks = get_bytes(p, x + "gate_up_proj_blocks", {E, 2 * I, Hd / 32, 16});
+      const Tensor gu_scales = get_bytes(p, x + "gate_up_proj_scales", {E, 2 * I, Hd / 32});
+      const Tensor down_blocks = get_bytes(p, x + "down_proj_blocks", {E, Hd, I / 32, 16});
+      const Tensor down_scales = get_bytes(p, x + "down_proj_scales", {E, Hd, I / 32});
+      gate_up = dequantize_mxfp4(gu_blocks, gu_scales).to(m.fopt());
+      down = dequantize_mxfp4(down_blocks, down_scales).to(m.fopt());
+      m.n_params += gate_up.numel() + down.numel();
+    } else {
+      gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""), {E, Hd, 2 * I}, true);
+      down = m.take(w_, names(n.experts + "down_proj", ""), {E, I, Hd}, true);
+    }
+    L.experts_up = deinterleave(gate_up.transpose(1, 2), 1);
+    L.experts_up_b =
+        deinterleave(m.take(w_, names(n.experts + "gate_up_proj_bias", ""), {E, 2 * I}, true), 1);
+    L.experts_down = down.transpose(1, 2).contiguous();
+    L.experts_down_b = m.take(w_, names(n.experts + "down_proj_bias", ""), {E, Hd}, true);
+    return;
+  }
   using Shape = std::vector<int64_t>;
   const bool bmm = n.experts_hidden_first;  // as bmm operands: transposed to nn.Linear's layout
   Tensor gate_up = m.take(w_, names(n.experts + "gate_up_proj", ""),

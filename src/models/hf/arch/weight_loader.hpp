@@ -35,11 +35,19 @@ struct DecoderNames {
   // Fused experts stored as bmm operands, gate_up_proj [E, hidden, 2I] and down_proj
   // [E, I, hidden] (Llama 4), rather than nn.Linear's [E, 2I, hidden] and [E, hidden, I].
   bool experts_hidden_first = false;
+  // GPT-OSS: gate_up_proj stored [E, hidden, 2I] with gate and up columns interleaved,
+  // down_proj [E, I, hidden], each with a `_bias` [E, 2I] / [E, hidden].
+  bool experts_in_out_interleaved = false;
   std::string shared_expert = "mlp.shared_expert.", shared_gate = "mlp.shared_expert_gate";
   std::string final_norm = "norm";
   std::string head = "lm_head";  // outside the prefix
   bool head_bias = false;        // an optional bias of the LM head (Phi)
 };
+
+// transformers' convert_moe_packed_tensors: MXFP4 blocks [E, R, G, 16] (two 4-bit values a byte,
+// the low nibble first) and scales [E, R, G] (a power of two, biased by 127, per 32 values) as
+// float32 [E, G * 32, R]. Every value is exact (a 4-bit float times a power of two).
+Tensor dequantize_mxfp4(const Tensor& blocks, const Tensor& scales);
 
 class WeightLoader {
  public:
@@ -55,6 +63,9 @@ class WeightLoader {
   // The tensor of exactly that name.
   Tensor get_exact(const std::string& name, const std::vector<int64_t>& shape,
                    bool required = true);
+  // A uint8 tensor of exactly that shape, as stored, on the CPU (MXFP4 blocks and scales).
+  Tensor get_bytes(const std::string& prefix, const std::string& name,
+                   const std::vector<int64_t>& shape);
   // A GPT-2 Conv1D weight, stored [in, out], as nn.Linear's [out, in].
   Tensor conv1d(const std::string& prefix, const std::string& name, int64_t in, int64_t out);
   // Rows of several projections stacked ([q; k; v], [gate; up]); all or none of the parts must
