@@ -119,7 +119,8 @@ void add_download_command(CLI::App& app, Action& action) {
   cmd->add_option("--tasks,-t", f->tasks, "Tasks or groups (comma-separated)")->expected(1, -1);
   cmd->add_option("--model_args,-a", f->model_args,
                   "k=v,k=v (pretrained=org/name, revision=, subfolder=, peft=, delta=)");
-  cmd->add_option("--include_path", f->include_path, "Extra folder of task YAMLs");
+  cmd->add_option("--include_path", f->include_path,
+                  "Extra folder(s) of task YAMLs, separated by ':'");
   cmd->callback([&action, f] { action = [f] { return download_main(*f); }; });
 }
 

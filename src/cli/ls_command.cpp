@@ -1,8 +1,10 @@
 // `lm-eval ls tasks|groups|subtasks|tags|models|metrics|filters|functions`: sorted Markdown tables.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "lmeval/config/flag_checks.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/filters/filter.hpp"
@@ -125,10 +127,14 @@ int ls_main(const LsFlags& f) {
     // folder's are named on stderr so that a broken file is not just absent from the list.
     if (!f.include_path.empty()) {
       std::error_code ec;
-      const std::string root = std::filesystem::weakly_canonical(f.include_path, ec).string();
+      std::vector<std::string> roots;
+      for (const auto& r : include_path_list(f.include_path))
+        roots.push_back(std::filesystem::weakly_canonical(r, ec).string());
       for (const auto& [path, msg] : index.skipped()) {
         std::string p = std::filesystem::weakly_canonical(path, ec).string();
-        if (p.rfind(root, 0) == 0) std::cerr << "note: not listed: " << msg << "\n";
+        if (std::any_of(roots.begin(), roots.end(),
+                        [&](const std::string& root) { return p.rfind(root, 0) == 0; }))
+          std::cerr << "note: not listed: " << msg << "\n";
       }
     }
   }
@@ -144,7 +150,8 @@ void add_ls_command(CLI::App& app, Action& action) {
   auto f = std::make_shared<LsFlags>();
   cmd->add_option("what", f->what,
                   "tasks | groups | subtasks | tags | models | metrics | filters | functions");
-  cmd->add_option("--include_path", f->include_path, "Extra folder of task YAMLs");
+  cmd->add_option("--include_path", f->include_path,
+                  "Extra folder(s) of task YAMLs, separated by ':'");
   cmd->callback([&action, f, cmd] {
     if (f->what.empty()) {
       action = [cmd] {

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   // file's name, instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
   log::init();
+  // The reference's __main__ runs setup_logging() first: $LMEVAL_LOG_LEVEL, else INFO.
+  log::apply_level();
   // The reference's legacy form (HarnessCLI.parse_args): `lm-eval --model m --tasks t` means
   // `lm-eval run ...` when more than one argument follows and the first is not a subcommand.
   std::vector<std::string> args(argv, argv + argc);

@@ -1,6 +1,7 @@
 // `lm-eval run`: flags -> EvalConfig -> evaluate -> files, summary line and tables.
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -42,17 +43,40 @@ std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
   EvalConfig cfg = build_eval_config(f);
-  if (cfg.verbosity) log::set_level(*cfg.verbosity);
+  // The reference applies --verbosity only after the evaluation (simple_evaluate calls
+  // setup_logging(verbosity) at its end), so its DEBUG shows nothing of the run; here it applies
+  // from the start (docs/fidelity.md). $LMEVAL_LOG_LEVEL wins over it in both.
+  if (cfg.verbosity) {
+    std::string level = log::apply_level(*cfg.verbosity);
+    spdlog::debug("log level {} (--verbosity {}, LMEVAL_LOG_LEVEL {})", level, *cfg.verbosity,
+                  std::getenv("LMEVAL_LOG_LEVEL") ? std::getenv("LMEVAL_LOG_LEVEL") : "unset");
+  }
   if (cfg.limit && *cfg.limit != 0)
     spdlog::warn(
         "--limit SHOULD ONLY BE USED FOR TESTING. REAL METRICS SHOULD NOT BE COMPUTED USING "
         "LIMIT.");
   cfg.finalize();
-  // Accepted for compatibility but not implemented yet: say so rather than silently ignore.
-  if (!cfg.cache_requests.empty())
-    spdlog::info(
-        "--cache_requests: lm-eval rebuilds requests every run (it takes milliseconds); nothing to "
-        "cache");
+  // The reference pickles each task's built requests (lm_eval/caching/cache.py) and reuses them
+  // (true), rebuilds and rewrites them (refresh) or deletes its cache files (delete). lm-eval
+  // builds them anew every run: said, never silently nothing (docs/fidelity.md).
+  auto cache_flag = [&cfg](const char* key) {
+    const auto it = cfg.cache_requests.find(key);
+    return it != cfg.cache_requests.end() && it->is_boolean() && it->get<bool>();
+  };
+  if (cache_flag("cache_requests") || cache_flag("rewrite_requests_cache") ||
+      cache_flag("delete_requests_cache")) {
+    if (cache_flag("delete_requests_cache"))
+      spdlog::warn(
+          "--cache_requests delete: lm-eval keeps no requests cache, so there is nothing to "
+          "delete (the reference's own cache, under LM_HARNESS_CACHE_PATH or "
+          "lm_eval/caching/.cache, is left as it is)");
+    else
+      spdlog::warn(
+          "--cache_requests {}: lm-eval keeps no requests cache; it builds every task's requests "
+          "anew each run (milliseconds), which gives the requests a cache would. Model answers "
+          "are cached with --use_cache",
+          cache_flag("rewrite_requests_cache") ? "refresh" : "true");
+  }
   // Started by torchrun or srun: this process's shard (an explicit --shard wins).
   std::optional<Launch> launch;
   if (cfg.shard_count == 0) launch = launch_from_env();

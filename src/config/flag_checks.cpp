@@ -41,11 +41,31 @@ std::string check_verbosity(const std::string& value) {
                   "DEBUG, INFO, WARNING, ERROR or CRITICAL");
 }
 
+std::vector<std::string> include_path_list(const std::string& value) {
+  std::error_code ec;
+  if (value.empty() || std::filesystem::exists(value, ec)) return {value};
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= value.size(); ++i)
+    if (i == value.size() || value[i] == ':') {
+      if (i > start) out.push_back(value.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
 void check_include_path(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw UserError("'" + path + "' does not exist", {"", 0, 0, "--include_path"},
-                    "an existing folder of task YAML files");
+  const auto list = include_path_list(path);
+  for (const auto& p : list)
+    if (!std::filesystem::exists(p, ec))
+      throw UserError(
+          "'" + p + "' does not exist" + (list.size() > 1 ? " (one of '" + path + "')" : ""),
+          {"", 0, 0, "--include_path"},
+          "an existing folder of task YAML files, or several separated by ':'");
+  if (list.empty())
+    throw UserError("'" + path + "' names no folder", {"", 0, 0, "--include_path"},
+                    "an existing folder of task YAML files, or several separated by ':'");
 }
 
 void check_setting_ranges(const EvalConfig& cfg) {

@@ -246,31 +246,24 @@ std::vector<RunOption> build_table() {
                                }}));
 
   add(text_flag(&EvalConfig::include_path, "include_path", {"--include_path"},
-                "Extra folder of task YAMLs"));
+                "Extra folder(s) of task YAMLs, separated by ':'"));
   t.back().for_validate = true;
   add(text_flag(&EvalConfig::data_dir, "data_dir", {"--data_dir"},
                 "Local datasets as <org>/<name>/<config>/<split>.jsonl (env LMEVAL_DATA_DIR)"));
   t.back().for_validate = true;
 
+  // MergeDictAction, as --model_args: `k=v` values (each a k=v,k=v list, values by
+  // handle_cli_value_string) or a JSON object; the reference merges the result over model_args.
   add(field(&EvalConfig::metadata,
             RunOption{.key = "metadata",
                       .flags = {"--metadata"},
-                      .help = "JSON object merged into every task's metadata",
-                      .kind = OptionKind::Text,
+                      .help = "Task metadata: k=v k=v (values as Python literals) or a JSON object",
+                      .kind = OptionKind::Texts,
                       .for_validate = true,
                       .from_cli =
                           [](EvalConfig& c, const CliValue& v) {
-                            require_json_nesting(v.text, SourceLocation{"", 0, 0, "--metadata"});
-                            try {
-                              Json m = Json::parse(v.text);
-                              if (!m.is_object()) throw std::runtime_error("not an object");
-                              c.metadata = m;
-                            } catch (const std::exception&) {
-                              throw UserError(
-                                  "argument --metadata: invalid loads value: '" + v.text + "'",
-                                  {"", 0, 0, "--metadata"},
-                                  "a JSON object, e.g. '{\"max_seq_lengths\":[4096]}'");
-                            }
+                            if (!v.occurrences.empty())
+                              c.metadata = merge_dict_flag(v.occurrences, "--metadata");
                           },
                       .from_yaml =
                           [](EvalConfig& c, const Json& v, const SourceLocation& w) {

@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 namespace lmeval::log {
 
@@ -20,11 +22,32 @@ void init() {
   spdlog::set_default_logger(logger);
 }
 
-void set_level(const std::string& name) {
-  std::string s = name;
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // Python's logging says WARNING where spdlog says warn.
-  spdlog::set_level(spdlog::level::from_str(s == "warning" ? std::string("warn") : s));
+namespace {
+
+// Python's logging._nameToLevel, as spdlog levels.
+std::optional<spdlog::level::level_enum> python_level(const std::string& name) {
+  std::string up = name;
+  for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (up == "CRITICAL" || up == "FATAL") return spdlog::level::critical;
+  if (up == "ERROR") return spdlog::level::err;
+  if (up == "WARN" || up == "WARNING") return spdlog::level::warn;
+  if (up == "INFO") return spdlog::level::info;
+  if (up == "DEBUG") return spdlog::level::debug;
+  if (up == "NOTSET") return spdlog::level::trace;  // NOTSET logs everything
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string apply_level(const std::string& fallback) {
+  std::string chosen = fallback;
+  // getLevelName returns the string back for a name it does not know: then the fallback.
+  if (const char* env = std::getenv("LMEVAL_LOG_LEVEL"); env && *env && python_level(env))
+    chosen = env;
+  auto level = python_level(chosen);
+  spdlog::set_level(level ? *level : spdlog::level::info);
+  for (auto& c : chosen) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return chosen;
 }
 
 void debug(std::string_view message) { spdlog::debug("{}", message); }

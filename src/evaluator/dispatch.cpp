@@ -9,9 +9,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "lmeval/core/progress.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/stop_signal.hpp"
-#include "progress.hpp"
 
 namespace lmeval {
 
@@ -75,7 +75,8 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
         }
     }
     throw_if_stopped();
-    Progress progress(type);
+    // tqdm's desc in the reference's backends ("Running loglikelihood requests").
+    Progress progress("Running " + type + " requests", type);
     // Backends report after every batch: the place to notice a stop signal (core/stop_signal.hpp).
     // The exception unwinds through the backend; CachingLM has stored every finished chunk.
     lm.set_progress([&progress](size_t done, size_t total, int64_t tokens) {
@@ -86,6 +87,10 @@ Json dispatch_requests(LM& lm, const std::vector<RequestPass>& passes, std::ostr
       }
     });
     auto t0 = std::chrono::steady_clock::now();
+    // Drawn before the first batch: a slow first batch must not look like a hang.
+    size_t count = 0;
+    for (const auto& s : slots) count += static_cast<size_t>(s.first->repeats);
+    progress.update(0, count);
     // Responses of slot i are res[offset[i]] .. res[offset[i] + repeats - 1].
     auto hand_out = [&slots](auto&& response_at) {
       size_t j = 0;

@@ -3,12 +3,15 @@
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/tasks/reference_library.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
 
 #include "dispatch.hpp"
+#include "lmeval/config/flag_checks.hpp"
+#include "lmeval/core/log.hpp"
 #include "lmeval/data/hub_data_source.hpp"
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
@@ -43,30 +46,58 @@ void register_builtins() {
 
 std::vector<fs::path> task_roots(const EvalConfig& cfg) {
   std::vector<fs::path> roots = {builtin_tasks_dir()};
-  if (cfg.include_path) roots.emplace_back(*cfg.include_path);
+  if (cfg.include_path)
+    for (const auto& p : include_path_list(*cfg.include_path)) roots.emplace_back(p);
   return roots;
 }
+
+namespace {
+
+// The reference's TaskIndex.build debug lines: the roots, each file skipped and why, the count.
+void log_index(const TaskIndex& index) {
+  std::string roots;
+  for (const auto& r : index.roots()) roots += (roots.empty() ? "" : ", ") + r.string();
+  log::debug("Building task index from " + roots);
+  for (const auto& [path, msg] : index.skipped()) log::debug("Skip " + path + " (" + msg + ")");
+  log::debug("Built task index with " + std::to_string(index.all_names().size()) + " entries");
+}
+
+}  // namespace
 
 TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& wanted,
                          bool always_reference) {
   std::vector<fs::path> roots = task_roots(cfg);
+  auto is_yaml = [](const std::string& w) {
+    return w.size() > 5 && w.compare(w.size() - 5, 5, ".yaml") == 0;
+  };
   auto missing = [&](const TaskIndex& index) {
     for (const auto& w : wanted)
-      if (!(w.size() > 5 && w.compare(w.size() - 5, 5, ".yaml") == 0) && index.match(w).empty())
-        return true;
+      if (!is_yaml(w) && index.match(w).empty()) return true;
     return false;
   };
+  // A glob matches over every name the reference knows (TaskManager.match_tasks over
+  // all_tasks, its library included), so it needs the library even where built-ins match it.
+  const bool glob = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+    return !is_yaml(w) && w.find_first_of("*?[") != std::string::npos;
+  });
   std::optional<TaskIndex> local;
-  if (!always_reference) {
+  if (!always_reference && !glob) {
     local = TaskIndex::build(roots);
-    if (!missing(*local)) return std::move(*local);
+    if (!missing(*local)) {
+      log_index(*local);
+      return std::move(*local);
+    }
   }
   const auto& lib = reference_task_library();
   std::error_code ec;
-  if (!lib.dir || (cfg.include_path && fs::equivalent(*lib.dir, *cfg.include_path, ec)))
-    return local ? std::move(*local) : TaskIndex::build(roots);
-  roots.insert(roots.begin(), *lib.dir);
-  return TaskIndex::build(roots);
+  const bool lib_included =
+      lib.dir && std::any_of(roots.begin() + 1, roots.end(),
+                             [&](const fs::path& r) { return fs::equivalent(*lib.dir, r, ec); });
+  if (lib.dir && !lib_included) roots.insert(roots.begin(), *lib.dir);
+  TaskIndex index =
+      local && (!lib.dir || lib_included) ? std::move(*local) : TaskIndex::build(roots);
+  log_index(index);
+  return index;
 }
 
 namespace {
@@ -117,11 +148,28 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EvalOutput out;
 
+  // --verbosity DEBUG: each stage and how long it took.
+  auto t_stage = t_start;
+  auto stage_done = [&t_stage](const std::string& what) {
+    auto now = std::chrono::steady_clock::now();
+    log::debug(what + " (" + std::to_string(std::chrono::duration<double>(now - t_stage).count()) +
+               " s)");
+    t_stage = now;
+  };
   RunPlan plan = plan_run(cfg);
+  stage_done("plan: " + std::to_string(plan.tasks.size()) + " tasks, " +
+             std::to_string(plan.groups.size()) + " groups, documents loaded");
   RunModel run_model = prepare_model(cfg, std::move(given_model));
+  stage_done("model ready: " + plan.model_name);
   LM& lm = *run_model.model;
   std::vector<SeedPass> passes = build_seed_passes(plan, cfg, run_model.prompt, out.write_out);
+  // The reference's evaluate() logs the same line per task.
+  for (size_t i = 0; i < plan.tasks.size() && !passes.empty(); ++i)
+    log::debug("Task: " + plan.tasks[i].task->name() + "; number of requests on this rank: " +
+               std::to_string(passes[0].tasks[i].instances.size()));
+  stage_done("requests built for " + std::to_string(passes.size()) + " few-shot seed pass(es)");
   Json perf = dispatch(lm, passes);
+  stage_done("model answers: " + perf.dump());
 
   // A shard is not scored: its answers, config and model facts go to `lm-eval merge`.
   if (run_model.shard) {
@@ -140,6 +188,7 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
   for (size_t i = 0; i < passes.size(); ++i)
     outcomes.push_back(task_outcomes(plan, passes[i], scores[i], cfg.bootstrap_iters));
 
+  stage_done("scored");
   ResultsContext rc = results_context(cfg, lm, perf, date, t_start, plan.model_name);
   out.results = build_results(outcomes[0], plan.groups, rc);
   bool log = cfg.log_samples || cfg.predict_only;

@@ -155,16 +155,34 @@ const ReferenceLibrary& reference_task_library() {
   return lib;
 }
 
-bool is_reference_task_name(const std::string& name) {
-  static const std::unordered_set<std::string> names = [] {
-    std::unordered_set<std::string> s;
+namespace {
+
+// tasks/reference_library_names.txt, sorted as written.
+const std::vector<std::string>& reference_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
     std::ifstream in(builtin_tasks_dir() / "reference_library_names.txt");
     std::string line;
     while (std::getline(in, line))
-      if (!line.empty() && line[0] != '#') s.insert(line);
-    return s;
+      if (!line.empty() && line[0] != '#') v.push_back(line);
+    return v;
   }();
+  return names;
+}
+
+}  // namespace
+
+bool is_reference_task_name(const std::string& name) {
+  static const std::unordered_set<std::string> names(reference_names().begin(),
+                                                     reference_names().end());
   return names.count(name) > 0;
+}
+
+std::vector<std::string> reference_task_names_matching(const std::string& pattern) {
+  std::vector<std::string> out;
+  for (const auto& n : reference_names())
+    if (fnmatch(n, pattern)) out.push_back(n);
+  return out;
 }
 
 }  // namespace lmeval

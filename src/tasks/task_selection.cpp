@@ -2,6 +2,8 @@
 #include "lmeval/tasks/task_selection.hpp"
 #include "lmeval/tasks/reference_library.hpp"
 
+#include <glob.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "lmeval/config/eval_config.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/log.hpp"
 #include "lmeval/core/python_format.hpp"
 
 namespace lmeval {
@@ -323,6 +326,50 @@ struct Builder {
   }
 };
 
+bool is_glob(const std::string& name) { return name.find_first_of("*?[") != std::string::npos; }
+
+// POSIX glob(3), sorted; Python's glob.glob likewise leaves out hidden files for '*'.
+std::vector<std::string> glob_paths(const std::string& pattern) {
+  glob_t g{};
+  std::vector<std::string> out;
+  if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+  globfree(&g);
+  return out;
+}
+
+// "a, b, c, d, e and 3 more".
+std::string some_of(const std::vector<std::string>& names) {
+  std::string out;
+  const size_t shown = std::min<size_t>(names.size(), 5);
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += " and " + std::to_string(names.size() - shown) + " more";
+  return out;
+}
+
+// How to get the reference's library, which was not found.
+std::string reference_library_advice() {
+  return "lm-eval runs them by name when that package is installed in the active Python "
+         "environment (" +
+         reference_task_library().described +
+         "): `pip install lm-eval==0.4.13` there, or pass --include_path "
+         "<site-packages>/lm_eval/tasks";
+}
+
+// The reference's library is not here: a glob that it would widen says what it leaves out (the
+// reference's TaskManager.match_tasks matches over its library too).
+void warn_of_narrowed_glob(const TaskIndex& index, const std::string& pattern, size_t matched) {
+  std::vector<std::string> more;
+  for (const auto& n : reference_task_names_matching(pattern))
+    if (!index.find(n)) more.push_back(n);
+  if (more.empty()) return;
+  log::warn("--tasks '" + pattern + "' matches " + std::to_string(matched) +
+            (matched == 1 ? " name" : " names") +
+            " here; in the reference's task library "
+            "(lm-eval 0.4.13) it also matches " +
+            some_of(more) + ", which it would run too: " + reference_library_advice());
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> unreadable_task_files(
@@ -376,13 +423,21 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
   // A single existing directory: every *.yaml in it.
   // error_code forms: a task name too long for a path (300 characters) is a name, no error.
   std::error_code ec;
+  // A registered name wins over a folder of that name (the reference's process_tasks, which
+  // warns).
   if (requested.size() == 1 && fs::is_directory(requested[0], ec)) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(requested[0]))
-      if (e.path().extension() == ".yaml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) b.add_yaml_path(f);
-    return b.out;
+    if (index.match(requested[0]).empty()) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(requested[0]))
+        if (e.path().extension() == ".yaml") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) b.add_yaml_path(f);
+      return b.out;
+    }
+    log::warn("A local directory named '" + requested[0] +
+              "' exists but a registered task with the same name was found: using the "
+              "registered task. To load tasks from a directory, use --include_path or rename "
+              "the directory.");
   }
   std::vector<std::string> entries;
   std::set<std::string> seen_entries;
@@ -396,6 +451,14 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
   std::set<std::string> seen_names;
   for (const auto& e : entries) {
     if (e.size() > 5 && e.substr(e.size() - 5) == ".yaml") {
+      // The reference's process_tasks expands a YAML path with glob.glob (in the directory's
+      // order; sorted here).
+      if (is_glob(e)) {
+        std::vector<std::string> files = glob_paths(e);
+        if (files.empty()) missing.push_back(e);
+        for (const auto& f : files) b.add_yaml_path(f);
+        continue;
+      }
       if (!fs::exists(e, ec)) {
         missing.push_back(e);
         continue;
@@ -405,6 +468,13 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     }
     auto m = index.match(e);
     if (m.empty()) missing.push_back(e);
+    if (m.size() > 1 || (m.size() == 1 && m[0] != e)) {
+      std::string all;
+      for (const auto& n : m) all += (all.empty() ? "" : ", ") + n;
+      log::debug("--tasks '" + e + "' matches " + all);
+    }
+    if (!m.empty() && is_glob(e) && !reference_task_library().dir)
+      warn_of_narrowed_glob(index, e, m.size());
     for (const auto& n : m)
       if (seen_names.insert(n).second) names.push_back(n);
   }
@@ -425,15 +495,23 @@ TaskSelection select_tasks(const TaskIndex& index, const std::vector<std::string
     const auto& lib = reference_task_library();
     if (!lib.dir) {
       std::string names;
-      for (const auto& m : missing)
-        if (is_reference_task_name(m)) names += (names.empty() ? "" : ", ") + m;
+      size_t count = 0;
+      for (const auto& m : missing) {
+        std::string item;
+        if (is_reference_task_name(m)) {
+          item = m;
+        } else if (is_glob(m)) {
+          auto matching = reference_task_names_matching(m);
+          if (!matching.empty()) item = m + " (matching " + some_of(matching) + ")";
+        }
+        if (item.empty()) continue;
+        names += (names.empty() ? "" : ", ") + item;
+        ++count;
+      }
       if (!names.empty())
-        reference = "; " + names + (names.find(", ") == std::string::npos ? " is" : " are") +
-                    " in the reference's task library (lm-eval 0.4.13), which lm-eval runs by "
-                    "name when that package is installed in the active Python environment (" +
-                    lib.described +
-                    "): `pip install lm-eval==0.4.13` there, or pass --include_path "
-                    "<site-packages>/lm_eval/tasks";
+        reference =
+            "; " + names + (count == 1 ? " is" : " are") +
+            " in the reference's task library (lm-eval 0.4.13): " + reference_library_advice();
     }
     b.report(UserError(
         "Tasks not found: " + list + (hints.empty() ? "" : " (did you mean: " + hints + "?)") +

@@ -130,4 +130,46 @@ TEST_F(ReferenceLibrary, ANameOfTheLibraryWithoutItSaysHowToGetIt) {
   EXPECT_EQ(r.err.find("reference's task library"), std::string::npos) << r.err;
 }
 
+// The reference's TaskManager.match_tasks matches a glob over every name it knows, its library
+// included: built-ins matching it do not stop the library from being consulted.
+TEST_F(ReferenceLibrary, AGlobMatchesOverTheLibraryToo) {
+  task("local/glob_a.yaml", "glob_a");
+  task(tasks_ + "/mine/glob_b.yaml", "glob_b");
+  auto r = lm("run --model dummy --tasks 'glob_*' --include_path local", venv());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("|glob_a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|glob_b"), std::string::npos) << r.out;
+  r = lm("run --model dummy --tasks 'glob_*' --include_path local", "LMEVAL_REFERENCE_TASKS=off");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("|glob_a"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("|glob_b"), std::string::npos) << r.out;
+}
+
+// Without the library a glob says what the reference would also have matched
+// (mmlu_high_school_c*: 2 built-ins, 8 names of lm-eval 0.4.13; tests/tasks/goldens/
+// match_tasks.json has them from the reference), and one that matches only its names says how
+// to get them.
+TEST_F(ReferenceLibrary, AGlobWithoutTheLibrarySaysWhatItLeavesOut) {
+  auto r =
+      lm("validate --tasks 'mmlu_high_school_c*'", "LMEVAL_REFERENCE_TASKS=off HF_HUB_OFFLINE=1");
+  for (const char* want :
+       {"--tasks 'mmlu_high_school_c*' matches 2 names here",
+        "also matches mmlu_high_school_chemistry_continuation, "
+        "mmlu_high_school_chemistry_generative, mmlu_high_school_chemistry_generative_spanish, "
+        "mmlu_high_school_computer_science_continuation, "
+        "mmlu_high_school_computer_science_generativ_spanishe and 1 more",
+        "pip install lm-eval==0.4.13"})
+    EXPECT_NE(r.err.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.err;
+  r = lm("run --model dummy --tasks 'xnli_e*'", "LMEVAL_REFERENCE_TASKS=off");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  for (const char* want :
+       {"Tasks not found: xnli_e*",
+        "xnli_e* (matching xnli_el, xnli_en, xnli_es, xnli_es_spanish_bench, xnli_eu and 3 more)",
+        "reference's task library", "pip install lm-eval==0.4.13"})
+    EXPECT_NE(r.err.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.err;
+  // A glob the built-ins match fully gets no such line.
+  r = lm("validate --tasks 'demo_story_c*'", "LMEVAL_REFERENCE_TASKS=off");
+  EXPECT_EQ(r.err.find("reference's task library"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -168,7 +168,7 @@ TEST_F(StopSignal, SigtermAndSighupDuringModelPhase) {
   for (auto [sig, name, code] :
        {std::tuple{SIGTERM, "SIGTERM", 143}, std::tuple{SIGHUP, "SIGHUP", 129}}) {
     start("LMEVAL_DUMMY_DELAY_MS=20 LMEVAL_PROGRESS=1", kArgs);
-    ASSERT_TRUE(wait_until([&] { return stderr_has("loglikelihood ["); })) << err();
+    ASSERT_TRUE(wait_until([&] { return stderr_has("loglikelihood requests"); })) << err();
     EXPECT_EQ(signal_and_wait(sig), code) << err();
     std::string e = err();
     EXPECT_NE(e.find(std::string("lm-eval: interrupted by ") + name +

@@ -2,9 +2,13 @@
 // seed ranges numpy enforces. Expected values: CPython 3.11's int() and numpy 2's
 // np.random.seed, run by hand on each input.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "lmeval/config/arg_parsing.hpp"
 #include "lmeval/config/eval_config.hpp"
+#include "lmeval/config/flag_checks.hpp"
 #include "lmeval/core/error.hpp"
 
 TEST(Config_FlagValues, PythonIntSyntax) {
@@ -65,4 +69,33 @@ TEST(Config_FlagValues, NumpySeedOutsideItsRangeIsRefused) {
   } catch (const lmeval::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
   }
+}
+
+// --include_path: the value whole when that path exists (as the reference always takes it),
+// else its non-empty pieces between ':' (so a folder with ':' in its name can only be given
+// alone); check_include_path names the piece that is missing.
+TEST(Config_FlagValues, IncludePathList) {
+  namespace fs = std::filesystem;
+  using V = std::vector<std::string>;
+  const fs::path dir = fs::temp_directory_path() / ("lmeval_include_" + std::to_string(getpid()));
+  fs::create_directories(dir / "a:b");
+  fs::create_directories(dir / "c");
+  const std::string d = dir.string() + "/";
+  EXPECT_EQ(lmeval::include_path_list(d + "a:b"), V{d + "a:b"});
+  EXPECT_EQ(lmeval::include_path_list(d + "c:" + d + "a:b"), (V{d + "c", d + "a", "b"}));
+  EXPECT_EQ(lmeval::include_path_list("x::y:"), (V{"x", "y"}));
+  EXPECT_EQ(lmeval::include_path_list(":"), V{});
+  lmeval::check_include_path(d + "a:b");
+  lmeval::check_include_path(d + "c:" + d + "c");
+  EXPECT_EQ(lmeval::include_path_list(d + "c:" + d + "c"), (V{d + "c", d + "c"}));
+  try {
+    lmeval::check_include_path(d + "c:" + d + "nope");
+    ADD_FAILURE() << "a missing piece was accepted";
+  } catch (const lmeval::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + d + "nope' does not exist (one of '"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(lmeval::check_include_path(":"), lmeval::UserError);
+  fs::remove_all(dir);
 }

@@ -115,28 +115,51 @@ TEST(HfTaskRunStandin, MathHardAndMusrRunOnStories260K) {
   }
 }
 
-// The progress bar: one per request type on stderr with rate, ETA and (hf) tokens/s when asked
-// for with LMEVAL_PROGRESS=1; nothing when LMEVAL_PROGRESS=0 (as for a log file).
+// The progress line: one per request type on stderr, drawn in place (tqdm's layout at the width
+// of $COLUMNS here, as no terminal is attached) with LMEVAL_PROGRESS=1; plain lines when stderr
+// is a file (the default without a terminal); nothing with LMEVAL_PROGRESS=0.
 TEST(Progress, BarWithTokensPerSecondAndEta) {
   // The demo task ships in the repository (3 choices per document).
   const std::string base =
       "'" + lmeval::testing::lmeval_binary().string() + "' run --tasks demo_story_cloze --limit 5";
-  auto dummy = lmeval::testing::run_command("LMEVAL_PROGRESS=1 " + base + " --model dummy");
+  auto dummy =
+      lmeval::testing::run_command("LMEVAL_PROGRESS=1 COLUMNS=200 " + base + " --model dummy");
   ASSERT_EQ(dummy.exit_code, 0) << dummy.err;
-  EXPECT_NE(dummy.err.find("loglikelihood ["), std::string::npos) << dummy.err;
-  EXPECT_NE(dummy.err.find("15/15 ("), std::string::npos) << dummy.err;
-  EXPECT_NE(dummy.err.find("ETA"), std::string::npos) << dummy.err;
+  EXPECT_NE(dummy.err.find("\rRunning loglikelihood requests: 100%|"), std::string::npos)
+      << dummy.err;
+  EXPECT_NE(dummy.err.find("| 15/15 [00:00<00:00, "), std::string::npos) << dummy.err;
   EXPECT_EQ(dummy.err.find("tok/s"), std::string::npos) << "the dummy model counts no tokens";
+  auto narrow =
+      lmeval::testing::run_command("LMEVAL_PROGRESS=1 COLUMNS=40 " + base + " --model dummy");
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  EXPECT_NE(narrow.err.find("\rloglikelihood: 100% 15/15 [00:00<00:00]\x1b[K\n"), std::string::npos)
+      << narrow.err;
+  // Every drawn line (between \r and the erase-to-end) in 39 columns.
+  for (size_t at = narrow.err.find('\r'); at != std::string::npos;
+       at = narrow.err.find('\r', at + 1)) {
+    size_t end = narrow.err.find("\x1b[K", at);
+    ASSERT_NE(end, std::string::npos) << narrow.err;
+    EXPECT_LE(end - at - 1, 39u) << narrow.err.substr(at, end - at);
+  }
+  auto log = lmeval::testing::run_command("env -u LMEVAL_PROGRESS " + base + " --model dummy");
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(
+      log.err.find("Running loglikelihood requests: 0/15 (0%), ?it/s, elapsed 00:00, ETA ?\n"),
+      std::string::npos)
+      << log.err;
+  EXPECT_NE(log.err.find("Running loglikelihood requests: 15/15 (100%), "), std::string::npos)
+      << log.err;
+  EXPECT_EQ(log.err.find('\r'), std::string::npos) << log.err;
   auto quiet = lmeval::testing::run_command("LMEVAL_PROGRESS=0 " + base + " --model dummy");
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
-  EXPECT_EQ(quiet.err.find("loglikelihood ["), std::string::npos) << quiet.err;
+  EXPECT_EQ(quiet.err.find("loglikelihood requests"), std::string::npos) << quiet.err;
   if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
   auto hf = lmeval::testing::run_command(
       "LMEVAL_PROGRESS=1 " + base + " --model hf --device cpu --model_args pretrained='" +
       (lmeval::testing::source_dir() / "models/stories260K").string() + "'");
   ASSERT_EQ(hf.exit_code, 0) << hf.err;
   EXPECT_NE(hf.err.find("tok/s"), std::string::npos) << hf.err;
-  EXPECT_NE(hf.err.find("15/15 ("), std::string::npos) << hf.err;
+  EXPECT_NE(hf.err.find("15/15 ["), std::string::npos) << hf.err;
 }
 
 // threads= beyond the machine's cores is capped with a warning (4096 threads on 2 cores ran 30x

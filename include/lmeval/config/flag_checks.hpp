@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lmeval {
 
@@ -21,7 +22,13 @@ void check_int_range(int64_t value, const std::string& flag, int64_t lo, int64_t
 // the value and logging.setLevel refuses any other name). Returns the upper-cased name.
 std::string check_verbosity(const std::string& value);
 
-// --include_path: an existing folder of task YAMLs (or one YAML file).
+// --include_path as a list of folders: the value itself when that path exists (the reference
+// takes the value whole: TaskManager(include_path=str) indexes Path(value)), else its pieces
+// between ':' (the list its `ls`/`validate` help shows, which its code never splits: there a
+// missing "a:b" indexes nothing, without a word). Empty pieces are dropped.
+std::vector<std::string> include_path_list(const std::string& value);
+
+// --include_path: each of include_path_list an existing folder of task YAMLs (or one YAML file).
 void check_include_path(const std::string& path);
 
 // The range checks of the run flag table (config/run_options.cpp: limit, num_fewshot,

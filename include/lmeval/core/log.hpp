@@ -10,9 +10,10 @@ namespace lmeval::log {
 // Called once by main; library code logs through spdlog::info/warn/... or the functions below.
 void init();
 
-// Sets the level from a --verbosity name as the reference spells them (DEBUG, INFO, WARNING,
-// ERROR, CRITICAL; any case). Unknown names turn logging off, as spdlog's from_str does.
-void set_level(const std::string& name);
+// The level as the reference's setup_logging picks it (lm_eval/utils.py): $LMEVAL_LOG_LEVEL when
+// it names a Python logging level (CRITICAL, FATAL, ERROR, WARN, WARNING, INFO, DEBUG, NOTSET;
+// any case), else `fallback` (INFO, or a --verbosity name). Returns the name applied.
+std::string apply_level(const std::string& fallback = "INFO");
 
 // Plain-string entry points for translation units that must not include spdlog (the torch ones:
 // a CUDA libtorch bundles its own fmt); callers format the message themselves.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lmeval {
 
@@ -21,5 +22,8 @@ const ReferenceLibrary& reference_task_library();
 // Whether `name` is a task, group or tag of the reference's library (lm-eval 0.4.13, listed in
 // tasks/reference_library_names.txt by scripts/gen_reference_task_names.py).
 bool is_reference_task_name(const std::string& name);
+// The names of that list that `pattern` matches as the reference's utils.pattern_match does
+// (fnmatch), in the list's order.
+std::vector<std::string> reference_task_names_matching(const std::string& pattern);
 
 }  // namespace lmeval
