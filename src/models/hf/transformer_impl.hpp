@@ -57,9 +57,9 @@ struct Layer {
   // Mixture of experts (ArchConfig::moe): router [E, hidden], experts [E, 2I, hidden] (rows
   // [gate; up]) and [E, hidden, I], the shared expert's gate [1, hidden].
   Tensor router_w, experts_up, experts_down, shared_gate_w;
-  Tensor router_b, experts_up_b,
-      experts_down_b;  // GPT-OSS: [E], [E, 2I] (rows [gate; up]), [E, hidden]
-  Tensor sinks;        // ArchConfig::attn_sinks: [heads]
+  // GPT-OSS's biases: router [E], experts [E, 2I] (rows [gate; up]) and [E, hidden].
+  Tensor router_b, experts_up_b, experts_down_b;
+  Tensor sinks;  // ArchConfig::attn_sinks: [heads]
 };
 
 struct KvCache {
