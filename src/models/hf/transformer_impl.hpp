@@ -62,9 +62,9 @@ struct Layer {
   // q_b_proj; kv_a_proj_with_mqa (rows [latent; rope key]), kv_a_layernorm, kv_b_proj (rows
   // per head [k_nope; v]).
   Tensor q_a_w, q_a_b, q_a_norm_w, q_b_w, kv_a_w, kv_a_b, kv_a_norm_w, kv_b_w;
-  Tensor router_b, experts_up_b,
-      experts_down_b;  // GPT-OSS: [E], [E, 2I] (rows [gate; up]), [E, hidden]
-  Tensor sinks;        // ArchConfig::attn_sinks: [heads]
+  // GPT-OSS's biases: router [E], experts [E, 2I] (rows [gate; up]) and [E, hidden].
+  Tensor router_b, experts_up_b, experts_down_b;
+  Tensor sinks;  // ArchConfig::attn_sinks: [heads]
 };
 
 struct KvCache {

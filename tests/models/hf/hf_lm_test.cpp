@@ -30,6 +30,25 @@ std::unique_ptr<HFLM> load_stories(Json extra = Json::object()) {
   return std::make_unique<HFLM>(parse_hf_args(args, {}));
 }
 
+// BLOOM's and MPT's config classes have no n_positions / max_position_embeddings / n_ctx: HFLM's
+// resolve_max_length then takes the tokenizer's model_max_length, here unset (huge), so 2048.
+TEST(HfArgs, MaxLengthOfAConfigClassWithoutPositionsComesFromTheTokenizer) {
+  LMEVAL_REQUIRE_SHARED("models/stories260K/tokenizer.json");
+  for (const std::string name : {"bloom", "mpt"}) {
+    const fs::path dir = fs::temp_directory_path() / ("lmeval_max_length_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path fixture =
+        lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
+    for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(fixture / f, dir / f);
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+      fs::copy_file(stories() / f, dir / f);
+    HFLM lm(parse_hf_args(Json{{"pretrained", dir.string()}, {"device", "cpu"}}, {}));
+    EXPECT_EQ(lm.max_length(), 2048) << name;
+    fs::remove_all(dir);
+  }
+}
+
 TEST(HfArgs, UnknownKeyListsKnownOnes) {
   try {
     parse_hf_args(Json{{"pretrained", "x"}, {"bogus", 1}}, {});
