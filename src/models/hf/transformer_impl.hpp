@@ -506,6 +506,7 @@ struct Transformer::Impl {
     const int64_t w = cfg.layer_sliding_window[li], ch = cfg.attention_chunk(li);
     const int64_t eff = (w > 0 && w < S) ? w : 0;
     const int64_t key = ch > 0 && ch < S ? -ch : eff;  // the layer's mask in c.masks
+    const Tensor& sinks = layers[li].sinks;
     if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
@@ -525,11 +526,11 @@ struct Transformer::Impl {
         a.select(0, b).narrow(1, 0, n).copy_(
             attention(q.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
                       k.narrow(0, b, 1).narrow(2, 0, n).contiguous(),
-                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, key == 0, bias, L.sinks)
+                      v.narrow(0, b, 1).narrow(2, 0, n).contiguous(), m, key == 0, bias, sinks)
                 .squeeze(0));
       }
     } else {
-      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, L.sinks);
+      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, sinks);
     }
     return a.transpose(1, 2).reshape({B, T, -1});
   }
