@@ -95,7 +95,10 @@ def make_seq2seq_model(s2s, name, kw, out, seed=0):
     shutil.rmtree(d, ignore_errors=True)
     s2s.write_checkpoint(model, head, cfg_json, d)
     corpus = [json.loads(l)["text"] for l in open(os.path.join(ROOT, "..", "shared", "tokenizers", "corpus.jsonl"))]
-    texts = [t for t in corpus if t.isascii()] + [s2s.TEXT] * 4
+    # ASCII strings without the special tokens themselves (the corpus has some, which would take
+    # the specials' ids).
+    texts = [t for t in corpus if t.isascii() and not any(s in t for s in ("<pad>", "</s>", "<unk>"))]
+    texts += [s2s.TEXT] * 4
     s2s.t5_tokenizer(VOCAB, d, texts)
     return d
 
