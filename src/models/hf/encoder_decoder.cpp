@@ -133,8 +133,9 @@ Tensor clamp_fp16(const Tensor& h) {
 }
 
 Tensor feed_forward(const Impl& m, const encdec::Block& b, const Tensor& x) {
-  Tensor h = m.cfg.gated_mlp ? activate(matmul_t(x, b.wi_gate), m.cfg.activation) * matmul_t(x, b.wi)
-                             : activate(matmul_t(x, b.wi), m.cfg.activation);
+  Tensor h = m.cfg.gated_mlp
+                 ? activate(matmul_t(x, b.wi_gate), m.cfg.activation) * matmul_t(x, b.wi)
+                 : activate(matmul_t(x, b.wi), m.cfg.activation);
   if (h.scalar_type() != b.wo.scalar_type()) h = h.to(b.wo.scalar_type());
   return matmul_t(h, b.wo);
 }
@@ -150,7 +151,8 @@ std::pair<Tensor, Tensor> encode(const Impl& m, const Tensor& ids, const Tensor&
     Tensor x = t5_norm(m, h, b.self_norm);
     h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.self_attn.q)),
                               split_heads(m, matmul_t(x, b.self_attn.k)),
-                              split_heads(m, matmul_t(x, b.self_attn.v)), bias, add, b.self_attn.o));
+                              split_heads(m, matmul_t(x, b.self_attn.v)), bias, add,
+                              b.self_attn.o));
     h = clamp_fp16(h + feed_forward(m, b, t5_norm(m, h, b.ff_norm)));
   }
   return {t5_norm(m, h, m.encoder.final_norm), add};
@@ -194,8 +196,8 @@ Tensor decode(const Impl& m, const Tensor& ids, int64_t offset, const CrossKv& c
     h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.self_attn.q)), self_k[i], self_v[i],
                               bias, causal, b.self_attn.o));
     x = t5_norm(m, h, b.cross_norm);
-    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.cross_attn.q)), cross.k[i], cross.v[i],
-                              cross_bias, enc_mask, b.cross_attn.o));
+    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.cross_attn.q)), cross.k[i],
+                              cross.v[i], cross_bias, enc_mask, b.cross_attn.o));
     h = clamp_fp16(h + feed_forward(m, b, t5_norm(m, h, b.ff_norm)));
   }
   h = t5_norm(m, h, m.decoder.final_norm);
@@ -214,8 +216,8 @@ void check_ids(const Impl& m, const std::vector<Token>& ids) {
                           " (a tokenizer of this model)");
 }
 
-Tensor padded(const Impl& m, const std::vector<std::vector<Token>>& rows, int64_t width,
-              bool left, Tensor* mask) {
+Tensor padded(const Impl& m, const std::vector<std::vector<Token>>& rows, int64_t width, bool left,
+              Tensor* mask) {
   std::vector<int64_t> ids(rows.size() * static_cast<size_t>(width), 0), mk(ids.size(), 0);
   for (size_t r = 0; r < rows.size(); ++r) {
     const size_t off = left ? static_cast<size_t>(width) - rows[r].size() : 0;
@@ -376,8 +378,8 @@ std::vector<SpanScore> EncoderDecoder::score(const std::vector<Seq2SeqRow>& rows
         out.push_back({0.0, true});
         continue;
       }
-      Tensor lp = at::log_softmax(encdec::logits_of(m, h[static_cast<int64_t>(r)].slice(0, 0, n)), -1,
-                                  m.softmax_dtype);
+      Tensor lp = at::log_softmax(encdec::logits_of(m, h[static_cast<int64_t>(r)].slice(0, 0, n)),
+                                  -1, m.softmax_dtype);
       Tensor tgt = at::tensor(std::vector<int64_t>(rows[r].targets.begin(), rows[r].targets.end()),
                               at::kLong)
                        .to(m.device);

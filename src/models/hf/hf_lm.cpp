@@ -87,7 +87,7 @@ std::string memory_limits() {
 // A folder named by pretrained= or delta=: a local folder as is, anything else a Hub repo id,
 // fetched into (or found in) the Hugging Face cache. `subfolder` is inside either.
 fs::path model_folder(const std::string& name, const std::string& revision,
-                             const std::string& subfolder, const std::string& key) {
+                      const std::string& subfolder, const std::string& key) {
   if (fs::is_directory(name)) {
     const fs::path dir = subfolder.empty() ? fs::path(name) : fs::path(name) / subfolder;
     if (!fs::is_directory(dir))
@@ -800,8 +800,9 @@ namespace lmeval {
 std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& options) {
   hf::HfArgs args = hf::parse_hf_args(model_args, options);
   // HFLM._get_backend: an encoder-decoder runs through the seq2seq backend (seq2seq_lm.hpp).
-  const std::filesystem::path dir = hf::model_folder(
-      args.pretrained, args.revision.empty() ? "main" : args.revision, args.subfolder, "pretrained");
+  const std::filesystem::path dir =
+      hf::model_folder(args.pretrained, args.revision.empty() ? "main" : args.revision,
+                       args.subfolder, "pretrained");
   if (hf::uses_seq2seq_backend(args, dir)) return std::make_unique<hf::Seq2SeqLM>(args, dir);
   return std::make_unique<hf::HFLM>(args);
 }

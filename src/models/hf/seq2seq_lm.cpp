@@ -32,10 +32,11 @@ bool uses_seq2seq_backend(const HfArgs& args, const fs::path& dir) {
 
 Seq2SeqLM::Seq2SeqLM(const HfArgs& args, const fs::path& dir) : args_(args) {
   if (!args.peft.empty() || !args.delta.empty())
-    throw UserError(std::string(args.peft.empty() ? "delta" : "peft") +
-                        " is not supported for encoder-decoder (seq2seq) models in lm-eval",
-                    {dir.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
-                    "a decoder-only model, or no peft/delta with a seq2seq model");
+    throw UserError(
+        std::string(args.peft.empty() ? "delta" : "peft") +
+            " is not supported for encoder-decoder (seq2seq) models in lm-eval",
+        {dir.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
+        "a decoder-only model, or no peft/delta with a seq2seq model");
   LoadOptions lo;
   lo.dtype = args.dtype;
   lo.softmax_dtype = args.softmax_dtype;
@@ -179,8 +180,8 @@ TokenPair Seq2SeqLM::encode_request(const LoglikelihoodRequest& r) const {
   return {tok_encode(context), tok_encode(continuation, false)};
 }
 
-std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(
-    const std::vector<TokenPair>& reqs, const char* phase_name) {
+std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(const std::vector<TokenPair>& reqs,
+                                                                 const char* phase_name) {
   const auto start = std::chrono::steady_clock::now();
   const bool hand_out = std::string_view(phase_name) == "loglikelihood";
   std::vector<LoglikelihoodResult> results(reqs.size());
@@ -212,10 +213,10 @@ std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(
   while (pos < order.size()) {
     // batch_size N rows; automatic: up to max_batch_size rows and about 8192 tokens.
     const size_t width = std::min(len(order[pos]), 2 * L);
-    const size_t cap = fixed_rows_ > 0 ? static_cast<size_t>(fixed_rows_)
-                                       : std::max<size_t>(1, std::min<size_t>(
-                                                                 args_.max_batch_size,
-                                                                 8192 / std::max<size_t>(width, 1)));
+    const size_t cap =
+        fixed_rows_ > 0 ? static_cast<size_t>(fixed_rows_)
+                        : std::max<size_t>(1, std::min<size_t>(args_.max_batch_size,
+                                                               8192 / std::max<size_t>(width, 1)));
     const size_t end = std::min(order.size(), pos + cap);
     std::vector<Seq2SeqRow> rows;
     for (size_t k = pos; k < end; ++k) {
@@ -278,7 +279,8 @@ std::vector<std::string> Seq2SeqLM::generate_until(const std::vector<GenerationR
   int64_t tokens = 0;
   for (const auto& members : group_by_gen_kwargs(requests)) {
     const Json& kw = requests[members[0]].gen_kwargs;
-    const gen_kwargs::HfGenKwargs g = gen_kwargs::normalize_for_hf(kw, kHfDefaultMaxGenToks, eos_text);
+    const gen_kwargs::HfGenKwargs g =
+        gen_kwargs::normalize_for_hf(kw, kHfDefaultMaxGenToks, eos_text);
     // _collate: (-len(tok_encode(context)), context).
     std::vector<std::pair<int64_t, size_t>> keyed;
     for (size_t i : members)
@@ -305,15 +307,17 @@ void Seq2SeqLM::generate_batch(const std::vector<GenerationRequest>& requests,
                                const std::vector<size_t>& batch, const gen_kwargs::HfGenKwargs& g,
                                const Json& kw, std::vector<std::string>& out, int64_t& tokens) {
   if (g.max_gen_toks <= 0)
-    throw UserError("max_gen_toks " + std::to_string(g.max_gen_toks) + " leaves nothing to generate",
-                    {"", 0, 0, "max_gen_toks"}, "max_gen_toks of at least 1");
+    throw UserError(
+        "max_gen_toks " + std::to_string(g.max_gen_toks) + " leaves nothing to generate",
+        {"", 0, 0, "max_gen_toks"}, "max_gen_toks of at least 1");
   // tok_batch_encode for seq2seq: the tokenizer's own special tokens (add_bos_token is not read),
   // left-truncated to the encoder's whole max_length.
   std::vector<std::vector<Token>> prompts;
   size_t width = 0;
   for (size_t i : batch) {
     std::vector<Token> ids = tokenizer_->encode(requests[i].context, true);
-    if (static_cast<int64_t>(ids.size()) > max_length_) ids.erase(ids.begin(), ids.end() - max_length_);
+    if (static_cast<int64_t>(ids.size()) > max_length_)
+      ids.erase(ids.begin(), ids.end() - max_length_);
     width = std::max(width, ids.size());
     tokens += static_cast<int64_t>(ids.size());
     prompts.push_back(std::move(ids));
@@ -330,7 +334,8 @@ void Seq2SeqLM::generate_batch(const std::vector<GenerationRequest>& requests,
   std::vector<std::vector<Token>> gens = model_->generate(prompts, so, stop);
   for (size_t k = 0; k < batch.size(); ++k) {
     tokens += static_cast<int64_t>(gens[k].size());
-    out[batch[k]] = generation_text(*tokenizer_, std::move(gens[k]), args_.think_end_token, g.until);
+    out[batch[k]] =
+        generation_text(*tokenizer_, std::move(gens[k]), args_.think_end_token, g.until);
     answered(batch[k], out[batch[k]]);
   }
 }

@@ -33,7 +33,8 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
   const json golden = read_json(fixture(name) / "golden.json");
   auto model = EncoderDecoder::load(fixture(name), {});
   const int64_t V = model->config().vocab_size;
-  EXPECT_EQ(model->config().scale_decoder_outputs, golden["meta"]["scale_decoder_outputs"].get<bool>());
+  EXPECT_EQ(model->config().scale_decoder_outputs,
+            golden["meta"]["scale_decoder_outputs"].get<bool>());
   double max_diff = 0;
   std::vector<Seq2SeqRow> rows;
   for (const auto& in : golden["inputs"]) {
@@ -78,9 +79,11 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
   double bdiff = 0;
   for (size_t b = 0; b < real.size(); ++b)
     for (size_t i = 0; i < real[b].size(); ++i)
-      bdiff = std::max(bdiff, std::abs(blp[(static_cast<int64_t>(b) * T + static_cast<int64_t>(i)) * V +
-                                           blabels[b][i]] -
-                                       real[b][i]));
+      bdiff = std::max(
+          bdiff,
+          std::abs(
+              blp[(static_cast<int64_t>(b) * T + static_cast<int64_t>(i)) * V + blabels[b][i]] -
+              real[b][i]));
   EXPECT_LT(bdiff, 1e-4) << name << " batched";
   auto batch = model->score(rows);
   for (size_t b = 0; b < rows.size(); ++b)
@@ -90,7 +93,8 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
 
   // Greedy generation: the cross-attention's keys once, the self-attention's cached.
   std::vector<std::vector<Token>> prompts;
-  for (const auto& g : golden["generate"]) prompts.push_back(g["prompt_ids"].get<std::vector<Token>>());
+  for (const auto& g : golden["generate"])
+    prompts.push_back(g["prompt_ids"].get<std::vector<Token>>());
   SamplingOptions so;
   so.max_new_tokens = 20;
   so.eos_ids = {1};
@@ -105,8 +109,7 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(HfSeq2SeqFixtures, Seq2SeqFixtureTest,
-                         ::testing::Values("t5", "flan_t5"));
+INSTANTIATE_TEST_SUITE_P(HfSeq2SeqFixtures, Seq2SeqFixtureTest, ::testing::Values("t5", "flan_t5"));
 
 Json t5_config() {
   return Json{{"architectures", {"T5ForConditionalGeneration"}},

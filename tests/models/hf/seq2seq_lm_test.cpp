@@ -95,7 +95,8 @@ TEST(HfSeq2Seq, BackendFromConfigOrArgument) {
   EXPECT_FALSE(uses_seq2seq_backend(a, fixture("t5")));
   a.backend = "seq2seq";
   EXPECT_TRUE(uses_seq2seq_backend(a, lmeval::testing::shared_dir() / "models" / "stories260K"));
-  EXPECT_EQ(parse_hf_args(Json{{"pretrained", "x"}, {"backend", "seq2seq"}}, {}).backend, "seq2seq");
+  EXPECT_EQ(parse_hf_args(Json{{"pretrained", "x"}, {"backend", "seq2seq"}}, {}).backend,
+            "seq2seq");
   EXPECT_THROW(parse_hf_args(Json{{"pretrained", "x"}, {"backend", "encoder"}}, {}), UserError);
 }
 
@@ -113,13 +114,21 @@ TEST(HfSeq2Seq, WrongBackendOrUnsupportedArgumentsRefused) {
   // A decoder-only model forced to seq2seq: AutoModelForSeq2SeqLM has no class for it either.
   const std::string stories = (lmeval::testing::shared_dir() / "models" / "stories260K").string();
   expect_user_error(
-      [&] { make_hf_model(Json{{"pretrained", stories}, {"backend", "seq2seq"}}, {}); },
+      [&] {
+        make_hf_model(Json{{"pretrained", stories}, {"backend", "seq2seq"}}, {});
+      },
       "model_type 'llama' has no native encoder-decoder");
   // T5 forced to causal: no decoder-only T5.
-  expect_user_error([&] { make("t5", {{"backend", "causal"}}); },
-                    "architecture 'T5ForConditionalGeneration' has no native implementation");
-  expect_user_error([&] { make("t5", {{"peft", fixture("t5").string()}}); },
-                    "peft is not supported for encoder-decoder");
+  expect_user_error(
+      [&] {
+        make("t5", {{"backend", "causal"}});
+      },
+      "architecture 'T5ForConditionalGeneration' has no native implementation");
+  expect_user_error(
+      [&] {
+        make("t5", {{"peft", fixture("t5").string()}});
+      },
+      "peft is not supported for encoder-decoder");
 }
 
 TEST(HfSeq2Seq, ContinuationLongerThanMaxLengthRefused) {

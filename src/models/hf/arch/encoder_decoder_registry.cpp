@@ -17,17 +17,43 @@ const std::vector<const EncoderDecoderSpec*>& encoder_decoder_registry() {
 
 bool is_seq2seq_model_type(const std::string& model_type) {
   // transformers 5.23's MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES keys.
-  static constexpr std::array<std::string_view, 37> kSeq2Seq = {
-      "audioflamingo3", "bart",           "bigbird_pegasus",         "blenderbot",
-      "blenderbot-small", "encoder-decoder", "fsmt",                  "glmasr",
-      "granite_speech", "granite_speech_plus", "led",                 "longt5",
-      "m2m_100",        "marian",         "mbart",                   "moss_transcribe_diarize",
-      "mt5",            "musicflamingo",  "mvp",                     "nemo_speechlm",
-      "nllb-moe",       "pegasus",        "pegasus_x",               "plbart",
-      "prophetnet",     "qwen2_audio",    "qwen3_asr",               "seamless_m4t",
-      "seamless_m4t_v2", "switch_transformers", "t5",                "t5gemma",
-      "t5gemma2",       "umt5",           "vibevoice_asr",           "voxtral",
-      "voxtral_realtime"};
+  static constexpr std::array<std::string_view, 37> kSeq2Seq = {"audioflamingo3",
+                                                                "bart",
+                                                                "bigbird_pegasus",
+                                                                "blenderbot",
+                                                                "blenderbot-small",
+                                                                "encoder-decoder",
+                                                                "fsmt",
+                                                                "glmasr",
+                                                                "granite_speech",
+                                                                "granite_speech_plus",
+                                                                "led",
+                                                                "longt5",
+                                                                "m2m_100",
+                                                                "marian",
+                                                                "mbart",
+                                                                "moss_transcribe_diarize",
+                                                                "mt5",
+                                                                "musicflamingo",
+                                                                "mvp",
+                                                                "nemo_speechlm",
+                                                                "nllb-moe",
+                                                                "pegasus",
+                                                                "pegasus_x",
+                                                                "plbart",
+                                                                "prophetnet",
+                                                                "qwen2_audio",
+                                                                "qwen3_asr",
+                                                                "seamless_m4t",
+                                                                "seamless_m4t_v2",
+                                                                "switch_transformers",
+                                                                "t5",
+                                                                "t5gemma",
+                                                                "t5gemma2",
+                                                                "umt5",
+                                                                "vibevoice_asr",
+                                                                "voxtral",
+                                                                "voxtral_realtime"};
   return std::find(kSeq2Seq.begin(), kSeq2Seq.end(), model_type) != kSeq2Seq.end();
 }
 
@@ -50,8 +76,8 @@ EncoderDecoderConfig parse_encoder_decoder_config(const Json& j, const std::stri
     for (const EncoderDecoderSpec* s : encoder_decoder_registry())
       list += (list.empty() ? "" : ", ") + std::string(s->architecture) + " (model_type " +
               s->model_type + ")";
-    const std::string what = a.model_type.empty() ? "architecture '" + arch + "'"
-                                                  : "model_type '" + a.model_type + "'";
+    const std::string what =
+        a.model_type.empty() ? "architecture '" + arch + "'" : "model_type '" + a.model_type + "'";
     throw UserError(what +
                         " has no native encoder-decoder (backend=seq2seq) implementation in "
                         "lm-eval's hf backend; to run it anyway, serve it with an "

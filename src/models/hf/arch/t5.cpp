@@ -38,7 +38,8 @@ void parse(const ConfigReader& c, EncoderDecoderConfig& a) {
   if ((dash != std::string::npos && first != "gated") ||
       (dash != std::string::npos && proj.find('-', dash + 1) != std::string::npos))
     throw UserError("feed_forward_proj '" + proj + "' is not valid",
-                    {c.path(), 0, 0, "$.feed_forward_proj"}, "ACT or gated-ACT, e.g. relu or gated-gelu");
+                    {c.path(), 0, 0, "$.feed_forward_proj"},
+                    "ACT or gated-ACT, e.g. relu or gated-gelu");
   a.gated_mlp = c.bool_or("is_gated_act", first == "gated" && dash != std::string::npos);
   const std::string act =
       c.str_or("dense_act_fn", proj == "gated-gelu" ? std::string("gelu_new") : last);
@@ -92,8 +93,9 @@ void load_stack(EncoderDecoderWeights& w, const std::string& name, int64_t layer
 
 void load(EncoderDecoderWeights& w) {
   const EncoderDecoderConfig& c = w.cfg;
-  w.m.shared = w.get({"shared.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight"},
-                     {c.vocab_size, c.d_model});
+  w.m.shared =
+      w.get({"shared.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight"},
+            {c.vocab_size, c.d_model});
   load_stack(w, "encoder", c.encoder_layers, false, w.m.encoder);
   load_stack(w, "decoder", c.decoder_layers, true, w.m.decoder);
   // transformers 5 ties lm_head to shared unless the checkpoint holds an lm_head.weight of other
