@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "lmeval/core/error.hpp"
@@ -46,9 +47,11 @@ double mask_min(at::ScalarType t) {
   switch (t) {
     case at::kHalf:
       return -65504.0;
+    case at::kBFloat16:
+      return -3.3895313892515355e38;  // torch.finfo(torch.bfloat16).min
     case at::kDouble:
       return std::numeric_limits<double>::lowest();
-    default:  // float32 and bfloat16 share the exponent range
+    default:
       return static_cast<double>(std::numeric_limits<float>::lowest());
   }
 }
@@ -354,12 +357,18 @@ std::vector<SpanScore> EncoderDecoder::score(const std::vector<Seq2SeqRow>& rows
     c10::InferenceMode guard;
     size_t S = 1, T = 1;
     std::vector<std::vector<Token>> enc, dec;
+    // Rows with the same encoder input (the choices of a multiple-choice question) share one
+    // encoder pass; each row's cross-attention reads its context's output.
+    std::map<std::vector<Token>, int64_t> context_of;
+    std::vector<int64_t> row_context;
     for (const auto& r : rows) {
       encdec::check_ids(m, r.encoder);
       encdec::check_ids(m, r.targets);
       S = std::max(S, r.encoder.size());
       T = std::max(T, r.targets.size());
-      enc.push_back(r.encoder);
+      auto [it, fresh] = context_of.emplace(r.encoder, static_cast<int64_t>(enc.size()));
+      if (fresh) enc.push_back(r.encoder);
+      row_context.push_back(it->second);
       // _shift_right(labels): the start token, then the labels but the last.
       std::vector<Token> d{static_cast<Token>(m.cfg.decoder_start_token_id)};
       if (!r.targets.empty()) d.insert(d.end(), r.targets.begin(), r.targets.end() - 1);
@@ -369,6 +378,11 @@ std::vector<SpanScore> EncoderDecoder::score(const std::vector<Seq2SeqRow>& rows
     Tensor enc_ids = encdec::padded(m, enc, static_cast<int64_t>(S), false, &enc_mask);
     Tensor dec_ids = encdec::padded(m, dec, static_cast<int64_t>(T), false, nullptr);
     auto [enc_out, add] = encdec::encode(m, enc_ids, enc_mask);
+    if (enc.size() < rows.size()) {
+      const Tensor pick = at::tensor(row_context, at::kLong).to(m.device);
+      enc_out = enc_out.index_select(0, pick);
+      add = add.index_select(0, pick);
+    }
     std::vector<Tensor> sk, sv;
     Tensor h = encdec::decode(m, dec_ids, 0, encdec::cross_kv(m, enc_out), add, sk, sv);
     std::vector<SpanScore> out;

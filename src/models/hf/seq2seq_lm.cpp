@@ -185,8 +185,8 @@ std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(const std::vect
   const auto start = std::chrono::steady_clock::now();
   const bool hand_out = std::string_view(phase_name) == "loglikelihood";
   std::vector<LoglikelihoodResult> results(reqs.size());
-  // _collate: longest context + continuation first. Rows are independent (right padding, the
-  // encoder's padding masked, the decoder causal), so the order decides only speed.
+  // Rows are independent (right padding, the encoder's padding masked, the decoder causal), so
+  // the order decides only speed, not the scores (the reference's _collate orders by length).
   std::vector<size_t> order;
   for (size_t i = 0; i < reqs.size(); ++i) {
     if (reqs[i].second.empty()) {
@@ -201,18 +201,26 @@ std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(const std::vect
                       "continuations shorter than the model's max_length");
     order.push_back(i);
   }
-  auto len = [&](size_t i) { return reqs[i].first.size() + reqs[i].second.size(); };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return len(a) > len(b); });
+  // Longest first, and the requests of one context together so that a batch encodes each
+  // context once (EncoderDecoder::score).
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (reqs[a].first.size() != reqs[b].first.size())
+      return reqs[a].first.size() > reqs[b].first.size();
+    if (reqs[a].first != reqs[b].first) return reqs[a].first < reqs[b].first;
+    return reqs[a].second.size() > reqs[b].second.size();
+  });
   const auto L = static_cast<size_t>(max_length_);
   auto tail = [&](const std::vector<Token>& v) {
     // (context_enc)[-max_length:], (continuation_enc)[-max_length:]
     return v.size() > L ? std::vector<Token>(v.end() - static_cast<std::ptrdiff_t>(L), v.end()) : v;
   };
+  size_t max_cont = 0;
+  for (size_t i : order) max_cont = std::max(max_cont, std::min(reqs[i].second.size(), L));
   Phase& ph = phase(phase_name);
   size_t pos = 0, done = 0;
   while (pos < order.size()) {
     // batch_size N rows; automatic: up to max_batch_size rows and about 8192 tokens.
-    const size_t width = std::min(len(order[pos]), 2 * L);
+    const size_t width = std::min(reqs[order[pos]].first.size(), L) + max_cont;
     const size_t cap =
         fixed_rows_ > 0 ? static_cast<size_t>(fixed_rows_)
                         : std::max<size_t>(1, std::min<size_t>(args_.max_batch_size,

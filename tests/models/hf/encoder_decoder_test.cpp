@@ -109,6 +109,30 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
   }
 }
 
+// The choices of one question share one encoder pass; each scores as it does alone. bfloat16
+// runs too (transformers computes in it; here within a loose bound of float32).
+TEST(HfSeq2SeqScore, SharedContextsAndBfloat16) {
+  const json golden = read_json(fixture("flan_t5") / "golden.json");
+  auto model = EncoderDecoder::load(fixture("flan_t5"), {});
+  const auto enc = golden["inputs"][1]["encoder_ids"].get<std::vector<Token>>();
+  const auto a = golden["inputs"][1]["labels"].get<std::vector<Token>>();
+  const auto b = golden["inputs"][0]["labels"].get<std::vector<Token>>();
+  const auto other = golden["inputs"][2]["encoder_ids"].get<std::vector<Token>>();
+  auto together = model->score({{enc, a}, {other, b}, {enc, b}});
+  EXPECT_NEAR(together[0].logprob, golden["inputs"][1]["sum_logprob"].get<double>(), 1e-3);
+  EXPECT_NEAR(together[0].logprob, model->score({{enc, a}})[0].logprob, 1e-4);
+  EXPECT_NEAR(together[1].logprob, model->score({{other, b}})[0].logprob, 1e-4);
+  EXPECT_NEAR(together[2].logprob, model->score({{enc, b}})[0].logprob, 1e-4);
+  EXPECT_GT(std::abs(together[1].logprob - together[2].logprob), 1e-3);  // contexts matter
+  LoadOptions lo;
+  lo.dtype = "bfloat16";
+  auto bf = EncoderDecoder::load(fixture("flan_t5"), lo);
+  EXPECT_EQ(bf->dtype_name(), "torch.bfloat16");
+  auto s = bf->score({{enc, a}});
+  EXPECT_TRUE(std::isfinite(s[0].logprob));
+  EXPECT_NEAR(s[0].logprob, together[0].logprob, 0.05 * std::abs(together[0].logprob));
+}
+
 INSTANTIATE_TEST_SUITE_P(HfSeq2SeqFixtures, Seq2SeqFixtureTest, ::testing::Values("t5", "flan_t5"));
 
 Json t5_config() {
