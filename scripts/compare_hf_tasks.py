@@ -6,6 +6,7 @@ the final scores, task by task.
 
 Environment: the .venv-hfref of scripts/compare_hf_reference.py (its docstring says how to make it).
 Usage: .venv-hfref/bin/python scripts/compare_hf_tasks.py BUILD_DIR MODEL_DIR [task:limit[:gen_kwargs] ...]
+$HF_EXTRA_MODEL_ARGS (e.g. max_length=128) is appended to both sides' model_args.
 Exit 0 when every task agrees within the tolerance below, 1 otherwise.
 """
 import glob
@@ -113,6 +114,7 @@ def main():
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     ref_model = for_transformers4(model)
     shim = os.path.join(SHARED, "tools", "reference_datasets_shim", "run_lm_eval.py")
+    extra_args = "," + os.environ["HF_EXTRA_MODEL_ARGS"] if os.environ.get("HF_EXTRA_MODEL_ARGS") else ""
     all_ok = True
     for spec in tasks:
         parts = spec.split(":")
@@ -123,9 +125,9 @@ def main():
         ref_out, our_out = os.path.join(work, task, "ref"), os.path.join(work, task, "ours")
         os.makedirs(os.path.join(work, task))
         run([sys.executable, shim, "run", "--model", "hf", "--model_args",
-             f"pretrained={ref_model},dtype=float32", "--output_path", ref_out] + common,
+             f"pretrained={ref_model},dtype=float32{extra_args}", "--output_path", ref_out] + common,
             env, ref_out + ".log")
-        run([exe, "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32",
+        run([exe, "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32{extra_args}",
              "--output_path", our_out, "--data_dir", hf_data] + common, env, our_out + ".log")
         row, ok = compare_task(task, our_out, ref_out)
         all_ok &= ok

@@ -7,7 +7,11 @@ loglikelihood difference (relative) and how many generations are identical.
 The zoo is made here from fixed seeds, never committed: each architecture of
 scripts/gen_hf_arch_fixtures.py (and the common ones of ../shared/fixtures' kinds) with the
 stories260K tokenizer (vocab 512) and float32 weights, so that real text goes through both
-tokenisers. The requests are those of scripts/compare_hf_reference.py.
+tokenisers. The requests are those of scripts/compare_hf_reference.py. The encoder-decoder shapes
+of scripts/gen_hf_seq2seq_fixtures.py (T5 v1.0, Flan-T5) join them with a T5-style Unigram
+tokenizer trained there (no BOS, </s> appended), and run with batch_size 1 on both sides: a
+seq2seq generation may run as long as the batch's padded context plus max_gen_toks, so the batch
+must be the reference's.
 
 Environment: torch 2.15.0, transformers 5.23.0, lm-eval 0.4.13 (CPU), e.g.
     python3 -m venv .venv-zoo && .venv-zoo/bin/pip install torch==2.15.0 transformers==5.23.0 lm-eval==0.4.13
@@ -82,6 +86,34 @@ def make_model(fix, name, spec, out, seed=0):
     return d
 
 
+def make_seq2seq_model(s2s, name, kw, out, seed=0):
+    torch.manual_seed(seed)
+    cfg_json = s2s.hub_config(dict(kw, d_model=64, d_kv=16, num_layers=2), VOCAB)
+    cfg = s2s.transformers.T5Config(**{k: v for k, v in cfg_json.items()
+                                       if k not in ("architectures", "model_type", "torch_dtype")})
+    model = s2s.transformers.T5ForConditionalGeneration(cfg).float().eval()
+    head = s2s.randomize(model, seed, separate_head=not kw.get("tie_word_embeddings", True))
+    d = os.path.join(out, name)
+    shutil.rmtree(d, ignore_errors=True)
+    s2s.write_checkpoint(model, head, cfg_json, d)
+    corpus = [json.loads(l)["text"] for l in open(os.path.join(ROOT, "..", "shared", "tokenizers", "corpus.jsonl"))]
+    # ASCII strings without the special tokens themselves (the corpus has some, which would take
+    # the specials' ids).
+    texts = [t for t in corpus if t.isascii() and not any(s in t for s in ("<pad>", "</s>", "<unk>"))]
+    texts += [s2s.TEXT] * 4
+    s2s.t5_tokenizer(VOCAB, d, texts)
+    return d
+
+
+def ours_bs1(exe, model):
+    import subprocess
+    from compare_hf_reference import GEN, LL, ROLLING  # noqa: F401 (loaded by load_script)
+    req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": "float32", "batch_size": 1},
+           "loglikelihood": LL, "rolling": ROLLING, "generate": GEN}
+    p = subprocess.run([exe], input=json.dumps(req), capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def reference(cmp, model):
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
@@ -99,16 +131,19 @@ def main():
     build, zoo, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     fix = load_script("gen_hf_arch_fixtures")
     cmp = load_script("compare_hf_reference")
+    s2s = load_script("gen_hf_seq2seq_fixtures")
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
     exe = cmp.build_driver(build)
     os.makedirs(zoo, exist_ok=True)
-    for name, spec in zoo_specs(fix).items():
+    entries = [(n, s, False) for n, s in zoo_specs(fix).items()] + [(n, s, True) for n, s in s2s.SPECS.items()]
+    for name, spec, seq2seq in entries:
         if only and name not in only:
             continue
         row = {"arch": name}
         try:
-            d = make_model(fix, name, spec, zoo)
+            d = make_seq2seq_model(s2s, name, spec, zoo) if seq2seq else make_model(fix, name, spec, zoo)
             b = reference(cmp, d)
-            a = cmp.ours(exe, d)
+            a = ours_bs1(exe, d) if seq2seq else cmp.ours(exe, d)
         except Exception as e:  # noqa: BLE001 - one line per architecture, whatever fails
             row["failed"] = f"{type(e).__name__}: {str(e)[:200]}"
             print(json.dumps(row), flush=True)

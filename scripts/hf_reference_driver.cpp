@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "lmeval/core/error.hpp"
-#include "models/hf/hf_lm.hpp"
+#include "lmeval/models/hf/hf_model.hpp"
 
 using namespace lmeval;
 
@@ -13,21 +13,22 @@ int main() {
   try {
     std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     Json req = Json::parse(in);
-    hf::HFLM lm(hf::parse_hf_args(req["model_args"], {}));
+    // The backend HFLM would pick (decoder-only, or seq2seq from config.json / backend=).
+    std::unique_ptr<LM> lm = make_hf_model(req["model_args"], {});
     Json out = Json::object();
     std::vector<LoglikelihoodRequest> ll;
     for (const auto& r : req.value("loglikelihood", Json::array()))
       ll.push_back({r[0].get<std::string>(), r[1].get<std::string>()});
     out["loglikelihood"] = Json::array();
-    for (const auto& r : lm.loglikelihood(ll))
+    for (const auto& r : lm->loglikelihood(ll))
       out["loglikelihood"].push_back({r.loglikelihood, r.is_greedy});
     std::vector<std::string> texts;
     for (const auto& t : req.value("rolling", Json::array())) texts.push_back(t.get<std::string>());
-    out["rolling"] = lm.loglikelihood_rolling(texts);
+    out["rolling"] = lm->loglikelihood_rolling(texts);
     std::vector<GenerationRequest> gen;
     for (const auto& r : req.value("generate", Json::array()))
       gen.push_back({r[0].get<std::string>(), r[1]});
-    out["generate"] = lm.generate_until(gen);
+    out["generate"] = lm->generate_until(gen);
     std::cout << out.dump() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

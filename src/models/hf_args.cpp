@@ -37,19 +37,20 @@ ModelArgTable<HfArgs> make_hf_table() {
                 .accepted = "a model folder or a Hub repo id",
                 .doc = "The model: a Hugging Face model folder (safetensors or pytorch_model.bin "
                        "weights) or a Hub repo id"})),
-      none_is_a_value(
-          ModelArg<HfArgs>{{.key = "backend",
-                            .default_value = "`default`",
-                            .accepted = "default, causal",
-                            .doc = "Model kind; only decoder-only (causal) models are supported"},
-                           true,
-                           [](HfArgs&, const Json& v) {
-                             const std::string b = ma::as_string(v);
-                             if (b != "default" && b != "causal")
-                               throw UserError("backend=" + b + " is not supported",
-                                               {"", 0, 0, "--model_args backend"},
-                                               "default or causal (decoder-only models)");
-                           }}),
+      none_is_a_value(ModelArg<HfArgs>{
+          {.key = "backend",
+           .default_value = "`default`",
+           .accepted = "default, causal, seq2seq",
+           .doc = "Model kind: decoder-only (causal) or encoder-decoder (seq2seq); "
+                  "default: seq2seq when config.json's model_type is one"},
+          true,
+          [](HfArgs& a, const Json& v) {
+            const std::string b = ma::as_string(v);
+            if (b != "default" && b != "causal" && b != "seq2seq")
+              throw UserError("backend=" + b + " is not supported",
+                              {"", 0, 0, "--model_args backend"}, "default, causal or seq2seq");
+            a.backend = b;
+          }}),
       none_is_a_value(text(&HfArgs::revision, {.key = "revision",
                                                .default_value = "`main`",
                                                .doc = "Hub revision (branch, tag or commit)"})),

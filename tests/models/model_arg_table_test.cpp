@@ -157,7 +157,9 @@ TEST(Models_ModelArgTable, HfKeysApplyInTheOrderGiven) {
                UserError);
   EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"parallelize", "True"}}, {}),
                UserError);
-  EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"backend", "seq2seq"}}, {}), UserError);
+  EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"backend", "encoder"}}, {}), UserError);
+  EXPECT_EQ(hf::parse_hf_args(Json{{"pretrained", "x"}, {"backend", "seq2seq"}}, {}).backend,
+            "seq2seq");
   // A subfolder without pretrained is still no pretrained.
   EXPECT_THROW(hf::parse_hf_args(Json{{"subfolder", "x"}}, {}), UserError);
   EXPECT_EQ(hf::parse_hf_args(Json{{"pretrained", "x"}, {"threads", "3"}}, {}).threads, 3);

@@ -24,6 +24,8 @@
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 #include "models/hf/arch/arch.hpp"
+#include "models/hf/generation.hpp"
+#include "models/hf/seq2seq_lm.hpp"
 
 namespace lmeval::hf {
 
@@ -86,8 +88,8 @@ std::string memory_limits() {
 
 // A folder named by pretrained= or delta=: a local folder as is, anything else a Hub repo id,
 // fetched into (or found in) the Hugging Face cache. `subfolder` is inside either.
-static fs::path model_folder(const std::string& name, const std::string& revision,
-                             const std::string& subfolder, const std::string& key) {
+fs::path model_folder(const std::string& name, const std::string& revision,
+                      const std::string& subfolder, const std::string& key) {
   if (fs::is_directory(name)) {
     const fs::path dir = subfolder.empty() ? fs::path(name) : fs::path(name) / subfolder;
     if (!fs::is_directory(dir))
@@ -600,10 +602,7 @@ std::vector<double> HFLM::loglikelihood_rolling(const std::vector<std::string>& 
 // ---------------------------------------------------------------------------------------------
 // generate_until (spec §6.8)
 
-namespace {
-
-// HFLM's default max_gen_toks (generation length when gen_kwargs give none).
-constexpr int64_t kHfDefaultMaxGenToks = 256;
+// generate_until's pieces, shared with the seq2seq backend (generation.hpp).
 
 // Collator(group_by="gen_kwargs"): groups in order of first appearance, keyed by the gen_kwargs
 // with sorted keys.
@@ -694,8 +693,6 @@ std::string generation_text(const Tokenizer& tok, std::vector<Token> toks,
   }
   return text;
 }
-
-}  // namespace
 
 std::vector<std::string> HFLM::generate_until(const std::vector<GenerationRequest>& requests) {
   const auto start = std::chrono::steady_clock::now();
@@ -821,7 +818,13 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
 namespace lmeval {
 
 std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& options) {
-  return std::make_unique<hf::HFLM>(hf::parse_hf_args(model_args, options));
+  hf::HfArgs args = hf::parse_hf_args(model_args, options);
+  // HFLM._get_backend: an encoder-decoder runs through the seq2seq backend (seq2seq_lm.hpp).
+  const std::filesystem::path dir =
+      hf::model_folder(args.pretrained, args.revision.empty() ? "main" : args.revision,
+                       args.subfolder, "pretrained");
+  if (hf::uses_seq2seq_backend(args, dir)) return std::make_unique<hf::Seq2SeqLM>(args, dir);
+  return std::make_unique<hf::HFLM>(args);
 }
 
 }  // namespace lmeval

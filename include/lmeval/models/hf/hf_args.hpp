@@ -15,7 +15,8 @@ namespace lmeval::hf {
 // model_args after coercion (spec §6.1), with the CLI's ModelOptions applied.
 struct HfArgs {
   std::string pretrained;
-  std::string tokenizer;  // empty = pretrained
+  std::string backend = "default";  // default | causal | seq2seq (HFLM._get_backend)
+  std::string tokenizer;            // empty = pretrained
   std::string revision = "main";
   std::string subfolder;  // inside pretrained (and tokenizer), as HFLM passes it to both
   std::string peft;       // LoRA adapter folder or Hub id

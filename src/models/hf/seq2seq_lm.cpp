@@ -1,0 +1,351 @@
+// The seq2seq backend of HFLM over EncoderDecoder (reference: lm_eval/models/huggingface.py's
+// seq2seq branches of tok_batch_encode, _loglikelihood_tokens, loglikelihood_rolling and
+// generate_until, and TemplateLM._encode_pair / loglikelihood in lm_eval/api/model.py).
+#include "models/hf/seq2seq_lm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/log.hpp"
+#include "lmeval/core/unicode.hpp"
+#include "lmeval/models/gen_kwargs.hpp"
+#include "lmeval/models/rolling_windows.hpp"
+#include "lmeval/models/special_tokens.hpp"
+#include "models/hf/generation.hpp"
+#include "models/hf/json_file.hpp"
+
+namespace lmeval::hf {
+
+namespace fs = std::filesystem;
+
+bool uses_seq2seq_backend(const HfArgs& args, const fs::path& dir) {
+  if (args.backend == "seq2seq") return true;
+  if (args.backend == "causal") return false;
+  const fs::path p = dir / "config.json";
+  if (!fs::exists(p)) return false;  // the decoder-only loader says what is missing
+  const Json j = load_json_file(p, "config.json");
+  return j.is_object() && j.contains("model_type") && j["model_type"].is_string() &&
+         is_seq2seq_model_type(j["model_type"].get<std::string>());
+}
+
+Seq2SeqLM::Seq2SeqLM(const HfArgs& args, const fs::path& dir) : args_(args) {
+  if (!args.peft.empty() || !args.delta.empty())
+    throw UserError(
+        std::string(args.peft.empty() ? "delta" : "peft") +
+            " is not supported for encoder-decoder (seq2seq) models in lm-eval",
+        {dir.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
+        "a decoder-only model, or no peft/delta with a seq2seq model");
+  LoadOptions lo;
+  lo.dtype = args.dtype;
+  lo.softmax_dtype = args.softmax_dtype;
+  lo.threads = args.threads;
+  lo.device = args.device.empty() ? "cuda" : args.device;  // HFLM: cuda when available, else cpu
+  model_ = EncoderDecoder::load(dir, lo);
+  // HFLM.__init__ calls model.tie_weights() after loading, and transformers 5's T5Config sets
+  // tie_word_embeddings=True whatever config.json says: so the reference scores a v1.1 /
+  // Flan-T5 checkpoint with its shared embedding as the LM head, its own lm_head.weight unused
+  // (docs/fidelity.md). from_pretrained alone keeps that lm_head (EncoderDecoder::load).
+  model_->tie_word_embeddings();
+  const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
+                                 : args.subfolder.empty()
+                                     ? fs::path(args.tokenizer)
+                                     : fs::path(args.tokenizer) / args.subfolder;
+  tokenizer_ = load_tokenizer(tokenizer_dir);
+  const EncoderDecoderConfig& cfg = model_->config();
+  // HFLM.max_length (resolve_max_length): n_positions / max_position_embeddings / n_ctx of the
+  // config (T5Config has none of its own: Hub T5 configs carry n_positions), then the
+  // tokenizer's model_max_length, then 2048.
+  if (args.max_length)
+    max_length_ = *args.max_length;
+  else if (cfg.max_position_embeddings)
+    max_length_ = *cfg.max_position_embeddings;
+  else if (auto m = tokenizer_->model_max_length(); m && *m < 1000000000000000000LL)
+    max_length_ = *m;
+  else
+    max_length_ = 2048;
+  eot_token_id_ = tokenizer_->eos_token().id;
+  if (tokenizer_->pad_token().id)
+    pad_token_id_ = tokenizer_->pad_token().id;
+  else if (tokenizer_->unk_token().id)
+    pad_token_id_ = tokenizer_->unk_token().id;
+  else
+    pad_token_id_ = eot_token_id_;
+  if (args.prefix_token_id)
+    prefix_token_id_ = static_cast<Token>(*args.prefix_token_id);
+  else if (tokenizer_->bos_token().id)
+    prefix_token_id_ = *tokenizer_->bos_token().id;
+  else if (eot_token_id_)
+    prefix_token_id_ = *eot_token_id_;
+  else
+    throw UserError("the tokenizer has neither BOS nor EOS; pass prefix_token_id",
+                    {"", 0, 0, "--model_args prefix_token_id"}, "a token id");
+  prefix_text_ = tokenizer_->decode(std::vector<Token>{prefix_token_id_}, false);
+  for (int64_t e : load_generation_eos(dir)) eos_ids_.push_back(static_cast<Token>(e));
+  if (eos_ids_.empty() && cfg.eos_token_id)
+    eos_ids_.push_back(static_cast<Token>(*cfg.eos_token_id));
+  if (!args.batch_size.empty() && args.batch_size.rfind("auto", 0) != 0)
+    fixed_rows_ = std::stoll(args.batch_size);
+  log::info("hf: loaded " + args.pretrained + " (" + cfg.architecture + ", encoder-decoder, " +
+            std::to_string(model_->num_parameters()) + " parameters, " + model_->dtype_name() +
+            ", " + (model_->on_cuda() ? "cuda" : "cpu") + "), max_length " +
+            std::to_string(max_length_));
+}
+
+Json Seq2SeqLM::model_info() const {
+  Json j = Json::object();
+  j["model_num_parameters"] = model_->num_parameters();
+  j["model_dtype"] = model_->dtype_name();
+  j["model_revision"] = args_.revision;
+  j["model_sha"] = "";
+  return j;
+}
+
+std::optional<TokenizerInfo> Seq2SeqLM::tokenizer_info() const {
+  TokenizerInfo t;
+  const auto fill = copy_special_token;
+  fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
+  fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
+  if (tokenizer_->pad_token().id || !tokenizer_->pad_token().text.empty()) {
+    fill(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
+  } else if (pad_token_id_) {
+    t.pad_token_id = *pad_token_id_;
+    if (auto s = tokenizer_->id_to_token(*pad_token_id_)) t.pad_token = *s;
+  }
+  if (eot_token_id_) t.eot_token_id = *eot_token_id_;
+  t.max_length = max_length_;
+  return t;
+}
+
+std::optional<std::string> Seq2SeqLM::chat_template(const std::string& name) const {
+  std::string t = tokenizer_->chat_template(name);
+  if (t.empty()) return std::nullopt;
+  return t;
+}
+
+Json Seq2SeqLM::chat_template_variables() const {
+  return chat_template_special_tokens(*tokenizer_);
+}
+
+Seq2SeqLM::Phase& Seq2SeqLM::phase(const std::string& name) {
+  for (auto& p : phases_)
+    if (p.name == name) return p;
+  phases_.push_back({name});
+  return phases_.back();
+}
+
+Json Seq2SeqLM::performance_stats() const {
+  Json j = Json::object();
+  for (const auto& p : phases_) {
+    Json e = Json::object();
+    e["requests"] = p.requests;
+    e["tokens"] = p.tokens;
+    e["seconds"] = p.seconds;
+    e["tokens_per_second"] = p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0;
+    j[p.name] = e;
+  }
+  return j;
+}
+
+std::vector<Token> Seq2SeqLM::tok_encode(const std::string& text,
+                                         std::optional<bool> add_special_tokens) const {
+  // _add_special_kwargs, then add_special_tokens=False for a text that starts with the prefix
+  // token's text (has_bos_prefix): T5's tokenizer otherwise appends </s>.
+  bool special = true;
+  if (add_special_tokens)
+    special = *add_special_tokens;
+  else if (args_.add_bos_token)
+    special = *args_.add_bos_token;
+  if (!add_special_tokens && text.rfind(prefix_text_, 0) == 0) special = false;
+  return tokenizer_->encode(text, special);
+}
+
+TokenPair Seq2SeqLM::encode_request(const LoglikelihoodRequest& r) const {
+  if (r.context.empty()) {
+    // TemplateLM.loglikelihood: the prefix token (T5: </s>, there being no BOS) as the context.
+    std::vector<Token> cont = tok_encode(r.continuation, false);
+    if (cont.empty()) return {{prefix_token_id_}, {}};
+    if (cont[0] != prefix_token_id_) return {{prefix_token_id_}, cont};
+    return {{cont[0]}, std::vector<Token>(cont.begin() + 1, cont.end())};
+  }
+  // _encode_pair: trailing whitespace moves to the continuation; the two are encoded apart (the
+  // context with the tokenizer's special tokens, the continuation without).
+  std::string context = r.context, continuation = r.continuation;
+  const size_t kept = unicode::py_rstrip(context).size();
+  if (kept < context.size()) {
+    continuation = context.substr(kept) + continuation;
+    context.resize(kept);
+  }
+  return {tok_encode(context), tok_encode(continuation, false)};
+}
+
+std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(const std::vector<TokenPair>& reqs,
+                                                                 const char* phase_name) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool hand_out = std::string_view(phase_name) == "loglikelihood";
+  std::vector<LoglikelihoodResult> results(reqs.size());
+  // Rows are independent (right padding, the encoder's padding masked, the decoder causal), so
+  // the order decides only speed, not the scores (the reference's _collate orders by length).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (reqs[i].second.empty()) {
+      results[i] = {0.0, true};  // as the decoder-only backend: nothing to score
+      continue;
+    }
+    // _loglikelihood_tokens asserts len(continuation_enc) <= max_length.
+    if (static_cast<int64_t>(reqs[i].second.size()) > max_length_)
+      throw UserError("a continuation of " + std::to_string(reqs[i].second.size()) +
+                          " tokens is longer than max_length " + std::to_string(max_length_),
+                      {"", 0, 0, "max_length"},
+                      "continuations shorter than the model's max_length");
+    order.push_back(i);
+  }
+  // Longest first, and the requests of one context together so that a batch encodes each
+  // context once (EncoderDecoder::score).
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (reqs[a].first.size() != reqs[b].first.size())
+      return reqs[a].first.size() > reqs[b].first.size();
+    if (reqs[a].first != reqs[b].first) return reqs[a].first < reqs[b].first;
+    return reqs[a].second.size() > reqs[b].second.size();
+  });
+  const auto L = static_cast<size_t>(max_length_);
+  auto tail = [&](const std::vector<Token>& v) {
+    // (context_enc)[-max_length:], (continuation_enc)[-max_length:]
+    return v.size() > L ? std::vector<Token>(v.end() - static_cast<std::ptrdiff_t>(L), v.end()) : v;
+  };
+  size_t max_cont = 0;
+  for (size_t i : order) max_cont = std::max(max_cont, std::min(reqs[i].second.size(), L));
+  Phase& ph = phase(phase_name);
+  size_t pos = 0, done = 0;
+  while (pos < order.size()) {
+    // batch_size N rows; automatic: up to max_batch_size rows and about 8192 tokens.
+    const size_t width = std::min(reqs[order[pos]].first.size(), L) + max_cont;
+    const size_t cap =
+        fixed_rows_ > 0 ? static_cast<size_t>(fixed_rows_)
+                        : std::max<size_t>(1, std::min<size_t>(args_.max_batch_size,
+                                                               8192 / std::max<size_t>(width, 1)));
+    const size_t end = std::min(order.size(), pos + cap);
+    std::vector<Seq2SeqRow> rows;
+    for (size_t k = pos; k < end; ++k) {
+      rows.push_back({tail(reqs[order[k]].first), tail(reqs[order[k]].second)});
+      ph.tokens += static_cast<int64_t>(rows.back().encoder.size() + rows.back().targets.size());
+    }
+    const std::vector<SpanScore> scores = model_->score(rows);
+    for (size_t k = pos; k < end; ++k) {
+      results[order[k]] = {scores[k - pos].logprob, scores[k - pos].is_greedy};
+      if (hand_out) answered(order[k], results[order[k]]);
+    }
+    done += end - pos;
+    pos = end;
+    if (progress_) progress_(done, order.size(), ph.tokens);
+  }
+  ph.requests += reqs.size();
+  ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return results;
+}
+
+std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
+  std::vector<TokenPair> enc;
+  enc.reserve(requests.size());
+  for (const auto& r : requests) enc.push_back(encode_request(r));
+  return loglikelihood_tokens(enc, "loglikelihood");
+}
+
+std::vector<double> Seq2SeqLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
+  // HFLM.loglikelihood_rolling makes the decoder-only windows for seq2seq too ("we pass single
+  // EOT token to the Encoder and the full context to the decoder"): each window's context (the
+  // prefix token, or the token before the window) is the encoder's input and its tokens the
+  // decoder's targets.
+  std::vector<TokenPair> windows;
+  std::vector<size_t> owner;
+  for (size_t i = 0; i < texts.size(); ++i)
+    for (auto& w : rolling_windows(tok_encode(texts[i]), prefix_token_id_, max_length_)) {
+      windows.push_back(std::move(w));
+      owner.push_back(i);
+    }
+  auto scored = loglikelihood_tokens(windows, "loglikelihood_rolling");
+  std::vector<double> out(texts.size(), 0.0);
+  for (size_t k = 0; k < windows.size(); ++k) out[owner[k]] += scored[k].loglikelihood;
+  return out;
+}
+
+// generate_until's batch size: batch_size N, else what the reference's _detect_batch_size finds
+// where nothing runs out of memory (max_batch_size): the batch decides the padded encoder
+// length, and with it how long a seq2seq generation may run.
+int64_t Seq2SeqLM::generation_rows() const {
+  return fixed_rows_ > 0 ? fixed_rows_ : args_.max_batch_size;
+}
+
+std::vector<std::string> Seq2SeqLM::generate_until(const std::vector<GenerationRequest>& requests) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> out(requests.size());
+  const std::string eos_text =
+      eot_token_id_ ? tokenizer_->decode(std::vector<Token>{*eot_token_id_}, false) : std::string();
+  Phase& ph = phase("generate_until");
+  int64_t tokens = 0;
+  for (const auto& members : group_by_gen_kwargs(requests)) {
+    const Json& kw = requests[members[0]].gen_kwargs;
+    const gen_kwargs::HfGenKwargs g =
+        gen_kwargs::normalize_for_hf(kw, kHfDefaultMaxGenToks, eos_text);
+    // _collate: (-len(tok_encode(context)), context).
+    std::vector<std::pair<int64_t, size_t>> keyed;
+    for (size_t i : members)
+      keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return requests[a.second].context < requests[b.second].context;
+    });
+    const auto rows = static_cast<size_t>(generation_rows());
+    for (size_t pos = 0; pos < keyed.size(); pos += rows) {
+      std::vector<size_t> batch;
+      for (size_t k = pos; k < std::min(keyed.size(), pos + rows); ++k)
+        batch.push_back(keyed[k].second);
+      generate_batch(requests, batch, g, kw, out, tokens);
+    }
+  }
+  ph.requests += requests.size();
+  ph.tokens += tokens;
+  ph.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+void Seq2SeqLM::generate_batch(const std::vector<GenerationRequest>& requests,
+                               const std::vector<size_t>& batch, const gen_kwargs::HfGenKwargs& g,
+                               const Json& kw, std::vector<std::string>& out, int64_t& tokens) {
+  if (g.max_gen_toks <= 0)
+    throw UserError(
+        "max_gen_toks " + std::to_string(g.max_gen_toks) + " leaves nothing to generate",
+        {"", 0, 0, "max_gen_toks"}, "max_gen_toks of at least 1");
+  // tok_batch_encode for seq2seq: the tokenizer's own special tokens (add_bos_token is not read),
+  // left-truncated to the encoder's whole max_length.
+  std::vector<std::vector<Token>> prompts;
+  size_t width = 0;
+  for (size_t i : batch) {
+    std::vector<Token> ids = tokenizer_->encode(requests[i].context, true);
+    if (static_cast<int64_t>(ids.size()) > max_length_)
+      ids.erase(ids.begin(), ids.end() - max_length_);
+    width = std::max(width, ids.size());
+    tokens += static_cast<int64_t>(ids.size());
+    prompts.push_back(std::move(ids));
+  }
+  SamplingOptions so = sampling_options(g, kw, eos_ids_, pad_token_id_.value_or(0), args_.seed);
+  // generate(max_length = padded context length + max_gen_toks): for an encoder-decoder that
+  // bounds the decoder's sequence, start token included, so a seq2seq generation may run past
+  // max_gen_toks by the batch's padded context length less one (a max_length in gen_kwargs wins).
+  int64_t max_length = static_cast<int64_t>(width) + g.max_gen_toks;
+  if (kw.is_object() && kw.contains("max_length") && kw["max_length"].is_number_integer())
+    max_length = kw["max_length"].get<int64_t>();
+  so.max_new_tokens = max_length - 1;
+  const StopFn stop = stop_criteria(*tokenizer_, g.until);
+  std::vector<std::vector<Token>> gens = model_->generate(prompts, so, stop);
+  for (size_t k = 0; k < batch.size(); ++k) {
+    tokens += static_cast<int64_t>(gens[k].size());
+    out[batch[k]] =
+        generation_text(*tokenizer_, std::move(gens[k]), args_.think_end_token, g.until);
+    answered(batch[k], out[batch[k]]);
+  }
+}
+
+}  // namespace lmeval::hf
