@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lmeval/core/error.hpp"
-include "lmeval/core/embedded_python.hpp"
+#include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task.hpp"

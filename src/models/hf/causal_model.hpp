@@ -34,6 +34,11 @@ class CausalModel {
   virtual Transformer* native() { return nullptr; }
 };
 
+// The native Transformer of `dir` (native_model.cpp, in the libtorch plugin only; the
+// transformers plugin has none: transformers_plugin/entry.cpp).
+std::unique_ptr<CausalModel> load_native_model(const std::filesystem::path& dir,
+                                               const LoadOptions& options);
+
 // The native path: the Transformer itself.
 class NativeModel final : public CausalModel {
  public:

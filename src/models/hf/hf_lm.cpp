@@ -25,7 +25,7 @@
 #include "lmeval/models/special_tokens.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/python_model.hpp"
-#include "models/hf/transformers_path.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 
 namespace lmeval::hf {
 
@@ -129,7 +129,7 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
                                static_cast<int64_t>(tokenizer_->vocab_size()));
   } else {
     try {
-      model_ = std::make_unique<NativeModel>(Transformer::load(dir, lo));
+      model_ = load_native_model(dir, lo);
     } catch (const std::bad_alloc&) {
       model_does_not_fit(dir, lo);
     } catch (const std::exception& e) {

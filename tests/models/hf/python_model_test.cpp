@@ -16,7 +16,7 @@
 #include "lmeval/core/error.hpp"
 #include "models/hf/hf_lm.hpp"
 #include "models/hf/python_model.hpp"
-#include "models/hf/transformers_path.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "support/test_support.hpp"
 
 namespace lmeval::hf {
