@@ -258,8 +258,12 @@ def main():
                 row["failed"] = f"{type(e).__name__}: {str(e)[-600:]}"
                 print(json.dumps(row), flush=True)
                 continue
-            ll = [(x[0], y[0]) for doc in b["fb_mc"] for x, y in zip(a["fb_mc"][doc], b["fb_mc"][doc])]
-            roll = [(a["fb_roll"][doc][0][0], b["fb_roll"][doc][0][0]) for doc in b["fb_roll"]]
+            # The samples file holds values as the reference's file does (sanitize_list: text).
+            pair = lambda r: (float(r[0]), str(r[1]) == "True")
+            ll = [(pair(x[0]), pair(y[0])) for doc in b["fb_mc"]
+                  for x, y in zip(a["fb_mc"][doc], b["fb_mc"][doc])]
+            num = lambda r: float(r[0]) if isinstance(r, list) else float(r)
+            roll = [(num(a["fb_roll"][doc][0]), num(b["fb_roll"][doc][0])) for doc in b["fb_roll"]]
             gen = [(a["fb_gen"][doc][0][0], b["fb_gen"][doc][0][0]) for doc in b["fb_gen"]]
             row["log_line"] = lines[0].split("] ", 1)[-1][:160] if lines else "(none)"
             row["loglikelihood_requests"] = len(ll)

@@ -63,8 +63,9 @@ void open_and_start(EmbeddedPython& out) {
   const PythonEnv py = active_python_env();
   out.described = py.described;
   if (py.python.empty()) {
-    out.failure = "Python code runs in the active Python environment, and there is none: " +
-                  py.described + "; activate a virtual environment or put python3 on PATH";
+    out.failure =
+        "Python code runs in the active Python environment, and there is none: " + py.described +
+        "; activate a virtual environment or put python3 on PATH";
     return;
   }
   int status = 0;

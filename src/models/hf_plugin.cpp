@@ -63,8 +63,11 @@ CreateFn open_plugin(const std::string& flavour) {
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = opened.find(flavour); it != opened.end()) return it->second;
   const fs::path path = hf_plugin_dir() / plugin_file(flavour);
-  const std::string what =
-      "the " + std::string(flavour == "cuda" ? "CUDA " : "CPU ") + "hf backend " + path.string();
+  const std::string what = "the " +
+                           std::string(flavour == "cuda"           ? "CUDA "
+                                       : flavour == "transformers" ? "transformers-path "
+                                                                   : "CPU ") +
+                           "hf backend " + path.string();
   if (!fs::exists(path))
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");

@@ -54,9 +54,9 @@ std::optional<std::string> transformers_path_reason(const HfArgs& args, const fs
            j["auto_map"]["AutoModelForCausalLM"].dump() + ")";
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
     const Json& q = j["quantization_config"];
-    const std::string method =
-        q.contains("quant_method") && q["quant_method"].is_string() ? q["quant_method"].get<std::string>()
-                                                                    : "unnamed";
+    const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
+                                   ? q["quant_method"].get<std::string>()
+                                   : "unnamed";
     return "config.json's quantization_config (" + method +
            ") has no native path: transformers dequantises it";
   }

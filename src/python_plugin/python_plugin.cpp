@@ -830,8 +830,7 @@ void* transformers_model(const Json* spec, Json* info, std::string* error) {
 }
 
 bool transformers_call(void* handle, const char* method, const Json* kwargs,
-                       lmeval::PythonStopTest stop, void* stop_ctx, Json* out,
-                       std::string* error) {
+                       lmeval::PythonStopTest stop, void* stop_ctx, Json* out, std::string* error) {
   py::gil_scoped_acquire gil;
   const py::object& model = *static_cast<py::object*>(handle);
   try {

@@ -34,8 +34,9 @@ class TransformersPathCli : public ::testing::Test {
       GTEST_SKIP() << "lm-eval was built without its Python plugin (LMEVAL_WITH_PYTHON)";
     if (shared_dir().empty() || !fs::exists(shared_dir() / "fixtures/llama/tokenizer.json"))
       GTEST_SKIP() << "../shared/fixtures/llama is absent (set LMEVAL_SHARED_DIR)";
-    dir_ = fs::temp_directory_path() / ("lmeval_tf_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_tf_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "model");
     for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
@@ -60,8 +61,8 @@ class TransformersPathCli : public ::testing::Test {
     return run_command("PYTHONPATH=" + quoted(source_dir() / "tests/fixtures" / fake) + " " +
                        quoted(lmeval_binary()) + " run --model hf --device cpu --model_args " +
                        "pretrained=" + quoted(dir_ / "model") +
-                       " --tasks demo_story_cloze --limit 2 --output_path " +
-                       quoted(dir_ / "out") + " " + extra);
+                       " --tasks demo_story_cloze --limit 2 --output_path " + quoted(dir_ / "out") +
+                       " " + extra);
   }
 
   fs::path dir_;
@@ -85,9 +86,9 @@ TEST_F(TransformersPathCli, TheRunSaysOnceWhichPathRunsAndWhyAndRecordsIt) {
       results = Json::parse(lmeval::testing::read_file(e.path()));
   ASSERT_TRUE(results.contains("config")) << "no results file";
   EXPECT_EQ(results["config"]["hf_execution"]["path"], "transformers");
-  EXPECT_NE(results["config"]["hf_execution"]["reason"].get<std::string>().find(
-                "FakeBigramForCausalLM"),
-            std::string::npos);
+  EXPECT_NE(
+      results["config"]["hf_execution"]["reason"].get<std::string>().find("FakeBigramForCausalLM"),
+      std::string::npos);
 }
 
 TEST_F(TransformersPathCli, WithoutTorchItIsExit2SayingWhatIsMissingAndHowToInstallIt) {
@@ -115,9 +116,10 @@ TEST_F(TransformersPathCli, CustomCodeNeedsTrustRemoteCodeAsInTheReference) {
 }
 
 TEST_F(TransformersPathCli, WithoutThePythonPluginItIsExit2SayingHowToBuildIt) {
-  // A plugin folder holding only the hf plugin.
+  // A plugin folder holding only the hf plugins.
   fs::create_directories(dir_ / "plugins");
-  for (const char* p : {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so"})
+  for (const char* p :
+       {"liblmeval_hf_cpu.so", "liblmeval_hf_cuda.so", "liblmeval_hf_transformers.so"})
     if (fs::exists(lmeval_binary().parent_path() / p))
       fs::create_symlink(lmeval_binary().parent_path() / p, dir_ / "plugins" / p);
   auto r = run("fake_transformers", "");

@@ -168,7 +168,8 @@ TEST(Models_ModelArgTable, HfKeysApplyInTheOrderGiven) {
   EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"logits_cache", nullptr}}, {}),
                UserError);
   // parallelize and the from_pretrained keys are taken for the transformers path.
-  EXPECT_TRUE(hf::parse_hf_args(Json{{"pretrained", "x"}, {"parallelize", "True"}}, {}).parallelize);
+  EXPECT_TRUE(
+      hf::parse_hf_args(Json{{"pretrained", "x"}, {"parallelize", "True"}}, {}).parallelize);
   const auto kw = hf::parse_hf_args(Json{{"pretrained", "x"},
                                          {"load_in_4bit", "True"},
                                          {"attn_implementation", "eager"},

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "lmeval/core/error.hpp"
 #include "lmeval/core/embedded_python.hpp"
+#include "lmeval/core/error.hpp"
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "lmeval/tasks/task.hpp"

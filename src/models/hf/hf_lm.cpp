@@ -20,12 +20,12 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/python_model.hpp"
-#include "lmeval/models/hf/transformers_path.hpp"
 
 namespace lmeval::hf {
 
@@ -220,7 +220,8 @@ Json HFLM::model_info() const {
   // HFLM.get_model_info: the Hub's sha of each, "" when the Hub does not answer (a local folder).
   if (!args_.peft.empty()) j["peft_sha"] = "";
   if (!args_.delta.empty()) j["delta_sha"] = "";
-  // Which path ran the model, recorded after the reference's keys in the results' config (docs/models.md).
+  // Which path ran the model, recorded after the reference's keys in the results' config
+  // (docs/models.md).
   j["hf_execution"] = transformers_reason_
                           ? Json{{"path", "transformers"}, {"reason", *transformers_reason_}}
                           : Json{{"path", "native"}};

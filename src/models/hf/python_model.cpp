@@ -122,7 +122,8 @@ std::vector<std::vector<SpanScore>> PythonModel::score(const std::vector<ScoreRo
   const Json out = call("score", {{"rows", std::move(jrows)}});
   std::vector<std::vector<SpanScore>> scores(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
-    for (const auto& s : out.at(i)) scores[i].push_back({s.at(0).get<double>(), s.at(1).get<bool>()});
+    for (const auto& s : out.at(i))
+      scores[i].push_back({s.at(0).get<double>(), s.at(1).get<bool>()});
   return scores;
 }
 

@@ -8,12 +8,12 @@
 #include <mutex>
 
 #include "lmeval/config/yaml_loader.hpp"
+#include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/py_random.hpp"
-#include "lmeval/core/embedded_python.hpp"
+#include "lmeval/core/python_plugin_api.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/filters/filter.hpp"
-#include "lmeval/core/python_plugin_api.hpp"
 #include "lmeval/tasks/task_context.hpp"
 
 namespace lmeval {

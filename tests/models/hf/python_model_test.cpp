@@ -14,9 +14,10 @@
 
 #include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
+#include "models/hf/arch/arch.hpp"
 #include "models/hf/hf_lm.hpp"
 #include "models/hf/python_model.hpp"
-#include "lmeval/models/hf/transformers_path.hpp"
 #include "support/test_support.hpp"
 
 namespace lmeval::hf {
@@ -50,7 +51,8 @@ int64_t fake_argmax(int64_t prev) {
 class TransformersPath : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const fs::path fake = lmeval::testing::source_dir() / "tests" / "fixtures" / "fake_transformers";
+    const fs::path fake =
+        lmeval::testing::source_dir() / "tests" / "fixtures" / "fake_transformers";
     // Before the interpreter starts (once per process): the stand-in shadows any real torch.
     ::setenv("PYTHONPATH", fake.c_str(), 1);
     ::setenv("LMEVAL_PLUGIN_DIR", lmeval::testing::lmeval_binary().parent_path().c_str(), 1);
@@ -104,6 +106,11 @@ class TransformersPath : public ::testing::Test {
 
 HfArgs args_of(const Json& j) { return parse_hf_args(j, {}); }
 
+// lm-eval decides without the native plugin, from the names CMake reads out of its registry.
+TEST(TransformersPathNames, AreTheNativeRegistrys) {
+  EXPECT_EQ(native_architecture_names(), supported_architectures());
+}
+
 TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
   const fs::path llama = lmeval::testing::shared_dir() / "fixtures" / "llama";
@@ -115,7 +122,8 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
       transformers_path_reason(args_of({{"pretrained", p}, {"device_map", "auto"}}), llama));
   EXPECT_FALSE(
       transformers_path_reason(args_of({{"pretrained", p}, {"load_in_4bit", "False"}}), llama));
-  auto why = transformers_path_reason(args_of({{"pretrained", p}, {"load_in_4bit", "True"}}), llama);
+  auto why =
+      transformers_path_reason(args_of({{"pretrained", p}, {"load_in_4bit", "True"}}), llama);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("load_in_4bit=true"), std::string::npos) << *why;
   why = transformers_path_reason(args_of({{"pretrained", p}, {"attn_implementation", "sdpa"}}),
@@ -156,19 +164,19 @@ TEST_F(TransformersPath, FromPretrainedReceivesTheModelArgsAsHflmPassesThem) {
                   {"revision", "v1"}});
   ASSERT_TRUE(lm->transformers_reason());
   EXPECT_EQ(lm->model_info()["hf_execution"]["path"], "transformers");
+  // The first reason found: the from_pretrained key, before the architecture.
   EXPECT_NE(lm->model_info()["hf_execution"]["reason"].get<std::string>().find(
-                "FakeBigramForCausalLM"),
+                "attn_implementation=eager"),
             std::string::npos);
   EXPECT_EQ(lm->model_info()["model_num_parameters"], kVocab * kVocab);
   EXPECT_EQ(lm->max_length(), 64);  // the Python config's max_position_embeddings
   const auto log = calls();
   ASSERT_GE(log.size(), 2U);
   EXPECT_EQ(log[0]["call"], "AutoConfig.from_pretrained");
-  EXPECT_EQ(log[0]["kwargs"],
-            (Json{{"revision", "v1"},
-                  {"trust_remote_code", true},
-                  {"gguf_file", nullptr},
-                  {"subfolder", ""}}));
+  EXPECT_EQ(log[0]["kwargs"], (Json{{"revision", "v1"},
+                                    {"trust_remote_code", true},
+                                    {"gguf_file", nullptr},
+                                    {"subfolder", ""}}));
   EXPECT_EQ(log[1]["call"], "AutoModelForCausalLM.from_pretrained");
   EXPECT_EQ(log[1]["path"], dir_.string());
   // HFLM._create_model: dtype by name, the model's own code allowed, the accelerate arguments of
