@@ -265,7 +265,9 @@ def main():
             num = lambda r: float(r[0]) if isinstance(r, list) else float(r)
             roll = [(num(a["fb_roll"][doc][0]), num(b["fb_roll"][doc][0])) for doc in b["fb_roll"]]
             gen = [(a["fb_gen"][doc][0][0], b["fb_gen"][doc][0][0]) for doc in b["fb_gen"]]
-            row["log_line"] = lines[0].split("] ", 1)[-1][:160] if lines else "(none)"
+            # The log line's account of the path ("runs through transformers ...: REASON").
+            row["log_line"] = lines[0].split("; ", 1)[-1] if lines else "(none)"
+            row["log_lines"] = len(lines)
             row["loglikelihood_requests"] = len(ll)
             row["ll_max_abs_diff"] = float(f"{max(abs(x[0] - y[0]) for x, y in ll):.3g}")
             row["is_greedy_same"] = f"{sum(x[1] == y[1] for x, y in ll)}/{len(ll)}"

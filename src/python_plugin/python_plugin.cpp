@@ -836,7 +836,7 @@ bool transformers_call(void* handle, const char* method, const Json* kwargs,
   try {
     py::dict kw = to_python(*kwargs);
     if (stop)
-      kw["stop"] = py::cpp_function([stop, stop_ctx](std::size_t row, py::list tokens) {
+      kw["stop"] = py::cpp_function([stop, stop_ctx](std::size_t row, const py::list& tokens) {
         std::vector<std::int32_t> ids;
         ids.reserve(tokens.size());
         for (auto t : tokens) ids.push_back(t.cast<std::int32_t>());
