@@ -236,6 +236,11 @@ void EvalConfig::finalize(std::vector<UserError>* collect) {
       }
     }
   }
+  // EvaluatorConfig._set_trust_remote_code, after the model_args are parsed.
+  if (trust_remote_code) {
+    if (!model_args.is_object()) model_args = Json::object();
+    model_args["trust_remote_code"] = true;
+  }
   // The first few-shot seed is the run's own: its results are `results`, as a plain run with it.
   if (!fewshot_seeds.empty()) seed[3] = fewshot_seeds[0];
   // metadata = model_args | metadata (metadata keys win).

@@ -530,19 +530,11 @@ std::vector<RunOption> build_table() {
                   c.fewshot_seeds = parse_fewshot_seeds(v, where);
               }}));
 
+  // EvaluatorConfig._set_trust_remote_code: model_args gain trust_remote_code=True
+  // (EvalConfig::finalize); lm-eval's datasets run no loading scripts, so that half has nothing to
+  // allow.
   add(bool_flag(&EvalConfig::trust_remote_code, "trust_remote_code", {"--trust_remote_code"},
-                "(Python only; refused)"));
-  t.back().refused = true;
-  t.back().from_cli = [](EvalConfig&, const CliValue&) {
-    throw UserError(
-        "--trust_remote_code is not supported: lm-eval runs no Python code from models or datasets",
-        {"", 0, 0, "--trust_remote_code"}, "built-in tasks and safetensors models");
-  };
-  t.back().from_yaml = [](EvalConfig&, const Json& v, const SourceLocation& where) {
-    if (truthy_bool(v, where, "trust_remote_code"))
-      throw UserError("trust_remote_code is not supported: lm-eval runs no Python code", where,
-                      "remove the key; models and tasks are built in");
-  };
+                "Let the model folder's own code run (adds trust_remote_code=True to model_args)"));
 
   add(bool_flag(&EvalConfig::confirm_run_unsafe_code, "confirm_run_unsafe_code",
                 {"--confirm_run_unsafe_code"}, "Allow tasks marked unsafe_code"));

@@ -624,6 +624,9 @@ std::vector<std::string> select_model_files(const std::vector<std::string>& file
     if (f.size() > 12 && f.ends_with(".safetensors")) has_safetensors = true;
   for (const auto& f : names) {
     bool take = std::find(wanted.begin(), wanted.end(), f) != wanted.end();
+    // The repo's own code (configuration_*.py, modeling_*.py), which trust_remote_code=True runs
+    // through transformers (docs/models.md).
+    take |= f.ends_with(".py");
     if (has_safetensors) {
       take |= f.ends_with(".safetensors") || f == "model.safetensors.index.json";
     } else {

@@ -23,6 +23,18 @@ constexpr int64_t kHfMaxIntArg = 2147483647;
 
 void check_bool(const Json& v, const std::string& key) { (void)ma::as_bool(v, key); }
 
+// A key only transformers applies: kept as given (a boolean checked) for from_pretrained, and the
+// model then runs through transformers (models/hf/transformers_path.cpp).
+ModelArg<HfArgs> to_transformers(const std::string& key, ModelArgType type, std::string doc) {
+  ModelArgInfo info{.key = key, .type = type, .doc = std::move(doc)};
+  return {std::move(info), true, [key, type](HfArgs& a, const Json& v) {
+            if (type == ModelArgType::Bool)
+              a.transformers_kwargs[key] = ma::as_bool(v, key);
+            else
+              a.transformers_kwargs[key] = v;  // a number stays one (max_memory_per_gpu=1000)
+          }};
+}
+
 ModelArgTable<HfArgs> make_hf_table() {
   using ma::boolean;
   using ma::integer;
@@ -109,34 +121,46 @@ ModelArgTable<HfArgs> make_hf_table() {
                                             .default_value = "`False`",
                                             .doc = "Accepted; no effect"},
                                            [](const Json& v) { check_bool(v, "truncation"); })),
-      none_is_a_value(
-          ma::accepted<HfArgs>({.key = "trust_remote_code",
-                                .type = ModelArgType::Bool,
-                                .default_value = "`False`",
-                                .doc = "Accepted; no effect (no remote code runs)"},
-                               [](const Json& v) { check_bool(v, "trust_remote_code"); })),
-      none_is_a_value(
-          ma::accepted<HfArgs>({.key = "use_fast_tokenizer",
-                                .type = ModelArgType::Bool,
-                                .default_value = "`True`",
-                                .doc = "Accepted; no effect (one tokenizer kind)"},
-                               [](const Json& v) { check_bool(v, "use_fast_tokenizer"); })),
+      none_is_a_value(boolean(&HfArgs::trust_remote_code,
+                              {.key = "trust_remote_code",
+                               .default_value = "`False`",
+                               .doc = "Run the model folder's own code (config.json's auto_map) "
+                                      "through transformers; also --trust_remote_code"})),
+      none_is_a_value(boolean(&HfArgs::use_fast_tokenizer,
+                              {.key = "use_fast_tokenizer",
+                               .default_value = "`True`",
+                               .doc = "Accepted; no effect (lm-eval reads tokenizer.json or "
+                                      "tokenizer.model itself)"})),
       text(&HfArgs::think_end_token,
            {.key = "think_end_token",
             .accepted = "a string, or a token id",
             .doc = "Generations keep only what follows its last occurrence"}),
-      none_is_a_value(ModelArg<HfArgs>{{.key = "parallelize",
-                                        .type = ModelArgType::Bool,
-                                        .default_value = "`False`",
-                                        .accepted = "False",
-                                        .doc = "Splitting a model over GPUs is not supported"},
-                                       true,
-                                       [](HfArgs&, const Json& v) {
-                                         if (ma::as_bool(v, "parallelize"))
-                                           throw UserError("parallelize=True is not supported",
-                                                           {"", 0, 0, "--model_args parallelize"},
-                                                           "one device per run");
-                                       }}),
+      none_is_a_value(boolean(&HfArgs::parallelize,
+                              {.key = "parallelize",
+                               .default_value = "`False`",
+                               .doc = "Split the model over the GPUs (device_map=auto) through "
+                                      "transformers"})),
+      to_transformers("max_memory_per_gpu", ModelArgType::Text,
+                      "Memory per GPU with parallelize=True (transformers)"),
+      to_transformers("max_cpu_memory", ModelArgType::Text,
+                      "CPU memory for offloading with parallelize=True (transformers)"),
+      to_transformers("offload_folder", ModelArgType::Text,
+                      "Disk offload folder with parallelize=True (transformers)"),
+      to_transformers("device_map", ModelArgType::Text,
+                      "from_pretrained's device_map with parallelize=True (transformers)"),
+      to_transformers("load_in_4bit", ModelArgType::Bool,
+                      "bitsandbytes 4-bit loading (transformers, bitsandbytes)"),
+      to_transformers("load_in_8bit", ModelArgType::Bool,
+                      "bitsandbytes 8-bit loading (transformers, bitsandbytes)"),
+      to_transformers("bnb_4bit_compute_dtype", ModelArgType::Text,
+                      "bitsandbytes 4-bit compute dtype (transformers)"),
+      to_transformers("bnb_4bit_quant_type", ModelArgType::Text,
+                      "bitsandbytes 4-bit quantisation type (transformers)"),
+      to_transformers("bnb_4bit_use_double_quant", ModelArgType::Bool,
+                      "bitsandbytes nested quantisation (transformers)"),
+      to_transformers("attn_implementation", ModelArgType::Text,
+                      "from_pretrained's attention implementation: eager, sdpa, ... "
+                      "(transformers)"),
       ModelArg<HfArgs>{{.key = "peft",
                         .accepted = "a PEFT LoRA adapter folder or Hub repo id",
                         .doc = "LoRA adapter merged into the weights at load, as peft computes "
@@ -170,6 +194,11 @@ ModelArgTable<HfArgs> make_hf_table() {
 const ModelArgTable<HfArgs>& hf_model_args() {
   static const ModelArgTable<HfArgs> table = make_hf_table();
   return table;
+}
+
+bool only_with_parallelize(const std::string& key) {
+  return key == "max_memory_per_gpu" || key == "max_cpu_memory" || key == "offload_folder" ||
+         key == "device_map";
 }
 
 HfArgs parse_hf_args(const Json& model_args, const ModelOptions& options) {

@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/hf/hf_args.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 
 namespace lmeval {
 
@@ -60,8 +63,11 @@ CreateFn open_plugin(const std::string& flavour) {
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = opened.find(flavour); it != opened.end()) return it->second;
   const fs::path path = hf_plugin_dir() / plugin_file(flavour);
-  const std::string what =
-      "the " + std::string(flavour == "cuda" ? "CUDA " : "CPU ") + "hf backend " + path.string();
+  const std::string what = "the " +
+                           std::string(flavour == "cuda"           ? "CUDA "
+                                       : flavour == "transformers" ? "transformers-path "
+                                                                   : "CPU ") +
+                           "hf backend " + path.string();
   if (!fs::exists(path))
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
@@ -85,9 +91,35 @@ CreateFn open_plugin(const std::string& flavour) {
   return create;
 }
 
+// The folder HFLM will load (pretrained, a Hub id fetched, subfolder applied); nullopt when it
+// cannot be had, which the plugin then reports as it always has.
+std::optional<fs::path> model_dir_of(const hf::HfArgs& a) {
+  std::error_code ec;
+  if (fs::is_directory(a.pretrained, ec))
+    return a.subfolder.empty() ? fs::path(a.pretrained) : fs::path(a.pretrained) / a.subfolder;
+  if (fs::exists(a.pretrained, ec) || a.pretrained.rfind('/', 0) == 0 ||
+      a.pretrained.rfind('.', 0) == 0)
+    return std::nullopt;
+  try {
+    return hub::resolve_model_dir(a.pretrained, a.revision.empty() ? "main" : a.revision,
+                                  a.subfolder);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& options) {
+  // A model that needs transformers runs in the transformers plugin, which maps no libtorch of its
+  // own: transformers' libtorch (imported by the embedded Python) and the native plugin's cannot
+  // share a process (their static registries collide).
+  {
+    const hf::HfArgs args = hf::parse_hf_args(model_args, options);
+    const auto dir = model_dir_of(args);
+    if (dir && hf::transformers_path_reason(args, *dir))
+      return std::unique_ptr<LM>(open_plugin("transformers")(model_args, options));
+  }
   // The device as HFLM will see it: --device wins over model_args device.
   std::string device;
   if (options.device)

@@ -1,6 +1,8 @@
 // liblmeval_python.so: an embedded CPython (Debian's libpython3 through pybind11) that runs the
-// reference's Python task helpers. lm-eval opens it with dlopen only when a task names a
-// `!function` with no C++ port of its exact source (src/tasks/functions/python_functions.cpp).
+// reference's Python task helpers and the hf backend's models through transformers. lm-eval opens
+// it with dlopen only when a task names a `!function` with no C++ port of its exact source
+// (src/tasks/functions/python_functions.cpp) or an hf model needs transformers
+// (src/models/hf/python_model.cpp), through core/embedded_python.cpp.
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
@@ -8,8 +10,10 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
 
-#include "lmeval/tasks/python_plugin_api.hpp"
+#include "lmeval/core/python_plugin_api.hpp"
+#include "transformers_model_py.hpp"  // kTransformersModelPy: transformers_model.py, generated
 
 namespace py = pybind11;
 
@@ -551,8 +555,7 @@ void flush_streams() {
   PyGILState_Release(s);
 }
 
-bool start(const lmeval::PythonEnvironment* env, long long random_seed, long long numpy_seed,
-           std::string* error) {
+bool start(const lmeval::PythonEnvironment* env, std::string* error) {
   std::lock_guard<std::mutex> lock(g_start_mu);
   if (g_started) return true;
   PyConfig config;
@@ -583,8 +586,6 @@ bool start(const lmeval::PythonEnvironment* env, long long random_seed, long lon
     g_helpers = new py::object(m);
     g_helpers->attr("use_environment")(env->executable, env->prefix, env->exec_prefix, env->path,
                                        env->stdlib);
-    g_helpers->attr("seed")(random_seed >= 0 ? py::object(py::int_(random_seed)) : py::none(),
-                            numpy_seed >= 0 ? py::object(py::int_(numpy_seed)) : py::none());
     try {
       py::module_::import("datasets").attr("disable_progress_bars")();
     } catch (py::error_already_set&) {
@@ -599,6 +600,18 @@ bool start(const lmeval::PythonEnvironment* env, long long random_seed, long lon
   // Every call takes the GIL itself (py::gil_scoped_acquire), from whichever thread.
   PyEval_SaveThread();
   return true;
+}
+
+bool seed(long long random_seed, long long numpy_seed, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    g_helpers->attr("seed")(random_seed >= 0 ? py::object(py::int_(random_seed)) : py::none(),
+                            numpy_seed >= 0 ? py::object(py::int_(numpy_seed)) : py::none());
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return false;
+  }
 }
 
 void* function(const char* module_path, const char* qualified, std::string* display,
@@ -786,6 +799,60 @@ bool set_random_state(const std::uint32_t* state625, std::string* error) {
   return false;
 }
 
+// transformers_model.py as a module of its own, executed on the first model.
+py::object& transformers_module() {
+  static py::object* module = [] {
+    py::module_ m = py::module_::import("types").attr("ModuleType")("_lmeval_transformers_model");
+    py::exec(kTransformersModelPy, m.attr("__dict__"));
+    return new py::object(m);  // never destroyed, as g_helpers
+  }();
+  return *module;
+}
+
+void* transformers_model(const Json* spec, Json* info, std::string* error) {
+  py::gil_scoped_acquire gil;
+  try {
+    py::tuple built = transformers_module().attr("build")(to_python(*spec));
+    *info = to_json(built[1]);
+    return new py::object(built[0]);  // kept for the process's life
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    try {
+      if (e.matches(transformers_module().attr("MissingPackages")))
+        *error = lmeval::kPythonMissingPackages + py::str(e.value()).cast<std::string>();
+    } catch (py::error_already_set&) {
+    }
+    return nullptr;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+bool transformers_call(void* handle, const char* method, const Json* kwargs,
+                       lmeval::PythonStopTest stop, void* stop_ctx, Json* out, std::string* error) {
+  py::gil_scoped_acquire gil;
+  const py::object& model = *static_cast<py::object*>(handle);
+  try {
+    py::dict kw = to_python(*kwargs);
+    if (stop)
+      kw["stop"] = py::cpp_function([stop, stop_ctx](std::size_t row, const py::list& tokens) {
+        std::vector<std::int32_t> ids;
+        ids.reserve(tokens.size());
+        for (auto t : tokens) ids.push_back(t.cast<std::int32_t>());
+        return stop(stop_ctx, row, ids.data(), ids.size());
+      });
+    *out = to_json(model.attr(method)(**kw));
+    return true;
+  } catch (py::error_already_set& e) {
+    *error = describe(e);
+    return false;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const lmeval::PythonPluginApi*
@@ -796,6 +863,7 @@ lmeval_python_plugin_api() {
       abi.c_str(),
       PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION,
       start,
+      seed,
       function,
       evaluate_metric,
       instantiate,
@@ -804,6 +872,8 @@ lmeval_python_plugin_api() {
       set_random_state,
       class_task,
       class_task_call,
+      transformers_model,
+      transformers_call,
   };
   return &api;
 }

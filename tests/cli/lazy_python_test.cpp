@@ -54,6 +54,21 @@ TEST(LazyPython, TasksWithoutPythonHelpersNeverMapIt) {
   }
 }
 
+TEST(LazyPython, NativeHfModelNeverMapsIt) {
+  const fs::path bin = lmeval_binary().parent_path();
+  if (!fs::exists(bin / "liblmeval_hf_cpu.so") && !fs::exists(bin / "liblmeval_hf_cuda.so"))
+    GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  // A model lm-eval runs natively never starts the transformers path's Python, even with
+  // trust_remote_code (no auto_map) and keys that need parallelize=True to matter.
+  std::string maps =
+      python_mapped("run --model hf --device cpu --trust_remote_code --model_args pretrained=" +
+                        quoted(source_dir() / "models/stories260K") +
+                        ",device_map=auto --tasks demo_story_cloze --limit 2",
+                    fs::temp_directory_path(), "");
+  EXPECT_EQ(maps.find("libpython"), std::string::npos) << maps;
+  EXPECT_EQ(maps.find("liblmeval_python"), std::string::npos) << maps;
+}
+
 TEST(LazyPython, TaskWithPythonHelperMapsIt) {
   if (!fs::exists(lmeval_binary().parent_path() / "liblmeval_python.so"))
     GTEST_SKIP() << "lm-eval was built without its Python plugin (LMEVAL_WITH_PYTHON)";

@@ -56,6 +56,16 @@ TEST(Models_ModelArgTable, RegistryKnownArgsAreTheTableKeys) {
                                             "use_fast_tokenizer",
                                             "think_end_token",
                                             "parallelize",
+                                            "max_memory_per_gpu",
+                                            "max_cpu_memory",
+                                            "offload_folder",
+                                            "device_map",
+                                            "load_in_4bit",
+                                            "load_in_8bit",
+                                            "bnb_4bit_compute_dtype",
+                                            "bnb_4bit_quant_type",
+                                            "bnb_4bit_use_double_quant",
+                                            "attn_implementation",
                                             "peft",
                                             "delta",
                                             "threads"};
@@ -84,7 +94,9 @@ TEST(Models_ModelArgTable, UnknownKeyErrorsReadAsBefore) {
               "one of pretrained, backend, revision, subfolder, tokenizer, max_length, device, "
               "dtype, softmax_dtype, batch_size, max_batch_size, add_bos_token, prefix_token_id, "
               "logits_cache, truncation, trust_remote_code, use_fast_tokenizer, think_end_token, "
-              "parallelize, peft, delta, threads");
+              "parallelize, max_memory_per_gpu, max_cpu_memory, offload_folder, device_map, "
+              "load_in_4bit, load_in_8bit, bnb_4bit_compute_dtype, bnb_4bit_quant_type, "
+              "bnb_4bit_use_double_quant, attn_implementation, peft, delta, threads");
   }
   ModelRegistry reg = core_and_hf();
   try {
@@ -155,7 +167,19 @@ TEST(Models_ModelArgTable, HfKeysApplyInTheOrderGiven) {
   // None is no boolean where the old code did not skip it.
   EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"logits_cache", nullptr}}, {}),
                UserError);
-  EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"parallelize", "True"}}, {}),
+  // parallelize and the from_pretrained keys are taken for the transformers path.
+  EXPECT_TRUE(
+      hf::parse_hf_args(Json{{"pretrained", "x"}, {"parallelize", "True"}}, {}).parallelize);
+  const auto kw = hf::parse_hf_args(Json{{"pretrained", "x"},
+                                         {"load_in_4bit", "True"},
+                                         {"attn_implementation", "eager"},
+                                         {"max_memory_per_gpu", 1000}},
+                                    {})
+                      .transformers_kwargs;
+  EXPECT_EQ(kw, (Json{{"load_in_4bit", true},
+                      {"attn_implementation", "eager"},
+                      {"max_memory_per_gpu", 1000}}));
+  EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"load_in_8bit", "maybe"}}, {}),
                UserError);
   EXPECT_THROW(hf::parse_hf_args(Json{{"pretrained", "x"}, {"backend", "encoder"}}, {}), UserError);
   EXPECT_EQ(hf::parse_hf_args(Json{{"pretrained", "x"}, {"backend", "seq2seq"}}, {}).backend,

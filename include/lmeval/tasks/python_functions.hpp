@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/json.hpp"
 #include "lmeval/tasks/function_registry.hpp"
@@ -51,11 +52,5 @@ inline PythonClassSpec python_class_spec(const TaskConfig& cfg, std::string data
 // Lets filter_list entries whose filter class or `custom` filter_fn is Python run it
 // (filters::set_python_filter_factory); called when the built-in task functions register.
 void install_python_filters();
-
-// Whether this lm-eval has its Python plugin (liblmeval_python.so) where it looks for it.
-bool python_plugin_present();
-
-// What to do to run Python task code when the plugin is absent.
-std::string how_to_enable_python();
 
 }  // namespace lmeval

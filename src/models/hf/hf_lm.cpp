@@ -20,11 +20,13 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/generation.hpp"
+#include "models/hf/python_model.hpp"
 #include "models/hf/seq2seq_lm.hpp"
 
 namespace lmeval::hf {
@@ -118,23 +120,31 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   if (!args.peft.empty()) lo.weights.peft = hub::resolve_adapter_dir(args.peft, revision);
   if (!args.delta.empty()) lo.weights.delta = model_folder(args.delta, revision, "", "delta");
   lo.weights.dtype = args.dtype;
-  try {
-    model_ = Transformer::load(dir, lo);
-  } catch (const std::bad_alloc&) {
-    model_does_not_fit(dir, lo);
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    if (what.find("can't allocate memory") == std::string::npos &&
-        what.find("out of memory") == std::string::npos)
-      throw;
-    model_does_not_fit(dir, lo);
-  }
   // HFLM._create_tokenizer passes subfolder to AutoTokenizer for a tokenizer= of its own too.
   const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
                                  : args.subfolder.empty()
                                      ? fs::path(args.tokenizer)
                                      : fs::path(args.tokenizer) / args.subfolder;
-  tokenizer_ = load_tokenizer(tokenizer_dir);
+  // What lm-eval cannot run itself runs through transformers (transformers_path.hpp).
+  transformers_reason_ = transformers_path_reason(args, dir);
+  if (transformers_reason_) {
+    tokenizer_ = load_tokenizer(tokenizer_dir);
+    model_ = PythonModel::load(dir, args, *transformers_reason_,
+                               static_cast<int64_t>(tokenizer_->vocab_size()));
+  } else {
+    try {
+      model_ = load_native_model(dir, lo);
+    } catch (const std::bad_alloc&) {
+      model_does_not_fit(dir, lo);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      if (what.find("can't allocate memory") == std::string::npos &&
+          what.find("out of memory") == std::string::npos)
+        throw;
+      model_does_not_fit(dir, lo);
+    }
+    tokenizer_ = load_tokenizer(tokenizer_dir);
+  }
   if (!args.peft.empty() &&
       static_cast<int64_t>(tokenizer_->vocab_size()) != model_->config().vocab_size)
     // HFLM._create_model calls resize_token_embeddings(len(tokenizer)) before the adapter:
@@ -194,7 +204,15 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   log::info("hf: loaded " + args.pretrained + " (" + cfg.architecture + ", " +
             std::to_string(model_->num_parameters()) + " parameters, " + model_->dtype_name() +
             ", " + (model_->on_cuda() ? "cuda" : "cpu") + "), max_length " +
-            std::to_string(max_length_));
+            std::to_string(max_length_) + "; " + execution_line());
+}
+
+// The one log line's account of which path runs the model, and why.
+std::string HFLM::execution_line() const {
+  if (!transformers_reason_) return "runs natively (lm-eval's own forward pass)";
+  const auto* py = dynamic_cast<const PythonModel*>(model_.get());
+  return "runs through transformers in the embedded Python (" +
+         (py ? py->interpreter() : std::string()) + "): " + *transformers_reason_;
 }
 
 Json HFLM::model_info() const {
@@ -206,6 +224,11 @@ Json HFLM::model_info() const {
   // HFLM.get_model_info: the Hub's sha of each, "" when the Hub does not answer (a local folder).
   if (!args_.peft.empty()) j["peft_sha"] = "";
   if (!args_.delta.empty()) j["delta_sha"] = "";
+  // Which path ran the model, recorded after the reference's keys in the results' config
+  // (docs/models.md).
+  j["hf_execution"] = transformers_reason_
+                          ? Json{{"path", "transformers"}, {"reason", *transformers_reason_}}
+                          : Json{{"path", "native"}};
   return j;
 }
 
@@ -823,7 +846,7 @@ std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& op
   const std::filesystem::path dir =
       hf::model_folder(args.pretrained, args.revision.empty() ? "main" : args.revision,
                        args.subfolder, "pretrained");
-  if (hf::uses_seq2seq_backend(args, dir)) return std::make_unique<hf::Seq2SeqLM>(args, dir);
+  if (auto seq2seq = hf::make_seq2seq_model(args, dir)) return seq2seq;
   return std::make_unique<hf::HFLM>(args);
 }
 

@@ -14,7 +14,7 @@
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
-#include "models/hf/transformer.hpp"
+#include "models/hf/causal_model.hpp"
 
 namespace lmeval::hf {
 
@@ -63,7 +63,10 @@ class HFLM : public LM {
   int64_t max_length() const { return max_length_; }
   Token prefix_token_id() const { return prefix_token_id_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
-  Transformer& transformer() { return *model_; }
+  // The native Transformer (tests, the benchmark); only for a model that runs natively.
+  Transformer& transformer() { return *model_->native(); }
+  // Why the model runs through transformers; nullopt when it runs natively.
+  const std::optional<std::string>& transformers_reason() const { return transformers_reason_; }
   // Rows per batch for tests (0 = automatic).
   void set_fixed_batch_rows(int64_t rows) {
     fixed_rows_ = rows;
@@ -108,7 +111,9 @@ class HFLM : public LM {
 
   HfArgs args_;
   std::unique_ptr<Tokenizer> tokenizer_;
-  std::unique_ptr<Transformer> model_;
+  std::unique_ptr<CausalModel> model_;
+  std::optional<std::string> transformers_reason_;
+  std::string execution_line() const;
   int64_t max_length_ = 2048;
   Token prefix_token_id_ = 0;
   std::optional<Token> eot_token_id_, pad_token_id_;

@@ -30,6 +30,11 @@ bool uses_seq2seq_backend(const HfArgs& args, const fs::path& dir) {
          is_seq2seq_model_type(j["model_type"].get<std::string>());
 }
 
+std::unique_ptr<LM> make_seq2seq_model(const HfArgs& args, const fs::path& dir) {
+  if (!uses_seq2seq_backend(args, dir)) return nullptr;
+  return std::make_unique<Seq2SeqLM>(args, dir);
+}
+
 Seq2SeqLM::Seq2SeqLM(const HfArgs& args, const fs::path& dir) : args_(args) {
   if (!args.peft.empty() || !args.delta.empty())
     throw UserError(

@@ -21,6 +21,9 @@ namespace lmeval::hf {
 // HFLM._get_backend: backend=seq2seq, or backend=default and config.json's model_type is one
 // transformers maps to a seq2seq LM. `dir` is the model folder (config.json).
 bool uses_seq2seq_backend(const HfArgs& args, const std::filesystem::path& dir);
+// The seq2seq backend when uses_seq2seq_backend, else null (make_hf_model's dispatch; the
+// transformers plugin, which has no native encoder-decoder, always answers null).
+std::unique_ptr<LM> make_seq2seq_model(const HfArgs& args, const std::filesystem::path& dir);
 
 class Seq2SeqLM : public LM {
  public:

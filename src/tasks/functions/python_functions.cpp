@@ -1,8 +1,6 @@
 // Python `!function`s through the embedded-interpreter plugin (see python_functions.hpp).
 #include "lmeval/tasks/python_functions.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -10,12 +8,12 @@
 #include <mutex>
 
 #include "lmeval/config/yaml_loader.hpp"
+#include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/py_random.hpp"
-#include "lmeval/core/python_env.hpp"
+#include "lmeval/core/python_plugin_api.hpp"
 #include "lmeval/core/stop_signal.hpp"
 #include "lmeval/filters/filter.hpp"
-#include "lmeval/tasks/python_plugin_api.hpp"
 #include "lmeval/tasks/task_context.hpp"
 
 namespace lmeval {
@@ -23,21 +21,6 @@ namespace lmeval {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kPluginFile = "liblmeval_python.so";
-
-// $LMEVAL_PLUGIN_DIR, else beside the executable (build/), else PREFIX/lib/lm-eval (installed).
-fs::path plugin_path() {
-  if (const char* env = std::getenv("LMEVAL_PLUGIN_DIR"); env && *env)
-    return fs::path(env) / kPluginFile;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return fs::current_path() / kPluginFile;
-  fs::path here = exe.parent_path() / kPluginFile;
-  fs::path installed = exe.parent_path().parent_path() / "lib" / "lm-eval" / kPluginFile;
-  if (!fs::exists(here, ec) && fs::exists(installed, ec)) return installed;
-  return here;
-}
 
 SourceLocation where_of(const Json& ref) {
   return {ref.value("file", ""), ref.value("line", 0), 0, "!function"};
@@ -54,109 +37,31 @@ std::string helper_what(const SourceLocation& where, const std::string& function
   return w;
 }
 
-constexpr const char* kQuery =
-    "import json, sys, sysconfig\n"
-    "p = sysconfig.get_paths()\n"
-    "print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'exec_prefix': "
-    "sys.exec_prefix, 'path': sys.path, 'stdlib': [p['stdlib'], p['platstdlib']], "
-    "'version': list(sys.version_info[:2])}))\n";
-
 struct Runtime {
   const PythonPluginApi* api = nullptr;
   std::string failure;  // why Python cannot run (set once)
-  SourceLocation failure_where;
 };
 
-std::string python_version_name(int v) {
-  return std::to_string(v / 100) + "." + std::to_string(v % 100);
-}
-
-// Opens the plugin and starts the interpreter once per process; api null and failure set when
-// that is impossible.
+// The embedded interpreter (core/embedded_python.hpp), seeded for task code once per process:
+// `random` and numpy's global generator as the reference's simple_evaluate seeds them, and the
+// one global `random` that C++ and Python task code share (task_context.hpp) connected to it.
 Runtime& runtime(const Json& ref) {
   static Runtime rt;
   static std::once_flag once;
   std::call_once(once, [&] {
-    const fs::path path = plugin_path();
-    if (!fs::exists(path)) {
-      rt.failure =
-          "lm-eval's Python plugin " + path.string() + " is not there: " + how_to_enable_python();
+    const EmbeddedPython& py = embedded_python();
+    if (!py.api) {
+      rt.failure = py.failure;
       return;
     }
-    // RTLD_GLOBAL: the extension modules Python imports (numpy, pyarrow, ...) take the C API from
-    // the global scope, as they do in the python3 executable. Never closed.
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!handle) {
-      const char* err = dlerror();
-      rt.failure = "lm-eval's Python plugin " + path.string() + " could not be loaded (" +
-                   std::string(err ? err : "unknown error") +
-                   "): install its libpython3 (Debian python3-dev) or rebuild it with "
-                   "scripts/setup.sh";
-      return;
-    }
-    using ApiFn = const PythonPluginApi* (*)();
-    auto get = reinterpret_cast<ApiFn>(dlsym(handle, "lmeval_python_plugin_api"));
-    const std::string expected =
-        std::string(LMEVAL_VERSION_STRING) + "/" + std::to_string(kPythonPluginAbi);
-    const PythonPluginApi* api = get ? get() : nullptr;
-    if (!api || expected != api->abi) {
-      rt.failure = "lm-eval's Python plugin " + path.string() + " was built from other sources (" +
-                   (api ? std::string(api->abi) : "no version") + ", this lm-eval is " + expected +
-                   "): rebuild it with scripts/setup.sh";
-      return;
-    }
-    const PythonEnv py = active_python_env();
-    const std::string& described = py.described;
-    if (py.python.empty()) {
-      rt.failure = "Python task code runs in the active Python environment, and there is none: " +
-                   described + "; activate a virtual environment or put python3 on PATH";
-      return;
-    }
-    int status = 0;
-    const std::string out = run_python(py.python, kQuery, 120000, &status).value_or("");
-    Json info;
-    try {
-      info = Json::parse(out);
-    } catch (const std::exception&) {
-      status = -1;
-    }
-    if (status != 0 || !info.is_object()) {
-      rt.failure = "Python task code runs in " + described + ", which did not run (exit " +
-                   std::to_string(status) + ")";
-      return;
-    }
-    PythonEnvironment env;
-    env.executable = info.value("executable", "");
-    env.prefix = info.value("prefix", "");
-    env.exec_prefix = info.value("exec_prefix", "");
-    for (const auto& p : info["path"]) env.path.push_back(p.get<std::string>());
-    for (const auto& p : info["stdlib"]) env.stdlib.push_back(p.get<std::string>());
-    env.major = info["version"][0].get<int>();
-    env.minor = info["version"][1].get<int>();
-    if (env.major * 100 + env.minor != api->python_version) {
-      rt.failure = "Python task code runs in " + described + ", which is Python " +
-                   std::to_string(env.major) + "." + std::to_string(env.minor) +
-                   ", but this lm-eval embeds Python " + python_version_name(api->python_version) +
-                   " (the libpython3 it was built with): activate a Python " +
-                   python_version_name(api->python_version) +
-                   " environment, or rebuild lm-eval against that Python's libpython";
-      return;
-    }
+    const PythonPluginApi* api = py.api;
     const auto& ctx = task_context();
     std::string error;
-    bool started;
-    {
-      GuardedCall guard("the embedded Python (" + described + ") while starting",
-                        python_call_timeout_s());
-      started = api->start(&env, ctx.python_random_seed.value_or(-1), ctx.numpy_seed.value_or(-1),
-                           &error);
-    }
-    if (!started) {
-      rt.failure = "the embedded Python (" + described + ") did not start: " + error;
+    if (!api->seed(ctx.python_random_seed.value_or(-1), ctx.numpy_seed.value_or(-1), &error)) {
+      rt.failure = "the embedded Python (" + py.described + ") could not be seeded: " + error;
       return;
     }
     rt.api = api;
-    // One global `random` for C++ code and Python code (task_context.hpp).
     connect_global_random_to_python(
         [api](const PyRandom& rng) {
           const PyRandom::State st = rng.state();
@@ -508,14 +413,6 @@ std::shared_ptr<PythonClassTask> python_class_task(const PythonClassSpec& cs) {
         "build (the reference's lm_eval installed there)");
   }
   return std::make_shared<EmbeddedClassTask>(rt.api, handle, cs.task, cls, where);
-}
-
-bool python_plugin_present() { return fs::exists(plugin_path()); }
-
-std::string how_to_enable_python() {
-  return "build lm-eval with its Python plugin (liblmeval_python.so: Debian's python3-dev and "
-         "pybind11-dev, then scripts/setup.sh; it is on unless -DLMEVAL_WITH_PYTHON=OFF), or "
-         "point LMEVAL_PLUGIN_DIR at the folder that holds it";
 }
 
 const TaskFunction& python_task_function(const Json& ref) {

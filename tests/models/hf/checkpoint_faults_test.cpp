@@ -214,8 +214,8 @@ TEST_F(CheckpointFaults, AnArchitectureWithNoNativeImplementationIsNamedWithTheW
   std::string e = load_error();
   EXPECT_HAS(e, "'MambaForCausalLM'");
   EXPECT_HAS(e, "$.architectures");
-  EXPECT_HAS(e, "Olmo2ForCausalLM");  // the list of native architectures
-  EXPECT_HAS(e, "--model local-completions");
+  EXPECT_HAS(e, "Olmo2ForCausalLM");              // the list of native architectures
+  EXPECT_HAS(e, "runs it through transformers");  // the way to run it anyway
 }
 
 TEST_F(CheckpointFaults, TokenIdsPastTheVocabularyAreRefused) {

@@ -33,7 +33,18 @@ struct HfArgs {
   std::optional<std::string> think_end_token;
   int threads = 0;
   std::optional<int64_t> seed;
+  // Read by transformers only (models/hf/transformers_path.cpp decides when a model runs there):
+  bool trust_remote_code = false;  // the model folder's own code (config.json's auto_map)
+  bool use_fast_tokenizer = true;
+  bool parallelize = false;  // device_map="auto" over the GPUs (HFLM._get_accelerate_args)
+  // The other keys HFLM hands to from_pretrained or to its accelerate arguments, as given
+  // (load_in_4bit, attn_implementation, device_map, max_memory_per_gpu, offload_folder, ...).
+  Json transformers_kwargs = Json::object();
 };
+
+// The keys of transformers_kwargs that matter only with parallelize=True (the reference's
+// _get_accelerate_args reads them there and drops them otherwise).
+bool only_with_parallelize(const std::string& key);
 
 // Every model_args key of `hf`, in the order the unknown-key error lists them.
 const ModelArgTable<HfArgs>& hf_model_args();

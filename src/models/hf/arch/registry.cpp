@@ -88,11 +88,12 @@ ArchConfig parse_arch_config(const Json& j, const std::string& path) {
   if (!spec) {
     std::string list;
     for (const auto& s : supported_architectures()) list += (list.empty() ? "" : ", ") + s;
-    // No transformers fallback yet: the way to run such a model today is a server of its own.
+    // HFLM sends such a model through transformers (transformers_path.cpp) before this point;
+    // what reaches here loads the native Transformer directly (tests, tools).
     throw UserError("architecture '" + arch +
-                        "' has no native implementation in lm-eval's hf backend; to run it "
-                        "anyway, serve it with an OpenAI-compatible server (vLLM, llama.cpp, "
-                        "SGLang) and use --model local-completions (docs/models.md)",
+                        "' has no native implementation in lm-eval's hf backend; `--model hf` "
+                        "runs it through transformers in the active Python environment "
+                        "(docs/models.md)",
                     {path, 0, 0, "$.architectures"}, "one of " + list);
   }
   a.architecture = arch;

@@ -1,5 +1,7 @@
 // The interface between lm-eval and its embedded-CPython plugin (liblmeval_python.so), which runs
-// the reference's Python task helpers (`!function` targets with no C++ port of their source).
+// the reference's Python task helpers (`!function` targets with no C++ port of their source) and,
+// for the hf backend, models through transformers itself (the models-side calls below). Neutral:
+// tasks and models each use their own calls of it.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +15,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 7;
+inline constexpr int kPythonPluginAbi = 8;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -54,21 +56,31 @@ enum class PythonCall : int {
 // a fault of the task.
 inline constexpr const char* kPythonDataUnavailable = "data unavailable: ";
 
+// Starts the error of a transformers model that could not be built because the environment lacks
+// packages it needs (torch, transformers, peft, ...): the names follow, with their import errors.
+inline constexpr const char* kPythonMissingPackages = "missing packages: ";
+
 // Renders a chat history (*messages: a list of {role, content}) with the run's chat template, for
 // a Python-class task's build_all_requests (the reference passes lm.apply_chat_template): false
 // plus *error when it fails. `ctx` is the caller's.
 using PythonChatRender = bool (*)(void* ctx, const Json* messages, bool add_generation_prompt,
                                   std::string* out, std::string* error);
 
+// A generation's stopping test, called by a transformers model's generate after each step for
+// every unfinished row with its new tokens so far: true finishes the row. `ctx` is the caller's.
+using PythonStopTest = bool (*)(void* ctx, std::size_t row, const std::int32_t* tokens,
+                                std::size_t n);
+
 // No C++ exception crosses the boundary: failures come back as false plus a message.
 struct PythonPluginApi {
   const char* abi;
   // PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION of the libpython the plugin links.
   int python_version;
-  // Starts the interpreter in `env` (once per process); seeds `random` and numpy's global
-  // generator as the reference's simple_evaluate does when the seeds are >= 0.
-  bool (*start)(const PythonEnvironment* env, long long random_seed, long long numpy_seed,
-                std::string* error);
+  // Starts the interpreter in `env` (once per process: core/embedded_python.hpp).
+  bool (*start)(const PythonEnvironment* env, std::string* error);
+  // Seeds `random` and numpy's global generator as the reference's simple_evaluate does when the
+  // seeds are >= 0 (task code's, once, before its first call).
+  bool (*seed)(long long random_seed, long long numpy_seed, std::string* error);
   // The function `qualified` (`utils.fn`) of the module file `module_path`, imported as the
   // reference's lm_eval/tasks/_yaml_loader.py imports it; null plus *error when that fails.
   // *display and *repr: what the reference shows for it in a results file's configs (its source)
@@ -98,6 +110,18 @@ struct PythonPluginApi {
   // (null when the run has no chat template) becomes build's `chat_template` callable.
   bool (*class_task_call)(void* task, const char* method, const Json* kwargs,
                           PythonChatRender render, void* render_ctx, Json* out, std::string* error);
+
+  // Models. A transformers model built from *spec (the hf backend's model_args as the reference's
+  // HFLM reads them: models/hf/python_model.cpp) by the plugin's transformers_model.py, which
+  // imports torch and transformers; null plus *error when it cannot. *info: what the model and
+  // its tokenizer say of themselves.
+  void* (*transformers_model)(const Json* spec, Json* info, std::string* error);
+  // One call of that model: `method` is "score" (right-padded rows of tokens and spans scored
+  // from their logits), "generate" (model.generate over left-padded prompts, `stop` tested after
+  // every step), "encode", "decode" or "chat" (its AutoTokenizer, when lm-eval reads none of the
+  // folder's tokenizer files); `kwargs` its keyword arguments.
+  bool (*transformers_call)(void* model, const char* method, const Json* kwargs,
+                            PythonStopTest stop, void* stop_ctx, Json* out, std::string* error);
 };
 
 }  // namespace lmeval

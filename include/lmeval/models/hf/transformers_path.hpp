@@ -1,0 +1,26 @@
+// Whether an hf model runs natively or through transformers in the embedded Python, and why.
+// Torch-free: lm-eval decides before it opens a plugin (hf_plugin.cpp), since transformers' own
+// libtorch and the native plugin's cannot share a process.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lmeval/models/hf/hf_args.hpp"
+
+namespace lmeval::hf {
+
+// Why the model in `dir` (its config.json) with these model_args needs transformers itself: an
+// architecture lm-eval lacks, the folder's own code under trust_remote_code=True, a quantisation
+// method, or a from_pretrained setting only transformers applies. nullopt: it runs natively.
+std::optional<std::string> transformers_path_reason(const HfArgs& args,
+                                                    const std::filesystem::path& dir);
+
+// The architectures (config.json's architectures[0]) the native plugin runs: its registry
+// (arch/registry.cpp) as CMake reads it from the sources, so lm-eval knows them without opening
+// the plugin (a test checks the two agree).
+const std::vector<std::string>& native_architecture_names();
+
+}  // namespace lmeval::hf

@@ -1,0 +1,72 @@
+// What HFLM asks of the model it runs (torch-free): the native libtorch Transformer, or a
+// transformers model in the embedded Python (python_model.hpp) when lm-eval cannot run it itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/hf/transformer.hpp"
+
+namespace lmeval::hf {
+
+class CausalModel {
+ public:
+  virtual ~CausalModel() = default;
+
+  // The config facts HFLM reads (architecture, vocab_size, max_position_embeddings, eos id).
+  virtual const ArchConfig& config() const = 0;
+  virtual int64_t num_parameters() const = 0;
+  virtual std::string dtype_name() const = 0;  // "torch.float32", ...
+  virtual bool on_cuda() const = 0;
+  // As Transformer's (transformer.hpp).
+  virtual std::vector<std::vector<SpanScore>> score(const std::vector<ScoreRow>& rows) = 0;
+  virtual std::vector<std::vector<std::vector<SpanScore>>> score_trees(
+      const std::vector<ScoreTree>& trees) = 0;
+  virtual bool shares_prefixes() const = 0;
+  virtual std::vector<std::vector<Token>> generate(const std::vector<std::vector<Token>>& prompts,
+                                                   const SamplingOptions& options,
+                                                   const StopFn& stop) = 0;
+  virtual double activation_bytes_per_token(int64_t length) const = 0;
+  // The native Transformer, or null (tests and the benchmark reach its own methods).
+  virtual Transformer* native() { return nullptr; }
+};
+
+// The native Transformer of `dir` (native_model.cpp, in the libtorch plugin only; the
+// transformers plugin has none: transformers_plugin/entry.cpp).
+std::unique_ptr<CausalModel> load_native_model(const std::filesystem::path& dir,
+                                               const LoadOptions& options);
+
+// The native path: the Transformer itself.
+class NativeModel final : public CausalModel {
+ public:
+  explicit NativeModel(std::unique_ptr<Transformer> t) : t_(std::move(t)) {}
+  const ArchConfig& config() const override { return t_->config(); }
+  int64_t num_parameters() const override { return t_->num_parameters(); }
+  std::string dtype_name() const override { return t_->dtype_name(); }
+  bool on_cuda() const override { return t_->on_cuda(); }
+  std::vector<std::vector<SpanScore>> score(const std::vector<ScoreRow>& rows) override {
+    return t_->score(rows);
+  }
+  std::vector<std::vector<std::vector<SpanScore>>> score_trees(
+      const std::vector<ScoreTree>& trees) override {
+    return t_->score_trees(trees);
+  }
+  bool shares_prefixes() const override { return t_->shares_prefixes(); }
+  std::vector<std::vector<Token>> generate(const std::vector<std::vector<Token>>& prompts,
+                                           const SamplingOptions& options,
+                                           const StopFn& stop) override {
+    return t_->generate(prompts, options, stop);
+  }
+  double activation_bytes_per_token(int64_t length) const override {
+    return t_->activation_bytes_per_token(length);
+  }
+  Transformer* native() override { return t_.get(); }
+
+ private:
+  std::unique_ptr<Transformer> t_;
+};
+
+}  // namespace lmeval::hf

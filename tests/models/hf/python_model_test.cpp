@@ -1,0 +1,307 @@
+// The transformers path of the hf backend (transformers_path.cpp, python_model.cpp, the plugin's
+// transformers_model.py), in this process, over the pure-Python stand-in for torch and
+// transformers in tests/fixtures/fake_transformers (its model: a bigram table given by a formula,
+// written again here as fake_logit): which models take the path and why, what from_pretrained
+// receives, and the log-likelihoods, rolling sums and generations HFLM gets through it against
+// numbers computed here from the formula. Skipped, saying why, without the Python plugin or a
+// Python of its version.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "lmeval/core/embedded_python.hpp"
+#include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
+#include "models/hf/arch/arch.hpp"
+#include "models/hf/hf_lm.hpp"
+#include "models/hf/python_model.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// tests/fixtures/fake_transformers/transformers/__init__.py's fake_logit.
+double fake_logit(int64_t prev, int64_t next, int64_t vocab) {
+  return static_cast<double>((prev * 31 + next * 17) % 97) / 8.0 +
+         (next == (prev + 1) % vocab ? 2.0 : 0.0);
+}
+
+constexpr int64_t kVocab = 512;  // the llama fixture's tokenizer
+
+double fake_logprob(int64_t prev, int64_t next) {
+  double m = -1e300;
+  for (int64_t j = 0; j < kVocab; ++j) m = std::max(m, fake_logit(prev, j, kVocab));
+  double s = 0;
+  for (int64_t j = 0; j < kVocab; ++j) s += std::exp(fake_logit(prev, j, kVocab) - m);
+  return fake_logit(prev, next, kVocab) - m - std::log(s);
+}
+
+int64_t fake_argmax(int64_t prev) {
+  int64_t best = 0;
+  for (int64_t j = 1; j < kVocab; ++j)
+    if (fake_logit(prev, j, kVocab) > fake_logit(prev, best, kVocab)) best = j;
+  return best;
+}
+
+class TransformersPath : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const fs::path fake =
+        lmeval::testing::source_dir() / "tests" / "fixtures" / "fake_transformers";
+    // Before the interpreter starts (once per process): the stand-in shadows any real torch.
+    ::setenv("PYTHONPATH", fake.c_str(), 1);
+    ::setenv("LMEVAL_PLUGIN_DIR", lmeval::testing::lmeval_binary().parent_path().c_str(), 1);
+    log_ = fs::temp_directory_path() / ("lmeval_fake_tf_" + std::to_string(::getpid()) + ".jsonl");
+    ::setenv("FAKE_TRANSFORMERS_LOG", log_.c_str(), 1);
+  }
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("lmeval_tf_path_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::remove(log_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A model folder of the stand-in's architecture with the llama fixture's tokenizer.
+  void write_folder(Json config = Json::object()) {
+    const fs::path from = lmeval::testing::shared_dir() / "fixtures" / "llama";
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+      fs::copy_file(from / f, dir_ / f, fs::copy_options::overwrite_existing);
+    Json c = {{"architectures", {"FakeBigramForCausalLM"}},
+              {"model_type", "fake_bigram"},
+              {"vocab_size", kVocab},
+              {"bos_token_id", 1},
+              {"eos_token_id", 2},
+              {"max_position_embeddings", 64}};
+    for (const auto& [k, v] : config.items()) c[k] = v;
+    std::ofstream(dir_ / "config.json") << c.dump();
+  }
+  static void require_python() {
+    const EmbeddedPython& py = embedded_python();
+    if (!py.api) GTEST_SKIP() << "no embedded Python here: " << py.failure;
+  }
+  std::unique_ptr<HFLM> load(Json extra = Json::object()) {
+    Json args = {{"pretrained", dir_.string()}, {"device", "cpu"}};
+    for (const auto& [k, v] : extra.items()) args[k] = v;
+    return std::make_unique<HFLM>(parse_hf_args(args, {}));
+  }
+  // The calls the stand-in logged, in order.
+  static std::vector<Json> calls() {
+    std::vector<Json> out;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+    return out;
+  }
+
+  fs::path dir_;
+  static inline fs::path log_;
+  static inline int counter_ = 0;
+};
+
+HfArgs args_of(const Json& j) { return parse_hf_args(j, {}); }
+
+// lm-eval decides without the native plugin, from the names CMake reads out of its registry.
+TEST(TransformersPathNames, AreTheNativeRegistrys) {
+  std::vector<std::string> generated = native_architecture_names();
+  std::vector<std::string> registry = supported_architectures();
+  std::sort(generated.begin(), generated.end());
+  std::sort(registry.begin(), registry.end());
+  EXPECT_EQ(generated, registry);
+}
+
+TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/config.json");
+  const fs::path llama = lmeval::testing::shared_dir() / "fixtures" / "llama";
+  const std::string p = llama.string();
+  // A native architecture with native settings runs natively, device_map alone included (HFLM
+  // drops it without parallelize).
+  EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", p}}), llama));
+  EXPECT_FALSE(
+      transformers_path_reason(args_of({{"pretrained", p}, {"device_map", "auto"}}), llama));
+  EXPECT_FALSE(
+      transformers_path_reason(args_of({{"pretrained", p}, {"load_in_4bit", "False"}}), llama));
+  auto why =
+      transformers_path_reason(args_of({{"pretrained", p}, {"load_in_4bit", "True"}}), llama);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("load_in_4bit=true"), std::string::npos) << *why;
+  why = transformers_path_reason(args_of({{"pretrained", p}, {"attn_implementation", "sdpa"}}),
+                                 llama);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("attn_implementation=sdpa"), std::string::npos) << *why;
+  why = transformers_path_reason(args_of({{"pretrained", p}, {"parallelize", "True"}}), llama);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("parallelize=True"), std::string::npos) << *why;
+
+  write_folder({{"architectures", {"MambaForCausalLM"}}});
+  why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("'MambaForCausalLM' has no native implementation"), std::string::npos);
+  // The folder's own code runs only under trust_remote_code=True, a native architecture too.
+  write_folder({{"architectures", {"LlamaForCausalLM"}},
+                {"auto_map", {{"AutoModelForCausalLM", "modeling_x.XForCausalLM"}}}});
+  why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
+  EXPECT_FALSE(why);
+  why = transformers_path_reason(
+      args_of({{"pretrained", dir_.string()}, {"trust_remote_code", "True"}}), dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("modeling_x.XForCausalLM"), std::string::npos) << *why;
+  write_folder({{"architectures", {"LlamaForCausalLM"}},
+                {"quantization_config", {{"quant_method", "awq"}}}});
+  why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("(awq)"), std::string::npos) << *why;
+}
+
+TEST_F(TransformersPath, FromPretrainedReceivesTheModelArgsAsHflmPassesThem) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder();
+  auto lm = load({{"dtype", "float32"},
+                  {"trust_remote_code", "True"},
+                  {"attn_implementation", "eager"},
+                  {"revision", "v1"}});
+  ASSERT_TRUE(lm->transformers_reason());
+  EXPECT_EQ(lm->model_info()["hf_execution"]["path"], "transformers");
+  // The first reason found: the from_pretrained key, before the architecture.
+  EXPECT_NE(lm->model_info()["hf_execution"]["reason"].get<std::string>().find(
+                "attn_implementation=eager"),
+            std::string::npos);
+  EXPECT_EQ(lm->model_info()["model_num_parameters"], kVocab * kVocab);
+  EXPECT_EQ(lm->max_length(), 64);  // the Python config's max_position_embeddings
+  const auto log = calls();
+  ASSERT_GE(log.size(), 2U);
+  EXPECT_EQ(log[0]["call"], "AutoConfig.from_pretrained");
+  EXPECT_EQ(log[0]["kwargs"], (Json{{"revision", "v1"},
+                                    {"trust_remote_code", true},
+                                    {"gguf_file", nullptr},
+                                    {"subfolder", ""}}));
+  EXPECT_EQ(log[1]["call"], "AutoModelForCausalLM.from_pretrained");
+  EXPECT_EQ(log[1]["path"], dir_.string());
+  // HFLM._create_model: dtype by name, the model's own code allowed, the accelerate arguments of
+  // one device, and the key HFLM does not read passed on.
+  EXPECT_EQ(log[1]["kwargs"], (Json{{"revision", "v1"},
+                                    {"dtype", "torch.float32"},
+                                    {"trust_remote_code", true},
+                                    {"gguf_file", nullptr},
+                                    {"quantization_config", nullptr},
+                                    {"subfolder", ""},
+                                    {"attn_implementation", "eager"},
+                                    {"max_memory", nullptr},
+                                    {"device_map", {{"", "cpu"}}}}));
+}
+
+TEST_F(TransformersPath, ParallelizeGivesTheAccelerateArguments) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder();
+  load({{"parallelize", "True"},
+        {"max_memory_per_gpu", "10GiB"},
+        {"max_cpu_memory", "30GiB"},
+        {"offload_folder", "/tmp/off"}});
+  const auto log = calls();
+  ASSERT_GE(log.size(), 2U);
+  const Json& kw = log[1]["kwargs"];
+  EXPECT_EQ(kw["device_map"], "auto");
+  EXPECT_EQ(kw["max_memory"], (Json{{"cpu", "30GiB"}}));  // no GPU here: none of its own
+  EXPECT_EQ(kw["offload_folder"], "/tmp/off");
+}
+
+TEST_F(TransformersPath, LoglikelihoodsAreTheModelsOwn) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder();
+  auto lm = load();
+  const std::vector<LoglikelihoodRequest> reqs = {{"Once upon a time", " there was"},
+                                                  {"Once upon a time", " a cat"},
+                                                  {"", "hello world"},
+                                                  {"The dog", " ran"}};
+  const auto got = lm->loglikelihood(reqs);
+  ASSERT_EQ(got.size(), reqs.size());
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const auto [ctx, cont] = lm->encode_request(reqs[i]);
+    std::vector<Token> all = ctx;
+    all.insert(all.end(), cont.begin(), cont.end());
+    double want = 0;
+    bool greedy = true;
+    for (size_t k = ctx.size(); k < all.size(); ++k) {
+      want += fake_logprob(all[k - 1], all[k]);
+      greedy = greedy && fake_argmax(all[k - 1]) == all[k];
+    }
+    EXPECT_NEAR(got[i].loglikelihood, want, 1e-9) << reqs[i].context << "|" << reqs[i].continuation;
+    EXPECT_EQ(got[i].is_greedy, greedy);
+  }
+  // Rolling windows (max_length 64) summed as the reference sums them.
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "the cat sat on the mat. ";
+  const auto rolled = lm->loglikelihood_rolling({text});
+  double want = 0;
+  for (const auto& [ctx, cont] : rolling_windows(lm->tok_encode(text), lm->prefix_token_id(), 64)) {
+    std::vector<Token> all = ctx;
+    all.insert(all.end(), cont.begin(), cont.end());
+    for (size_t k = ctx.size(); k < all.size(); ++k) want += fake_logprob(all[k - 1], all[k]);
+  }
+  EXPECT_NEAR(rolled[0], want, 1e-7);
+}
+
+TEST_F(TransformersPath, GenerationsStopAsTheReferencesDo) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder();
+  auto lm = load();
+  const std::vector<std::string> contexts = {"Once upon a time", "The dog"};
+  // Greedy continuations by the formula, 12 tokens, decoded; the stop string is a piece of the
+  // first one's text, so that generation ends at it.
+  std::vector<std::string> free_text;
+  for (const auto& c : contexts) {
+    std::vector<Token> ids = lm->tok_encode(c);
+    std::vector<Token> gen;
+    for (int k = 0; k < 12; ++k) {
+      gen.push_back(static_cast<Token>(fake_argmax(ids.back())));
+      ids.push_back(gen.back());
+      if (gen.back() == 2) break;  // EOS ends the row (config.json's eos_token_id)
+    }
+    free_text.push_back(lm->tokenizer().decode(gen, true));
+  }
+  ASSERT_GT(free_text[0].size(), 6U);
+  const std::string stop = free_text[0].substr(free_text[0].size() / 2, 2);
+  const std::vector<GenerationRequest> reqs = {
+      {contexts[0], Json{{"until", {stop}}, {"max_gen_toks", 12}}},
+      {contexts[1], Json{{"until", Json::array()}, {"max_gen_toks", 12}}}};
+  const auto got = lm->generate_until(reqs);
+  ASSERT_EQ(got.size(), 2U);
+  EXPECT_EQ(got[0], free_text[0].substr(0, free_text[0].find(stop)));
+  EXPECT_EQ(got[1], free_text[1]);
+  bool generated = false;
+  for (const auto& c : calls())
+    if (c["call"] == "generate") {
+      generated = true;
+      EXPECT_EQ(c["kwargs"]["do_sample"], false);
+      EXPECT_EQ(c["kwargs"]["use_cache"], true);
+      EXPECT_FALSE(c["kwargs"].contains("temperature"));  // _model_generate drops it when greedy
+    }
+  EXPECT_TRUE(generated);
+}
+
+TEST_F(TransformersPath, AnExceptionInFromPretrainedIsShown) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder({{"fake_raise", "weights are corrupt (test)"}});
+  try {
+    load();
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("runs through transformers"), std::string::npos) << m;
+    EXPECT_NE(m.find("ValueError: weights are corrupt (test)"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace lmeval::hf
