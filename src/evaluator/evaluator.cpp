@@ -13,6 +13,7 @@
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/models/api/api_models.hpp"
+#include "lmeval/models/reference_model_names.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "plan.hpp"
 #include "requests.hpp"
@@ -117,6 +118,8 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EvalOutput out;
 
+  // A model lm-eval does not run is refused before any task or dataset is loaded.
+  if (!given_model) check_model_name(cfg.model);
   RunPlan plan = plan_run(cfg);
   RunModel run_model = prepare_model(cfg, std::move(given_model));
   LM& lm = *run_model.model;
