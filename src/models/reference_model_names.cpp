@@ -13,10 +13,14 @@ namespace {
 const char* const kServer =
     "start an OpenAI-compatible server for the model (vLLM, SGLang, llama.cpp, TGI, ...) and run "
     "--model local-completions --model_args model=M,base_url=http://HOST:PORT/v1/completions";
+const char* const kNoTorchText =
+    "a build of lm-eval with libtorch (cmake -DLMEVAL_WITH_TORCH=ON; scripts/setup.sh), or an "
+    "OpenAI-compatible server for the model with --model local-completions";
 const char* const kHf = "--model hf with the model's Hugging Face folder or Hub id";
 
 std::vector<RefusedModelName> make_table() {
   const std::string server = kServer, hf = kHf;
+  const std::string kNoTorch = kNoTorchText;
   std::vector<RefusedModelName> t = {
       {"anthropic-chat", "Anthropic's Messages API (AnthropicChat)",
        "an OpenAI-compatible proxy to it with --model local-chat-completions"},
@@ -34,11 +38,18 @@ std::vector<RefusedModelName> make_table() {
        "the same server with --model local-completions "
        "--model_args model=M,base_url=http://HOST:PORT/v1/completions,tokenizer=<its tokenizer>"},
       {"habana", "optimum-habana on Intel Gaudi (HabanaLM)", server + "; or " + hf},
+      // Registered when lm-eval is built with libtorch; refused with this message otherwise.
+      {"hf", "transformers models in process (HFLM), absent from this build (no libtorch)",
+       kNoTorch},
       {"hf-audiolm-qwen", "Qwen-Audio models with audio inputs (HFAudioLM)",
        "nothing yet: lm-eval runs text-only models"},
+      {"hf-auto", "transformers models in process (HFLM), absent from this build (no libtorch)",
+       kNoTorch},
       {"hf-mistral3", "Mistral 3 multimodal models (Mistral3LM)", server + "; or " + hf},
       {"hf-multimodal", "transformers image-text models (HFMultimodalLM)",
        "nothing yet: lm-eval runs text-only models (" + hf + " for a text-only model)"},
+      {"huggingface", "transformers models in process (HFLM), absent from this build (no libtorch)",
+       kNoTorch},
       {"ipex", "optimum-intel's IPEX models (IPEXForCausalLM)", hf},
       {"litellm", "LiteLLM's client for many providers (LiteLLMChatCompletion)",
        "a LiteLLM proxy server with --model local-chat-completions"},

@@ -19,6 +19,7 @@
 
 #include "lmeval/core/child_groups.hpp"
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/core/stop_signal.hpp"
 
 extern char** environ;
@@ -70,7 +71,7 @@ long http_get_status(const std::string& url, std::string* body = nullptr) {
   return status;
 }
 
-std::string joined(const std::vector<std::string>& argv) {
+std::string joined_argv(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
   return s;
@@ -125,7 +126,7 @@ ManagedServer::ManagedServer(ServerCommand command, int port)
   register_child_group(pid_);
   ::close(log_fd);
   spdlog::info("{}: started (pid {}, port {}, log {}): {}", cmd_.what, pid_, port_, log_.string(),
-               joined(cmd_.argv));
+               scrub(joined_argv(cmd_.argv)));
   try {
     wait_ready();
   } catch (...) {
@@ -142,6 +143,14 @@ ManagedServer::~ManagedServer() {
 
 std::string ManagedServer::base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
+std::string ManagedServer::scrub(std::string text) const {
+  for (const auto& v : cmd_.secrets) {
+    if (v.size() < 4) continue;
+    for (size_t p; (p = text.find(v)) != std::string::npos;) text.replace(p, v.size(), "***");
+  }
+  return mask_secrets(text);
+}
+
 std::string ManagedServer::log_tail(size_t lines) const {
   std::ifstream in(log_);
   std::deque<std::string> tail;
@@ -151,7 +160,7 @@ std::string ManagedServer::log_tail(size_t lines) const {
   }
   std::string out;
   for (const auto& l : tail) out += "  | " + l + "\n";
-  return out;
+  return scrub(out);
 }
 
 void ManagedServer::wait_ready() {
@@ -166,7 +175,7 @@ void ManagedServer::wait_ready() {
                                   ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                   : "was killed by " + signal_name(WTERMSIG(status));
       throw RuntimeError(cmd_.what + " " + how + " before it was ready (command: " +
-                         joined(cmd_.argv) + "); the end of its log:\n" + log_tail());
+                         scrub(joined_argv(cmd_.argv)) + "); the end of its log:\n" + log_tail());
     }
     if (http_get_status(url) == 200) {
       spdlog::info("{}: ready at {} after {:.1f} s", cmd_.what, base_url(),
@@ -178,7 +187,7 @@ void ManagedServer::wait_ready() {
       throw RuntimeError(cmd_.what + " was not ready at " + url + " within " +
                          std::to_string(static_cast<int64_t>(cmd_.ready_timeout_s)) +
                          " s (model_args server_timeout sets the limit; command: " +
-                         joined(cmd_.argv) + "); the end of its log:\n" + log_tail());
+                         scrub(joined_argv(cmd_.argv)) + "); the end of its log:\n" + log_tail());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
 }

@@ -13,9 +13,10 @@
 namespace lmeval::api {
 
 struct ServerCommand {
-  std::string what;               // "vLLM server 1 of 2", for messages
-  std::vector<std::string> argv;  // argv[0] is the program (a path or a name looked up on PATH)
-  std::vector<std::string> env;   // extra NAME=value entries
+  std::string what;                  // "vLLM server 1 of 2", for messages
+  std::vector<std::string> argv;     // argv[0] is the program (a path or a name looked up on PATH)
+  std::vector<std::string> env;      // extra NAME=value entries
+  std::vector<std::string> secrets;  // values masked wherever the command or its log is shown
   std::string ready_path = "/v1/models";
   double ready_timeout_s = 1800;  // loading a large model takes minutes
 };
@@ -47,6 +48,7 @@ class ManagedServer {
 
  private:
   void wait_ready();
+  std::string scrub(std::string text) const;
   ServerCommand cmd_;
   int port_;
   pid_t pid_ = -1;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/secrets.hpp"
 #include "lmeval/models/model_args.hpp"
 
 namespace lmeval::api {
@@ -192,6 +193,11 @@ VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options) {
                                        "max_num_seqs"};
   for (auto it = args.begin(); it != args.end(); ++it) {
     if (std::find(std::begin(kTaken), std::end(kTaken), it.key()) != std::end(kTaken)) continue;
+    if (is_secret_key(it.key()) && !ma::is_none(it.value())) {
+      a.secrets.push_back(it.value().is_string() ? it.value().get<std::string>()
+                                                 : it.value().dump());
+      if (it.key() == "api_key") a.api_key = a.secrets.back();
+    }
     append_server_option(o, it.key(), it.value());
   }
   return a;

@@ -29,6 +29,10 @@ struct VllmArgs {
   // lm-eval's own: requests in flight per server, seconds to wait for a server to be ready.
   int64_t num_concurrent = 256;
   double server_timeout_s = 1800;
+  // Credentials among the pass-through keys (api_key, token, ...): passed on, never printed;
+  // api_key also authorises lm-eval's requests (vLLM's --api-key).
+  std::vector<std::string> secrets;
+  std::optional<std::string> api_key;
   // The server's command line after `--model M --host 127.0.0.1 --port P`.
   std::vector<std::string> server_options;
 };

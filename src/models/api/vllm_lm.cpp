@@ -80,6 +80,7 @@ ServerCommand vllm_server_command(const VllmArgs& a, const std::string& python, 
             "--model",   a.pretrained, "--host",
             "127.0.0.1", "--port",     std::to_string(port)};
   c.argv.insert(c.argv.end(), a.server_options.begin(), a.server_options.end());
+  c.secrets = a.secrets;
   c.ready_path = "/v1/models";
   c.ready_timeout_s = a.server_timeout_s;
   if (a.data_parallel_size > 1) {
@@ -164,6 +165,7 @@ VllmLM::VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::s
     HttpClientOptions o;
     o.max_in_flight = static_cast<size_t>(args_.num_concurrent);
     o.timeout_s = 3600;
+    if (args_.api_key) o.headers.push_back("Authorization: Bearer " + *args_.api_key);
     clients_.push_back(std::make_unique<HttpClient>(std::move(o)));
   }
   // VLLM.max_length: as given, else the engine's max_model_len (GET /v1/models says it).
@@ -239,10 +241,15 @@ void VllmLM::send(const std::vector<Pending>& work, const char* phase,
   for (size_t s = 0; s < n; ++s)
     if (thrown[s]) std::rethrow_exception(thrown[s]);
   for (size_t s = 0; s < n; ++s)
-    if (!errors[s].empty())
-      throw RuntimeError("vllm: " + std::string(phase) + " " + errors[s] + " (" +
-                         servers_[s]->base_url() + "); the end of the server's log:\n" +
-                         servers_[s]->log_tail(15));
+    if (!errors[s].empty()) {
+      std::string m = "vllm: " + std::string(phase) + " " + errors[s] + " (" +
+                      servers_[s]->base_url() + "); the end of the server's log:\n" +
+                      servers_[s]->log_tail(15);
+      for (const auto& v : args_.secrets)
+        for (size_t p; v.size() >= 4 && (p = m.find(v)) != std::string::npos;)
+          m.replace(p, v.size(), "***");
+      throw RuntimeError(m);
+    }
 }
 
 std::vector<LoglikelihoodResult> VllmLM::loglikelihood(

@@ -52,6 +52,8 @@ Json parse_kv(const std::string& s) {
   return out;
 }
 
+// True when `pid` is still running 5 s from now (it is polled: a process on its way out has
+// that long to go).
 bool alive(pid_t pid) {
   for (int i = 0; i < 100; ++i) {
     if (::kill(pid, 0) != 0) return false;
@@ -382,6 +384,33 @@ TEST_F(VllmFake, ServerThatExitsShowsItsLog) {
   }
 }
 
+// A credential among the pass-through keys reaches the server (and authorises the requests) but
+// no message: the command line and the log's tail are masked.
+TEST_F(VllmFake, ApiKeyPassesThroughButIsNeverShown) {
+  const std::string key = "sk-vllm-secret-4242";
+  {
+    auto lm = make(Json{{"api_key", key}});
+    auto got = lm->loglikelihood({{"Once upon a time", " there was"}});
+    EXPECT_DOUBLE_EQ(got[0].loglikelihood,
+                     goldens()["cases"][0]["loglikelihood"][0][0].get<double>());
+    std::vector<std::string> argv = servers()[0]["argv"];
+    auto at = std::find(argv.begin(), argv.end(), "--api-key");
+    ASSERT_NE(at, argv.end());
+    EXPECT_EQ(*(at + 1), key);
+  }
+  clear_records();
+  ::setenv("FAKE_VLLM_FAIL", "1", 1);
+  try {
+    make(Json{{"api_key", key}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("fake engine error"), std::string::npos) << m;
+    EXPECT_EQ(m.find(key), std::string::npos) << m;
+    EXPECT_NE(m.find("--api-key ***"), std::string::npos) << m;
+  }
+}
+
 TEST_F(VllmFake, ServerNeverReadyTimesOutAndIsStopped) {
   ::setenv("FAKE_VLLM_NEVER_READY", "1", 1);
   try {
@@ -447,6 +476,10 @@ TEST_F(VllmFake, SigtermStopsTheServers) {
     ended = !alive(lmeval_pid);
   }
   EXPECT_TRUE(ended);
+  // The graceful path: the run noticed the stop and unwound (not the watchdog's hard exit).
+  const std::string err = lmeval::testing::read_file(scratch_.path() / "err.txt");
+  EXPECT_NE(err.find("vLLM server: stopped"), std::string::npos) << err;
+  EXPECT_EQ(err.find("did not stop within"), std::string::npos) << err;
   EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
   EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
 }

@@ -4,6 +4,7 @@ from fake_engine in vLLM's JSON shapes (choices[].text, choices[].prompt_logprob
 {token_id: {logprob, rank, decoded_token}} with a null first entry). It writes its command line,
 pid and an engine child's pid to $FAKE_VLLM_RECORD_DIR/server_<port>.json and each request body to
 requests_<port>.jsonl, and, as vLLM does, stops its engine process on SIGTERM.
+With --api-key K, requests need `Authorization: Bearer K` (as vLLM's).
 Knobs: FAKE_VLLM_FAIL (exit 3 at start with an engine error), FAKE_VLLM_NEVER_READY (never
 listen), FAKE_VLLM_DELAY_S (seconds before each answer)."""
 import json
@@ -74,6 +75,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         n = int(self.headers.get("Content-Length", 0))
         req = json.loads(self.rfile.read(n))
+        key = opt("--api-key")
+        if key and self.headers.get("Authorization") != f"Bearer {key}":
+            self.reply(401, {"error": "Unauthorized"})
+            return
         with open(os.path.join(record_dir, f"requests_{port}.jsonl"), "a") as f:
             f.write(json.dumps(req) + "\n")
         if delay := float(os.environ.get("FAKE_VLLM_DELAY_S", "0")):
