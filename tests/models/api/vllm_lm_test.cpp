@@ -119,6 +119,8 @@ class VllmFake : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(scratch_.path())) fs::remove(e.path());
   }
 
+  std::string run_and_signal(int sig);
+
   lmeval::testing::ScratchDir scratch_{"lmeval_vllm"};
   std::optional<std::string> saved_venv_;
   std::unique_ptr<ModelRegistry> registry_;
@@ -439,9 +441,10 @@ TEST_F(VllmFake, WithoutTheVllmPackageSaysSo) {
   }
 }
 
-// A whole run through the binary, stopped with SIGTERM while its requests are in flight: lm-eval
-// exits 143 and its server and the server's engine process are gone.
-TEST_F(VllmFake, SigtermStopsTheServers) {
+// A whole run through the binary, stopped with `sig` while its requests are in flight: lm-eval
+// ends and its server and the server's engine process are gone. Returns lm-eval's stderr.
+std::string VllmFake::run_and_signal(int sig) {
+  std::string err;
   scratch_.write("data/test.jsonl", "{\"q\": \"Once upon\", \"a\": \"x\"}\n");
   scratch_.write("tasks/tg.yaml",
                  "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
@@ -455,34 +458,48 @@ TEST_F(VllmFake, SigtermStopsTheServers) {
       lmeval::testing::lmeval_binary().string() +
       "' run --model vllm --model_args pretrained=" + model_dir().string() +
       " --tasks tg --include_path tasks >out.txt 2>err.txt & echo $! > '" + pidfile.string() + "'";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
   pid_t lmeval_pid = 0;
   std::ifstream(pidfile) >> lmeval_pid;
-  ASSERT_GT(lmeval_pid, 0);
+  if (lmeval_pid <= 0) {
+    ADD_FAILURE() << "no pid";
+    return err;
+  }
   // Wait until the server has a request (then the run is in generate_until).
   bool in_flight = false;
   for (int i = 0; i < 300 && !in_flight; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     in_flight = !bodies().empty();
   }
-  ASSERT_TRUE(in_flight) << lmeval::testing::read_file(scratch_.path() / "err.txt");
   auto recs = servers();
-  ASSERT_EQ(recs.size(), 1u);
+  if (!in_flight || recs.size() != 1u) {
+    ADD_FAILURE() << lmeval::testing::read_file(scratch_.path() / "err.txt");
+    ::kill(lmeval_pid, SIGKILL);
+    return err;
+  }
   EXPECT_TRUE(alive(recs[0]["pid"].get<pid_t>()));
-  ::kill(lmeval_pid, SIGTERM);
+  ::kill(lmeval_pid, sig);
   bool ended = false;
   for (int i = 0; i < 300 && !ended; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ended = !alive(lmeval_pid);
   }
   EXPECT_TRUE(ended);
-  // The graceful path: the run noticed the stop and unwound (not the watchdog's hard exit).
-  const std::string err = lmeval::testing::read_file(scratch_.path() / "err.txt");
-  EXPECT_NE(err.find("vLLM server: stopped"), std::string::npos) << err;
-  EXPECT_EQ(err.find("did not stop within"), std::string::npos) << err;
   EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
   EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
+  return lmeval::testing::read_file(scratch_.path() / "err.txt");
 }
+
+TEST_F(VllmFake, SigtermStopsTheServers) {
+  const std::string err = run_and_signal(SIGTERM);
+  // The graceful path: the run noticed the stop and unwound (not the watchdog's hard exit).
+  EXPECT_NE(err.find("vLLM server: stopped"), std::string::npos) << err;
+  EXPECT_EQ(err.find("did not stop within"), std::string::npos) << err;
+}
+
+// lm-eval killed outright: the server gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and stops
+// its engine, as vLLM's server does.
+TEST_F(VllmFake, SigkillOfLmEvalStillStopsTheServers) { run_and_signal(SIGKILL); }
 
 }  // namespace
 }  // namespace lmeval::api
