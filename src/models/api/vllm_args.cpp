@@ -145,7 +145,7 @@ VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options) {
   if (given("tokenizer_revision"))
     append_server_option(o, "tokenizer_revision", args["tokenizer_revision"]);
   if (given("trust_remote_code") && ma::as_bool(args["trust_remote_code"], "trust_remote_code"))
-    o.push_back("--trust-remote-code");
+    o.emplace_back("--trust-remote-code");
   append_server_option(o, "tensor_parallel_size", Json(a.tensor_parallel_size));
   if (a.max_length) append_server_option(o, "max_model_len", Json(*a.max_length));
   if (given("max_num_seqs"))
@@ -154,12 +154,12 @@ VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options) {
     append_server_option(o, "max_num_seqs", args["max_batch_size"]);
   if (given("quantization")) append_server_option(o, "quantization", args["quantization"]);
   append_server_option(o, "seed", Json(given("seed") ? ma::as_int(args["seed"], "seed") : 1234));
-  if (a.lora_local_path) o.push_back("--enable-lora");
+  if (a.lora_local_path) o.emplace_back("--enable-lora");
   append_server_option(
       o, "max_lora_rank",
       Json(given("max_lora_rank") ? ma::as_int(args["max_lora_rank"], "max_lora_rank") : 16));
   if (a.lora_local_path) {
-    o.push_back("--lora-modules");
+    o.emplace_back("--lora-modules");
     o.push_back("finetuned=" + *a.lora_local_path);
   }
   static const char* const kTaken[] = {"pretrained",

@@ -275,7 +275,7 @@ std::vector<LoglikelihoodResult> VllmLM::loglikelihood(
     TokenIds whole = tok_encode(context + continuation), ctx = tok_encode(context);
     TokenIds cont(whole.begin() + static_cast<std::ptrdiff_t>(std::min(ctx.size(), whole.size())),
                   whole.end());
-    enc.push_back({ctx, cont});
+    enc.emplace_back(ctx, cont);
   }
   const bool sink = servers_.size() == 1;
   auto out = loglikelihood_tokens(enc, [&](size_t i, const LoglikelihoodResult& r) {
@@ -328,7 +328,7 @@ std::vector<double> VllmLM::loglikelihood_rolling(const std::vector<std::string>
   for (size_t t = 0; t < texts.size(); ++t)
     // max_seq_len = max_length - (1 for context) - (1 for generation)
     for (auto& w : rolling_token_windows(tok_encode(texts[t]), prefix_token_id_, max_length_ - 2)) {
-      windows.push_back({std::move(w.first), std::move(w.second)});
+      windows.emplace_back(std::move(w.first), std::move(w.second));
       owner.push_back(t);
     }
   auto res = loglikelihood_tokens(windows, [](size_t, const LoglikelihoodResult&) {});
