@@ -6,6 +6,10 @@ model the fake OpenAI server of the C++ tests answers from. Recorded: vllm.LLM(*
 model_args string (what lm-eval's server options must say), the SamplingParams of every request,
 and the loglikelihood / loglikelihood_rolling / generate_until results.
 
+The fake's version (vllm-0.8.0.dist-info) takes the reference's path for vLLM before 0.8.3: no
+chat template is resolved through vLLM (lm-eval renders the tokenizer's own). The model's path is
+written relative to the checkout.
+
 Usage (from the repository root, the reference's environment):
     /work/venv-tf/bin/python scripts/gen_vllm_goldens.py > tests/models/api/goldens/vllm_reference.json
 """
@@ -79,6 +83,9 @@ for args in ["tensor_parallel_size=2,dtype=bfloat16,gpu_memory_utilization=0.8",
     _, llm_kwargs = make(args)
     mappings.append({"model_args": args, "llm_kwargs": llm_kwargs})
 
+for c in cases + mappings:
+    for kw in c["llm_kwargs"]:
+        kw["model"] = os.path.relpath(kw["model"], ROOT)
 json.dump({"requests": {"loglikelihood": LL, "loglikelihood_rolling": ROLL, "generate_until": GEN},
            "cases": cases, "mappings": mappings}, sys.stdout, indent=1)
 print()

@@ -157,7 +157,7 @@ void expect_same_engine_options(const Json& llm_kwargs, Json options) {
   for (auto it = llm_kwargs.begin(); it != llm_kwargs.end(); ++it) {
     const std::string& k = it.key();
     const Json& want = it.value();
-    if (k == "model") {  // the checkout's path in the goldens: checked against argv[1] instead
+    if (k == "model") {  // relative to the checkout in the goldens: argv[1] is checked instead
       EXPECT_TRUE(options.contains("model"));
       options.erase("model");
       continue;
