@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "lmeval/core/child_groups.hpp"
 #include "lmeval/core/error.hpp"
 
 namespace lmeval {
@@ -79,6 +80,7 @@ extern "C" void on_crash(int sig) {
   say(crash_name(sig));
   say(") (expected Python task code that returns or raises; the crash is in the helper or a "
       "library it calls)\n");
+  kill_child_groups(SIGKILL);
   ::_exit(2);
 }
 
@@ -119,6 +121,7 @@ void watchdog() {
         say(" s of the signal (busy in ");
         say(depth > 0 ? g_slots[depth - 1].what : "a step that does not check for stops");
         say("): stopped at once; no results written\n");
+        kill_child_groups(SIGKILL);
         ::_exit(128 + sig);
       }
     }
@@ -163,8 +166,10 @@ void install_crash_handlers() {
 extern "C" void on_stop_signal(int sig) {
   int expected = 0;
   if (!g_signal.compare_exchange_strong(expected, sig)) {
-    // Second signal: the user insists (or the run is stuck in a long step): stop now.
+    // Second signal: the user insists (or the run is stuck in a long step): stop now, and the
+    // servers lm-eval started with it (their destructors will not run).
     g_dying.store(true);
+    kill_child_groups(SIGKILL);
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;

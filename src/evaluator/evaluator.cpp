@@ -16,6 +16,7 @@
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/models/api/api_models.hpp"
+#include "lmeval/models/reference_model_names.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "plan.hpp"
 #include "requests.hpp"
@@ -148,6 +149,8 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EvalOutput out;
 
+  // A model lm-eval does not run is refused before any task or dataset is loaded.
+  if (!given_model) check_model_name(cfg.model);
   // --verbosity DEBUG: each stage and how long it took.
   auto t_stage = t_start;
   auto stage_done = [&t_stage](const std::string& what) {

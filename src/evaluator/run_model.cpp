@@ -3,19 +3,15 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/caching_lm.hpp"
+#include "lmeval/models/reference_model_names.hpp"
 
 namespace lmeval {
 
 namespace {
 
 std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
+  check_model_name(cfg.model);
   const ModelInfoEntry* entry = ModelRegistry::instance().find(cfg.model);
-  if (!entry) {
-    auto names = ModelRegistry::instance().names();
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw UserError("unknown model '" + cfg.model + "'", {"", 0, 0, "--model"}, "one of: " + list);
-  }
   ModelOptions mo;
   // Only a batch size the user gave is passed on: unset, backends choose (hf packs by a token
   // budget), while results still record the reference's default of 1.

@@ -14,6 +14,7 @@
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/evaluator/scoring.hpp"
 #include "lmeval/filters/filter.hpp"
+#include "lmeval/models/reference_model_names.hpp"
 #include "lmeval/output/output_writer.hpp"
 #include "lmeval/prompt/prompt_builder.hpp"
 #include "lmeval/tasks/class_task.hpp"
@@ -125,11 +126,10 @@ void validate_run(const EvalConfig& cfg, ValidationReport& report) {
   // Model and its arguments.
   const ModelInfoEntry* model = ModelRegistry::instance().find(cfg.model);
   if (!model) {
-    std::string list;
-    for (const auto& n : ModelRegistry::instance().names()) list += (list.empty() ? "" : ", ") + n;
-    problems.emplace_back("unknown model '" + cfg.model + "'", SourceLocation{"", 0, 0, "model"},
-                          "one of: " + list);
-  } else if (cfg.model_args.is_object()) {
+    std::string expected;
+    std::string problem = model_name_problem(cfg.model, &expected);
+    problems.emplace_back(problem, SourceLocation{"", 0, 0, "model"}, expected);
+  } else if (cfg.model_args.is_object() && !model->passes_other_args) {
     for (auto it = cfg.model_args.begin(); it != cfg.model_args.end(); ++it) {
       const auto& known = model->known_args;
       if (std::find(known.begin(), known.end(), it.key()) == known.end()) {

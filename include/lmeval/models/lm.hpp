@@ -126,10 +126,15 @@ using ModelFactory =
 struct ModelInfoEntry {
   std::string name;
   std::string description;
+  // How lm-eval runs it, for `ls models`: in-process, as a client of a server the user starts, or
+  // by starting the engine's own server.
+  std::string status = "runs natively";
   // The backend's model_args table as described to users (docs/models.md, `ls models`).
   std::vector<ModelArgInfo> args;
   // Their keys (validate checks these); filled from `args` by ModelRegistry::add.
   std::vector<std::string> known_args;
+  // Keys outside `args` pass through to the engine (vllm), so validate does not refuse them.
+  bool passes_other_args = false;
   ModelFactory factory;
 };
 

@@ -11,9 +11,11 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/python_env.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
 #include "models/api/api_lm.hpp"
+#include "models/api/vllm_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
 // about every member left to its default. (Popped at the end: unity builds join files.)
@@ -326,6 +328,29 @@ fs::path tokenizer_dir(const std::string& name, const std::string& revision) {
   return client.snapshot_dir(repo, info.commit);
 }
 
+std::unique_ptr<LM> make_vllm_model(const Json& model_args, const ModelOptions& options) {
+  VllmArgs a = parse_vllm_args(model_args, options);
+  const PythonEnv env = active_python_env();
+  if (env.python.empty())
+    throw UserError("vllm needs a Python environment with the vllm package: " + env.described,
+                    {"", 0, 0, "--model vllm"},
+                    "an activated virtual environment ($VIRTUAL_ENV) or python3 on PATH with vllm");
+  int status = -1;
+  run_python(env.python,
+             "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('vllm') else 3)",
+             60000, &status);
+  if (status != 0)
+    throw UserError(
+        "attempted to use 'vllm' LM type, but package `vllm` is not installed in " + env.described,
+        {"", 0, 0, "--model vllm"},
+        "pip install vllm in that environment, or start a vLLM server yourself and use "
+        "--model local-completions");
+  const std::string tok = a.tokenizer.empty() ? a.pretrained : a.tokenizer;
+  auto tokenizer = load_tokenizer(
+      tokenizer_dir(tok, a.tokenizer_revision.value_or(a.revision.value_or("main"))));
+  return std::make_unique<VllmLM>(std::move(a), std::move(tokenizer), env.python.string());
+}
+
 std::unique_ptr<LM> make_api_model(ApiKind kind, const Json& model_args,
                                    const ModelOptions& options) {
   ApiArgs a = parse_api_args(kind, model_args, options);
@@ -356,6 +381,9 @@ void register_api_models(ModelRegistry& registry) {
     ModelInfoEntry e;
     e.name = api::kind_name(d.kind);
     e.description = d.description;
+    e.status = d.kind == api::ApiKind::kLocalCompletions || d.kind == api::ApiKind::kLocalChat
+                   ? "client of a server you start"
+                   : "client of OpenAI's API";
     e.args = model_args::infos(api::api_model_args());
     const api::ApiKind kind = d.kind;
     e.factory = [kind](const Json& args, const ModelOptions& options) {
@@ -363,6 +391,16 @@ void register_api_models(ModelRegistry& registry) {
     };
     registry.add(std::move(e));
   }
+  ModelInfoEntry v;
+  v.name = "vllm";
+  v.description = "vLLM (the reference's VLLM backend) over vLLM's own OpenAI-compatible server";
+  v.status = "starts vLLM's server (python -m vllm.entrypoints.openai.api_server)";
+  v.args = api::vllm_arg_infos();
+  v.passes_other_args = true;
+  v.factory = [](const Json& args, const ModelOptions& options) {
+    return api::make_vllm_model(args, options);
+  };
+  registry.add(std::move(v));
 }
 
 }  // namespace lmeval

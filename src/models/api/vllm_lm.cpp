@@ -1,0 +1,433 @@
+// VllmLM (vllm_lm.hpp): the reference's VLLM request semantics as /v1/completions bodies.
+#include "models/api/vllm_lm.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/unicode.hpp"
+#include "lmeval/models/gen_kwargs.hpp"
+#include "lmeval/models/rolling_windows.hpp"
+#include "lmeval/models/special_tokens.hpp"
+#include "models/api/openai_payload.hpp"
+
+namespace lmeval::api {
+
+namespace {
+
+Json token_list_json(const TokenIds& ids) {
+  Json a = Json::array();
+  for (TokenId t : ids) a.push_back(t);
+  return a;
+}
+
+// lm_eval.models.utils.truncate_tokens.
+TokenIds truncate_tokens(const TokenIds& t, int64_t n, const std::string& side) {
+  const auto size = static_cast<int64_t>(t.size());
+  n = std::clamp<int64_t>(n, 0, size);
+  if (side == "right") return TokenIds(t.begin(), t.begin() + n);
+  if (side == "middle") {
+    const int64_t left = n / 2, right = n - left;
+    TokenIds out(t.begin(), t.begin() + left);
+    out.insert(out.end(), t.end() - right, t.end());
+    return out;
+  }
+  return TokenIds(t.end() - n, t.end());
+}
+
+// postprocess_generated_text: after the last think_end_token (left-stripped), then cut at every
+// non-empty stop string in turn.
+std::string postprocess_generated_text(std::string text, const std::vector<std::string>& until,
+                                       const std::optional<std::string>& think_end_token) {
+  if (think_end_token && !think_end_token->empty()) {
+    const size_t at = text.rfind(*think_end_token);
+    if (at != std::string::npos) text = text.substr(at + think_end_token->size());
+    text = std::string(unicode::py_lstrip(text));
+  }
+  for (const auto& s : until) {
+    if (s.empty()) continue;
+    const size_t at = text.find(s);
+    if (at != std::string::npos) text.resize(at);
+  }
+  return text;
+}
+
+std::vector<std::string> visible_cuda_devices() {
+  std::vector<std::string> out;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    std::stringstream ss(v);
+    for (std::string d; std::getline(ss, d, ',');)
+      if (!d.empty()) out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+ServerCommand vllm_server_command(const VllmArgs& a, const std::string& python, int port,
+                                  int64_t replica) {
+  ServerCommand c;
+  c.what = a.data_parallel_size > 1 ? "vLLM server " + std::to_string(replica + 1) + " of " +
+                                          std::to_string(a.data_parallel_size)
+                                    : "vLLM server";
+  c.argv = {python,      "-m",         "vllm.entrypoints.openai.api_server",
+            "--model",   a.pretrained, "--host",
+            "127.0.0.1", "--port",     std::to_string(port)};
+  c.argv.insert(c.argv.end(), a.server_options.begin(), a.server_options.end());
+  c.secrets = a.secrets;
+  c.ready_path = "/v1/models";
+  c.ready_timeout_s = a.server_timeout_s;
+  if (a.data_parallel_size > 1) {
+    // Replica r gets the r-th slice of tensor x pipeline GPUs, as Ray's num_gpus reservation
+    // gives each of the reference's replicas its own.
+    const int64_t per = a.tensor_parallel_size * a.pipeline_parallel_size;
+    std::vector<std::string> devices = visible_cuda_devices();
+    std::string list;
+    for (int64_t g = replica * per; g < (replica + 1) * per; ++g) {
+      const std::string d = static_cast<size_t>(g) < devices.size()
+                                ? devices[static_cast<size_t>(g)]
+                                : (devices.empty() ? std::to_string(g) : "");
+      if (!d.empty()) list += (list.empty() ? "" : ",") + d;
+    }
+    c.env.push_back("CUDA_VISIBLE_DEVICES=" + list);
+  }
+  return c;
+}
+
+LoglikelihoodResult parse_prompt_logprobs(const Json& answer, const TokenIds& tokens,
+                                          int64_t ctxlen) {
+  if (!answer.is_object() || !answer.contains("choices") || !answer["choices"].is_array() ||
+      answer["choices"].empty() || !answer["choices"][0].is_object())
+    throw MalformedResponse("the answer has no choices");
+  const Json& pl = answer["choices"][0].value("prompt_logprobs", Json());
+  if (!pl.is_array() || pl.size() != tokens.size())
+    throw MalformedResponse("choices[0].prompt_logprobs is not a list of " +
+                            std::to_string(tokens.size()) + " entries (one per prompt token)");
+  LoglikelihoodResult r;
+  r.is_greedy = true;
+  // tokens[ctxlen:] as Python slices it: a negative ctxlen (a continuation longer than the
+  // window) counts from the end.
+  const auto n = static_cast<int64_t>(tokens.size());
+  const int64_t start = ctxlen < 0 ? std::max<int64_t>(0, n + ctxlen) : std::min(ctxlen, n);
+  for (auto i = static_cast<size_t>(start); i < tokens.size(); ++i) {
+    const Json& d = pl[i];
+    if (!d.is_object())
+      // The reference fails here too (None.get): the first prompt token has no logprob.
+      throw RuntimeError("vllm: a continuation leaves no context in the window of max_length " +
+                         std::string("(prompt_logprobs[") + std::to_string(i) + "] is null)");
+    const std::string key = std::to_string(tokens[i]);
+    auto logprob_of = [&](const Json& e) -> double {
+      if (e.is_number()) return e.get<double>();
+      if (e.is_object() && e.contains("logprob") && e["logprob"].is_number())
+        return e["logprob"].get<double>();
+      throw MalformedResponse("prompt_logprobs[" + std::to_string(i) +
+                              "] has an entry without a logprob");
+    };
+    if (!d.contains(key))
+      throw MalformedResponse("prompt_logprobs[" + std::to_string(i) + "] lacks the prompt token " +
+                              key);
+    r.loglikelihood += logprob_of(d[key]);
+    // max(logprob_dict, key=logprob_dict.get): the first of the largest, in the answer's order.
+    if (r.is_greedy) {
+      std::string best;
+      double best_v = 0;
+      for (auto it = d.begin(); it != d.end(); ++it) {
+        const double v = logprob_of(it.value());
+        if (best.empty() || v > best_v) {
+          best = it.key();
+          best_v = v;
+        }
+      }
+      if (best != key) r.is_greedy = false;
+    }
+  }
+  return r;
+}
+
+VllmLM::VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python)
+    : args_(std::move(args)), tokenizer_(std::move(tokenizer)) {
+  if (args_.prefix_token_id)
+    prefix_token_id_ = static_cast<TokenId>(*args_.prefix_token_id);
+  else if (tokenizer_->bos_token().id)
+    prefix_token_id_ = *tokenizer_->bos_token().id;
+  else if (tokenizer_->eos_token().id)
+    prefix_token_id_ = *tokenizer_->eos_token().id;
+  for (int64_t r = 0; r < args_.data_parallel_size; ++r) {
+    const int port = free_loopback_port();
+    servers_.push_back(
+        std::make_unique<ManagedServer>(vllm_server_command(args_, python, port, r), port));
+    HttpClientOptions o;
+    o.max_in_flight = static_cast<size_t>(args_.num_concurrent);
+    o.timeout_s = 3600;
+    if (args_.api_key) o.headers.push_back("Authorization: Bearer " + *args_.api_key);
+    clients_.push_back(std::make_unique<HttpClient>(std::move(o)));
+  }
+  // VLLM.max_length: as given, else the engine's max_model_len (GET /v1/models says it).
+  if (args_.max_length) {
+    max_length_ = *args_.max_length;
+  } else if (auto body = http_get(servers_.front()->base_url() + "/v1/models")) {
+    Json j = Json::parse(*body, nullptr, false);
+    if (j.is_object() && j.contains("data") && j["data"].is_array() && !j["data"].empty() &&
+        j["data"][0].value("max_model_len", Json()).is_number_integer())
+      max_length_ = j["data"][0]["max_model_len"].get<int64_t>();
+  }
+}
+
+std::string VllmLM::served_model() const {
+  return args_.lora_local_path ? "finetuned" : args_.pretrained;
+}
+
+TokenIds VllmLM::tok_encode(const std::string& text, std::optional<bool> add_special_tokens) const {
+  if (text.empty()) return {};
+  bool special = add_special_tokens.value_or(args_.add_bos_token.value_or(true));
+  // has_bos_prefix: a text that starts with the prefix token's text (a chat template's BOS).
+  const std::string bos = tokenizer_->decode(std::vector<TokenId>{prefix_token_id_}, false);
+  if (!bos.empty() && text.rfind(bos, 0) == 0) special = false;
+  return tokenizer_->encode(text, special);
+}
+
+void VllmLM::send(const std::vector<Pending>& work, const char* phase,
+                  const std::function<void(size_t, const Json&)>& accept) {
+  const size_t n = servers_.size();
+  std::vector<std::vector<size_t>> share(n);  // more_itertools.distribute: item i to server i % n
+  for (size_t i = 0; i < work.size(); ++i) share[i % n].push_back(i);
+  std::mutex mu;
+  std::vector<std::string> errors(n);
+  std::vector<std::exception_ptr> thrown(n);
+  size_t done = 0;
+  auto run = [&](size_t s) {
+    std::vector<std::string> bodies;
+    for (size_t i : share[s]) bodies.push_back(work[i].body);
+    auto judge = [&](size_t k, const HttpResponse& r) -> Verdict {
+      if (auto v = judge_transport(r)) return *v;
+      try {
+        Json answer = parse_body(r.body);
+        std::lock_guard<std::mutex> lock(mu);
+        accept(work[share[s][k]].index, answer);
+        ++done;
+        if (progress_) progress_(done, work.size(), -1);
+      } catch (const MalformedResponse& e) {
+        return Verdict::retry(e.what());
+      } catch (const RuntimeError& e) {
+        return Verdict::fail(e.what());  // an answer that can never be scored
+      }
+      return Verdict::done();
+    };
+    std::vector<HttpFailure> failures;
+    try {
+      failures = clients_[s]->post_all(servers_[s]->base_url() + "/v1/completions", bodies, judge);
+    } catch (...) {  // a stop signal (Interrupted) or a failure of the client itself
+      thrown[s] = std::current_exception();
+      return;
+    }
+    if (!failures.empty())
+      errors[s] = "request " + std::to_string(share[s][failures.front().index] + 1) +
+                  " failed after " + std::to_string(failures.front().attempts) +
+                  " attempt(s): " + failures.front().message;
+  };
+  if (n == 1) {
+    run(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t s = 0; s < n; ++s) threads.emplace_back(run, s);
+    for (auto& t : threads) t.join();
+  }
+  for (size_t s = 0; s < n; ++s)
+    if (thrown[s]) std::rethrow_exception(thrown[s]);
+  for (size_t s = 0; s < n; ++s)
+    if (!errors[s].empty()) {
+      std::string m = "vllm: " + std::string(phase) + " " + errors[s] + " (" +
+                      servers_[s]->base_url() + "); the end of the server's log:\n" +
+                      servers_[s]->log_tail(15);
+      for (const auto& v : args_.secrets)
+        for (size_t p; v.size() >= 4 && (p = m.find(v)) != std::string::npos;)
+          m.replace(p, v.size(), "***");
+      throw RuntimeError(m);
+    }
+}
+
+std::vector<LoglikelihoodResult> VllmLM::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
+  std::vector<std::pair<TokenIds, TokenIds>> enc;
+  for (const auto& r : requests) {
+    if (r.context.empty()) {
+      // TemplateLM.loglikelihood: the prefix token as the context of an empty one.
+      TokenIds cont = tok_encode(r.continuation, false);
+      if (!cont.empty() && cont[0] == prefix_token_id_)
+        enc.push_back({{cont[0]}, TokenIds(cont.begin() + 1, cont.end())});
+      else
+        enc.push_back({{prefix_token_id_}, cont});
+      continue;
+    }
+    // TemplateLM._encode_pair.
+    std::string context = r.context, continuation = r.continuation;
+    const size_t kept = unicode::py_rstrip(context).size();
+    if (kept < context.size()) {
+      continuation = context.substr(kept) + continuation;
+      context.resize(kept);
+    }
+    TokenIds whole = tok_encode(context + continuation), ctx = tok_encode(context);
+    TokenIds cont(whole.begin() + static_cast<std::ptrdiff_t>(std::min(ctx.size(), whole.size())),
+                  whole.end());
+    enc.emplace_back(ctx, cont);
+  }
+  const bool sink = servers_.size() == 1;
+  auto out = loglikelihood_tokens(enc, [&](size_t i, const LoglikelihoodResult& r) {
+    if (sink) answered(i, r);
+  });
+  if (!sink)
+    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
+  return out;
+}
+
+std::vector<LoglikelihoodResult> VllmLM::loglikelihood_tokens(
+    const std::vector<std::pair<TokenIds, TokenIds>>& requests,
+    const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer) {
+  const int64_t max_cxt_len = max_length_ - 1;  // vLLM requires at least one generation token
+  std::vector<TokenIds> inputs(requests.size());
+  std::vector<int64_t> ctxlens(requests.size());
+  std::vector<Pending> work;
+  bool warned = false;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const auto& [ctx, cont] = requests[i];
+    TokenIds whole = ctx;
+    whole.insert(whole.end(), cont.begin(), cont.end());
+    const auto n = static_cast<int64_t>(whole.size());
+    if (n > max_cxt_len && !warned) {
+      spdlog::warn("Context length {} exceeds max length ({}). Truncating context.", n,
+                   max_cxt_len);
+      warned = true;
+    }
+    inputs[i] = n > max_cxt_len ? TokenIds(whole.end() - max_cxt_len, whole.end()) : whole;
+    ctxlens[i] = static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_cxt_len);
+    // SamplingParams(temperature=0, prompt_logprobs=1, max_tokens=1, detokenize=False).
+    Json body = {{"model", served_model()},
+                 {"prompt", token_list_json(inputs[i])},
+                 {"max_tokens", 1},
+                 {"temperature", 0},
+                 {"prompt_logprobs", 1}};
+    work.push_back({i, body.dump()});
+  }
+  std::vector<LoglikelihoodResult> out(requests.size());
+  send(work, "loglikelihood", [&](size_t i, const Json& answer) {
+    out[i] = parse_prompt_logprobs(answer, inputs[i], ctxlens[i]);
+    on_answer(i, out[i]);
+  });
+  return out;
+}
+
+std::vector<double> VllmLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
+  std::vector<std::pair<TokenIds, TokenIds>> windows;
+  std::vector<size_t> owner;
+  for (size_t t = 0; t < texts.size(); ++t)
+    // max_seq_len = max_length - (1 for context) - (1 for generation)
+    for (auto& w : rolling_token_windows(tok_encode(texts[t]), prefix_token_id_, max_length_ - 2)) {
+      windows.emplace_back(std::move(w.first), std::move(w.second));
+      owner.push_back(t);
+    }
+  auto res = loglikelihood_tokens(windows, [](size_t, const LoglikelihoodResult&) {});
+  std::vector<double> out(texts.size(), 0.0);
+  for (size_t k = 0; k < res.size(); ++k) out[owner[k]] += res[k].loglikelihood;
+  for (size_t t = 0; t < texts.size(); ++t) answered_rolling(t, out[t]);
+  return out;
+}
+
+std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequest>& requests) {
+  std::string eos;
+  if (tokenizer_->eos_token().id)
+    eos = tokenizer_->decode(std::vector<TokenId>{*tokenizer_->eos_token().id}, false);
+  if (eos.empty()) eos = tokenizer_->eos_token().text;
+  std::vector<std::vector<std::string>> untils(requests.size());
+  std::vector<Pending> work;
+  bool warned = false;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Json& kw = requests[i].gen_kwargs;
+    // VLLM.modify_gen_kwargs: normalize_gen_kwargs, handle_stop_sequences, do_sample dropped.
+    gen_kwargs::HfGenKwargs hk = gen_kwargs::normalize_for_hf(kw, args_.max_gen_toks, eos);
+    untils[i] = hk.until;
+    const bool greedy_asked = kw.is_object() && kw.contains("do_sample") &&
+                              kw["do_sample"].is_boolean() && !kw["do_sample"].get<bool>();
+    Json body = {{"model", served_model()},
+                 {"skip_special_tokens", false},
+                 {"spaces_between_special_tokens", false}};
+    if (kw.is_object())
+      for (auto it = kw.begin(); it != kw.end(); ++it) {
+        const std::string& k = it.key();
+        if (k == "until" || k == "do_sample" || k == "temperature") continue;
+        if (std::find(std::begin(gen_kwargs::kMaxTokenAliases),
+                      std::end(gen_kwargs::kMaxTokenAliases),
+                      k) != std::end(gen_kwargs::kMaxTokenAliases))
+          continue;
+        body[k] = it.value();
+      }
+    // normalize_gen_kwargs sets temperature only for do_sample=False; otherwise it goes as the
+    // task gave it, or not at all (the engine's default then, vLLM's 1.0: the reference's way).
+    if (greedy_asked)
+      body["temperature"] = 0.0;
+    else if (kw.is_object() && kw.contains("temperature"))
+      body["temperature"] = kw["temperature"];
+    TokenIds toks = tok_encode(requests[i].context);
+    int64_t max_gen_toks = hk.max_gen_toks;
+    // maybe_truncate(side=truncation_side, shrink_gen_toks=False).
+    if (static_cast<int64_t>(toks.size()) + max_gen_toks > max_length_) {
+      if (!warned)
+        spdlog::warn(
+            "Context length ({}) + max_gen_toks ({}) = {} exceeds model's max length ({}). "
+            "Truncating context from side='{}'.",
+            toks.size(), max_gen_toks, toks.size() + max_gen_toks, max_length_,
+            args_.truncation_side);
+      warned = true;
+      toks = truncate_tokens(toks, max_length_ - max_gen_toks, args_.truncation_side);
+    }
+    body["prompt"] = token_list_json(toks);
+    body["max_tokens"] = max_gen_toks;
+    // With think_end_token only EOS stops the server; the task's stops apply after the thinking.
+    Json stop = Json::array();
+    for (const auto& s : hk.until)
+      if (!args_.think_end_token || s == eos) stop.push_back(s);
+    body["stop"] = stop;
+    work.push_back({i, body.dump(-1, ' ', false, Json::error_handler_t::replace)});
+  }
+  std::vector<std::string> out(requests.size());
+  const bool sink = servers_.size() == 1;
+  send(work, "generate_until", [&](size_t i, const Json& answer) {
+    auto texts = parse_generations(Endpoint::kCompletions, answer, 1, std::nullopt);
+    out[i] =
+        postprocess_generated_text(texts.front().value_or(""), untils[i], args_.think_end_token);
+    if (sink) answered(i, out[i]);
+  });
+  if (!sink)
+    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
+  return out;
+}
+
+std::optional<TokenizerInfo> VllmLM::tokenizer_info() const {
+  TokenizerInfo t;
+  copy_special_token(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
+  copy_special_token(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
+  if (tokenizer_->pad_token().id)
+    copy_special_token(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
+  else if (tokenizer_->unk_token().id)
+    copy_special_token(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
+  else
+    copy_special_token(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
+  if (tokenizer_->eos_token().id) t.eot_token_id = *tokenizer_->eos_token().id;
+  t.max_length = max_length_;
+  return t;
+}
+
+std::optional<std::string> VllmLM::chat_template(const std::string& name) const {
+  std::string t = tokenizer_->chat_template(name);
+  if (t.empty()) return std::nullopt;
+  return t;
+}
+
+Json VllmLM::chat_template_variables() const { return chat_template_special_tokens(*tokenizer_); }
+
+}  // namespace lmeval::api

@@ -1,0 +1,3 @@
+class LoRARequest:
+    def __init__(self, name, id_, path):
+        self.name, self.id, self.path = name, id_, path

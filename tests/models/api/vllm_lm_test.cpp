@@ -1,0 +1,505 @@
+// --model vllm against a fake vLLM (tests/models/api/fake_vllm, first on PYTHONPATH): the server
+// lm-eval starts, its options, the requests and their answers compared with the reference's own
+// VLLM class driven over the same fake engine (goldens/vllm_reference.json, made by
+// scripts/gen_vllm_goldens.py), data parallelism, start failures, and no server left behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/models/api/api_models.hpp"
+#include "models/api/openai_payload.hpp"
+#include "models/api/vllm_args.hpp"
+#include "models/api/vllm_lm.hpp"
+#include "models/model_arg_docs.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& model_dir() {
+  static const fs::path p = lmeval::testing::source_dir() / "models" / "stories260K";
+  return p;
+}
+
+Json goldens() {
+  std::ifstream in(lmeval::testing::source_dir() / "tests/models/api/goldens/vllm_reference.json");
+  return Json::parse(in);
+}
+
+// The reference's simple_parse_args_string, for the goldens' model_args strings (values as text;
+// the backend coerces them as it does CLI values).
+Json parse_kv(const std::string& s) {
+  Json out = Json::object();
+  std::stringstream ss(s);
+  for (std::string kv; std::getline(ss, kv, ',');) {
+    if (kv.empty()) continue;
+    const size_t eq = kv.find('=');
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+// True when `pid` is still running 5 s from now (it is polled: a process on its way out has
+// that long to go).
+bool alive(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (::kill(pid, 0) != 0) return false;
+    // A zombie (exited, not yet reaped by init) also answers kill(0): read its state.
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(st, line);
+    const size_t rp = line.rfind(')');
+    if (rp != std::string::npos && rp + 2 < line.size() && line[rp + 2] == 'Z') return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+// Environment for the fake: its package first on PYTHONPATH, python3 from PATH, records in a
+// scratch folder.
+class VllmFake : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* v = std::getenv("VIRTUAL_ENV");
+    saved_venv_ = v ? std::optional<std::string>(v) : std::nullopt;
+    ::unsetenv("VIRTUAL_ENV");
+    ::setenv("PYTHONPATH", (lmeval::testing::source_dir() / "tests/models/api/fake_vllm").c_str(),
+             1);
+    ::setenv("FAKE_VLLM_RECORD_DIR", scratch_.path().c_str(), 1);
+    for (const char* k : {"FAKE_VLLM_FAIL", "FAKE_VLLM_NEVER_READY", "FAKE_VLLM_DELAY_S"})
+      ::unsetenv(k);
+    registry_ = std::make_unique<ModelRegistry>();
+    register_api_models(*registry_);
+  }
+  void TearDown() override {
+    if (saved_venv_) ::setenv("VIRTUAL_ENV", saved_venv_->c_str(), 1);
+    ::unsetenv("PYTHONPATH");
+  }
+  std::unique_ptr<LM> make(Json args) {
+    args["pretrained"] = model_dir().string();
+    return registry_->find("vllm")->factory(args, {});
+  }
+  // The fake servers' records (server_<port>.json), and the request bodies they received.
+  std::vector<Json> servers() const {
+    std::vector<Json> out;
+    for (const auto& e : fs::directory_iterator(scratch_.path()))
+      if (e.path().filename().string().rfind("server_", 0) == 0) {
+        std::ifstream in(e.path());
+        out.push_back(Json::parse(in));
+      }
+    return out;
+  }
+  std::vector<Json> bodies() const {
+    std::vector<Json> out;
+    for (const auto& e : fs::directory_iterator(scratch_.path()))
+      if (e.path().filename().string().rfind("requests_", 0) == 0) {
+        std::ifstream in(e.path());
+        for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
+      }
+    return out;
+  }
+  void clear_requests() {
+    for (const auto& e : fs::directory_iterator(scratch_.path()))
+      if (e.path().filename().string().rfind("requests_", 0) == 0) fs::remove(e.path());
+  }
+  void clear_records() {
+    for (const auto& e : fs::directory_iterator(scratch_.path())) fs::remove(e.path());
+  }
+
+  std::string run_and_signal(int sig);
+
+  lmeval::testing::ScratchDir scratch_{"lmeval_vllm"};
+  std::optional<std::string> saved_venv_;
+  std::unique_ptr<ModelRegistry> registry_;
+};
+
+// The server's options read back as vllm.LLM keywords: --a-b V -> a_b: V, a bare flag -> True,
+// --no-flag -> False; numbers as numbers.
+Json options_as_kwargs(const std::vector<std::string>& argv) {
+  Json out = Json::object();
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i].rfind("--", 0) != 0) continue;
+    std::string key = argv[i].substr(2);
+    for (char& c : key)
+      if (c == '-') c = '_';
+    if (i + 1 < argv.size() && argv[i + 1].rfind("--", 0) != 0) {
+      const std::string& v = argv[++i];
+      Json parsed = Json::parse(v, nullptr, false);
+      out[key] = parsed.is_discarded() || parsed.is_string() ? Json(v) : parsed;
+    } else if (key.rfind("no_", 0) == 0) {
+      out[key.substr(3)] = false;
+    } else {
+      out[key] = true;
+    }
+  }
+  return out;
+}
+
+// vllm.LLM's keywords as the reference passes them, and the server options lm-eval gives: equal,
+// except that None is not passed and a False the server has as its default
+// (trust_remote_code, enable_lora) may be left out; host and port are the server's own.
+void expect_same_engine_options(const Json& llm_kwargs, Json options) {
+  options.erase("host");
+  options.erase("port");
+  for (auto it = llm_kwargs.begin(); it != llm_kwargs.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& want = it.value();
+    if (k == "model") {  // relative to the checkout in the goldens: argv[1] is checked instead
+      EXPECT_TRUE(options.contains("model"));
+      options.erase("model");
+      continue;
+    }
+    if (want.is_null()) {
+      EXPECT_FALSE(options.contains(k)) << k << " passed though the reference passes None";
+      continue;
+    }
+    if (want == false && (k == "trust_remote_code" || k == "enable_lora") && !options.contains(k))
+      continue;
+    ASSERT_TRUE(options.contains(k)) << k << " missing; options: " << options.dump();
+    if (want.is_number() && options[k].is_number())
+      EXPECT_DOUBLE_EQ(options[k].get<double>(), want.get<double>()) << k;
+    else
+      EXPECT_EQ(options[k], want) << k;
+    options.erase(k);
+  }
+  if (options.contains("lora_modules")) options.erase("lora_modules");
+  EXPECT_TRUE(options.empty()) << "options the reference does not pass: " << options.dump();
+}
+
+TEST(VllmArgs, MapAsTheReferenceMapsThemToLLM) {
+  const Json g = goldens();
+  std::vector<Json> all;
+  for (const auto& c : g["cases"]) all.push_back(c);
+  for (const auto& m : g["mappings"]) all.push_back(m);
+  for (const auto& c : all) {
+    SCOPED_TRACE(c["model_args"].get<std::string>());
+    Json args = parse_kv(c["model_args"].get<std::string>());
+    args["pretrained"] = model_dir().string();
+    const VllmArgs a = parse_vllm_args(args, {});
+    const ServerCommand cmd = vllm_server_command(a, "python3", 8000, 0);
+    ASSERT_GE(cmd.argv.size(), 3u);
+    EXPECT_EQ(cmd.argv[1], "-m");
+    EXPECT_EQ(cmd.argv[2], "vllm.entrypoints.openai.api_server");
+    expect_same_engine_options(c["llm_kwargs"][0],
+                               options_as_kwargs({cmd.argv.begin() + 3, cmd.argv.end()}));
+  }
+}
+
+TEST(VllmArgs, LoraServedAsFinetuned) {
+  const VllmArgs a =
+      parse_vllm_args(Json{{"pretrained", "m"}, {"lora_local_path", "/tmp/adapter"}}, {});
+  const auto& o = a.server_options;
+  auto at = std::find(o.begin(), o.end(), "--lora-modules");
+  ASSERT_NE(at, o.end());
+  EXPECT_EQ(*(at + 1), "finetuned=/tmp/adapter");  // LoRARequest("finetuned", 1, path)
+}
+
+TEST(VllmArgs, BadValuesNameTheKey) {
+  auto expect_refused = [](Json args, const std::string& key) {
+    args["pretrained"] = "m";
+    try {
+      parse_vllm_args(args, {});
+      ADD_FAILURE() << key;
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.where().field, "--model_args " + key) << e.what();
+    }
+  };
+  expect_refused({{"max_length", "8"}, {"max_model_len", "8"}}, "max_model_len");
+  expect_refused({{"data_parallel_size", "0"}}, "data_parallel_size");
+  expect_refused({{"tensor_parallel_size", "two"}}, "tensor_parallel_size");
+  expect_refused({{"truncation_side", "top"}}, "truncation_side");
+  expect_refused({{"server_timeout", "0"}}, "server_timeout");
+  expect_refused({{"enable_thinking", "True"}}, "enable_thinking");
+  expect_refused({{"data_parallel_size", "2"}, {"enable_expert_parallel", "True"}},
+                 "data_parallel_size");
+  try {
+    parse_vllm_args(Json::object(), {});
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.where().field, "--model_args pretrained");
+  }
+}
+
+TEST(VllmArgs, DocsListTheTable) {
+  ModelRegistry reg;
+  register_api_models(reg);
+  const ModelInfoEntry* e = reg.find("vllm");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->passes_other_args);
+  testing::expect_documented("vllm", e->args);
+}
+
+TEST(VllmPromptLogprobs, SlicesAsTheReference) {
+  // tokens 5 7 9, ctxlen 1: positions 1 and 2 scored; 9 is not the best at position 2.
+  Json answer = Json::parse(R"({"choices":[{"index":0,"text":"","prompt_logprobs":[null,
+      {"7":{"logprob":-0.5,"rank":1,"decoded_token":"a"}},
+      {"9":{"logprob":-2.0,"rank":2,"decoded_token":"b"},"4":{"logprob":-0.25,"rank":1,"decoded_token":"c"}}]}]})");
+  auto r = parse_prompt_logprobs(answer, {5, 7, 9}, 1);
+  EXPECT_DOUBLE_EQ(r.loglikelihood, -2.5);
+  EXPECT_FALSE(r.is_greedy);
+  r = parse_prompt_logprobs(answer, {5, 7, 9}, 2);
+  EXPECT_DOUBLE_EQ(r.loglikelihood, -2.0);
+  r = parse_prompt_logprobs(answer, {5, 7, 9}, -1);  // Python's tokens[-1:]
+  EXPECT_DOUBLE_EQ(r.loglikelihood, -2.0);
+  auto g = parse_prompt_logprobs(answer, {5, 7, 4}, 1);  // 4 is the best at position 2
+  EXPECT_DOUBLE_EQ(g.loglikelihood, -0.75);
+  EXPECT_TRUE(g.is_greedy);
+}
+
+TEST(VllmPromptLogprobs, MalformedAnswersAreRefused) {
+  EXPECT_THROW(parse_prompt_logprobs(Json::parse(R"({"choices":[]})"), {1, 2}, 1),
+               MalformedResponse);
+  EXPECT_THROW(
+      parse_prompt_logprobs(Json::parse(R"({"choices":[{"prompt_logprobs":[null]}]})"), {1, 2}, 1),
+      MalformedResponse);
+  EXPECT_THROW(parse_prompt_logprobs(
+                   Json::parse(R"({"choices":[{"prompt_logprobs":[null,{"3":{"logprob":-1}}]}]})"),
+                   {1, 2}, 1),
+               MalformedResponse);
+  // ctxlen 0 reaches the null first entry: the reference fails too.
+  EXPECT_THROW(parse_prompt_logprobs(
+                   Json::parse(R"({"choices":[{"prompt_logprobs":[null,{"2":{"logprob":-1}}]}]})"),
+                   {1, 2}, 0),
+               RuntimeError);
+}
+
+TEST_F(VllmFake, AnswersAsTheReferencesVllmBackend) {
+  const Json g = goldens();
+  const Json& req = g["requests"];
+  std::vector<LoglikelihoodRequest> ll;
+  for (const auto& r : req["loglikelihood"]) ll.push_back({r[0], r[1]});
+  std::vector<std::string> roll;
+  for (const auto& r : req["loglikelihood_rolling"]) roll.push_back(r);
+  std::vector<GenerationRequest> gen;
+  for (const auto& r : req["generate_until"]) gen.push_back({r[0], r[1]});
+  for (const auto& c : g["cases"]) {
+    const std::string margs = c["model_args"];
+    SCOPED_TRACE(margs);
+    clear_records();
+    {
+      auto lm = make(parse_kv(margs));
+      auto got = lm->loglikelihood(ll);
+      ASSERT_EQ(got.size(), c["loglikelihood"].size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_DOUBLE_EQ(got[i].loglikelihood, c["loglikelihood"][i][0].get<double>()) << i;
+        EXPECT_EQ(got[i].is_greedy, c["loglikelihood"][i][1].get<bool>()) << i;
+      }
+      auto bodies_ll = bodies();
+      ASSERT_EQ(bodies_ll.size(), ll.size());
+      const Json& sp = c["loglikelihood_params"][0];  // SamplingParams of loglikelihood
+      for (const auto& b : bodies_ll) {
+        EXPECT_EQ(b["max_tokens"], sp["max_tokens"]);
+        EXPECT_EQ(b["temperature"], sp["temperature"]);
+        EXPECT_EQ(b["prompt_logprobs"], sp["prompt_logprobs"]);
+        EXPECT_TRUE(b["prompt"].is_array());
+      }
+      auto rolled = lm->loglikelihood_rolling(roll);
+      ASSERT_EQ(rolled.size(), c["loglikelihood_rolling"].size());
+      for (size_t i = 0; i < rolled.size(); ++i)
+        EXPECT_DOUBLE_EQ(rolled[i], c["loglikelihood_rolling"][i].get<double>()) << i;
+      clear_requests();
+      auto texts = lm->generate_until(gen);
+      ASSERT_EQ(texts.size(), c["generate_until"].size());
+      for (size_t i = 0; i < texts.size(); ++i)
+        EXPECT_EQ(texts[i], c["generate_until"][i].get<std::string>()) << i;
+      // Each request's sampling settings are the SamplingParams the reference made (in any order).
+      std::multiset<std::string> want, have;
+      for (const auto& p : c["generate_params"]) want.insert(p.dump());
+      for (auto b : bodies()) {
+        if (b.contains("prompt_logprobs")) continue;
+        b.erase("prompt");
+        b.erase("model");
+        have.insert(Json::parse(b.dump()).dump());
+      }
+      std::multiset<std::string> want_sorted, have_sorted;
+      for (const auto& w : want) want_sorted.insert(nlohmann::json::parse(w).dump());
+      for (const auto& h : have) have_sorted.insert(nlohmann::json::parse(h).dump());
+      EXPECT_EQ(have_sorted, want_sorted);
+      // The server was started with what the reference gives vllm.LLM.
+      auto recs = servers();
+      ASSERT_EQ(recs.size(), 1u);
+      std::vector<std::string> argv = recs[0]["argv"];
+      EXPECT_EQ(argv[0], "--model");
+      EXPECT_EQ(argv[1], model_dir().string());
+      expect_same_engine_options(c["llm_kwargs"][0], options_as_kwargs(argv));
+    }
+    // The model gone, its server and the server's engine process are gone too.
+    for (const auto& r : servers()) {
+      EXPECT_FALSE(alive(r["pid"].get<pid_t>()));
+      EXPECT_FALSE(alive(r["engine_pid"].get<pid_t>()));
+    }
+  }
+}
+
+// data_parallel_size=2: two servers, each on its own GPU slice, requests spread over both, the
+// same answers.
+TEST_F(VllmFake, DataParallelServersShareTheRequests) {
+  const Json g = goldens();
+  const Json& c = g["cases"][0];
+  std::vector<LoglikelihoodRequest> ll;
+  for (const auto& r : g["requests"]["loglikelihood"]) ll.push_back({r[0], r[1]});
+  ::setenv("CUDA_VISIBLE_DEVICES", "4,5", 1);
+  {
+    auto lm = make(Json{{"data_parallel_size", "2"}});
+    auto got = lm->loglikelihood(ll);
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_DOUBLE_EQ(got[i].loglikelihood, c["loglikelihood"][i][0].get<double>()) << i;
+    auto recs = servers();
+    ASSERT_EQ(recs.size(), 2u);
+    std::set<std::string> devices;
+    for (const auto& r : recs) devices.insert(r["cuda_visible_devices"].get<std::string>());
+    EXPECT_EQ(devices, (std::set<std::string>{"4", "5"}));
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(scratch_.path()))
+      files += e.path().filename().string().rfind("requests_", 0) == 0;
+    EXPECT_EQ(files, 2u);  // both servers got requests
+    EXPECT_EQ(bodies().size(), ll.size());
+  }
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  for (const auto& r : servers()) EXPECT_FALSE(alive(r["pid"].get<pid_t>()));
+}
+
+TEST_F(VllmFake, ServerThatExitsShowsItsLog) {
+  ::setenv("FAKE_VLLM_FAIL", "1", 1);
+  try {
+    make(Json{{"no_such_engine_option", "1"}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("vLLM server exited with status 3 before it was ready"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("fake engine error"), std::string::npos) << m;          // the log's tail
+    EXPECT_NE(m.find("--no-such-engine-option 1"), std::string::npos) << m;  // passed through
+  }
+}
+
+// A credential among the pass-through keys reaches the server (and authorises the requests) but
+// no message: the command line and the log's tail are masked.
+TEST_F(VllmFake, ApiKeyPassesThroughButIsNeverShown) {
+  const std::string key = "sk-vllm-secret-4242";
+  {
+    auto lm = make(Json{{"api_key", key}});
+    auto got = lm->loglikelihood({{"Once upon a time", " there was"}});
+    EXPECT_DOUBLE_EQ(got[0].loglikelihood,
+                     goldens()["cases"][0]["loglikelihood"][0][0].get<double>());
+    std::vector<std::string> argv = servers()[0]["argv"];
+    auto at = std::find(argv.begin(), argv.end(), "--api-key");
+    ASSERT_NE(at, argv.end());
+    EXPECT_EQ(*(at + 1), key);
+  }
+  clear_records();
+  ::setenv("FAKE_VLLM_FAIL", "1", 1);
+  try {
+    make(Json{{"api_key", key}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("fake engine error"), std::string::npos) << m;
+    EXPECT_EQ(m.find(key), std::string::npos) << m;
+    EXPECT_NE(m.find("--api-key ***"), std::string::npos) << m;
+  }
+}
+
+TEST_F(VllmFake, ServerNeverReadyTimesOutAndIsStopped) {
+  ::setenv("FAKE_VLLM_NEVER_READY", "1", 1);
+  try {
+    make(Json{{"server_timeout", "1.5"}});
+    FAIL();
+  } catch (const RuntimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("was not ready"), std::string::npos) << m;
+    EXPECT_NE(m.find("server_timeout"), std::string::npos) << m;
+  }
+  auto recs = servers();
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
+  EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
+}
+
+TEST_F(VllmFake, WithoutTheVllmPackageSaysSo) {
+  ::setenv("PYTHONPATH", scratch_.path().c_str(), 1);
+  try {
+    make(Json::object());
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("package `vllm` is not installed"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where().field, "--model vllm");
+  }
+}
+
+// A whole run through the binary, stopped with `sig` while its requests are in flight: lm-eval
+// ends and its server and the server's engine process are gone. Returns lm-eval's stderr.
+std::string VllmFake::run_and_signal(int sig) {
+  std::string err;
+  scratch_.write("data/test.jsonl", "{\"q\": \"Once upon\", \"a\": \"x\"}\n");
+  scratch_.write("tasks/tg.yaml",
+                 "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
+                 "    test: " +
+                     (scratch_.path() / "data/test.jsonl").string() +
+                     "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
+                     "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
+  const fs::path pidfile = scratch_.path() / "lmeval.pid";
+  const std::string cmd =
+      "cd '" + scratch_.path().string() + "' && FAKE_VLLM_DELAY_S=60 LMEVAL_NO_INDEX_CACHE=1 '" +
+      lmeval::testing::lmeval_binary().string() +
+      "' run --model vllm --model_args pretrained=" + model_dir().string() +
+      " --tasks tg --include_path tasks >out.txt 2>err.txt & echo $! > '" + pidfile.string() + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  pid_t lmeval_pid = 0;
+  std::ifstream(pidfile) >> lmeval_pid;
+  if (lmeval_pid <= 0) {
+    ADD_FAILURE() << "no pid";
+    return err;
+  }
+  // Wait until the server has a request (then the run is in generate_until).
+  bool in_flight = false;
+  for (int i = 0; i < 300 && !in_flight; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    in_flight = !bodies().empty();
+  }
+  auto recs = servers();
+  if (!in_flight || recs.size() != 1u) {
+    ADD_FAILURE() << lmeval::testing::read_file(scratch_.path() / "err.txt");
+    ::kill(lmeval_pid, SIGKILL);
+    return err;
+  }
+  EXPECT_TRUE(alive(recs[0]["pid"].get<pid_t>()));
+  ::kill(lmeval_pid, sig);
+  bool ended = false;
+  for (int i = 0; i < 300 && !ended; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ended = !alive(lmeval_pid);
+  }
+  EXPECT_TRUE(ended);
+  EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
+  EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
+  return lmeval::testing::read_file(scratch_.path() / "err.txt");
+}
+
+TEST_F(VllmFake, SigtermStopsTheServers) {
+  const std::string err = run_and_signal(SIGTERM);
+  // The graceful path: the run noticed the stop and unwound (not the watchdog's hard exit).
+  EXPECT_NE(err.find("vLLM server: stopped"), std::string::npos) << err;
+  EXPECT_EQ(err.find("did not stop within"), std::string::npos) << err;
+}
+
+// lm-eval killed outright: the server gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and stops
+// its engine, as vLLM's server does.
+TEST_F(VllmFake, SigkillOfLmEvalStillStopsTheServers) { run_and_signal(SIGKILL); }
+
+}  // namespace
+}  // namespace lmeval::api
