@@ -70,6 +70,18 @@ for text in WRAP_TEXTS:
                  "(12, break_on_hyphens=false)", "(7, false, break_on_hyphens=false)",
                  "(9, wrapstring='<br>')", "(4, true, none, 1)"]:
         CASES.append(("{{ s|wordwrap%s }}" % args, {"s": text}))
+# Random texts of words, hyphens, em-dashes, punctuation and whitespace (fixed seed) at random
+# widths: textwrap's chunk regex decides where lines break.
+_rng = random.Random(31)
+_PIECES = ["a", "ab", "abc", "word", "long-word", "x-y-z", "--", "---", "-", "é", "ça", "12",
+           "1-2", "co-op", "re-", "-ish", "end.", "(paren)", '"q"', "supercalifragilistic",
+           "naïve—café", "日本", " ", "  ", "\t", "\n", "\u00a0", ",", "!", "a--b", "--x"]
+for _ in range(150):
+    text = "".join(_rng.choice(_PIECES) + (" " if _rng.random() < 0.6 else "")
+                   for _ in range(_rng.randint(1, 14)))
+    width = _rng.randint(1, 16)
+    flags = _rng.choice(["", ", false", ", true, none, false", ", false, none, false"])
+    CASES.append(("{{ s|wordwrap(%d%s) }}" % (width, flags), {"s": text}))
 CASES += [
     ("{{ s|wordwrap(0) }}", {"s": "abc"}),
     ("{{ s|wordwrap(0) }}", {"s": ""}),
@@ -95,6 +107,15 @@ for text in URL_TEXTS:
                  "(rel='ugc  noopener external')", "(extra_schemes=['ftp://', 'tel:'])",
                  "(3, true, '_self', 'me', ['ssh://'])", "(-3)", "(0)"]:
         CASES.append(("{{ s|urlize%s }}" % args, {"s": text}))
+# Random words of URL parts, brackets and punctuation (fixed seed).
+_URL_PIECES = ["http://", "https://", "www.", "ftp://", "mailto:", "example", ".com", ".org",
+               ".io", ".xn--p1ai", "a@b", "@", "user@host.net", "/", "path", "?q=1", "&x=2", "#f",
+               ":8080", "(", ")", "<", ">", ".", ",", "\n", "192.168.1.1", "[::1]", "é", "-", "_",
+               "%20", '"', "'", " ", "  ", "\t"]
+for _ in range(120):
+    text = "".join(_rng.choice(_URL_PIECES) for _ in range(_rng.randint(1, 12)))
+    args = _rng.choice(["", "(6)", "(none, true)", "(extra_schemes=['ftp://'])", "(4, true, '_t')"])
+    CASES.append(("{{ s|urlize%s }}" % args, {"s": text}))
 CASES += [
     ("{{ s|urlize(extra_schemes=['bad']) }}", {"s": "x"}),
     ("{{ s|urlize(extra_schemes=['a:']) }}", {"s": "x"}),
