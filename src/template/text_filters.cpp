@@ -257,9 +257,8 @@ std::string urlize_text(const std::string& escaped, const std::optional<int64_t>
       break;
     }
     // Balance parentheses by taking closing ones back from the tail.
-    for (const auto& [open, close] : {std::pair<std::string, std::string>{"(", ")"},
-                                      {"<", ">"},
-                                      {"&lt;", "&gt;"}}) {
+    for (const auto& [open, close] :
+         {std::pair<std::string, std::string>{"(", ")"}, {"<", ">"}, {"&lt;", "&gt;"}}) {
       size_t opens = count_of(middle, open);
       if (opens <= count_of(middle, close)) continue;
       size_t moves = std::min(opens, count_of(tail, close));
@@ -270,10 +269,10 @@ std::string urlize_text(const std::string& escaped, const std::optional<int64_t>
       }
     }
     if (PyRegex::compile(kHttp, PyRegex::IGNORECASE)->match(middle)) {
-      std::string href = starts(middle, "https://") || starts(middle, "http://")
-                             ? middle
-                             : "https://" + middle;
-      middle = "<a href=\"" + href + "\"" + rel_attr + target_attr + ">" + trim_url(middle) + "</a>";
+      std::string href =
+          starts(middle, "https://") || starts(middle, "http://") ? middle : "https://" + middle;
+      middle =
+          "<a href=\"" + href + "\"" + rel_attr + target_attr + ">" + trim_url(middle) + "</a>";
     } else if (starts(middle, "mailto:") && pyre::search(kEmail, middle.substr(7))) {
       middle = "<a href=\"" + middle + "\">" + middle.substr(7) + "</a>";
     } else if (middle.find('@') != std::string::npos && !starts(middle, "www.") &&
@@ -388,8 +387,7 @@ Value urlencode(const Env& env, const Value& v) {
   for (size_t i = 0; i < items.size(); ++i) {
     std::vector<Value> kv = iterate(items[i], strict);
     if (kv.size() < 2)
-      type_error("not enough values to unpack (expected 2, got " + std::to_string(kv.size()) +
-                 ")");
+      type_error("not enough values to unpack (expected 2, got " + std::to_string(kv.size()) + ")");
     if (kv.size() > 2) type_error("too many values to unpack (expected 2)");
     if (i) out += '&';
     out += url_quote(kv[0], strict, true) + "=" + url_quote(kv[1], strict, true);
@@ -432,7 +430,8 @@ Value attribute_of(const Env& env, const Value& item, const Value& attribute,
 Value groupby(const Env& env, const Value& v, const Args& a) {
   bool strict = env.strict;
   const Value* attribute = a.get(0, "attribute");
-  if (!attribute) type_error("sync_do_groupby() missing 1 required positional argument: 'attribute'");
+  if (!attribute)
+    type_error("sync_do_groupby() missing 1 required positional argument: 'attribute'");
   const Value* fallback = a.get(1, "default");
   const Value* cs = a.get(2, "case_sensitive");
   bool case_sensitive = cs && truthy(*cs, strict);
@@ -451,8 +450,8 @@ Value groupby(const Env& env, const Value& v, const Args& a) {
     while (j < keyed.size() && py_eq(keyed[j].first, keyed[i].first)) ++j;
     std::vector<Value> members;
     for (size_t k = i; k < j; ++k) members.push_back(keyed[k].second);
-    Value grouper = case_sensitive ? keyed[i].first
-                                   : attribute_of(env, keyed[i].second, *attribute, fallback);
+    Value grouper =
+        case_sensitive ? keyed[i].first : attribute_of(env, keyed[i].second, *attribute, fallback);
     Value g = make_tuple({grouper, make_list(members)});
     g.group = true;
     groups.push_back(g);
