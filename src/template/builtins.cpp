@@ -364,31 +364,8 @@ Value str_method(const Env& env, const Value& self, const std::string& n, const 
     return str_list(n == "split" ? py_split(s, arg(0, "sep"), m) : py_rsplit(s, arg(0, "sep"), m));
   }
   if (n == "splitlines") {
-    std::vector<std::string> out;
     const Value* ke = arg(0, "keepends");
-    bool keep = ke && truthy(*ke, env.strict);
-    size_t i = 0, st = 0;
-    while (i < s.size()) {
-      size_t nl = 0;
-      if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e)) {
-        nl = 1;
-      } else if (s[i] == '\r') {
-        nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-      } else if (s.compare(i, 2, "\xc2\x85") == 0) {
-        nl = 2;
-      } else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0) {
-        nl = 3;
-      }
-      if (nl) {
-        out.push_back(s.substr(st, i - st + (keep ? nl : 0)));
-        i += nl;
-        st = i;
-      } else {
-        ++i;
-      }
-    }
-    if (st < s.size()) out.push_back(s.substr(st));
-    return str_list(out);
+    return str_list(py_splitlines(s, ke && truthy(*ke, env.strict)));
   }
   if (n == "startswith" || n == "endswith") {
     const Value* p = arg(0, "prefix");
@@ -707,30 +684,7 @@ std::string indent_filter(const std::string& s0, const Value* width, bool first,
   else
     ind = std::string(width ? need_int(*width, "width") : 4, ' ');
   std::string s = s0 + "\n";
-  // str.splitlines()
-  std::vector<std::string> lines;
-  {
-    size_t i = 0, st = 0;
-    while (i < s.size()) {
-      size_t nl = 0;
-      if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e))
-        nl = 1;
-      else if (s[i] == '\r')
-        nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-      else if (s.compare(i, 2, "\xc2\x85") == 0)
-        nl = 2;
-      else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0)
-        nl = 3;
-      if (nl) {
-        lines.push_back(s.substr(st, i - st));
-        i += nl;
-        st = i;
-      } else {
-        ++i;
-      }
-    }
-    if (st < s.size()) lines.push_back(s.substr(st));
-  }
+  std::vector<std::string> lines = py_splitlines(s, false);
   std::string rv;
   if (blank) {
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -1280,29 +1234,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
   if (n == "string") return Value::data(S(v));
   if (n == "safe" || n == "e" || n == "escape" || n == "forceescape") {
     if (n == "safe") return is_str(v) ? v : Value::data(S(v));
-    std::string s = S(v), out;
-    for (char c : s) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&#34;";
-          break;
-        case '\'':
-          out += "&#39;";
-          break;
-        default:
-          out += c;
-      }
-    }
-    return Value::data(out);
+    return Value::data(markup_escape(S(v)));
   }
   if (n == "replace") {
     const Value* o = a.get(0, "old");

@@ -235,6 +235,11 @@ ShapePtr shape_of(const std::vector<Value>& items);
 // The elements of a list or tuple value, each with its shape.
 std::vector<Value> elements(const Value& v);
 
+// markupsafe.escape of a str: & < > " ' as &amp; &lt; &gt; &#34; &#39;.
+std::string markup_escape(const std::string& s);
+// Python str.splitlines(keepends).
+std::vector<std::string> py_splitlines(const std::string& s, bool keepends);
+
 // UTF-8 helpers
 bool is_ascii(std::string_view s);
 std::u32string u32(std::string_view s);

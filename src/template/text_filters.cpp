@@ -33,59 +33,6 @@ Value key_value(const std::string& key) {
   return Value::data(key);
 }
 
-// markupsafe.escape(str(x)).
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&#34;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// Python str.splitlines() (no keepends).
-std::vector<std::string> splitlines(const std::string& s) {
-  std::vector<std::string> lines;
-  size_t i = 0, st = 0;
-  while (i < s.size()) {
-    size_t nl = 0;
-    if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e))
-      nl = 1;
-    else if (s[i] == '\r')
-      nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-    else if (s.compare(i, 2, "\xc2\x85") == 0)
-      nl = 2;
-    else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0)
-      nl = 3;
-    if (nl) {
-      lines.push_back(s.substr(st, i - st));
-      i += nl;
-      st = i;
-    } else {
-      ++i;
-    }
-  }
-  if (st < s.size()) lines.push_back(s.substr(st));
-  return lines;
-}
-
 // ------------------------------------------------------------------ wordwrap
 
 // CPython textwrap.TextWrapper's chunk patterns (Lib/textwrap.py, wordsep_re and
@@ -195,7 +142,7 @@ Value wordwrap(const Env& env, const Value& v, const Args& a) {
     if (!is_str(*ws)) type_error("sequence item 0: expected str instance, " + type_name(*ws));
     sep = ws->j().get<std::string>();
   }
-  std::vector<std::string> lines = splitlines(v.j().get<std::string>());
+  std::vector<std::string> lines = py_splitlines(v.j().get<std::string>(), false);
   if (wr.width <= 0 && !lines.empty())
     type_error("invalid width " + std::to_string(wr.width) + " (must be > 0)");
   std::string out;
@@ -307,10 +254,10 @@ Value urlize(const Env& env, const Value& v, const Args& a) {
   rel_parts.insert("noopener");  // policies["urlize.rel"]
   std::string rel_s;
   for (const auto& p : rel_parts) rel_s += (rel_s.empty() ? "" : " ") + p;
-  std::string rel_attr = " rel=\"" + html_escape(rel_s) + "\"";
+  std::string rel_attr = " rel=\"" + markup_escape(rel_s) + "\"";
   std::string target_attr;
   if (!is_none(target) && truthy(*target, strict))
-    target_attr = " target=\"" + html_escape(py_str(*target, strict)) + "\"";
+    target_attr = " target=\"" + markup_escape(py_str(*target, strict)) + "\"";
   std::vector<std::string> extra;
   if (!is_none(schemes)) {
     for (const auto& s : iterate(*schemes, strict)) {
@@ -323,7 +270,7 @@ Value urlize(const Env& env, const Value& v, const Args& a) {
   std::optional<int64_t> trim;
   if (!is_none(lim)) trim = need_int(*lim, "trim_url_limit");
   return Value::data(
-      urlize_text(html_escape(py_str(v, strict)), trim, rel_attr, target_attr, extra));
+      urlize_text(markup_escape(py_str(v, strict)), trim, rel_attr, target_attr, extra));
 }
 
 // ------------------------------------------------------------------ xmlattr, urlencode
@@ -346,7 +293,7 @@ Value xmlattr(const Env& env, const Value& v, const Args& a) {
     if (k.find_first_of(" \t\n\r\f\v/>=") != std::string::npos)
       type_error("Invalid character in attribute name: " + py_repr(key));
     if (!rv.empty()) rv += ' ';
-    rv += html_escape(k) + "=\"" + html_escape(py_str(val, strict)) + "\"";
+    rv += markup_escape(k) + "=\"" + markup_escape(py_str(val, strict)) + "\"";
   }
   if (!rv.empty() && (!autospace || truthy(*autospace, strict))) rv = " " + rv;
   return Value::data(rv);

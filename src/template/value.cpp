@@ -15,6 +15,57 @@ bool is_ascii(std::string_view s) {
 std::u32string u32(std::string_view s) { return unicode::decode(s); }
 std::string u8(std::u32string_view s) { return unicode::encode(s); }
 
+std::string markup_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> py_splitlines(const std::string& s, bool keepends) {
+  std::vector<std::string> out;
+  size_t i = 0, st = 0;
+  while (i < s.size()) {
+    size_t nl = 0;
+    if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e))
+      nl = 1;
+    else if (s[i] == '\r')
+      nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
+    else if (s.compare(i, 2, "\xc2\x85") == 0)
+      nl = 2;
+    else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0)
+      nl = 3;
+    if (nl) {
+      out.push_back(s.substr(st, i - st + (keepends ? nl : 0)));
+      i += nl;
+      st = i;
+    } else {
+      ++i;
+    }
+  }
+  if (st < s.size()) out.push_back(s.substr(st));
+  return out;
+}
+
 bool is_str(const Value& v) { return v.is_data() && v.j().is_string(); }
 bool is_num(const Value& v) { return v.is_data() && (v.j().is_number() || v.j().is_boolean()); }
 bool is_int_like(const Json& j) { return j.is_number_integer() || j.is_boolean(); }
