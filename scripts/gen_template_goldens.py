@@ -725,8 +725,6 @@ KNOWN_DIVERGENCE = [
     (re.compile(r"\|(items|unique|map|select|reject|reverse)\b"), "template"),
     # a folded negative literal loses its parentheses: -1.25 ** x is compiled as -(1.25 ** x)
     (re.compile(r"(?<![\w)\]])-\d[\d.e]*\s*\*\*"), "template"),
-    # a tuple stored inside a list/dict prints as a list
-    (re.compile(r"\[[^\]]*\([^()]*,[^()]*\)"), "template"),
 ]
 
 

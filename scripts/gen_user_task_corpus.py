@@ -188,6 +188,36 @@ case("utils_process_docs", {"t.yaml": task("u_utils", "json", {"test": "d.jsonl"
      MC.format(doc_to_text="{{query}}", choice="choices", target="gold"), extra="process_docs: !function utils.process_docs\n"),
      "utils.py": "def process_docs(dataset):\n    def _p(doc):\n        return {'query': 'Q: ' + doc['q'].strip(), 'choices': doc['choices'], 'gold': int(doc['label'])}\n    return dataset.map(_p)\n",
      "d.jsonl": two_a}, ["u_utils"])
+_TF_ROWS = [
+    {"passage": "A well-known long-term approach -- tested", "query": "a b/c?d=é", "ident": "7",
+     "link": "see www.example.org, or (http://x.io/p?q=1).", "a": "x",
+     "items": [{"k": "b", "v": 1}, {"k": "a", "v": 2}, {"k": "B", "v": 3}]},
+    {"passage": "short", "query": "", "ident": "q<1>", "link": "me@example.com", "a": "y",
+     "items": [{"k": "c", "v": 4}]},
+]
+case("jinja_text_filters", {"t.yaml": task("u_text_filters", "json", {"test": "d.jsonl"},
+     GEN.format(doc_to_text="{{ passage|wordwrap(12) }}|{{ query|urlencode }}|"
+                "{{ {'id': ident, 'class': 'q a'}|xmlattr }}|{{ link|urlize(20) }}|"
+                "{% for g in items|groupby('k') %}{{ g.grouper }}={{ g.list|map(attribute='v')|join(',') }};"
+                "{% endfor %}|{{ [(ident, 'x')] }} {{ {'t': (1, ident)} }}\\nA:", target="{{a}}")),
+     "d.jsonl": "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _TF_ROWS)},
+     ["u_text_filters"])
+case("jinja_random_filter", {"t.yaml": task("u_random", "json", {"test": "d.jsonl"},
+     MC.format(doc_to_text="{{q}} (hint: {{ hints|random }})", choice="choices", target="label")),
+     "d.jsonl": "".join(json.dumps({"q": f"q{i}", "hints": ["h1", "h2", "h3", "h4"][: 2 + i % 3],
+                                    "choices": ["x", "y", "z"], "label": i % 3}) + "\n"
+                        for i in range(6))}, ["u_random"])
+case("numpy_process_results", {"t.yaml": task("u_numpy", "json", {"test": "d.jsonl"},
+     "output_type: generate_until\ndoc_to_text: \"{{q}}\"\ndoc_to_target: \"{{label}}\"\n"
+     "generation_kwargs:\n  until: [\"\\n\\n\"]\nprocess_results: !function utils.process_results\n"
+     "metric_list:\n  - metric: f32\n    aggregation: mean\n    higher_is_better: true\n"
+     "  - metric: i64\n    aggregation: mean\n    higher_is_better: false\n"
+     "  - metric: b\n    aggregation: mean\n    higher_is_better: true\n"),
+     "utils.py": "import numpy as np\n\n\ndef process_results(doc, results):\n"
+                 "    pred = results[0]\n"
+                 "    return {'f32': np.float32(len(pred) % 3) / np.float32(3), 'i64': np.int64(len(pred)),\n"
+                 "            'b': np.bool_(pred.strip() == str(doc['label']))}\n",
+     "d.jsonl": two_a}, ["u_numpy"])
 case("utils_doc_to_text", {"t.yaml": task("u_utils_fn", "json", {"test": "d.jsonl"},
      "output_type: multiple_choice\ndoc_to_text: !function utils.doc_to_text\ndoc_to_choice: choices\ndoc_to_target: label\n"
      "metric_list:\n  - metric: acc\n"),

@@ -8,6 +8,7 @@
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/tasks/function_registry.hpp"
+#include "lmeval/tasks/task_context.hpp"
 
 namespace lmeval {
 
@@ -228,7 +229,10 @@ Json Task::version() const {
 std::string Task::render(const std::string& src, const Doc& doc, const std::string& field) const {
   auto it = templates_.find(src);
   if (it == templates_.end()) {
-    auto t = tmpl::Template::parse(src, tmpl::task_options(), "task " + name_ + ", field " + field);
+    tmpl::Options opts = tmpl::task_options();
+    // jinja2's `random` filter draws from Python's global `random`: the run's one stream.
+    opts.randbelow = [](uint64_t n) { return global_random().randbelow(n); };
+    auto t = tmpl::Template::parse(src, opts, "task " + name_ + ", field " + field);
     it = templates_.emplace(src, std::move(t)).first;
   }
   return it->second.render(doc);

@@ -364,31 +364,8 @@ Value str_method(const Env& env, const Value& self, const std::string& n, const 
     return str_list(n == "split" ? py_split(s, arg(0, "sep"), m) : py_rsplit(s, arg(0, "sep"), m));
   }
   if (n == "splitlines") {
-    std::vector<std::string> out;
     const Value* ke = arg(0, "keepends");
-    bool keep = ke && truthy(*ke, env.strict);
-    size_t i = 0, st = 0;
-    while (i < s.size()) {
-      size_t nl = 0;
-      if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e)) {
-        nl = 1;
-      } else if (s[i] == '\r') {
-        nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-      } else if (s.compare(i, 2, "\xc2\x85") == 0) {
-        nl = 2;
-      } else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0) {
-        nl = 3;
-      }
-      if (nl) {
-        out.push_back(s.substr(st, i - st + (keep ? nl : 0)));
-        i += nl;
-        st = i;
-      } else {
-        ++i;
-      }
-    }
-    if (st < s.size()) out.push_back(s.substr(st));
-    return str_list(out);
+    return str_list(py_splitlines(s, ke && truthy(*ke, env.strict)));
   }
   if (n == "startswith" || n == "endswith") {
     const Value* p = arg(0, "prefix");
@@ -543,12 +520,10 @@ bool in_list(const char* const (&l)[N], const std::string& n) {
 
 // Items of a dict as a list of (key, value) tuples.
 Value dict_items(const Value& d) {
-  Json a = Json::array();
+  std::vector<Value> items;
   for (auto it = d.j().begin(); it != d.j().end(); ++it)
-    a.push_back(Json::array({it.key(), it.value()}));
-  Value v = Value::data(std::move(a));
-  v.elem_tuple = true;
-  return v;
+    items.push_back(make_tuple({Value::data(it.key()), Value::child(d, it.value())}));
+  return make_list(items);
 }
 
 Value loop_attr(const Value& lv, const std::string& n) {
@@ -709,30 +684,7 @@ std::string indent_filter(const std::string& s0, const Value* width, bool first,
   else
     ind = std::string(width ? need_int(*width, "width") : 4, ' ');
   std::string s = s0 + "\n";
-  // str.splitlines()
-  std::vector<std::string> lines;
-  {
-    size_t i = 0, st = 0;
-    while (i < s.size()) {
-      size_t nl = 0;
-      if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e))
-        nl = 1;
-      else if (s[i] == '\r')
-        nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-      else if (s.compare(i, 2, "\xc2\x85") == 0)
-        nl = 2;
-      else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0)
-        nl = 3;
-      if (nl) {
-        lines.push_back(s.substr(st, i - st));
-        i += nl;
-        st = i;
-      } else {
-        ++i;
-      }
-    }
-    if (st < s.size()) lines.push_back(s.substr(st));
-  }
+  std::vector<std::string> lines = py_splitlines(s, false);
   std::string rv;
   if (blank) {
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -790,6 +742,8 @@ Value get_attr(const Env& env, const Value& obj, const std::string& name) {
     return Value::undefined("'Namespace object' has no attribute '" + name + "'");
   }
   if (obj.kind == Value::kLoop) return loop_attr(obj, name);
+  if (obj.group && (name == "grouper" || name == "list"))
+    return Value::child(obj, obj.j()[name == "grouper" ? 0 : 1]);
   if (has_method(obj, name)) return make_method(obj, name);
   if (obj.is_data() && obj.j().is_object()) {
     auto it = obj.j().find(name);
@@ -891,11 +845,9 @@ Value slice(const Value& obj, const Value* start, const Value* stop, const Value
   if (obj.j().is_object()) type_error("unhashable type: 'slice'");
   const Json& j = obj.j();
   if (j.is_array()) {
-    Json out = Json::array();
-    run(static_cast<int64_t>(j.size()), [&](int64_t i) { out.push_back(j[i]); });
-    Value v = Value::data(std::move(out));
-    v.tuple = obj.tuple;
-    return v;
+    std::vector<Value> out;
+    run(static_cast<int64_t>(j.size()), [&](int64_t i) { out.push_back(Value::child(obj, j[i])); });
+    return obj.tuple ? make_tuple(std::move(out)) : make_list(out);
   }
   if (j.is_string()) {
     std::u32string u = u32(j.get_ref<const std::string&>());
@@ -929,7 +881,7 @@ bool contains(const Value& container, const Value& item, bool strict) {
     }
     if (!item.is_data()) return false;
     for (const auto& e : c)
-      if (json_eq(e, item.j())) return true;
+      if (py_eq(Value::child(container, e), item)) return true;
     return false;
   }
   if (c.is_object()) {
@@ -964,11 +916,9 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, bool stri
     if (x.is_string() && y.is_string())
       return Value::data(x.get_ref<const std::string&>() + y.get_ref<const std::string&>());
     if (x.is_array() && y.is_array() && a.tuple == b.tuple) {
-      Json out = x;
-      for (const auto& e : y) out.push_back(e);
-      Value v = Value::data(std::move(out));
-      v.tuple = a.tuple;
-      return v;
+      std::vector<Value> out = elements(a), rhs = elements(b);
+      out.insert(out.end(), rhs.begin(), rhs.end());
+      return a.tuple ? make_tuple(std::move(out)) : make_list(out);
     }
     if (!(xn && yn)) {
       if (x.is_string() && !y.is_string())
@@ -987,10 +937,9 @@ Value binary_op(const std::string& op, const Value& a, const Value& b, bool stri
         for (int64_t i = 0; i < n; ++i) out += x.get_ref<const std::string&>();
         return Value::data(out);
       }
-      Json out = Json::array();
-      for (int64_t i = 0; i < n; ++i)
-        for (const auto& e : x) out.push_back(e);
-      return Value::data(out);
+      std::vector<Value> items = elements(a), out;
+      for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
+      return a.tuple ? make_tuple(std::move(out)) : make_list(out);
     }
     if ((y.is_string() || y.is_array()) && is_int_like(x)) return binary_op(op, b, a, strict);
   }
@@ -1105,7 +1054,11 @@ Value call_method(const Env& env, const Value& self, const std::string& n, const
         if (x->is_data() && json_eq(e, x->j())) ++c;
       return Value::data(c);
     }
-    if (n == "copy") return Value::data(j);
+    if (n == "copy") {
+      Value v = Value::data(j);
+      v.inner = self.inner;
+      return v;
+    }
   }
   if (j.is_object()) {
     if (n == "items") {
@@ -1114,10 +1067,10 @@ Value call_method(const Env& env, const Value& self, const std::string& n, const
       return v;
     }
     if (n == "keys" || n == "values") {
-      Json out = Json::array();
+      std::vector<Value> out;
       for (auto it = j.begin(); it != j.end(); ++it)
-        out.push_back(n == "keys" ? Json(it.key()) : it.value());
-      Value v = Value::data(std::move(out));
+        out.push_back(n == "keys" ? Value::data(it.key()) : Value::child(self, it.value()));
+      Value v = make_list(out);
       v.view = n == "keys" ? 2 : 3;
       return v;
     }
@@ -1131,7 +1084,11 @@ Value call_method(const Env& env, const Value& self, const std::string& n, const
       const Value* d = a.get(1, "default");
       return d ? *d : Value::data(nullptr);
     }
-    if (n == "copy") return Value::data(j);
+    if (n == "copy") {
+      Value v = Value::data(j);
+      v.inner = self.inner;
+      return v;
+    }
   }
   type_error("'" + type_name(self) + "' object has no attribute '" + n + "'");
 }
@@ -1277,29 +1234,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
   if (n == "string") return Value::data(S(v));
   if (n == "safe" || n == "e" || n == "escape" || n == "forceescape") {
     if (n == "safe") return is_str(v) ? v : Value::data(S(v));
-    std::string s = S(v), out;
-    for (char c : s) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&#34;";
-          break;
-        case '\'':
-          out += "&#39;";
-          break;
-        default:
-          out += c;
-      }
-    }
-    return Value::data(out);
+    return Value::data(markup_escape(S(v)));
   }
   if (n == "replace") {
     const Value* o = a.get(0, "old");
@@ -1759,9 +1694,7 @@ Value apply_filter(const Env& env, const std::string& n, const Value& v, const A
     }
     return Value::data(out);
   }
-  if (n == "wordwrap" || n == "urlize" || n == "xmlattr" || n == "urlencode" || n == "groupby" ||
-      n == "random")
-    type_error("filter '" + n + "' is not supported");
+  if (auto r = apply_text_filter(env, n, v, a)) return *r;
   throw TypeErr{"No filter named '" + n + "' found.", false, true};
 }
 

@@ -1,7 +1,9 @@
 // Private parts of the Jinja engine: tokens, syntax tree, runtime values, shared helpers.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -112,15 +114,29 @@ struct Object {
   virtual ~Object() = default;
 };
 
+struct Shape;
+using ShapePtr = std::shared_ptr<const Shape>;
+// What JSON cannot hold of a value's elements: which arrays stored in a list or dict are Python
+// tuples (or jinja2's groupby namedtuples), by array index or dict position, and so on below.
+struct Shape {
+  struct Elem {
+    bool tuple = false;
+    bool group = false;
+    ShapePtr inner;
+  };
+  std::vector<Elem> elems;
+};
+
 struct Value {
   enum Kind : unsigned char { kUndefined, kData, kNamespace, kLoop, kMacro, kMethod, kFunction };
   Kind kind = kUndefined;
   bool tuple = false;                // a Python tuple (repr with parentheses)
-  bool elem_tuple = false;           // arrays inside this array are tuples (dict items)
+  bool group = false;                // jinja2's _GroupTuple (grouper, list): a tuple with names
   bool lenient = false;              // undefined: jinja2's plain Undefined even when strict
   unsigned char view = 0;            // 1 dict_items, 2 dict_keys, 3 dict_values (repr wrapper)
   const Json* ref = nullptr;         // kData
   std::shared_ptr<const Json> hold;  // keeps *ref alive when it is not the caller's variables
+  ShapePtr inner;                    // tuples among the elements (null: none)
   std::shared_ptr<Object> obj;       // namespace / loop / macro / bound method
   std::string name;                  // undefined: error message; method/function: its name
 
@@ -131,14 +147,15 @@ struct Value {
     v.ref = v.hold.get();
     return v;
   }
-  // A value inside another one: shares its owner.
+  // A value inside another one (`j` is one of parent.j()'s elements): shares its owner and
+  // takes its shape from the parent's.
   static Value child(const Value& parent, const Json& j) {
     if (j.is_discarded()) return undefined("an undefined value stored in a list or dict");
     Value v;
     v.kind = kData;
     v.hold = parent.hold;
     v.ref = &j;
-    v.tuple = parent.elem_tuple && j.is_array();
+    if (parent.inner) v.take_shape(parent, j);
     return v;
   }
   static Value borrow(const Json& j) {
@@ -155,6 +172,9 @@ struct Value {
   bool is_data() const { return kind == kData; }
   bool is_undefined() const { return kind == kUndefined; }
   const Json& j() const { return *ref; }
+
+ private:
+  void take_shape(const Value& parent, const Json& j);  // value.cpp
 };
 
 struct Namespace : Object {
@@ -209,6 +229,16 @@ Json to_json_or_undefined(const Value& v);
 bool contains_undefined(const Json& j);
 Value make_tuple(std::vector<Value> items);
 Value make_list(const std::vector<Value>& items);
+// The shape of a list or dict whose elements are `items` (by index / position); null when no
+// element is or holds a tuple.
+ShapePtr shape_of(const std::vector<Value>& items);
+// The elements of a list or tuple value, each with its shape.
+std::vector<Value> elements(const Value& v);
+
+// markupsafe.escape of a str: & < > " ' as &amp; &lt; &gt; &#34; &#39;.
+std::string markup_escape(const std::string& s);
+// Python str.splitlines(keepends).
+std::vector<std::string> py_splitlines(const std::string& s, bool keepends);
 
 // UTF-8 helpers
 bool is_ascii(std::string_view s);
@@ -236,9 +266,16 @@ struct Args {
 struct Env {
   bool strict = true;
   bool chat = false;
+  // random._randbelow of the rendering's generator (Options::randbelow, or a fresh
+  // random.Random(0) of this rendering).
+  std::function<uint64_t(uint64_t)> randbelow;
 };
 
 Value apply_filter(const Env& env, const std::string& name, const Value& in, const Args& args);
+// wordwrap, urlize, xmlattr, urlencode, groupby, random (text_filters.cpp); nullopt for another
+// name.
+std::optional<Value> apply_text_filter(const Env& env, const std::string& name, const Value& in,
+                                       const Args& args);
 // The key under which `dict` holds the Python key `key` (a bool, number or None): an existing key
 // Python holds equal (1 == 1.0 == True), else py::typed_key(key).
 std::string dict_key_for(const Json& dict, const Json& key);

@@ -2,8 +2,10 @@
 // (a fresh scope per loop iteration and per macro call; `if` shares the enclosing scope).
 #include <chrono>
 #include <ctime>
+#include <iterator>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/py_random.hpp"
 #include "lmeval/core/python_format.hpp"
 #include "template/engine.hpp"
 
@@ -25,6 +27,14 @@ class Renderer {
   Renderer(const CompiledTemplate& t, const Json& vars) : t_(t), vars_(vars) {
     env_.strict = t.opts.strict_undefined;
     env_.chat = t.opts.chat;
+    env_.randbelow = t.opts.randbelow;
+    if (!env_.randbelow) {
+      auto rng = std::make_shared<std::optional<PyRandom>>();
+      env_.randbelow = [rng](uint64_t n) {
+        if (!*rng) rng->emplace(0);
+        return (*rng)->randbelow(n);
+      };
+    }
     frames_.emplace_back();
   }
 
@@ -400,22 +410,33 @@ class Renderer {
       }
       case EK::kDict: {
         Json o = Json::object();
+        std::vector<Value> values;  // by position in `o`, for their shapes
         for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
           Value k = eval(*e.args[i]);
           Value v = eval(*e.args[i + 1]);
           pos_ = e.pos;
+          std::string key;
           if (is_str(k)) {
-            o[k.j().get<std::string>()] = to_json_or_undefined(v);
-            continue;
+            key = k.j().get<std::string>();
+          } else {
+            // A bool, number or None key keeps its Python type (py::typed_key); keys Python
+            // holds equal (1, 1.0, True) are one key: the first one's, with the last value.
+            if (!k.is_data() || !(k.j().is_boolean() || k.j().is_number() || k.j().is_null()))
+              throw TypeErr{
+                  "only string, number, bool and None keys are supported in dict literals"};
+            key = dict_key_for(o, k.j());
           }
-          // A bool, number or None key keeps its Python type (py::typed_key); keys Python holds
-          // equal (1, 1.0, True) are one key: the first one's, with the last value.
-          if (!k.is_data() || !(k.j().is_boolean() || k.j().is_number() || k.j().is_null()))
-            throw TypeErr{"only string, number, bool and None keys are supported in dict literals"};
-          std::string key = dict_key_for(o, k.j());
+          auto at = o.find(key);
+          if (at == o.end()) {
+            values.push_back(v);
+          } else {
+            values[static_cast<size_t>(std::distance(o.begin(), at))] = v;
+          }
           o[key] = to_json_or_undefined(v);
         }
-        return Value::data(std::move(o));
+        Value d = Value::data(std::move(o));
+        d.inner = shape_of(values);
+        return d;
       }
     }
     return {};
@@ -535,11 +556,24 @@ class Renderer {
       return v;
     }
     if (name == "dict") {
-      Json o = Json::object();
+      Value base = Value::data(Json::object());
       for (const auto& p : a.pos)
-        if (p.is_data() && p.j().is_object()) o = p.j();
-      for (const auto& [k, v] : a.kw) o[k] = to_json(v);
-      return Value::data(std::move(o));
+        if (p.is_data() && p.j().is_object()) base = p;
+      Json o = base.j();
+      std::vector<Value> values;  // by position in `o`, for their shapes
+      for (auto it = base.j().begin(); it != base.j().end(); ++it)
+        values.push_back(Value::child(base, it.value()));
+      for (const auto& [k, v] : a.kw) {
+        auto at = o.find(k);
+        if (at == o.end())
+          values.push_back(v);
+        else
+          values[static_cast<size_t>(std::distance(o.begin(), at))] = v;
+        o[k] = to_json(v);
+      }
+      Value d = Value::data(std::move(o));
+      d.inner = shape_of(values);
+      return d;
     }
     if (name == "raise_exception") {
       throw RaisedError{a.pos.empty() ? std::string() : py_str(a.pos[0], false)};

@@ -15,6 +15,57 @@ bool is_ascii(std::string_view s) {
 std::u32string u32(std::string_view s) { return unicode::decode(s); }
 std::string u8(std::u32string_view s) { return unicode::encode(s); }
 
+std::string markup_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> py_splitlines(const std::string& s, bool keepends) {
+  std::vector<std::string> out;
+  size_t i = 0, st = 0;
+  while (i < s.size()) {
+    size_t nl = 0;
+    if (s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || (s[i] >= 0x1c && s[i] <= 0x1e))
+      nl = 1;
+    else if (s[i] == '\r')
+      nl = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
+    else if (s.compare(i, 2, "\xc2\x85") == 0)
+      nl = 2;
+    else if (s.compare(i, 3, "\xe2\x80\xa8") == 0 || s.compare(i, 3, "\xe2\x80\xa9") == 0)
+      nl = 3;
+    if (nl) {
+      out.push_back(s.substr(st, i - st + (keepends ? nl : 0)));
+      i += nl;
+      st = i;
+    } else {
+      ++i;
+    }
+  }
+  if (st < s.size()) out.push_back(s.substr(st));
+  return out;
+}
+
 bool is_str(const Value& v) { return v.is_data() && v.j().is_string(); }
 bool is_num(const Value& v) { return v.is_data() && (v.j().is_number() || v.j().is_boolean()); }
 bool is_int_like(const Json& j) { return j.is_number_integer() || j.is_boolean(); }
@@ -159,17 +210,25 @@ static void repr_value(const Value& v, std::string& out) {
   static const char* const kViews[] = {"", "dict_items(", "dict_keys(", "dict_values("};
   if (v.view) out += kViews[v.view];
   const auto& a = v.j();
-  if ((v.tuple || v.elem_tuple) && a.is_array()) {
+  if ((v.tuple || v.inner) && a.is_array()) {
     out += v.tuple ? '(' : '[';
     for (size_t i = 0; i < a.size(); ++i) {
       if (i) out += ", ";
-      if (v.elem_tuple && a[i].is_array())
-        repr_value(Value::child(v, a[i]), out);
-      else
-        json_repr(a[i], out);
+      repr_value(Value::child(v, a[i]), out);
     }
     if (v.tuple && a.size() == 1) out += ',';
     out += v.tuple ? ')' : ']';
+  } else if (v.inner && a.is_object()) {
+    out += '{';
+    bool first = true;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!first) out += ", ";
+      first = false;
+      out += py::key_repr(it.key());
+      out += ": ";
+      repr_value(Value::child(v, it.value()), out);
+    }
+    out += '}';
   } else {
     json_repr(a, out);
   }
@@ -240,8 +299,25 @@ bool json_eq(const Json& a, const Json& b) {
 bool py_eq(const Value& a, const Value& b) {
   if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
   if (a.is_data() && b.is_data()) {
-    if (a.j().is_array() && b.j().is_array() && a.tuple != b.tuple) return false;
-    return json_eq(a.j(), b.j());
+    const Json &x = a.j(), &y = b.j();
+    if (x.is_array() && y.is_array() && a.tuple != b.tuple) return false;
+    // A tuple below differs from a list where the other holds one.
+    if ((a.inner || b.inner) && x.type() == y.type() && x.size() == y.size()) {
+      if (x.is_array()) {
+        for (size_t i = 0; i < x.size(); ++i)
+          if (!py_eq(Value::child(a, x[i]), Value::child(b, y[i]))) return false;
+        return true;
+      }
+      if (x.is_object()) {
+        for (auto it = x.begin(); it != x.end(); ++it) {
+          auto f = y.find(it.key());
+          if (f == y.end() || !py_eq(Value::child(a, it.value()), Value::child(b, *f)))
+            return false;
+        }
+        return true;
+      }
+    }
+    return json_eq(x, y);
   }
   return a.obj == b.obj && a.kind == b.kind;
 }
@@ -342,15 +418,50 @@ Json to_json_or_undefined(const Value& v) {
   return to_json(v);
 }
 
+void Value::take_shape(const Value& parent, const Json& j) {
+  const Json& p = parent.j();
+  size_t index = 0;
+  if (p.is_array()) {
+    if (p.empty() || &j < &p[0] || &j > &p[p.size() - 1]) return;
+    index = static_cast<size_t>(&j - &p[0]);
+  } else if (p.is_object()) {
+    auto it = p.begin();
+    while (it != p.end() && &it.value() != &j) ++it, ++index;
+    if (it == p.end()) return;
+  } else {
+    return;
+  }
+  if (index >= parent.inner->elems.size()) return;
+  const Shape::Elem& e = parent.inner->elems[index];
+  tuple = e.tuple && j.is_array();
+  group = e.group && tuple;
+  inner = e.inner;
+}
+
+ShapePtr shape_of(const std::vector<Value>& items) {
+  std::shared_ptr<Shape> s;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Value& x = items[i];
+    if (!x.is_data() || !(x.tuple || x.inner)) continue;
+    if (!s) s = std::make_shared<Shape>();
+    s->elems.resize(i + 1);
+    s->elems[i] = {x.tuple, x.group, x.inner};
+  }
+  return s;
+}
+
+std::vector<Value> elements(const Value& v) {
+  std::vector<Value> out;
+  out.reserve(v.j().size());
+  for (const auto& e : v.j()) out.push_back(Value::child(v, e));
+  return out;
+}
+
 Value make_list(const std::vector<Value>& items) {
   Json a = Json::array();
-  bool all_tuples = !items.empty();
-  for (auto& x : items) {
-    a.push_back(to_json_or_undefined(x));
-    all_tuples = all_tuples && x.tuple;
-  }
+  for (auto& x : items) a.push_back(to_json_or_undefined(x));
   Value v = Value::data(std::move(a));
-  v.elem_tuple = all_tuples;
+  v.inner = shape_of(items);
   return v;
 }
 

@@ -2,6 +2,8 @@
 // Python's ast.literal_eval.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +23,10 @@ struct Options {
   // transformers' env: `tojson` = json.dumps(ensure_ascii=False) without HTML escaping, globals
   // raise_exception/strftime_now, loop controls; otherwise Jinja's own htmlsafe `tojson`.
   bool chat = false;
+  // random._randbelow(n) of the generator the `random` filter draws from (jinja2's do_random
+  // calls random.choice on Python's global `random`); tasks give the run's global stream. Unset:
+  // each rendering draws from a fresh random.Random(0).
+  std::function<uint64_t(uint64_t)> randbelow;
 };
 
 // The reference's task environment: Environment(undefined=StrictUndefined,
