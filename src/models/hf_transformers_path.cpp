@@ -3,10 +3,11 @@
 
 #include <algorithm>
 #include <exception>
-#include <fstream>
 #include <mutex>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/core/input_checks.hpp"
+#include "lmeval/core/input_file.hpp"
 #include "lmeval/core/log.hpp"
 
 namespace lmeval::hf {
@@ -37,32 +38,45 @@ std::optional<std::string> transformers_path_reason(const HfArgs& args, const fs
   if (!fs::exists(config)) return std::nullopt;  // the native loader says what is missing
   Json j;
   try {
-    std::ifstream in(config);
-    j = Json::parse(in);
+    const std::string text = read_input_file(config, "config.json", "a JSON object");
+    require_json_nesting(text, config.string());
+    j = Json::parse(text);
   } catch (const std::exception&) {
     return std::nullopt;  // the native loader names what is wrong with it
   }
   if (!j.is_object()) return std::nullopt;
+  // Encoder-decoders are the native seq2seq backend's (seq2seq_lm.cpp): it runs T5 and refuses the
+  // others naming their model_type; the transformers path runs decoder-only models only.
+  const bool encoder_decoder =
+      args.backend == "seq2seq" ||
+      (j.contains("is_encoder_decoder") && j["is_encoder_decoder"].is_boolean() &&
+       j["is_encoder_decoder"].get<bool>()) ||
+      (j.contains("model_type") && j["model_type"] == "t5");
+  if (encoder_decoder && args.backend != "causal") return std::nullopt;
   if (args.trust_remote_code && j.contains("auto_map") && j["auto_map"].is_object() &&
       j["auto_map"].contains("AutoModelForCausalLM"))
     return "trust_remote_code=True and config.json's auto_map names the folder's own model code (" +
            j["auto_map"]["AutoModelForCausalLM"].dump() + ")";
+  std::string arch;
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+      j["architectures"][0].is_string())
+    arch = j["architectures"][0].get<std::string>();
+  // Without an architecture the native loader says what config.json lacks.
+  if (arch.empty()) return std::nullopt;
+  const auto& native = native_architecture_names();
+  const bool is_native = std::find(native.begin(), native.end(), arch) != native.end();
   if (j.contains("quantization_config") && j["quantization_config"].is_object()) {
     const Json& q = j["quantization_config"];
     const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
                                    ? q["quant_method"].get<std::string>()
                                    : "unnamed";
-    return "config.json's quantization_config (" + method +
-           ") has no native path: transformers dequantises it";
+    // GPT-OSS's MXFP4 experts are dequantised natively at load (arch/gpt_oss.cpp).
+    const bool native_quant = is_native && method == "mxfp4" && arch == "GptOssForCausalLM";
+    if (!native_quant)
+      return "config.json's quantization_config (" + method +
+             ") has no native path: transformers dequantises it";
   }
-  std::string arch;
-  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
-      j["architectures"][0].is_string())
-    arch = j["architectures"][0].get<std::string>();
-  const auto& native = native_architecture_names();
-  if (std::find(native.begin(), native.end(), arch) == native.end())
-    return "architecture '" + (arch.empty() ? std::string("(none in config.json)") : arch) +
-           "' has no native implementation in lm-eval";
+  if (!is_native) return "architecture '" + arch + "' has no native implementation in lm-eval";
   return std::nullopt;
 }
 

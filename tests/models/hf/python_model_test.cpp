@@ -157,6 +157,24 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("(awq)"), std::string::npos) << *why;
+  // GPT-OSS's MXFP4 experts are dequantised natively; MXFP4 on another architecture is not.
+  write_folder({{"architectures", {"GptOssForCausalLM"}},
+                {"quantization_config", {{"quant_method", "mxfp4"}}}});
+  EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+  write_folder({{"architectures", {"LlamaForCausalLM"}},
+                {"quantization_config", {{"quant_method", "mxfp4"}}}});
+  EXPECT_TRUE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+  // A config.json with no architecture, or one the native loader refuses (nested too deep),
+  // stays native so that its loader names what is wrong.
+  write_folder({{"architectures", Json::array()}});
+  EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+  std::ofstream(dir_ / "config.json") << std::string(600, '[') << std::string(600, ']');
+  EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+  // An encoder-decoder is the native seq2seq backend's (T5 runs, the others are refused there).
+  write_folder({{"architectures", {"T5ForConditionalGeneration"}},
+                {"model_type", "t5"},
+                {"is_encoder_decoder", true}});
+  EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
 }
 
 TEST_F(TransformersPath, FromPretrainedReceivesTheModelArgsAsHflmPassesThem) {
