@@ -14,7 +14,7 @@ demo story cloze), a rolling-loglikelihood task and a greedy generate_until task
 
 Environment: torch, transformers 5.23 and lm-eval 0.4.13 in the active Python environment, which
 lm-eval's embedded Python uses as well (it must be the Python version lm-eval was built with):
-    VIRTUAL_ENV=/work/venv-tf /work/venv-tf/bin/python scripts/compare_hf_fallback.py build
+    VIRTUAL_ENV=VENV VENV/bin/python scripts/compare_hf_fallback.py build
 Usage: python scripts/compare_hf_fallback.py BUILD_DIR [MODEL ...]
 """
 import glob

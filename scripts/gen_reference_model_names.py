@@ -5,7 +5,7 @@ registry (lm_eval 0.4.13), one `name<TAB>module:Class` a line, sorted.
 Names come from two places of the installed reference, as its registry fills itself: the lazy
 MODEL_MAPPING of lm_eval/models/__init__.py, and the @register_model(...) decorators of the
 lm_eval/models/*.py files (read as source, so that no backend's heavy imports run).
-Run with the reference's environment: /work/venv-tf/bin/python scripts/gen_reference_model_names.py
+Run with the reference's environment: VENV/bin/python scripts/gen_reference_model_names.py (VENV: a venv with PyPI lm-eval 0.4.13)
 """
 import ast
 import pathlib

@@ -11,7 +11,7 @@ chat template is resolved through vLLM (lm-eval renders the tokenizer's own). Th
 written relative to the checkout.
 
 Usage (from the repository root, the reference's environment):
-    /work/venv-tf/bin/python scripts/gen_vllm_goldens.py > tests/models/api/goldens/vllm_reference.json
+    VENV/bin/python scripts/gen_vllm_goldens.py > tests/models/api/goldens/vllm_reference.json
 """
 import json
 import os
