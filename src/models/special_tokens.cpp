@@ -20,4 +20,27 @@ void copy_special_token(const SpecialToken& token, std::optional<std::string>& t
   if (token.id) id = *token.id;
 }
 
+TokenizerInfo hf_tokenizer_info(const Tokenizer& tokenizer, std::optional<int64_t> pad_id,
+                                std::optional<int64_t> eot_id, int64_t max_length) {
+  TokenizerInfo t;
+  copy_special_token(tokenizer.bos_token(), t.bos_token, t.bos_token_id);
+  copy_special_token(tokenizer.eos_token(), t.eos_token, t.eos_token_id);
+  if (tokenizer.pad_token().id || !tokenizer.pad_token().text.empty()) {
+    copy_special_token(tokenizer.pad_token(), t.pad_token, t.pad_token_id);
+  } else if (pad_id) {
+    t.pad_token_id = *pad_id;
+    if (auto s = tokenizer.id_to_token(*pad_id)) t.pad_token = *s;
+  }
+  if (eot_id) t.eot_token_id = *eot_id;
+  t.max_length = max_length;
+  return t;
+}
+
+std::optional<std::string> named_chat_template(const Tokenizer& tokenizer,
+                                               const std::string& name) {
+  std::string t = tokenizer.chat_template(name);
+  if (t.empty()) return std::nullopt;
+  return t;
+}
+
 }  // namespace lmeval

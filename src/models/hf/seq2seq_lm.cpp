@@ -108,25 +108,11 @@ Json Seq2SeqLM::model_info() const {
 }
 
 std::optional<TokenizerInfo> Seq2SeqLM::tokenizer_info() const {
-  TokenizerInfo t;
-  const auto fill = copy_special_token;
-  fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
-  fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
-  if (tokenizer_->pad_token().id || !tokenizer_->pad_token().text.empty()) {
-    fill(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
-  } else if (pad_token_id_) {
-    t.pad_token_id = *pad_token_id_;
-    if (auto s = tokenizer_->id_to_token(*pad_token_id_)) t.pad_token = *s;
-  }
-  if (eot_token_id_) t.eot_token_id = *eot_token_id_;
-  t.max_length = max_length_;
-  return t;
+  return hf_tokenizer_info(*tokenizer_, pad_token_id_, eot_token_id_, max_length_);
 }
 
 std::optional<std::string> Seq2SeqLM::chat_template(const std::string& name) const {
-  std::string t = tokenizer_->chat_template(name);
-  if (t.empty()) return std::nullopt;
-  return t;
+  return named_chat_template(*tokenizer_, name);
 }
 
 Json Seq2SeqLM::chat_template_variables() const {
