@@ -207,6 +207,15 @@ case("jinja_random_filter", {"t.yaml": task("u_random", "json", {"test": "d.json
      "d.jsonl": "".join(json.dumps({"q": f"q{i}", "hints": ["h1", "h2", "h3", "h4"][: 2 + i % 3],
                                     "choices": ["x", "y", "z"], "label": i % 3}) + "\n"
                         for i in range(6))}, ["u_random"])
+case("random_in_target_and_choices", {"t.yaml": task("u_random_tc", "json", {"test": "d.jsonl"},
+     MC.format(doc_to_text="{{q}}", choice="!function utils.choices", target="\"{{ [0, 1]|random }}\"")),
+     "t2.yaml": task("u_random_gen", "json", {"test": "d.jsonl"},
+     GEN.format(doc_to_text="{{q}} ({{ hints|random }})", target="{{ hints|random }}")),
+     "utils.py": "import random\n\n\ndef choices(doc):\n    c = list(doc['choices'])\n"
+                 "    random.shuffle(c)\n    return c\n",
+     "d.jsonl": "".join(json.dumps({"q": f"q{i}", "hints": ["h1", "h2", "h3", "h4"][: 2 + i % 3],
+                                    "choices": ["x", "y", "z"], "label": i % 3}) + "\n"
+                        for i in range(6))}, ["u_random_tc", "u_random_gen"], 1)
 case("numpy_process_results", {"t.yaml": task("u_numpy", "json", {"test": "d.jsonl"},
      "output_type: generate_until\ndoc_to_text: \"{{q}}\"\ndoc_to_target: \"{{label}}\"\n"
      "generation_kwargs:\n  until: [\"\\n\\n\"]\nprocess_results: !function utils.process_results\n"
@@ -218,6 +227,19 @@ case("numpy_process_results", {"t.yaml": task("u_numpy", "json", {"test": "d.jso
                  "    return {'f32': np.float32(len(pred) % 3) / np.float32(3), 'i64': np.int64(len(pred)),\n"
                  "            'b': np.bool_(pred.strip() == str(doc['label']))}\n",
      "d.jsonl": two_a}, ["u_numpy"])
+case("numpy_array_results", {"t.yaml": task("u_np_array", "json", {"test": "d.jsonl"},
+     "output_type: generate_until\ndoc_to_text: \"{{q}}\"\ndoc_to_target: \"{{label}}\"\n"
+     "generation_kwargs:\n  until: [\"\\n\\n\"]\nprocess_results: !function utils.process_results\n"
+     "metric_list:\n  - metric: arr\n    aggregation: !function utils.first_mean\n    higher_is_better: true\n"
+     "  - metric: tags\n    aggregation: !function utils.count\n    higher_is_better: true\n"
+     "  - metric: raw\n    aggregation: !function utils.count\n    higher_is_better: true\n"),
+     "utils.py": "import numpy as np\n\n\ndef process_results(doc, results):\n"
+                 "    pred = results[0]\n"
+                 "    return {'arr': np.array([len(pred) / 7.0, doc['label']]), 'tags': {doc['q']},\n"
+                 "            'raw': pred.strip().encode()}\n\n\n"
+                 "def first_mean(items):\n    return float(np.mean([a[0] for a in items]))\n\n\n"
+                 "def count(items):\n    return len(items)\n",
+     "d.jsonl": two_a}, ["u_np_array"])
 case("utils_doc_to_text", {"t.yaml": task("u_utils_fn", "json", {"test": "d.jsonl"},
      "output_type: multiple_choice\ndoc_to_text: !function utils.doc_to_text\ndoc_to_choice: choices\ndoc_to_target: label\n"
      "metric_list:\n  - metric: acc\n"),

@@ -10,6 +10,7 @@
 #include "cli/launcher.hpp"
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
+#include "lmeval/config/adapter_runs.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/log.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -39,6 +40,8 @@ std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
   }
   return line + "add --use_cache PATH to a run to make it resumable";
 }
+
+int run_one(EvalConfig& cfg, const std::optional<Launch>& launch);
 
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
@@ -92,6 +95,26 @@ int run_main(RunFlags& f) {
   // Before the model phase: a run of hours must not find an unwritable folder at its end.
   if (cfg.output_path) check_output_path_writable(*cfg.output_path);
   install_stop_signal_handlers();
+  std::vector<EvalConfig> runs = adapter_runs(cfg);
+  if (runs.size() > 1) {
+    if (cfg.shard_count > 0)
+      throw UserError("several peft adapters cannot be sharded in one command",
+                      {"", 0, 0, "--model_args peft"},
+                      "one adapter per sharded run (or no --shard / launcher)");
+    int code = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      spdlog::info("adapter {}/{}: {}", i + 1, runs.size(),
+                   runs[i].model_args["peft"].get<std::string>());
+      const int c = run_one(runs[i], launch);
+      if (code == 0) code = c;
+    }
+    return code;
+  }
+  return run_one(cfg, launch);
+}
+
+// One evaluation: the model phase, then the partial file of a shard or the results.
+int run_one(EvalConfig& cfg, const std::optional<Launch>& launch) {
   EvalOutput out;
   try {
     out = evaluate(cfg);

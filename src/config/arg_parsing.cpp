@@ -163,13 +163,22 @@ std::vector<std::string> split_top_level(const std::string& args) {
 
 Json cli_key_val_to_dict(const std::string& s, const std::string& flag) {
   Json out = Json::object();
+  std::string last_key;
   for (const std::string& item : split_top_level(s)) {
     auto eq = item.find('=');
+    // `peft=a,b`: adapters after the first continue its list (one run per adapter over one base).
+    // The reference's simple_parse_args_string fails on the bare `b` (IndexError).
+    if (eq == std::string::npos && last_key == "peft") {
+      if (!out["peft"].is_array()) out["peft"] = Json::array({out["peft"]});
+      out["peft"].push_back(item);
+      continue;
+    }
     if (eq == std::string::npos)
       throw UserError("expected `key=value`, got '" + mask_secrets(item) + "'", {"", 0, 0, flag},
                       "key=value pairs separated by commas outside brackets and quotes, or a "
                       "JSON object");
-    out[item.substr(0, eq)] = cli_value(item.substr(eq + 1));
+    last_key = item.substr(0, eq);
+    out[last_key] = cli_value(item.substr(eq + 1));
   }
   return out;
 }

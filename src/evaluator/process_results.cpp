@@ -51,12 +51,13 @@ bool wants_unconditional(const std::vector<MetricSpec>& specs) {
 
 // A task function's own scores, and beside them the continuous metrics when it names its golds.
 Json process_results_by_function(const TaskConfig& cfg, const std::vector<MetricSpec>& specs,
-                                 const Doc& doc, const std::vector<Json>& results) {
+                                 const Doc& doc, const std::vector<Json>& results, Json* written) {
   const auto& fn = resolve_function_ref(cfg.get(TaskField::process_results));
   if (!fn.process_results)
     throw UserError("function is not a process_results function",
                     cfg.where(TaskField::process_results), "process_results(doc, results)");
   Json out = fn.process_results(doc, results);
+  if (written && fn.last_results_as_written) *written = fn.last_results_as_written();
   bool wants_continuous = false;
   for (const auto& spec : specs)
     if (const metrics::Metric* m = metrics::find(spec.name); m && m->continuous)
@@ -223,10 +224,11 @@ Json process_generation(const Task& task, const std::vector<MetricSpec>& specs, 
 
 Json process_results(const Task& task, const std::vector<MetricSpec>& specs, const Doc& doc,
                      const std::vector<Json>& results, std::string* notice,
-                     std::vector<std::pair<std::string, std::string>>* expanded) {
+                     std::vector<std::pair<std::string, std::string>>* expanded, Json* written) {
   const TaskConfig& cfg = task.config();
+  if (written) *written = nullptr;
   if (is_function_ref(cfg.get(TaskField::process_results)))
-    return process_results_by_function(cfg, specs, doc, results);
+    return process_results_by_function(cfg, specs, doc, results, written);
   Json out = Json::object();
   std::string ot = cfg.output_type();
   if (has_metric(specs, "bypass")) {

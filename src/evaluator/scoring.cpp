@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "global_random_replay.hpp"
@@ -48,7 +49,7 @@ void apply_filters(const TaskPlan& plan, TaskRequests& requests) {
 // The sample record of one document under one filter (the reference's evaluate(), log_samples).
 Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& request_doc,
                    const std::vector<const Instance*>& ins, const std::string& filter,
-                   const Json& metrics) {
+                   const Json& metrics, const Json& written) {
   Json target = task.doc_to_target(doc);
   Json s = Json::object();
   s["doc_id"] = doc_id;
@@ -77,6 +78,10 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
   s["prompt_hash"] = sha256_hex(ins.empty() ? "" : target_text(ins[0]->arguments[0]));
   s["target_hash"] = sha256_hex(target_text(target));
   for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    if (written.is_object() && written.contains(it.key())) {
+      s[it.key()] = written[it.key()];
+      continue;
+    }
     // brier_score's second item is utils.softmax(lls), a numpy array: json.dumps hands it to
     // handle_non_serializable, which writes str(array).
     if (it.key() == "brier_score" && it.value().is_array() && it.value().size() == 2 &&
@@ -91,15 +96,21 @@ Json sample_record(const Task& task, int64_t doc_id, const Doc& doc, const Doc& 
   return s;
 }
 
-// Expected accuracy of uniform random guessing, for the normalised scores.
-std::optional<double> random_baseline(const TaskPlan& plan) {
+// Expected accuracy of uniform random guessing, for the normalised scores. The choice counts are
+// those of the documents' requests: calling doc_to_choice again would draw from the run's global
+// `random` (or a helper's own generator) where the reference does not, moving every later draw.
+std::optional<double> random_baseline(const TaskPlan& plan, const TaskRequests& requests) {
   const Task& task = *plan.task;
   if (task.config().output_type() != "multiple_choice" || plan.doc_positions.empty())
     return std::nullopt;
+  bool mutual_info = false;  // each choice also has its unconditional request
+  for (const auto& m : plan.metrics) mutual_info = mutual_info || m.name == "acc_mutual_info";
+  std::map<size_t, size_t> per_doc;
+  for (const auto& in : requests.instances) ++per_doc[in.doc_pos];
   double sum = 0;
   for (size_t pos : plan.doc_positions) {
-    auto c = task.doc_to_choice(task.eval_docs()[pos]);
-    size_t n = task.multiple_input() || !c ? (c ? c->size() : 1) : c->size();
+    size_t n = per_doc[pos];
+    if (mutual_info) n /= 2;
     sum += n ? 1.0 / static_cast<double>(n) : 0.0;
   }
   return sum / static_cast<double>(plan.doc_positions.size());
@@ -127,11 +138,12 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
       const auto& ins = by_doc[pos];
       std::vector<Json> results;
       for (const auto* in : ins) results.push_back(in->filtered_resps.at(f.name()));
-      Json metrics;
+      Json metrics, written;
       std::string notice;
       try {
         std::vector<std::pair<std::string, std::string>> expanded;
-        metrics = process_results(task, plan.metrics, doc, results, &notice, &expanded);
+        metrics = process_results(task, plan.metrics, doc, results, &notice, &expanded,
+                                  log_samples ? &written : nullptr);
         for (auto& e : expanded)
           if (std::find(scores.expanded.begin(), scores.expanded.end(), e) == scores.expanded.end())
             scores.expanded.push_back(std::move(e));
@@ -152,8 +164,8 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
         found->second.push_back(it.value());
       }
       if (log_samples) {
-        scores.samples.push_back(
-            sample_record(task, plan.doc_ids[d], doc, request_doc, ins, f.name(), metrics));
+        scores.samples.push_back(sample_record(task, plan.doc_ids[d], doc, request_doc, ins,
+                                               f.name(), metrics, written));
         if (!by_repeat.empty())
           if (Json r = score_each_repeat(task, plan.metrics, doc, ins, requests, by_repeat);
               !r.empty())
@@ -161,7 +173,7 @@ TaskScores score_task(const TaskPlan& plan, const TaskRequests& requests, bool l
       }
     }
   }
-  scores.random_baseline = random_baseline(plan);
+  scores.random_baseline = random_baseline(plan, requests);
   // evaluator_utils._compute_task_aggregations (0.4.13): the largest per-metric count, with a
   // warning when metrics were scored on different numbers of documents (a process_results that
   // returns other keys for other documents, as SCORE's robustness tasks do).

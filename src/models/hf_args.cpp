@@ -164,15 +164,16 @@ ModelArgTable<HfArgs> make_hf_table() {
       ModelArg<HfArgs>{{.key = "peft",
                         .accepted = "a PEFT LoRA adapter folder or Hub repo id",
                         .doc = "LoRA adapter merged into the weights at load, as peft computes "
-                               "it (same revision as pretrained)"},
+                               "it (same revision as pretrained); peft=a,b or peft=[a,b]: one run "
+                               "and one results file per adapter"},
                        true,
                        [](HfArgs& a, const Json& v) {
-                         // The reference takes one adapter; a list is its open request (PR
-                         // #3744) for one results entry per adapter.
+                         // A list was split into one run per adapter before the model
+                         // (config/adapter_runs.hpp); one reaching here is a caller's misuse.
                          if (v.is_array())
-                           throw UserError("several adapters in one run are not supported",
+                           throw UserError("a list of adapters reached one model",
                                            {"", 0, 0, "--model_args peft"},
-                                           "one adapter folder or Hub repo id (one run each)");
+                                           "one adapter folder or Hub repo id per run");
                          a.peft = ma::as_string(v);
                        }},
       text(&HfArgs::delta,

@@ -25,7 +25,7 @@ using lmeval::PythonCall;
 // Python-side helpers: importing by path as lm_eval/tasks/_yaml_loader.py does, the Dataset the
 // reference's load gives process_docs, and the one line naming a failure's last frame.
 constexpr const char* kHelpers = R"PY(
-import importlib.util, inspect, os, sys, traceback
+import importlib.util, inspect, json, os, sys, traceback
 from pathlib import Path
 
 # A helper that calls os._exit would end lm-eval on the spot (exit 0, no results, no message):
@@ -185,6 +185,25 @@ def call_metric(fn, gold, result, kwargs, multiple_target, name):
         return call(references=[gold], predictions=[result], **kwargs)
     except TypeError:
         return call([gold, result])
+
+def _non_serializable(o):
+    # lm_eval.utils.handle_non_serializable, the `default` of the reference's samples dump.
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(o, np.bool_):
+            return bool(o)
+        if isinstance(o, np.integer):
+            return int(o)
+        if isinstance(o, np.floating):
+            return float(o)
+    if isinstance(o, set):
+        return list(o)
+    return str(o)
+
+def as_written(value):
+    # What the reference's samples file holds for a value: json.dumps with
+    # handle_non_serializable (EvaluationTracker.save_results_samples), read back.
+    return json.loads(json.dumps(value, default=_non_serializable, ensure_ascii=False))
 
 def custom_dataset(fn, metadata, dataset_kwargs):
     # ConfigurableTask.download: the task's metadata and dataset_kwargs as keyword arguments; the
@@ -671,9 +690,15 @@ bool call(void* handle, PythonCall kind, const Json* args, std::size_t nargs, Js
       case PythonCall::process_docs:
         r = g_helpers->attr("process_docs")(fn, to_python(args[0]));
         break;
-      case PythonCall::process_results:
+      case PythonCall::process_results: {
+        // The scores, and beside them the form the reference's samples file writes them in
+        // (a numpy array or any other object as its str()), null when it is the same.
         r = fn(to_python(args[0]), to_python(args[1], /*pairs_as_tuples=*/true));
-        break;
+        Json scores = to_json(r);
+        Json written = to_json(g_helpers->attr("as_written")(r));
+        *out = Json::array({scores, written == scores ? Json() : std::move(written)});
+        return true;
+      }
       case PythonCall::aggregation:
         r = fn(to_python(args[0], true));
         break;

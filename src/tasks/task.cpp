@@ -208,10 +208,10 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   // Multiple input / multiple target are decided on document 0 (spec §3.4).
   if (!docs.empty()) {
     const Doc& d0 = docs[0];
-    if (t->has_choices()) {
-      Json text = t->doc_to_text(d0);
-      t->multiple_input_ = text.is_number_integer();
-    }
+    // ConfigurableTask.__init__ renders document 0's text whatever the output type, so a draw
+    // from the global `random` there happens in every task.
+    Json text = t->doc_to_text(d0);
+    if (t->has_choices()) t->multiple_input_ = text.is_number_integer();
     Json target = t->doc_to_target(d0);
     if (target.is_array()) t->multiple_target_ = target.size();
     t->check_first_document(target);

@@ -15,7 +15,7 @@ namespace lmeval {
 
 // Bumped whenever this struct or the meaning of a call changes; the plugin's abi string is
 // "<lm-eval version>/<kPythonPluginAbi>" and a plugin built from other sources is refused.
-inline constexpr int kPythonPluginAbi = 8;
+inline constexpr int kPythonPluginAbi = 9;
 
 // The Python environment the helpers run in, as that environment's own interpreter reports it
 // (sys.executable, prefixes, sys.path and its standard library's folders). The embedded
@@ -39,7 +39,9 @@ enum class PythonCall : int {
   process_docs = 1,     // fn(datasets.Dataset of the rows) -> [rows, drew]: drew is whether
                         // the call advanced the global `random`, numpy's global generator or a
                         // generator held in a global of fn's module
-  process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples
+  process_results = 2,  // fn(doc, results); [ll, is_greedy] pairs passed as tuples. *out is
+                        // [scores, written]: written is the scores as the reference's samples
+                        // file writes them (handle_non_serializable), null when the same
   aggregation = 3,      // fn(list of per-document values) -> number
   filter = 4,           // fn(resps, docs): a `custom` filter's function
   filter_apply = 5,     // fn.apply(resps, docs): an instance of a filter class

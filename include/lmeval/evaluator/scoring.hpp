@@ -34,9 +34,12 @@ void add_continuous_metrics(const TaskConfig& cfg, std::vector<MetricSpec>& metr
 // reference does with a warning: a multiple-choice target that names no choice (scored wrong).
 // `expanded`, when given, receives (key, metric) for each key of a dict a metric function returned
 // that is not a metric of the list: the reference gives such a key its source metric's
-// aggregation and higher_is_better.
+// aggregation and higher_is_better. `written`, when given, receives the scores of a Python
+// process_results as the reference's samples file writes them (TaskFunction::
+// last_results_as_written), null otherwise.
 Json process_results(const Task& task, const std::vector<MetricSpec>& metrics, const Doc& doc,
                      const std::vector<Json>& results, std::string* notice = nullptr,
-                     std::vector<std::pair<std::string, std::string>>* expanded = nullptr);
+                     std::vector<std::pair<std::string, std::string>>* expanded = nullptr,
+                     Json* written = nullptr);
 
 }  // namespace lmeval

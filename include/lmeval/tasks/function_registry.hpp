@@ -51,6 +51,10 @@ struct TaskFunction {
   // global one, or one its module holds, as gpqa n_shot's `rng`); a function that did is treated
   // as draws_global_random (re-run at every access).
   std::function<bool()> last_call_drew_global_random;
+  // Python process_results: its last scores as the reference's samples file writes them
+  // (json.dumps with handle_non_serializable: numpy scalars as Python's, a set as a list, anything
+  // else, a numpy array among them, as its str()); null when that is their plain JSON.
+  std::function<Json()> last_results_as_written;
 };
 
 class FunctionRegistry {

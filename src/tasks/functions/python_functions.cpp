@@ -133,9 +133,14 @@ TaskFunction make_function(const PythonPluginApi* api, void* fn, const Json& ref
     return docs;
   };
   f.last_call_drew_global_random = [drew] { return *drew; };
-  f.process_results = [invoke, name, where](const Json& doc, const std::vector<Json>& results) {
+  auto written = std::make_shared<Json>();
+  f.last_results_as_written = [written] { return *written; };
+  f.process_results = [invoke, name, where, written](const Json& doc,
+                                                     const std::vector<Json>& results) {
     const Json args[2] = {doc, Json(results)};
-    Json out = invoke(PythonCall::process_results, args, 2);
+    Json both = invoke(PythonCall::process_results, args, 2);
+    Json out = std::move(both.at(0));
+    *written = std::move(both.at(1));
     if (!out.is_object())
       throw UserError("`!function " + name + "` returned " + std::string(out.type_name()) +
                           ", not a dict of metric values",

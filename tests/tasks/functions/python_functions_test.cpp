@@ -654,3 +654,72 @@ TEST(PythonFunctions, FewshotSamplesHookErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// The samples lines lm-eval writes for `task` of a user folder of tests/fixtures/user_tasks, run
+// with `tasks` from inside the folder as scripts/compare_user_tasks.py runs it.
+std::vector<Json> user_samples(const fs::path& env, const std::string& folder,
+                               const std::string& tasks, const std::string& task,
+                               const std::string& extra = "") {
+  const fs::path out = scratch("user_" + folder);
+  auto r = run_command("cd " + quoted(source_dir() / "tests/fixtures/user_tasks" / folder) +
+                       " && VIRTUAL_ENV=" + quoted(env) + " " + quoted(lmeval_binary()) +
+                       " run --model dummy --include_path . --tasks " + tasks + " " + extra +
+                       " --log_samples --output_path " + quoted(out));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Json> lines;
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    if (e.path().filename().string().rfind("samples_" + task + "_", 0) == 0) {
+      std::ifstream in(e.path());
+      for (std::string text; std::getline(in, text);) lines.push_back(Json::parse(text));
+    }
+  fs::remove_all(out);
+  return lines;
+}
+
+Json first_sample(const fs::path& env, const std::string& folder, const std::string& task) {
+  auto lines = user_samples(env, folder, task, task);
+  return lines.empty() ? Json() : lines[0];
+}
+
+}  // namespace
+
+// A Python process_results' scores are written as the reference's samples dump writes them
+// (handle_non_serializable): numpy scalars as Python numbers and bools, a set as a list, an array
+// or bytes as its str(). Expected values: the reference 0.4.13's samples of the same folders
+// (scripts/compare_user_tasks.py --match numpy, identical).
+TEST(PythonFunctions, ProcessResultsWrittenAsTheReferenceDumpsThem) {
+  REQUIRE_PYTHON_ENV(env);
+  Json s = first_sample(env, "numpy_array_results", "u_np_array");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["arr"], "[2.57142857 0.        ]");
+  EXPECT_EQ(s["tags"], Json::array({"a0"}));
+  EXPECT_EQ(s["raw"], "b'The answer is 55.'");
+  s = first_sample(env, "numpy_process_results", "u_numpy");
+  ASSERT_TRUE(s.is_object());
+  EXPECT_TRUE(s["f32"].is_number_float()) << s["f32"];
+  EXPECT_EQ(s["i64"], 18);
+  EXPECT_EQ(s["b"], false);
+}
+
+// `random` in doc_to_target and a doc_to_choice that shuffles with the global `random`, two tasks
+// in one run: every draw where the reference makes it, so the targets of the samples (rendered
+// again when scoring and when writing samples) are the reference 0.4.13's
+// (scripts/compare_user_tasks.py --match random, identical). Fails if lm-eval draws once more
+// (the chance level calling doc_to_choice again) or once less (document 0's doc_to_text at task
+// construction).
+TEST(PythonFunctions, GlobalRandomInTargetsAndChoicesAsTheReference) {
+  REQUIRE_PYTHON_ENV(env);
+  const std::string tasks = "u_random_tc,u_random_gen";
+  auto targets = [&](const std::string& task) {
+    std::vector<std::string> out;
+    for (const auto& s :
+         user_samples(env, "random_in_target_and_choices", tasks, task, "--num_fewshot 1"))
+      out.push_back(s["target"].get<std::string>());
+    return out;
+  };
+  EXPECT_EQ(targets("u_random_tc"), (std::vector<std::string>{"0", "1", "1", "0", "0", "1"}));
+  EXPECT_EQ(targets("u_random_gen"),
+            (std::vector<std::string>{"h2", "h1", "h1", "h1", "h3", "h1"}));
+}

@@ -1,0 +1,145 @@
+// Several LoRA adapters over one base in one command (`peft=a,b`, `peft=[a,b]`, a YAML list in
+// --config): one run and one results file per adapter, each scoring as the reference's HFLM does
+// with that adapter alone (tests/fixtures/hf_ckpt/goldens.json "hflm", made by
+// scripts/gen_hf_ckpt_fixtures.py with peft and lm_eval's HFLM).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include "support/scratch_dir.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+fs::path ckpt() { return lmeval::testing::source_dir() / "tests/fixtures/hf_ckpt"; }
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+bool has_hf_backend() {
+  auto r = lmeval::testing::run_command(q(lmeval::testing::lmeval_binary()) + " ls models");
+  return r.exit_code == 0 && r.out.find("|hf ") != std::string::npos;
+}
+
+// The reference HFLM's log-likelihoods of the golden requests with pretrained=llama and `adapter`.
+Json golden_of(const std::string& adapter) {
+  const Json all = Json::parse(lmeval::testing::read_file(ckpt() / "goldens.json"))["hflm"];
+  for (const auto& g : all)
+    if (g["model_args"].value("pretrained", "") == "llama" &&
+        g["model_args"].value("peft", "") == adapter)
+      return g;
+  return {};
+}
+
+// A loglikelihood task over the golden requests (context, continuation as given).
+void write_task(const fs::path& dir, const Json& requests) {
+  std::ofstream data(dir / "reqs.jsonl");
+  for (const auto& r : requests) data << Json{{"ctx", r[0]}, {"cont", r[1]}}.dump() << "\n";
+  std::ofstream(dir / "reqs.yaml") << "task: adapter_reqs\n"
+                                      "dataset_path: json\n"
+                                      "dataset_kwargs:\n"
+                                      "  data_files:\n"
+                                      "    test: "
+                                   << (dir / "reqs.jsonl").string()
+                                   << "\n"
+                                      "test_split: test\n"
+                                      "output_type: loglikelihood\n"
+                                      "doc_to_text: \"{{ctx}}\"\n"
+                                      "doc_to_target: \"{{cont}}\"\n"
+                                      "target_delimiter: \"\"\n"
+                                      "metric_list:\n"
+                                      "  - metric: acc\n";
+}
+
+// adapter folder name -> the first element of each samples line's resps ([loglikelihood, greedy]).
+std::map<std::string, std::vector<Json>> samples_by_adapter(const fs::path& out) {
+  std::map<std::string, std::vector<Json>> found;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("results_", 0) == 0) {
+      const Json r = Json::parse(lmeval::testing::read_file(e.path()));
+      const std::string peft = r["config"]["model_args"].value("peft", "");
+      std::vector<Json> lines;
+      for (const auto& s : fs::directory_iterator(e.path().parent_path()))
+        if (s.path().filename().string().rfind("samples_adapter_reqs", 0) == 0) {
+          std::ifstream in(s.path());
+          for (std::string line; std::getline(in, line);)
+            lines.push_back(Json::parse(line)["resps"][0][0][0]);
+        }
+      found[fs::path(peft).filename().string()] = lines;
+    }
+  }
+  return found;
+}
+
+class AdapterList : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AdapterList, OneRunPerAdapterEachAsTheReference) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  lmeval::testing::ScratchDir d("lmeval_adapters");
+  const Json plain = golden_of("lora_plain"), mts = golden_of("lora_mts");
+  ASSERT_FALSE(plain.is_null());
+  ASSERT_FALSE(mts.is_null());
+  ASSERT_EQ(plain["requests"], mts["requests"]);
+  write_task(d.path(), plain["requests"]);
+  const std::string base = "pretrained=" + (ckpt() / "llama").string() + ",tokenizer=" +
+                           (lmeval::testing::shared_dir() / "fixtures/llama").string() +
+                           ",dtype=float32";
+  const std::string a = (ckpt() / "lora_plain").string(), b = (ckpt() / "lora_mts").string();
+  std::string model_flags;
+  if (GetParam() == "commas") {
+    model_flags = "--model_args " + q(base + ",peft=" + a + "," + b);
+  } else if (GetParam() == "brackets") {
+    model_flags = "--model_args " + q(base + ",peft=[" + a + "," + b + "]");
+  } else {
+    std::ofstream(d.path() / "eval.yaml")
+        << "model: hf\nmodel_args:\n  pretrained: " << (ckpt() / "llama").string()
+        << "\n  tokenizer: " << (lmeval::testing::shared_dir() / "fixtures/llama").string()
+        << "\n  dtype: float32\n  peft:\n    - " << a << "\n    - " << b << "\n";
+    model_flags = "--config " + q(d.path() / "eval.yaml");
+  }
+  const fs::path out = d.path() / "out";
+  auto r =
+      lmeval::testing::run_command(q(lmeval::testing::lmeval_binary()) + " run --model hf " +
+                                   model_flags + " --device cpu --include_path " + q(d.path()) +
+                                   " --tasks adapter_reqs --log_samples --output_path " + q(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("adapter 1/2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("adapter 2/2"), std::string::npos) << r.err;
+  const auto found = samples_by_adapter(out);
+  ASSERT_EQ(found.size(), 2u) << r.err;
+  for (const auto& [name, golden] : {std::pair{"lora_plain", plain}, std::pair{"lora_mts", mts}}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(found.count(name)) << r.err;
+    const auto& lls = found.at(name);
+    ASSERT_EQ(lls.size(), golden["loglikelihood"].size());
+    // Samples are in document order; each resps' first item is the log-likelihood (as text when
+    // the reference's samples hold it so).
+    for (size_t i = 0; i < lls.size(); ++i) {
+      const double got =
+          lls[i].is_string() ? std::stod(lls[i].get<std::string>()) : lls[i].get<double>();
+      EXPECT_NEAR(got, golden["loglikelihood"][i].get<double>(), 1e-4) << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, AdapterList, ::testing::Values("commas", "brackets", "config"));
+
+TEST(AdapterList, EmptyEntryIsExit2NamingPeft) {
+  lmeval::testing::ScratchDir d("lmeval_adapters_bad");
+  auto r = lmeval::testing::run_command(
+      q(lmeval::testing::lmeval_binary()) +
+      " run --model hf --model_args 'pretrained=x,peft=[a,,b]' --tasks demo_story_cloze");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("adapter 2 of peft is empty"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--model_args peft"), std::string::npos) << r.err;
+}
+
+}  // namespace
