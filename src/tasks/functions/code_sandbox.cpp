@@ -83,6 +83,7 @@ enum Stage : int {
   kDrop,
   kLimits,
   kNoNewPrivs,
+  kLandlock,
   kSeccomp,
   kChdir,
   kExec,
@@ -105,6 +106,7 @@ constexpr const char* kStageNames[] = {"setting up file descriptors",
                                        "dropping privileges",
                                        "setting rlimits",
                                        "no_new_privs",
+                                       "restricting the file system (Landlock)",
                                        "installing the seccomp filter",
                                        "entering the working folder",
                                        "exec"};
@@ -129,6 +131,7 @@ struct Plan {
   rlimit as{}, cpu{}, nproc{}, nofile{}, fsize{}, core{};
   sock_fprog filter{};
   bool have_filter = false;
+  int landlock_abi = 0;  // level 1: > 0 when the kernel has Landlock
 };
 
 [[noreturn]] void fail(Stage stage) {
@@ -209,6 +212,69 @@ void do_mounts(const Plan& p) {
        kReadOnlyRoot);
 }
 
+// --- Landlock (level 1: no mount namespace makes the rest of the system read-only) ------------
+// The kernel's own ABI, spelled out here: the system's linux/landlock.h may predate ABI 6.
+
+struct LandlockRuleset {
+  std::uint64_t handled_access_fs = 0, handled_access_net = 0, scoped = 0;
+};
+struct __attribute__((packed)) LandlockPathBeneath {
+  std::uint64_t allowed_access;
+  std::int32_t parent_fd;
+};
+constexpr std::uint64_t kLlWriteFile = 1u << 1, kLlTruncate = 1u << 14;
+// Every right that changes the file system, by the ABI that brought it (1: write, remove, make;
+// 2: refer; 3: truncate).
+constexpr std::uint64_t landlock_write_rights(int abi) {
+  std::uint64_t r = kLlWriteFile;
+  for (int bit = 4; bit <= 12; ++bit) r |= std::uint64_t{1} << bit;
+  if (abi >= 2) r |= std::uint64_t{1} << 13;
+  if (abi >= 3) r |= kLlTruncate;
+  return r;
+}
+
+int landlock_abi() {
+  static const int abi = [] {
+    const long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u /* VERSION */);
+    return v > 0 ? static_cast<int>(v) : 0;
+  }();
+  return abi;
+}
+
+// Child: writes only beneath the working folder (and to /dev/null); from ABI 4 no TCP bind or
+// connect, from ABI 6 no signal to a process outside the sandbox and no abstract unix socket
+// outside it. Reading stays as the uid allows.
+void restrict_file_system(const Plan& p) {
+  const int abi = p.landlock_abi;
+  LandlockRuleset attr;
+  attr.handled_access_fs = landlock_write_rights(abi);
+  size_t size = sizeof(std::uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = 3;  // BIND_TCP | CONNECT_TCP, no rule allows either
+    size = 2 * sizeof(std::uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = 3;  // ABSTRACT_UNIX_SOCKET | SIGNAL
+    size = sizeof attr;
+  }
+  const int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0u));
+  must(rs >= 0, kLandlock);
+  const struct {
+    const char* path;
+    std::uint64_t rights;
+  } allowed[] = {{p.workdir.c_str(), attr.handled_access_fs},
+                 {"/dev/null", kLlWriteFile | (abi >= 3 ? kLlTruncate : 0)}};
+  for (const auto& a : allowed) {
+    const int fd = ::open(a.path, O_PATH | O_CLOEXEC);
+    must(fd >= 0, kLandlock);
+    const LandlockPathBeneath rule{a.rights, fd};
+    must(::syscall(SYS_landlock_add_rule, rs, 1 /* PATH_BENEATH */, &rule, 0u) == 0, kLandlock);
+    ::close(fd);
+  }
+  must(::syscall(SYS_landlock_restrict_self, rs, 0u) == 0, kLandlock);
+  ::close(rs);
+}
+
 // Child, last steps: no privileges left, the limits, the filter, then the interpreter.
 [[noreturn]] void drop_and_exec(const Plan& p) {
   const bool inside_root = p.level == SandboxLevel::user_namespaces && !p.root;
@@ -241,6 +307,7 @@ void do_mounts(const Plan& p) {
            ::setrlimit(RLIMIT_FSIZE, &p.fsize) == 0 && ::setrlimit(RLIMIT_CORE, &p.core) == 0,
        kLimits);
   must(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, kNoNewPrivs);
+  if (p.level == SandboxLevel::process && p.landlock_abi > 0) restrict_file_system(p);
   if (p.have_filter)
     must(::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p.filter, 0, 0) == 0, kSeccomp);
   must(::chdir(p.workdir.c_str()) == 0, kChdir);
@@ -513,6 +580,26 @@ std::vector<MountOp> plan_mounts(const SandboxedProgram& prog, const std::string
   return ops;
 }
 
+// Level 1 as root: every process of the sandbox's own uid, wherever it went (a double fork and
+// setsid leave the session), is killed by a child that takes that uid: kill(-1) reaches exactly
+// the processes it may signal, and the kernel lets none fork past a pending SIGKILL.
+void kill_uid(uid_t id) {
+  const pid_t pid =
+      static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  if (pid == 0) {
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
+        ::syscall(SYS_setresuid, id, id, id) != 0)
+      ::_exit(1);
+    for (int i = 0; i < 1000 && ::kill(-1, SIGKILL) == 0; ++i) {
+    }
+    ::_exit(0);
+  }
+  if (pid < 0) return;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
 struct Attempt {
   bool started = false;
   std::string why;  // when not started
@@ -544,6 +631,7 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
   p.level = level;
   p.root = root;
   p.id = root ? fresh_id() : 0;
+  p.landlock_abi = namespaced ? 0 : landlock_abi();
   const std::string input_inside = namespaced ? "/run/lmeval" : prog.input.string();
   fs::path scratch;  // level 1's working folder (namespaces have their private /tmp)
   if (namespaced) {
@@ -638,6 +726,7 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (!namespaced && root) kill_uid(p.id);
   };
   if (level == SandboxLevel::user_namespaces) {
     const std::string pre = "/proc/" + std::to_string(pid) + "/";
@@ -736,17 +825,24 @@ std::string describe(SandboxLevel level) {
              "own: it "
              "sees only its own processes (all killed with it), has no network, an empty "
              "environment, a read-only system and a private 64 MiB /tmp, seccomp, rlimits";
-    case SandboxLevel::process:
-      return std::string(
-                 "no namespaces: its own session (processes that leave it survive), an "
-                 "empty environment, seccomp (no network sockets, no signals to "
-                 "lm-eval), rlimits, ") +
-             (::geteuid() == 0 ? "a uid of its own (writes only where anyone may)"
-                               : "the user's own uid (it can write wherever the user can and "
-                                 "read the user's files)");
+    case SandboxLevel::process: {
+      const bool root = ::geteuid() == 0;
+      std::string d = "no namespaces: its own session, ";
+      d += root ? "a uid of its own (every process of it killed at the end; it reads only what "
+                  "anyone may)"
+                : "the user's own uid (processes that leave the session survive; it reads the "
+                  "user's files)";
+      d += ", an empty environment, seccomp (no network sockets, no signals to lm-eval), rlimits, ";
+      d += landlock_abi() > 0 ? "Landlock (writes only in its working folder)"
+                              : (root ? "no Landlock (it writes wherever anyone may)"
+                                      : "no Landlock (it writes wherever the user can)");
+      return d;
+    }
   }
   return "";
 }
+
+bool landlock_available() { return landlock_abi() > 0; }
 
 SandboxLevel sandbox_level() {
   int level = std::min(g_best.load(), g_cap.load());

@@ -26,6 +26,9 @@ enum class SandboxLevel {
 // What one level guarantees, one line for the log and the docs.
 std::string describe(SandboxLevel level);
 
+// Whether the kernel has Landlock, which confines level 1's writes to its working folder.
+bool landlock_available();
+
 struct SandboxedProgram {
   std::filesystem::path exe;                     // the same path inside the sandbox
   std::vector<std::string> args;                 // argv[1..]; "{input}" stands for the input folder
