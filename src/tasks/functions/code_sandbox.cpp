@@ -132,7 +132,12 @@ struct Plan {
   sock_fprog filter{};
   bool have_filter = false;
   int landlock_abi = 0;  // level 1: > 0 when the kernel has Landlock
+  bool reaper = false;   // level 1 as a user: a subreaper between lm-eval and the program
 };
+
+// Where the seccomp filter names the reaper's pid (and, negated, its group): patched by the
+// reaper, which knows its pid only once it runs. Above any pid_max.
+constexpr std::uint32_t kReaperSlot = 0x3ffffffeu;
 
 [[noreturn]] void fail(Stage stage) {
   const int msg[2] = {stage, errno};
@@ -351,11 +356,77 @@ void restrict_file_system(const Plan& p) {
   }
 }
 
+// Level 1 as a user: no uid of its own whose processes could all be killed, so this process,
+// the session's leader, is the program's parent and a child subreaper: whatever leaves the
+// session (double fork + setsid) is reparented to it. When lm-eval closes the sync socket it
+// kills its children, reaps them, and again, until none is left (each round reaps one; killed
+// processes' children come back to it). The program cannot signal it (seccomp; Landlock's scope).
+[[noreturn]] void reap_everything() {
+  const long self = ::syscall(SYS_getpid);
+  char path[64] = "/proc/self/task/";
+  {
+    char digits[24];
+    int n = 0;
+    for (long v = self; v > 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+    size_t at = std::strlen(path);
+    while (n > 0) path[at++] = digits[--n];
+    std::memcpy(path + at, "/children", 10);
+  }
+  for (int round = 0; round < 100000; ++round) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[8192];
+      const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+      ::close(fd);
+      long pid = 0;
+      for (ssize_t i = 0; i < std::max<ssize_t>(got, 0); ++i) {
+        if (buf[i] >= '0' && buf[i] <= '9') {
+          pid = pid * 10 + (buf[i] - '0');
+        } else {
+          if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+          pid = 0;
+        }
+      }
+    }
+    int status = 0;
+    const pid_t r = ::waitpid(-1, &status, 0);
+    if (r < 0 && errno == ECHILD) ::_exit(0);
+  }
+  ::_exit(0);
+}
+
 [[noreturn]] void process_child(const Plan& p) {
   setup_fds(p);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   ::setsid();
-  drop_and_exec(p);
+  if (!p.reaper) drop_and_exec(p);
+  must(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, kFork);
+  const auto self = static_cast<std::uint32_t>(::syscall(SYS_getpid));
+  for (unsigned short i = 0; i < p.filter.len; ++i) {
+    if (p.filter.filter[i].k == kReaperSlot) p.filter.filter[i].k = self;
+    if (p.filter.filter[i].k == static_cast<std::uint32_t>(-kReaperSlot))
+      p.filter.filter[i].k = static_cast<std::uint32_t>(-static_cast<std::int64_t>(self));
+  }
+  const pid_t child =
+      static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  must(child >= 0, kFork);
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    drop_and_exec(p);
+  }
+  // The program's descriptors are its own: end of file reaches lm-eval when it closes them.
+  ::close(kResultFd);
+  ::close(kSecretFd);
+  ::close(kErrorFd);
+  for (;;) {
+    pollfd pf{kSyncFd, POLLIN, 0};
+    const int r = ::poll(&pf, 1, 100);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (r > 0) break;  // closed by lm-eval (or a byte): the end
+    if (r < 0 && errno != EINTR) break;
+  }
+  reap_everything();
 }
 
 // --- the seccomp filter -------------------------------------------------------------------
@@ -475,14 +546,17 @@ std::vector<sock_filter> build_filter(SandboxLevel level, pid_t parent, pid_t pa
   f.first_arg(__NR_socketpair, {AF_UNIX}, 0, false, EACCES);
   if (level == SandboxLevel::process) {
     // Without a pid namespace lm-eval is visible: no signal may reach it or its group.
-    const std::vector<std::uint32_t> them = {static_cast<std::uint32_t>(parent),
-                                             static_cast<std::uint32_t>(-parent_group),
-                                             static_cast<std::uint32_t>(-1)};
+    // And none may reach the reaper (kReaperSlot, patched to its pid), its group or the own
+    // group (0), which is the reaper's until the program leaves it.
+    const std::vector<std::uint32_t> them = {
+        static_cast<std::uint32_t>(parent),       static_cast<std::uint32_t>(-parent_group),
+        static_cast<std::uint32_t>(-1),           kReaperSlot,
+        static_cast<std::uint32_t>(-kReaperSlot), 0u};
     f.first_arg(__NR_kill, them, 0, true, EPERM);
     for (long nr : {(long)__NR_tgkill, (long)__NR_rt_sigqueueinfo, (long)__NR_rt_tgsigqueueinfo,
                     (long)__NR_pidfd_open})
-      f.first_arg(nr, {static_cast<std::uint32_t>(parent)}, 0, true, EPERM);
-    f.first_arg(__NR_tkill, {static_cast<std::uint32_t>(parent)}, 0, true, EPERM);
+      f.first_arg(nr, {static_cast<std::uint32_t>(parent), kReaperSlot}, 0, true, EPERM);
+    f.first_arg(__NR_tkill, {static_cast<std::uint32_t>(parent), kReaperSlot}, 0, true, EPERM);
   }
   f.stmt(BPF_RET | BPF_K, kAllow);
   return f.code;
@@ -632,6 +706,7 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
   p.root = root;
   p.id = root ? fresh_id() : 0;
   p.landlock_abi = namespaced ? 0 : landlock_abi();
+  p.reaper = !namespaced && !root;
   const std::string input_inside = namespaced ? "/run/lmeval" : prog.input.string();
   fs::path scratch;  // level 1's working folder (namespaces have their private /tmp)
   if (namespaced) {
@@ -721,6 +796,16 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
   close_fd(secret_sp[1]);
   close_fd(sync_sp[1]);
   auto kill_and_reap = [&] {
+    if (p.reaper) {
+      // The reaper kills what the program started, then exits; 2 s at most.
+      close_fd(sync_sp[0]);
+      for (int i = 0; i < 200; ++i) {
+        int status = 0;
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) return;
+        ::usleep(10000);
+      }
+    }
     if (!namespaced) ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
     int status = 0;
@@ -748,7 +833,7 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
     const char byte = 1;
     [[maybe_unused]] ssize_t n = ::send(sync_sp[0], &byte, 1, MSG_NOSIGNAL);
   }
-  close_fd(sync_sp[0]);
+  if (!p.reaper) close_fd(sync_sp[0]);
   [[maybe_unused]] ssize_t sent = ::send(secret_sp[0], secret.data(), secret.size(), MSG_NOSIGNAL);
   close_fd(secret_sp[0]);
 
@@ -830,7 +915,7 @@ std::string describe(SandboxLevel level) {
       std::string d = "no namespaces: its own session, ";
       d += root ? "a uid of its own (every process of it killed at the end; it reads only what "
                   "anyone may)"
-                : "the user's own uid (processes that leave the session survive; it reads the "
+                : "the user's own uid (a subreaper kills what leaves the session; it reads the "
                   "user's files)";
       d += ", an empty environment, seccomp (no network sockets, no signals to lm-eval), rlimits, ";
       d += landlock_abi() > 0 ? "Landlock (writes only in its working folder)"

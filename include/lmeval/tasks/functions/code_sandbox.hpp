@@ -15,7 +15,7 @@ enum class SandboxLevel {
   // Own session, empty environment, rlimits, seccomp (no sockets but AF_UNIX, no signals to
   // lm-eval, no ptrace/mount/namespaces), Landlock where the kernel has it (writes only in its
   // working folder); as root also a uid of its own, every process of which is killed at the end.
-  // As a user, processes that leave the session survive.
+  // As a user, a subreaper between lm-eval and the program kills what leaves the session.
   process = 1,
   // As root without user namespaces: pid, network, mount, IPC and UTS namespaces, a read-only
   // root with only a private /tmp writable, a uid of its own.
