@@ -208,3 +208,22 @@ TEST_F(StopSignal, SigkillWhileWritingNeverLeavesResultsBesidePartialSamples) {
     for (const auto& s : samples) EXPECT_EQ(lmeval::testing::read_jsonl(s).size(), 40u) << s;
   }
 }
+
+// Issue 32: `threads=4096` on 2 cores ran 30x slower and ignored SIGTERM. The threads are capped
+// to the machine's cores; one SIGTERM in the model phase ends the run within the 5 s bound.
+TEST_F(StopSignal, SigtermStopsAnHfRunAskedForThousandsOfThreads) {
+  if (run_command("'" + lmeval::testing::lmeval_binary().string() + "' ls models")
+          .out.find("|hf ") == std::string::npos)
+    GTEST_SKIP() << "lm-eval was built without libtorch (no hf backend)";
+  start("LMEVAL_PROGRESS=1",
+        "run --model hf --model_args pretrained='" +
+            (lmeval::testing::source_dir() / "models/stories260K").string() +
+            "',threads=4096 --device cpu --tasks demo_story_cloze --output_path out");
+  ASSERT_TRUE(wait_until([&] { return stderr_has("loglikelihood requests"); })) << err();
+  const auto sent = Clock::now();
+  EXPECT_EQ(signal_and_wait(SIGTERM), 143) << err();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 6.0) << err();
+  EXPECT_TRUE(stderr_has("threads=4096 is more than the ")) << err();
+  EXPECT_TRUE(stderr_has("lm-eval: interrupted by SIGTERM: no results written")) << err();
+  EXPECT_EQ(all_files_under_out(), 0u);
+}

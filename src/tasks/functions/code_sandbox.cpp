@@ -83,6 +83,7 @@ enum Stage : int {
   kDrop,
   kLimits,
   kNoNewPrivs,
+  kLandlock,
   kSeccomp,
   kChdir,
   kExec,
@@ -105,6 +106,7 @@ constexpr const char* kStageNames[] = {"setting up file descriptors",
                                        "dropping privileges",
                                        "setting rlimits",
                                        "no_new_privs",
+                                       "restricting the file system (Landlock)",
                                        "installing the seccomp filter",
                                        "entering the working folder",
                                        "exec"};
@@ -129,7 +131,13 @@ struct Plan {
   rlimit as{}, cpu{}, nproc{}, nofile{}, fsize{}, core{};
   sock_fprog filter{};
   bool have_filter = false;
+  int landlock_abi = 0;  // level 1: > 0 when the kernel has Landlock
+  bool reaper = false;   // level 1 as a user: a subreaper between lm-eval and the program
 };
+
+// Where the seccomp filter names the reaper's pid (and, negated, its group): patched by the
+// reaper, which knows its pid only once it runs. Above any pid_max.
+constexpr std::uint32_t kReaperSlot = 0x3ffffffeu;
 
 [[noreturn]] void fail(Stage stage) {
   const int msg[2] = {stage, errno};
@@ -209,6 +217,69 @@ void do_mounts(const Plan& p) {
        kReadOnlyRoot);
 }
 
+// --- Landlock (level 1: no mount namespace makes the rest of the system read-only) ------------
+// The kernel's own ABI, spelled out here: the system's linux/landlock.h may predate ABI 6.
+
+struct LandlockRuleset {
+  std::uint64_t handled_access_fs = 0, handled_access_net = 0, scoped = 0;
+};
+struct __attribute__((packed)) LandlockPathBeneath {
+  std::uint64_t allowed_access;
+  std::int32_t parent_fd;
+};
+constexpr std::uint64_t kLlWriteFile = 1u << 1, kLlTruncate = 1u << 14;
+// Every right that changes the file system, by the ABI that brought it (1: write, remove, make;
+// 2: refer; 3: truncate).
+constexpr std::uint64_t landlock_write_rights(int abi) {
+  std::uint64_t r = kLlWriteFile;
+  for (int bit = 4; bit <= 12; ++bit) r |= std::uint64_t{1} << bit;
+  if (abi >= 2) r |= std::uint64_t{1} << 13;
+  if (abi >= 3) r |= kLlTruncate;
+  return r;
+}
+
+int landlock_abi() {
+  static const int abi = [] {
+    const long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u /* VERSION */);
+    return v > 0 ? static_cast<int>(v) : 0;
+  }();
+  return abi;
+}
+
+// Child: writes only beneath the working folder (and to /dev/null); from ABI 4 no TCP bind or
+// connect, from ABI 6 no signal to a process outside the sandbox and no abstract unix socket
+// outside it. Reading stays as the uid allows.
+void restrict_file_system(const Plan& p) {
+  const int abi = p.landlock_abi;
+  LandlockRuleset attr;
+  attr.handled_access_fs = landlock_write_rights(abi);
+  size_t size = sizeof(std::uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = 3;  // BIND_TCP | CONNECT_TCP, no rule allows either
+    size = 2 * sizeof(std::uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = 3;  // ABSTRACT_UNIX_SOCKET | SIGNAL
+    size = sizeof attr;
+  }
+  const int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0u));
+  must(rs >= 0, kLandlock);
+  const struct {
+    const char* path;
+    std::uint64_t rights;
+  } allowed[] = {{p.workdir.c_str(), attr.handled_access_fs},
+                 {"/dev/null", kLlWriteFile | (abi >= 3 ? kLlTruncate : 0)}};
+  for (const auto& a : allowed) {
+    const int fd = ::open(a.path, O_PATH | O_CLOEXEC);
+    must(fd >= 0, kLandlock);
+    const LandlockPathBeneath rule{a.rights, fd};
+    must(::syscall(SYS_landlock_add_rule, rs, 1 /* PATH_BENEATH */, &rule, 0u) == 0, kLandlock);
+    ::close(fd);
+  }
+  must(::syscall(SYS_landlock_restrict_self, rs, 0u) == 0, kLandlock);
+  ::close(rs);
+}
+
 // Child, last steps: no privileges left, the limits, the filter, then the interpreter.
 [[noreturn]] void drop_and_exec(const Plan& p) {
   const bool inside_root = p.level == SandboxLevel::user_namespaces && !p.root;
@@ -241,6 +312,7 @@ void do_mounts(const Plan& p) {
            ::setrlimit(RLIMIT_FSIZE, &p.fsize) == 0 && ::setrlimit(RLIMIT_CORE, &p.core) == 0,
        kLimits);
   must(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, kNoNewPrivs);
+  if (p.level == SandboxLevel::process && p.landlock_abi > 0) restrict_file_system(p);
   if (p.have_filter)
     must(::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p.filter, 0, 0) == 0, kSeccomp);
   must(::chdir(p.workdir.c_str()) == 0, kChdir);
@@ -284,11 +356,77 @@ void do_mounts(const Plan& p) {
   }
 }
 
+// Level 1 as a user: no uid of its own whose processes could all be killed, so this process,
+// the session's leader, is the program's parent and a child subreaper: whatever leaves the
+// session (double fork + setsid) is reparented to it. When lm-eval closes the sync socket it
+// kills its children, reaps them, and again, until none is left (each round reaps one; killed
+// processes' children come back to it). The program cannot signal it (seccomp; Landlock's scope).
+[[noreturn]] void reap_everything() {
+  const long self = ::syscall(SYS_getpid);
+  char path[64] = "/proc/self/task/";
+  {
+    char digits[24];
+    int n = 0;
+    for (long v = self; v > 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+    size_t at = std::strlen(path);
+    while (n > 0) path[at++] = digits[--n];
+    std::memcpy(path + at, "/children", 10);
+  }
+  for (int round = 0; round < 100000; ++round) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[8192];
+      const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+      ::close(fd);
+      long pid = 0;
+      for (ssize_t i = 0; i < std::max<ssize_t>(got, 0); ++i) {
+        if (buf[i] >= '0' && buf[i] <= '9') {
+          pid = pid * 10 + (buf[i] - '0');
+        } else {
+          if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+          pid = 0;
+        }
+      }
+    }
+    int status = 0;
+    const pid_t r = ::waitpid(-1, &status, 0);
+    if (r < 0 && errno == ECHILD) ::_exit(0);
+  }
+  ::_exit(0);
+}
+
 [[noreturn]] void process_child(const Plan& p) {
   setup_fds(p);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   ::setsid();
-  drop_and_exec(p);
+  if (!p.reaper) drop_and_exec(p);
+  must(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, kFork);
+  const auto self = static_cast<std::uint32_t>(::syscall(SYS_getpid));
+  for (unsigned short i = 0; i < p.filter.len; ++i) {
+    if (p.filter.filter[i].k == kReaperSlot) p.filter.filter[i].k = self;
+    if (p.filter.filter[i].k == static_cast<std::uint32_t>(-kReaperSlot))
+      p.filter.filter[i].k = static_cast<std::uint32_t>(-static_cast<std::int64_t>(self));
+  }
+  const pid_t child =
+      static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  must(child >= 0, kFork);
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    drop_and_exec(p);
+  }
+  // The program's descriptors are its own: end of file reaches lm-eval when it closes them.
+  ::close(kResultFd);
+  ::close(kSecretFd);
+  ::close(kErrorFd);
+  for (;;) {
+    pollfd pf{kSyncFd, POLLIN, 0};
+    const int r = ::poll(&pf, 1, 100);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (r > 0) break;  // closed by lm-eval (or a byte): the end
+    if (r < 0 && errno != EINTR) break;
+  }
+  reap_everything();
 }
 
 // --- the seccomp filter -------------------------------------------------------------------
@@ -408,14 +546,17 @@ std::vector<sock_filter> build_filter(SandboxLevel level, pid_t parent, pid_t pa
   f.first_arg(__NR_socketpair, {AF_UNIX}, 0, false, EACCES);
   if (level == SandboxLevel::process) {
     // Without a pid namespace lm-eval is visible: no signal may reach it or its group.
-    const std::vector<std::uint32_t> them = {static_cast<std::uint32_t>(parent),
-                                             static_cast<std::uint32_t>(-parent_group),
-                                             static_cast<std::uint32_t>(-1)};
+    // And none may reach the reaper (kReaperSlot, patched to its pid), its group or the own
+    // group (0), which is the reaper's until the program leaves it.
+    const std::vector<std::uint32_t> them = {
+        static_cast<std::uint32_t>(parent),       static_cast<std::uint32_t>(-parent_group),
+        static_cast<std::uint32_t>(-1),           kReaperSlot,
+        static_cast<std::uint32_t>(-kReaperSlot), 0u};
     f.first_arg(__NR_kill, them, 0, true, EPERM);
     for (long nr : {(long)__NR_tgkill, (long)__NR_rt_sigqueueinfo, (long)__NR_rt_tgsigqueueinfo,
                     (long)__NR_pidfd_open})
-      f.first_arg(nr, {static_cast<std::uint32_t>(parent)}, 0, true, EPERM);
-    f.first_arg(__NR_tkill, {static_cast<std::uint32_t>(parent)}, 0, true, EPERM);
+      f.first_arg(nr, {static_cast<std::uint32_t>(parent), kReaperSlot}, 0, true, EPERM);
+    f.first_arg(__NR_tkill, {static_cast<std::uint32_t>(parent), kReaperSlot}, 0, true, EPERM);
   }
   f.stmt(BPF_RET | BPF_K, kAllow);
   return f.code;
@@ -513,6 +654,26 @@ std::vector<MountOp> plan_mounts(const SandboxedProgram& prog, const std::string
   return ops;
 }
 
+// Level 1 as root: every process of the sandbox's own uid, wherever it went (a double fork and
+// setsid leave the session), is killed by a child that takes that uid: kill(-1) reaches exactly
+// the processes it may signal, and the kernel lets none fork past a pending SIGKILL.
+void kill_uid(uid_t id) {
+  const pid_t pid =
+      static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  if (pid == 0) {
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
+        ::syscall(SYS_setresuid, id, id, id) != 0)
+      ::_exit(1);
+    for (int i = 0; i < 1000 && ::kill(-1, SIGKILL) == 0; ++i) {
+    }
+    ::_exit(0);
+  }
+  if (pid < 0) return;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
 struct Attempt {
   bool started = false;
   std::string why;  // when not started
@@ -544,6 +705,8 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
   p.level = level;
   p.root = root;
   p.id = root ? fresh_id() : 0;
+  p.landlock_abi = namespaced ? 0 : landlock_abi();
+  p.reaper = !namespaced && !root;
   const std::string input_inside = namespaced ? "/run/lmeval" : prog.input.string();
   fs::path scratch;  // level 1's working folder (namespaces have their private /tmp)
   if (namespaced) {
@@ -633,11 +796,22 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
   close_fd(secret_sp[1]);
   close_fd(sync_sp[1]);
   auto kill_and_reap = [&] {
+    if (p.reaper) {
+      // The reaper kills what the program started, then exits; 2 s at most.
+      close_fd(sync_sp[0]);
+      for (int i = 0; i < 200; ++i) {
+        int status = 0;
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) return;
+        ::usleep(10000);
+      }
+    }
     if (!namespaced) ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (!namespaced && root) kill_uid(p.id);
   };
   if (level == SandboxLevel::user_namespaces) {
     const std::string pre = "/proc/" + std::to_string(pid) + "/";
@@ -659,7 +833,7 @@ Attempt attempt(SandboxLevel level, const SandboxedProgram& prog, const std::str
     const char byte = 1;
     [[maybe_unused]] ssize_t n = ::send(sync_sp[0], &byte, 1, MSG_NOSIGNAL);
   }
-  close_fd(sync_sp[0]);
+  if (!p.reaper) close_fd(sync_sp[0]);
   [[maybe_unused]] ssize_t sent = ::send(secret_sp[0], secret.data(), secret.size(), MSG_NOSIGNAL);
   close_fd(secret_sp[0]);
 
@@ -736,17 +910,24 @@ std::string describe(SandboxLevel level) {
              "own: it "
              "sees only its own processes (all killed with it), has no network, an empty "
              "environment, a read-only system and a private 64 MiB /tmp, seccomp, rlimits";
-    case SandboxLevel::process:
-      return std::string(
-                 "no namespaces: its own session (processes that leave it survive), an "
-                 "empty environment, seccomp (no network sockets, no signals to "
-                 "lm-eval), rlimits, ") +
-             (::geteuid() == 0 ? "a uid of its own (writes only where anyone may)"
-                               : "the user's own uid (it can write wherever the user can and "
-                                 "read the user's files)");
+    case SandboxLevel::process: {
+      const bool root = ::geteuid() == 0;
+      std::string d = "no namespaces: its own session, ";
+      d += root ? "a uid of its own (every process of it killed at the end; it reads only what "
+                  "anyone may)"
+                : "the user's own uid (a subreaper kills what leaves the session; it reads the "
+                  "user's files)";
+      d += ", an empty environment, seccomp (no network sockets, no signals to lm-eval), rlimits, ";
+      d += landlock_abi() > 0 ? "Landlock (writes only in its working folder)"
+                              : (root ? "no Landlock (it writes wherever anyone may)"
+                                      : "no Landlock (it writes wherever the user can)");
+      return d;
+    }
   }
   return "";
 }
+
+bool landlock_available() { return landlock_abi() > 0; }
 
 SandboxLevel sandbox_level() {
   int level = std::min(g_best.load(), g_cap.load());

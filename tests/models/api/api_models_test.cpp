@@ -256,5 +256,21 @@ TEST(ApiModels_Cli, FailedRunResumesFromTheCache) {
   fs::remove_all(dir);
 }
 
+// Issue 32: base_url=file:///etc/passwd made libcurl read the file and print it; ftp:// was
+// attempted with retries. The command line refuses both before any request: exit 2, the flag.
+TEST(ApiModels_Cli, NonHttpBaseUrlIsRefusedWithExitTwo) {
+  for (const std::string url : {"file:///etc/passwd", "ftp://127.0.0.1:9/x"}) {
+    auto r = testing::run_command(
+        lmeval::testing::lmeval_binary().string() +
+        " run --model local-completions --model_args model=m,tokenizer_backend=none,base_url=" +
+        url + " --tasks demo_story_cloze --limit 1");
+    EXPECT_EQ(r.exit_code, 2) << url << ": " << r.err;
+    EXPECT_NE(r.err.find("base_url"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("an http:// or https:// URL"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("root:"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("root:"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace lmeval::api

@@ -37,9 +37,10 @@ class Sandbox : public ::testing::TestWithParam<SandboxLevel> {
       ASSERT_TRUE(run("x = 1\n").passed);
     } catch (const lmeval::RuntimeError& e) {
       // Level 1 as root runs the interpreter under a uid of its own, which cannot reach one
-      // installed under /root (pyenv): the run refuses, naming it.
-      GTEST_SKIP() << "level " << static_cast<int>(GetParam())
-                   << " cannot start here: " << e.what();
+      // installed under /root (pyenv): the run refuses, naming it. The same tests then run in a
+      // child under the system's interpreter (SandboxAsRoot below).
+      GTEST_SKIP() << "level " << static_cast<int>(GetParam()) << " cannot start here (" << e.what()
+                   << "); SandboxAsRoot.ProcessLevelUnderTheSystemInterpreter runs it there";
     }
     if (lmeval::code_eval::sandbox_level() != GetParam())
       GTEST_SKIP() << "level " << static_cast<int>(GetParam())
@@ -125,7 +126,7 @@ TEST_P(Sandbox, TheEnvironmentIsEmpty) {
           "        continue\n"
           "    assert marker + b'\\0' not in data and not data.startswith(marker), p\n");
   ::unsetenv("LMEVAL_PLANTED_SECRET");
-  if (!namespaced() && !root() && !o.passed)
+  if (!namespaced() && !root() && !lmeval::code_eval::landlock_available() && !o.passed)
     GTEST_SKIP() << "level 1 as a non-root user: the program can read lm-eval's /proc environ ("
                  << o.result << ")";
   EXPECT_TRUE(o.passed) << o.result;
@@ -167,11 +168,12 @@ TEST_P(Sandbox, NoNetwork) {
 }
 
 TEST_P(Sandbox, WritesStayInsideItsTmp) {
-  // A folder anyone may write when namespaced (it is simply not there); lm-eval's own (0755) at
-  // level 1, where only the uid protects it.
+  // A folder anyone may write: namespaced it is simply not there; at level 1 Landlock refuses
+  // it (without Landlock only the uid protects lm-eval's own 0755 folders).
+  const bool landlock = lmeval::code_eval::landlock_available();
   const fs::path dir = fs::temp_directory_path() / ("lmeval_sandbox_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  fs::permissions(dir, namespaced() ? fs::perms::all : fs::perms(0755));
+  fs::permissions(dir, namespaced() || landlock ? fs::perms::all : fs::perms(0755));
   const fs::path keep = dir / "keep";
   std::ofstream(keep) << "x";
   const auto o =
@@ -193,8 +195,8 @@ TEST_P(Sandbox, WritesStayInsideItsTmp) {
           "    f.write('own scratch space')\n");
   const bool escaped = fs::exists(dir / "escaped"), deleted = !fs::exists(keep);
   fs::remove_all(dir);
-  if (!namespaced() && !root())
-    GTEST_SKIP() << "level 1 as a non-root user writes wherever the user can";
+  if (!namespaced() && !root() && !landlock)
+    GTEST_SKIP() << "level 1 as a non-root user without Landlock writes wherever the user can";
   EXPECT_TRUE(o.passed) << o.result;
   EXPECT_EQ(o.result, "passed");
   EXPECT_FALSE(escaped);
@@ -223,10 +225,14 @@ TEST_P(Sandbox, NoDaemonSurvives) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     left = count_processes(token);
   }
-  if (!namespaced() && left) {
+  // Level 1 as a user: its reaper finds what left the session in /proc's children lists
+  // (CONFIG_PROC_CHILDREN); without them such a process survives.
+  if (!namespaced() && !root() && left && !fs::exists("/proc/thread-self/children")) {
     kill_processes(token);
-    GTEST_SKIP() << "level 1: a process that leaves the session survives";
+    GTEST_SKIP() << "level 1 as a non-root user without /proc/PID/task/TID/children: a process "
+                    "that leaves the session survives";
   }
+  kill_processes(token);
   EXPECT_EQ(left, 0) << "the daemon outlived the program";
 }
 
@@ -333,6 +339,34 @@ TEST_P(Sandbox, AProgramThatIgnoresTheAlarmIsKilledAtTheTimeout) {
   EXPECT_EQ(o.result, "timed out");
   EXPECT_GE(seconds, 1.9);
   EXPECT_LT(seconds, 6.0);
+}
+
+// Level 1 as root with an interpreter its uid cannot reach (pyenv under /root): the same tests
+// in a child process whose interpreter is the system's, so that CI's root runs them too.
+TEST(SandboxAsRoot, ProcessLevelUnderTheSystemInterpreter) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only as root (as a user level 1 runs the user's own)";
+  if (std::getenv("LMEVAL_SANDBOX_TEST_CHILD")) GTEST_SKIP() << "the child itself";
+  lmeval::code_eval::set_unsafe_code_confirmed(true);
+  lmeval::code_eval::cap_sandbox_level(SandboxLevel::process);
+  bool direct = false;
+  try {
+    direct = lmeval::code_eval::run_program("x = 1\n", {3.0}).passed;
+  } catch (const lmeval::RuntimeError&) {
+  }
+  lmeval::code_eval::cap_sandbox_level(SandboxLevel::user_namespaces);
+  lmeval::code_eval::set_unsafe_code_confirmed(false);
+  if (direct) GTEST_SKIP() << "the Levels/Sandbox.*/Process tests ran under this interpreter";
+  if (::access("/usr/bin/python3", X_OK) != 0)
+    GTEST_SKIP() << "level 1 cannot start the active interpreter and there is no /usr/bin/python3";
+  const auto r = lmeval::testing::run_command(
+      "env -u VIRTUAL_ENV PATH=/usr/bin:/bin LMEVAL_SANDBOX_TEST_CHILD=1 "
+      "/proc/" +
+      std::to_string(::getpid()) + "/exe --gtest_filter='Levels/Sandbox.*/Process' 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("10 tests from 1 test suite ran."), std::string::npos) << r.out;
+  // Without Landlock, level 1's writes are held by the uid only, and one test says so.
+  if (lmeval::code_eval::landlock_available())
+    EXPECT_NE(r.out.find("[  PASSED  ] 10 tests."), std::string::npos) << r.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, Sandbox,

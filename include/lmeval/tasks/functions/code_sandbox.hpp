@@ -13,8 +13,9 @@ namespace lmeval::code_eval {
 // Highest first; each keeps everything of the levels below it.
 enum class SandboxLevel {
   // Own session, empty environment, rlimits, seccomp (no sockets but AF_UNIX, no signals to
-  // lm-eval, no ptrace/mount/namespaces); as root also a uid of its own. Processes that leave the
-  // session survive; files the user can write stay writable unless lm-eval runs as root.
+  // lm-eval, no ptrace/mount/namespaces), Landlock where the kernel has it (writes only in its
+  // working folder); as root also a uid of its own, every process of which is killed at the end.
+  // As a user, a subreaper between lm-eval and the program kills what leaves the session.
   process = 1,
   // As root without user namespaces: pid, network, mount, IPC and UTS namespaces, a read-only
   // root with only a private /tmp writable, a uid of its own.
@@ -25,6 +26,9 @@ enum class SandboxLevel {
 
 // What one level guarantees, one line for the log and the docs.
 std::string describe(SandboxLevel level);
+
+// Whether the kernel has Landlock, which confines level 1's writes to its working folder.
+bool landlock_available();
 
 struct SandboxedProgram {
   std::filesystem::path exe;                     // the same path inside the sandbox
