@@ -71,9 +71,6 @@ std::vector<RefusedModelName> make_table() {
       {"openvino", "optimum-intel's OpenVINO models (OptimumLM)",
        hf + " on the original checkpoint; or an OpenVINO model server with --model "
             "local-completions"},
-      {"sglang", "SGLang's offline engine (SGLangLM)",
-       "an SGLang server (python -m sglang.launch_server) with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions"},
       {"sglang-generate", "an SGLang server's native /generate API (SGLANGGENERATEAPI)",
        "the same server's /v1/completions with --model local-completions"},
       {"steered", "transformers models with steering vectors added to activations (SteeredModel)",

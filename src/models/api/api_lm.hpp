@@ -53,7 +53,9 @@ const std::vector<std::string>& api_known_args();
 
 // Parses model_args for `kind`; unknown keys and bad values are UserErrors naming the key.
 // Reads OPENAI_API_KEY from the environment (openai-* kinds require a key).
-ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options);
+// `notes`: log the reference's warnings (off for the early check, which precedes the real read).
+ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options,
+                       bool notes = true);
 
 using TokenIds = std::vector<TokenId>;
 using TokenPair = std::pair<TokenIds, TokenIds>;

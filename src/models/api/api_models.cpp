@@ -15,6 +15,7 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
 #include "models/api/api_lm.hpp"
+#include "models/api/sglang_lm.hpp"
 #include "models/api/vllm_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
@@ -207,7 +208,8 @@ const std::vector<std::string>& api_known_args() {
   return keys;
 }
 
-ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options) {
+ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options,
+                       bool notes) {
   ma::check_known(model_args, kind_name(kind), api_known_args());
   const Json args = model_args.is_object() ? model_args : Json::object();
   auto has = [&](const char* k) { return args.contains(k) && !ma::is_none(args[k]); };
@@ -226,8 +228,9 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   std::string bs = has("batch_size") ? ma::as_string(args["batch_size"]) : "1";
   if (options.batch_size) bs = *options.batch_size;
   if (bs.rfind("auto", 0) == 0) {
-    spdlog::warn(
-        "Automatic batch size is not supported for API models. Defaulting to batch size 1.");
+    if (notes)
+      spdlog::warn(
+          "Automatic batch size is not supported for API models. Defaulting to batch size 1.");
     bs = "1";
   }
   a.batch_size = static_cast<int>(
@@ -266,10 +269,11 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     if (!a.tokenizer.empty()) {
       backend = "huggingface";
     } else {
-      spdlog::warn(
-          "{}: tiktoken is not built in; prompts are sent as text (pass tokenizer=<folder with a "
-          "tokenizer.json of the model's encoding> for token prompts and loglikelihood)",
-          kind_name(kind));
+      if (notes)
+        spdlog::warn(
+            "{}: tiktoken is not built in; prompts are sent as text (pass tokenizer=<folder with a "
+            "tokenizer.json of the model's encoding> for token prompts and loglikelihood)",
+            kind_name(kind));
       backend = "";
     }
   }
@@ -328,27 +332,48 @@ fs::path tokenizer_dir(const std::string& name, const std::string& revision) {
   return client.snapshot_dir(repo, info.commit);
 }
 
-std::unique_ptr<LM> make_vllm_model(const Json& model_args, const ModelOptions& options) {
-  VllmArgs a = parse_vllm_args(model_args, options);
+// The active Python environment's interpreter, which must have `package` (the engine whose
+// server lm-eval starts for --model `model`). UserError (exit 2) otherwise: the reference's
+// "package is not installed" message and what to do instead.
+std::string engine_python(const std::string& model, const std::string& package,
+                          const std::string& install) {
   const PythonEnv env = active_python_env();
   if (env.python.empty())
-    throw UserError("vllm needs a Python environment with the vllm package: " + env.described,
-                    {"", 0, 0, "--model vllm"},
-                    "an activated virtual environment ($VIRTUAL_ENV) or python3 on PATH with vllm");
+    throw UserError(
+        model + " needs a Python environment with the " + package + " package: " + env.described,
+        {"", 0, 0, "--model " + model},
+        "an activated virtual environment ($VIRTUAL_ENV) or python3 on PATH with " + package);
   int status = -1;
   run_python(env.python,
-             "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('vllm') else 3)",
+             "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('" + package +
+                 "') else 3)",
              60000, &status);
   if (status != 0)
-    throw UserError(
-        "attempted to use 'vllm' LM type, but package `vllm` is not installed in " + env.described,
-        {"", 0, 0, "--model vllm"},
-        "pip install vllm in that environment, or start a vLLM server yourself and use "
-        "--model local-completions");
+    throw UserError("attempted to use '" + model + "' LM type, but package `" + package +
+                        "` is not installed in " + env.described,
+                    {"", 0, 0, "--model " + model},
+                    install +
+                        " in that environment, or start a server yourself and use "
+                        "--model local-completions");
+  return env.python.string();
+}
+
+std::unique_ptr<LM> make_vllm_model(const Json& model_args, const ModelOptions& options) {
+  VllmArgs a = parse_vllm_args(model_args, options);
+  const std::string python = engine_python("vllm", "vllm", "pip install vllm");
   const std::string tok = a.tokenizer.empty() ? a.pretrained : a.tokenizer;
   auto tokenizer = load_tokenizer(
       tokenizer_dir(tok, a.tokenizer_revision.value_or(a.revision.value_or("main"))));
-  return std::make_unique<VllmLM>(std::move(a), std::move(tokenizer), env.python.string());
+  return std::make_unique<VllmLM>(std::move(a), std::move(tokenizer), python);
+}
+
+std::unique_ptr<LM> make_sglang_model(const Json& model_args, const ModelOptions& options) {
+  SglangArgs a = parse_sglang_args(model_args, options);
+  const std::string python = engine_python(
+      "sglang", "sglang",
+      "install sglang (https://docs.sglang.ai/start/install.html: pip install \"sglang[all]\")");
+  auto tokenizer = load_tokenizer(tokenizer_dir(a.tokenizer, "main"));
+  return std::make_unique<SglangLM>(std::move(a), std::move(tokenizer), python);
 }
 
 std::unique_ptr<LM> make_api_model(ApiKind kind, const Json& model_args,
@@ -389,6 +414,9 @@ void register_api_models(ModelRegistry& registry) {
     e.factory = [kind](const Json& args, const ModelOptions& options) {
       return api::make_api_model(kind, args, options);
     };
+    e.check = [kind](const Json& args, const ModelOptions& options) {
+      (void)api::parse_api_args(kind, args, options, false);
+    };
     registry.add(std::move(e));
   }
   ModelInfoEntry v;
@@ -400,7 +428,24 @@ void register_api_models(ModelRegistry& registry) {
   v.factory = [](const Json& args, const ModelOptions& options) {
     return api::make_vllm_model(args, options);
   };
+  v.check = [](const Json& args, const ModelOptions& options) {
+    (void)api::parse_vllm_args(args, options, false);
+  };
   registry.add(std::move(v));
+
+  ModelInfoEntry g;
+  g.name = "sglang";
+  g.description = "SGLang (the reference's SGLangLM backend) over SGLang's own server";
+  g.status = "starts SGLang's server (python -m sglang.launch_server)";
+  g.args = api::sglang_arg_infos();
+  g.passes_other_args = true;
+  g.factory = [](const Json& args, const ModelOptions& options) {
+    return api::make_sglang_model(args, options);
+  };
+  g.check = [](const Json& args, const ModelOptions& options) {
+    (void)api::parse_sglang_args(args, options, false);
+  };
+  registry.add(std::move(g));
 }
 
 }  // namespace lmeval
