@@ -31,12 +31,6 @@ std::vector<RefusedModelName> make_table() {
       {"azure-openai-chat-completions", "Azure OpenAI's chat API (AzureOpenaiChatCompletionsLM)",
        "--model local-chat-completions with base_url=<the deployment's chat/completions URL> and "
        "header={\"api-key\": ...}"},
-      {"ggml", "a llama.cpp / llama-cpp-python server's /v1/completions (GGUFLM)",
-       "the same server with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions,tokenizer=<its tokenizer>"},
-      {"gguf", "a llama.cpp / llama-cpp-python server's /v1/completions (GGUFLM)",
-       "the same server with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions,tokenizer=<its tokenizer>"},
       {"habana", "optimum-habana on Intel Gaudi (HabanaLM)", server + "; or " + hf},
       // Registered when lm-eval is built with libtorch; refused with this message otherwise.
       {"hf", "transformers models in process (HFLM), absent from this build (no libtorch)",

@@ -15,6 +15,7 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
 #include "models/api/api_lm.hpp"
+#include "models/api/gguf_lm.hpp"
 #include "models/api/sglang_lm.hpp"
 #include "models/api/vllm_lm.hpp"
 
@@ -446,6 +447,19 @@ void register_api_models(ModelRegistry& registry) {
     (void)api::parse_sglang_args(args, options, false);
   };
   registry.add(std::move(g));
+
+  ModelInfoEntry f;
+  f.name = "gguf";
+  f.description =
+      "a llama.cpp / llama-cpp-python server's /v1/completions (the reference's GGUFLM)";
+  f.status = "client of a server you start";
+  f.args = api::gguf_arg_infos();
+  f.passes_other_args = true;  // GGUFLM's **kwargs takes any key and ignores it
+  f.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::GgufLM>(api::parse_gguf_args(args));
+  };
+  f.check = [](const Json& args, const ModelOptions&) { (void)api::parse_gguf_args(args, false); };
+  registry.add(std::move(f), {"ggml"});
 }
 
 }  // namespace lmeval

@@ -6,6 +6,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
+#include "models/api/openai_payload.hpp"
 
 namespace lmeval::api {
 
