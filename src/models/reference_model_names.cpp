@@ -22,12 +22,10 @@ std::vector<RefusedModelName> make_table() {
   const std::string server = kServer, hf = kHf;
   const std::string kNoTorch = kNoTorchText;
   std::vector<RefusedModelName> t = {
-      {"anthropic-chat", "Anthropic's Messages API (AnthropicChat)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
-      {"anthropic-chat-completions", "Anthropic's Messages API (AnthropicChat)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
-      {"anthropic-completions", "Anthropic's legacy completions API (AnthropicLM)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
+      // AnthropicLM calls the SDK's client.get_tokenizer(), which anthropic's SDK no longer has,
+      // and the legacy /v1/complete endpoint, which Anthropic retired.
+      {"anthropic-completions", "Anthropic's legacy Text Completions API (AnthropicLM), retired",
+       "--model anthropic-chat (the Messages API, ANTHROPIC_API_KEY) with --apply_chat_template"},
       {"azure-openai-chat-completions", "Azure OpenAI's chat API (AzureOpenaiChatCompletionsLM)",
        "--model local-chat-completions with base_url=<the deployment's chat/completions URL> and "
        "header={\"api-key\": ...}"},
@@ -69,8 +67,6 @@ std::vector<RefusedModelName> make_table() {
        "the same server's /v1/completions with --model local-completions"},
       {"steered", "transformers models with steering vectors added to activations (SteeredModel)",
        "nothing yet: " + hf + " runs the unsteered model"},
-      {"textsynth", "the TextSynth API (TextSynthLM)",
-       "an OpenAI-compatible server for the model with --model local-completions"},
       {"trtllm", "TensorRT-LLM engines (TRTLLM)",
        "Triton / TensorRT-LLM's OpenAI-compatible server with --model local-completions"},
       {"vllm-vlm", "vLLM's offline engine with image inputs (VLLM_VLM)",

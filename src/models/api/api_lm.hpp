@@ -16,7 +16,13 @@
 
 namespace lmeval::api {
 
-enum class ApiKind { kLocalCompletions, kLocalChat, kOpenAICompletions, kOpenAIChat };
+enum class ApiKind {
+  kLocalCompletions,
+  kLocalChat,
+  kOpenAICompletions,
+  kOpenAIChat,
+  kAnthropicChat
+};
 
 const char* kind_name(ApiKind kind);
 
@@ -43,7 +49,7 @@ struct ApiArgs {
   double timeout_s = 300;
   std::optional<Json> header;  // replaces the Authorization header when given
   std::optional<std::string> think_end_token;
-  std::string api_key;  // OPENAI_API_KEY or model_args api_key; never printed
+  std::string api_key;  // OPENAI_API_KEY (ANTHROPIC_API_KEY) or model_args api_key; never printed
   RetryPolicy retry;    // backoff (tests shorten it)
 };
 

@@ -17,6 +17,7 @@
 #include "models/api/api_lm.hpp"
 #include "models/api/gguf_lm.hpp"
 #include "models/api/sglang_lm.hpp"
+#include "models/api/textsynth_lm.hpp"
 #include "models/api/vllm_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
@@ -39,6 +40,8 @@ const char* kind_name(ApiKind kind) {
       return "openai-completions";
     case ApiKind::kOpenAIChat:
       return "openai-chat-completions";
+    case ApiKind::kAnthropicChat:
+      return "anthropic-chat";
   }
   return "api";
 }
@@ -217,11 +220,13 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
 
   ApiArgs a;
   a.kind = kind;
-  const bool chat = kind == ApiKind::kLocalChat || kind == ApiKind::kOpenAIChat;
+  const bool chat = kind == ApiKind::kLocalChat || kind == ApiKind::kOpenAIChat ||
+                    kind == ApiKind::kAnthropicChat;
   // Defaults of each class's __init__.
   a.tokenizer_backend = chat ? "none" : (kind == ApiKind::kOpenAICompletions ? "tiktoken" : "auto");
   if (kind == ApiKind::kOpenAICompletions) a.base_url = "https://api.openai.com/v1/completions";
   if (kind == ApiKind::kOpenAIChat) a.base_url = "https://api.openai.com/v1/chat/completions";
+  if (kind == ApiKind::kAnthropicChat) a.base_url = "https://api.anthropic.com/v1/messages";
   a.tokenized_requests = !chat;
   ma::apply(api_model_args(), args, a, ModelArgOrder::Table);
 
@@ -295,12 +300,22 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     a.tokenizer = a.model.get<std::string>();
   }
 
-  // The key: model_args api_key (applied above), else OPENAI_API_KEY. Never logged.
+  // The key: model_args api_key (applied above), else OPENAI_API_KEY (AnthropicChat:
+  // ANTHROPIC_API_KEY). Never logged.
+  const bool anthropic = kind == ApiKind::kAnthropicChat;
   if (!has("api_key"))
-    if (const char* k = std::getenv("OPENAI_API_KEY")) a.api_key = k;
+    if (const char* k = std::getenv(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"))
+      a.api_key = k;
   if ((kind == ApiKind::kOpenAICompletions || kind == ApiKind::kOpenAIChat) && a.api_key.empty())
     throw UserError("API key not found. Please set the `OPENAI_API_KEY` environment variable.",
                     {"", 0, 0, "OPENAI_API_KEY"}, "an OpenAI API key");
+  if (anthropic && a.api_key.empty())
+    throw UserError("API key not found. Please set the ANTHROPIC_API_KEY environment variable.",
+                    {"", 0, 0, "ANTHROPIC_API_KEY"}, "an Anthropic API key");
+  if (anthropic && a.header && notes)
+    spdlog::warn(
+        "anthropic-chat: model_args header is not used (AnthropicChat sends x-api-key "
+        "and anthropic-version headers of its own)");
   return a;
 }
 
@@ -402,6 +417,9 @@ void register_api_models(ModelRegistry& registry) {
       {api::ApiKind::kLocalChat, "OpenAI-compatible /v1/chat/completions server (generation only)"},
       {api::ApiKind::kOpenAICompletions, "OpenAI completions API (OPENAI_API_KEY)"},
       {api::ApiKind::kOpenAIChat, "OpenAI chat completions API (OPENAI_API_KEY; generation only)"},
+      {api::ApiKind::kAnthropicChat,
+       "Anthropic's Messages API (ANTHROPIC_API_KEY; generation only; the reference's "
+       "AnthropicChat)"},
   };
   for (const auto& d : defs) {
     ModelInfoEntry e;
@@ -409,7 +427,8 @@ void register_api_models(ModelRegistry& registry) {
     e.description = d.description;
     e.status = d.kind == api::ApiKind::kLocalCompletions || d.kind == api::ApiKind::kLocalChat
                    ? "client of a server you start"
-                   : "client of OpenAI's API";
+               : d.kind == api::ApiKind::kAnthropicChat ? "client of Anthropic's API"
+                                                        : "client of OpenAI's API";
     e.args = model_args::infos(api::api_model_args());
     const api::ApiKind kind = d.kind;
     e.factory = [kind](const Json& args, const ModelOptions& options) {
@@ -418,7 +437,9 @@ void register_api_models(ModelRegistry& registry) {
     e.check = [kind](const Json& args, const ModelOptions& options) {
       (void)api::parse_api_args(kind, args, options, false);
     };
-    registry.add(std::move(e));
+    registry.add(std::move(e), d.kind == api::ApiKind::kAnthropicChat
+                                   ? std::vector<std::string>{"anthropic-chat-completions"}
+                                   : std::vector<std::string>{});
   }
   ModelInfoEntry v;
   v.name = "vllm";
@@ -460,6 +481,20 @@ void register_api_models(ModelRegistry& registry) {
   };
   f.check = [](const Json& args, const ModelOptions&) { (void)api::parse_gguf_args(args, false); };
   registry.add(std::move(f), {"ggml"});
+
+  ModelInfoEntry t;
+  t.name = "textsynth";
+  t.description = "the TextSynth API (TEXTSYNTH_API_SECRET_KEY; the reference's TextSynthLM)";
+  t.status = "client of TextSynth's API";
+  t.args = api::textsynth_arg_infos();
+  t.passes_other_args = true;  // TextSynthLM's **kwargs takes any key and ignores it
+  t.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::TextSynthLM>(api::parse_textsynth_args(args));
+  };
+  t.check = [](const Json& args, const ModelOptions&) {
+    (void)api::parse_textsynth_args(args, false);
+  };
+  registry.add(std::move(t));
 }
 
 }  // namespace lmeval

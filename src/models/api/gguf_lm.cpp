@@ -9,6 +9,7 @@
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "models/api/openai_payload.hpp"
+#include "models/api/post_bodies.hpp"
 
 namespace lmeval::api {
 
@@ -164,26 +165,10 @@ GgufLM::GgufLM(GgufArgs args) : args_(std::move(args)) {
 
 void GgufLM::send(const std::vector<std::string>& bodies, const char* phase,
                   const std::function<void(size_t, const Json&)>& accept) {
-  size_t done = 0;
-  auto judge = [&](size_t i, const HttpResponse& r) -> Verdict {
-    if (auto v = judge_transport(r)) return *v;
-    try {
-      accept(i, parse_body(r.body));
-    } catch (const MalformedResponse& e) {
-      return Verdict::retry(e.what());
-    } catch (const RuntimeError& e) {
-      return Verdict::fail(e.what());
-    }
-    ++done;
-    if (progress_) progress_(done, bodies.size(), -1);
-    return Verdict::done();
-  };
-  auto failures = client_->post_all(args_.base_url + "/v1/completions", bodies, judge);
-  if (!failures.empty())
-    throw RuntimeError("gguf: " + std::string(phase) + " request " +
-                       std::to_string(failures.front().index + 1) + " to " + args_.base_url +
-                       "/v1/completions failed after " + std::to_string(failures.front().attempts) +
-                       " attempt(s): " + failures.front().message);
+  post_bodies(*client_, args_.base_url + "/v1/completions", bodies, "gguf", phase, accept,
+              [&](size_t n) {
+                if (progress_) progress_(n, bodies.size(), -1);
+              });
 }
 
 std::vector<LoglikelihoodResult> GgufLM::loglikelihood(
