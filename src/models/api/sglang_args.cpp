@@ -150,7 +150,7 @@ SglangArgs parse_sglang_args(const Json& model_args, const ModelOptions& options
   // SGLangLM.__init__'s self.model_args in its order, then **kwargs as given. max_model_len and
   // context_length are SGLangLM's own: the engine keeps the model's context length.
   auto& o = a.server_options;
-  auto value_or = [&](const char* k, Json d) { return given(k) ? args[k] : d; };
+  auto value_or = [&](const char* k, const Json& d) -> Json { return given(k) ? args[k] : d; };
   append_sglang_option(o, "tokenizer_path", value_or("tokenizer_path", Json()));
   append_sglang_option(o, "tokenizer_mode", value_or("tokenizer_mode", "auto"));
   append_sglang_option(o, "load_format", value_or("load_format", "auto"));
