@@ -149,8 +149,9 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   EvalOutput out;
 
-  // A model lm-eval does not run is refused before any task or dataset is loaded.
-  if (!given_model) check_model_name(cfg.model);
+  // A model lm-eval does not run, or a bad model_args value, is refused before any task or
+  // dataset is loaded.
+  if (!given_model) check_model_args(cfg);
   // --verbosity DEBUG: each stage and how long it took.
   auto t_stage = t_start;
   auto stage_done = [&t_stage](const std::string& what) {

@@ -9,9 +9,7 @@ namespace lmeval {
 
 namespace {
 
-std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
-  check_model_name(cfg.model);
-  const ModelInfoEntry* entry = ModelRegistry::instance().find(cfg.model);
+ModelOptions model_options(const EvalConfig& cfg) {
   ModelOptions mo;
   // Only a batch size the user gave is passed on: unset, backends choose (hf packs by a token
   // budget), while results still record the reference's default of 1.
@@ -20,11 +18,22 @@ std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
   // Likewise the device: unset, hf uses CUDA when it can and the CPU otherwise (HFLM's default).
   if (cfg.device_given) mo.device = cfg.device;
   mo.seed = cfg.seed[2];
+  return mo;
+}
+
+// model_args with the secrets EvalConfig took out of them put back (only the backend sees them).
+Json model_args_with_secrets(const EvalConfig& cfg) {
   Json args = cfg.model_args;
   if (args.is_object())
     for (auto it = cfg.model_secrets.begin(); it != cfg.model_secrets.end(); ++it)
       args[it.key()] = it.value();
-  std::unique_ptr<LM> model = entry->factory(args, mo);
+  return args;
+}
+
+std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
+  check_model_name(cfg.model);
+  const ModelInfoEntry* entry = ModelRegistry::instance().find(cfg.model);
+  std::unique_ptr<LM> model = entry->factory(model_args_with_secrets(cfg), model_options(cfg));
   if (cfg.use_cache)
     model = make_caching_lm(std::move(model), *cfg.use_cache,
                             cache_identity(cfg.model, cfg.model_args));
@@ -37,6 +46,12 @@ bool wants_chat(const EvalConfig& cfg) {
 }
 
 }  // namespace
+
+void check_model_args(const EvalConfig& cfg) {
+  check_model_name(cfg.model);
+  const ModelInfoEntry* entry = ModelRegistry::instance().find(cfg.model);
+  if (entry->check) entry->check(model_args_with_secrets(cfg), model_options(cfg));
+}
 
 RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given) {
   RunModel rm;

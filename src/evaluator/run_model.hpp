@@ -22,6 +22,10 @@ struct RunModel {
 // behind --use_cache's CachingLM.
 RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given);
 
+// cfg.model's model_args read as its factory reads them (the backend's check), so that a bad
+// value is exit 2 before any task or dataset is loaded; the reference builds its LM first too.
+void check_model_args(const EvalConfig& cfg);
+
 // The chat template the results record (nullopt without --apply_chat_template).
 std::optional<std::string> run_chat_template(const EvalConfig& cfg, LM& lm);
 

@@ -22,21 +22,13 @@ std::vector<RefusedModelName> make_table() {
   const std::string server = kServer, hf = kHf;
   const std::string kNoTorch = kNoTorchText;
   std::vector<RefusedModelName> t = {
-      {"anthropic-chat", "Anthropic's Messages API (AnthropicChat)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
-      {"anthropic-chat-completions", "Anthropic's Messages API (AnthropicChat)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
-      {"anthropic-completions", "Anthropic's legacy completions API (AnthropicLM)",
-       "an OpenAI-compatible proxy to it with --model local-chat-completions"},
+      // AnthropicLM calls the SDK's client.get_tokenizer(), which anthropic's SDK no longer has,
+      // and the legacy /v1/complete endpoint, which Anthropic retired.
+      {"anthropic-completions", "Anthropic's legacy Text Completions API (AnthropicLM), retired",
+       "--model anthropic-chat (the Messages API, ANTHROPIC_API_KEY) with --apply_chat_template"},
       {"azure-openai-chat-completions", "Azure OpenAI's chat API (AzureOpenaiChatCompletionsLM)",
        "--model local-chat-completions with base_url=<the deployment's chat/completions URL> and "
        "header={\"api-key\": ...}"},
-      {"ggml", "a llama.cpp / llama-cpp-python server's /v1/completions (GGUFLM)",
-       "the same server with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions,tokenizer=<its tokenizer>"},
-      {"gguf", "a llama.cpp / llama-cpp-python server's /v1/completions (GGUFLM)",
-       "the same server with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions,tokenizer=<its tokenizer>"},
       {"habana", "optimum-habana on Intel Gaudi (HabanaLM)", server + "; or " + hf},
       // Registered when lm-eval is built with libtorch; refused with this message otherwise.
       {"hf", "transformers models in process (HFLM), absent from this build (no libtorch)",
@@ -71,15 +63,10 @@ std::vector<RefusedModelName> make_table() {
       {"openvino", "optimum-intel's OpenVINO models (OptimumLM)",
        hf + " on the original checkpoint; or an OpenVINO model server with --model "
             "local-completions"},
-      {"sglang", "SGLang's offline engine (SGLangLM)",
-       "an SGLang server (python -m sglang.launch_server) with --model local-completions "
-       "--model_args model=M,base_url=http://HOST:PORT/v1/completions"},
       {"sglang-generate", "an SGLang server's native /generate API (SGLANGGENERATEAPI)",
        "the same server's /v1/completions with --model local-completions"},
       {"steered", "transformers models with steering vectors added to activations (SteeredModel)",
        "nothing yet: " + hf + " runs the unsteered model"},
-      {"textsynth", "the TextSynth API (TextSynthLM)",
-       "an OpenAI-compatible server for the model with --model local-completions"},
       {"trtllm", "TensorRT-LLM engines (TRTLLM)",
        "Triton / TensorRT-LLM's OpenAI-compatible server with --model local-completions"},
       {"vllm-vlm", "vLLM's offline engine with image inputs (VLLM_VLM)",

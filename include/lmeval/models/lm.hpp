@@ -122,6 +122,9 @@ struct ModelOptions {
 
 using ModelFactory =
     std::function<std::unique_ptr<LM>(const Json& model_args, const ModelOptions&)>;
+// Reads model_args as the factory will, starting and loading nothing: UserError (exit 2) for a
+// bad value. The run calls it before any task or dataset is loaded.
+using ModelArgCheck = std::function<void(const Json& model_args, const ModelOptions&)>;
 
 struct ModelInfoEntry {
   std::string name;
@@ -136,6 +139,7 @@ struct ModelInfoEntry {
   // Keys outside `args` pass through to the engine (vllm), so validate does not refuse them.
   bool passes_other_args = false;
   ModelFactory factory;
+  ModelArgCheck check;  // optional: backends whose factory starts servers or loads files first
 };
 
 // The model registry, filled at start-up by register_builtin_models().

@@ -15,6 +15,7 @@
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
+#include "models/api/anthropic_payload.hpp"
 
 namespace lmeval::api {
 
@@ -97,9 +98,11 @@ std::vector<size_t> collator_order(const std::vector<TokenPair>& requests,
 
 ApiLM::ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer)
     : args_(std::move(args)), tokenizer_(std::move(tokenizer)) {
-  const bool chat = args_.kind == ApiKind::kLocalChat || args_.kind == ApiKind::kOpenAIChat;
+  const bool chat = args_.kind == ApiKind::kLocalChat || args_.kind == ApiKind::kOpenAIChat ||
+                    args_.kind == ApiKind::kAnthropicChat;
   style_.endpoint = chat ? Endpoint::kChat : Endpoint::kCompletions;
   style_.openai_chat = args_.kind == ApiKind::kOpenAIChat;
+  style_.anthropic = args_.kind == ApiKind::kAnthropicChat;
   if (chat) args_.batch_size = 1;  // chat endpoints take one conversation per request
   max_length_ = args_.max_length - 1;
   if (!tokenizer_ && args_.tokenizer_backend.empty()) args_.tokenized_requests = false;
@@ -119,7 +122,11 @@ ApiLM::ApiLM(ApiArgs args, std::unique_ptr<Tokenizer> tokenizer)
   o.ca_cert_path = args_.ca_cert_path;
   o.retry = args_.retry;
   o.retry.max_attempts = std::max(1, args_.max_retries);
-  if (args_.header && args_.header->is_object()) {
+  if (style_.anthropic) {
+    // AnthropicChat.header (its own property: a header model_arg is not used).
+    o.headers.push_back("x-api-key: " + args_.api_key);
+    o.headers.push_back(std::string("anthropic-version: ") + kAnthropicVersion);
+  } else if (args_.header && args_.header->is_object()) {
     for (auto it = args_.header->begin(); it != args_.header->end(); ++it)
       o.headers.push_back(it.key() + ": " + header_value(it.value()));
   } else {
@@ -199,6 +206,10 @@ Json ApiLM::prompt_of(const std::vector<TokenIds>& inputs) const {
 }
 
 void ApiLM::check_loglikelihood_supported() const {
+  if (style_.anthropic)
+    throw UserError("Anthropic Chat Completions API does not support the return of loglikelihood",
+                    {"", 0, 0, "--model"},
+                    "generate_until tasks (loglikelihood needs a server with prompt logprobs)");
   if (style_.endpoint == Endpoint::kChat)
     throw UserError(std::string("Loglikelihood is not supported for chat completions (model ") +
                         kind_name(args_.kind) + "): chat endpoints return no prompt logprobs",
@@ -478,8 +489,11 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
         prompt = Json::array();
         for (size_t i : b.members) prompt.push_back(requests[i].context);
       }
-      set_body(b, generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks,
-                                     args_.seed, eos_string()));
+      set_body(b, style_.anthropic
+                      ? anthropic_messages_payload(args_.model, prompt, kw, args_.max_gen_toks,
+                                                   eos_string())
+                      : generation_payload(style_, args_.model, prompt, kw, args_.max_gen_toks,
+                                           args_.seed, eos_string()));
       b.what = "generate_until request " + std::to_string(batches.size() + 1) + " (context " +
                short_text(requests[b.members.front()].context) + ")";
       batches.push_back(std::move(b));
@@ -488,7 +502,10 @@ std::vector<std::string> ApiLM::generate_until(const std::vector<GenerationReque
   std::vector<std::string> out(requests.size());
   bool warned_null = false;
   send(batches, "generate_until", requests.size(), 0, [&](const Batch& b, const Json& answer) {
-    auto res = parse_generations(style_.endpoint, answer, b.members.size(), args_.think_end_token);
+    auto res =
+        style_.anthropic
+            ? std::vector<std::optional<std::string>>{parse_anthropic_message(answer)}
+            : parse_generations(style_.endpoint, answer, b.members.size(), args_.think_end_token);
     for (size_t k = 0; k < b.members.size(); ++k) {
       if (!res[k]) {
         if (!warned_null)

@@ -16,7 +16,13 @@
 
 namespace lmeval::api {
 
-enum class ApiKind { kLocalCompletions, kLocalChat, kOpenAICompletions, kOpenAIChat };
+enum class ApiKind {
+  kLocalCompletions,
+  kLocalChat,
+  kOpenAICompletions,
+  kOpenAIChat,
+  kAnthropicChat
+};
 
 const char* kind_name(ApiKind kind);
 
@@ -43,7 +49,7 @@ struct ApiArgs {
   double timeout_s = 300;
   std::optional<Json> header;  // replaces the Authorization header when given
   std::optional<std::string> think_end_token;
-  std::string api_key;  // OPENAI_API_KEY or model_args api_key; never printed
+  std::string api_key;  // OPENAI_API_KEY (ANTHROPIC_API_KEY) or model_args api_key; never printed
   RetryPolicy retry;    // backoff (tests shorten it)
 };
 
@@ -53,7 +59,9 @@ const std::vector<std::string>& api_known_args();
 
 // Parses model_args for `kind`; unknown keys and bad values are UserErrors naming the key.
 // Reads OPENAI_API_KEY from the environment (openai-* kinds require a key).
-ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options);
+// `notes`: log the reference's warnings (off for the early check, which precedes the real read).
+ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options,
+                       bool notes = true);
 
 using TokenIds = std::vector<TokenId>;
 using TokenPair = std::pair<TokenIds, TokenIds>;

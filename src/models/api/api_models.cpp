@@ -15,6 +15,9 @@
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
 #include "models/api/api_lm.hpp"
+#include "models/api/gguf_lm.hpp"
+#include "models/api/sglang_lm.hpp"
+#include "models/api/textsynth_lm.hpp"
 #include "models/api/vllm_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
@@ -37,6 +40,8 @@ const char* kind_name(ApiKind kind) {
       return "openai-completions";
     case ApiKind::kOpenAIChat:
       return "openai-chat-completions";
+    case ApiKind::kAnthropicChat:
+      return "anthropic-chat";
   }
   return "api";
 }
@@ -207,18 +212,21 @@ const std::vector<std::string>& api_known_args() {
   return keys;
 }
 
-ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options) {
+ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions& options,
+                       bool notes) {
   ma::check_known(model_args, kind_name(kind), api_known_args());
   const Json args = model_args.is_object() ? model_args : Json::object();
   auto has = [&](const char* k) { return args.contains(k) && !ma::is_none(args[k]); };
 
   ApiArgs a;
   a.kind = kind;
-  const bool chat = kind == ApiKind::kLocalChat || kind == ApiKind::kOpenAIChat;
+  const bool chat = kind == ApiKind::kLocalChat || kind == ApiKind::kOpenAIChat ||
+                    kind == ApiKind::kAnthropicChat;
   // Defaults of each class's __init__.
   a.tokenizer_backend = chat ? "none" : (kind == ApiKind::kOpenAICompletions ? "tiktoken" : "auto");
   if (kind == ApiKind::kOpenAICompletions) a.base_url = "https://api.openai.com/v1/completions";
   if (kind == ApiKind::kOpenAIChat) a.base_url = "https://api.openai.com/v1/chat/completions";
+  if (kind == ApiKind::kAnthropicChat) a.base_url = "https://api.anthropic.com/v1/messages";
   a.tokenized_requests = !chat;
   ma::apply(api_model_args(), args, a, ModelArgOrder::Table);
 
@@ -226,8 +234,9 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
   std::string bs = has("batch_size") ? ma::as_string(args["batch_size"]) : "1";
   if (options.batch_size) bs = *options.batch_size;
   if (bs.rfind("auto", 0) == 0) {
-    spdlog::warn(
-        "Automatic batch size is not supported for API models. Defaulting to batch size 1.");
+    if (notes)
+      spdlog::warn(
+          "Automatic batch size is not supported for API models. Defaulting to batch size 1.");
     bs = "1";
   }
   a.batch_size = static_cast<int>(
@@ -266,10 +275,11 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     if (!a.tokenizer.empty()) {
       backend = "huggingface";
     } else {
-      spdlog::warn(
-          "{}: tiktoken is not built in; prompts are sent as text (pass tokenizer=<folder with a "
-          "tokenizer.json of the model's encoding> for token prompts and loglikelihood)",
-          kind_name(kind));
+      if (notes)
+        spdlog::warn(
+            "{}: tiktoken is not built in; prompts are sent as text (pass tokenizer=<folder with a "
+            "tokenizer.json of the model's encoding> for token prompts and loglikelihood)",
+            kind_name(kind));
       backend = "";
     }
   }
@@ -290,12 +300,22 @@ ApiArgs parse_api_args(ApiKind kind, const Json& model_args, const ModelOptions&
     a.tokenizer = a.model.get<std::string>();
   }
 
-  // The key: model_args api_key (applied above), else OPENAI_API_KEY. Never logged.
+  // The key: model_args api_key (applied above), else OPENAI_API_KEY (AnthropicChat:
+  // ANTHROPIC_API_KEY). Never logged.
+  const bool anthropic = kind == ApiKind::kAnthropicChat;
   if (!has("api_key"))
-    if (const char* k = std::getenv("OPENAI_API_KEY")) a.api_key = k;
+    if (const char* k = std::getenv(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"))
+      a.api_key = k;
   if ((kind == ApiKind::kOpenAICompletions || kind == ApiKind::kOpenAIChat) && a.api_key.empty())
     throw UserError("API key not found. Please set the `OPENAI_API_KEY` environment variable.",
                     {"", 0, 0, "OPENAI_API_KEY"}, "an OpenAI API key");
+  if (anthropic && a.api_key.empty())
+    throw UserError("API key not found. Please set the ANTHROPIC_API_KEY environment variable.",
+                    {"", 0, 0, "ANTHROPIC_API_KEY"}, "an Anthropic API key");
+  if (anthropic && a.header && notes)
+    spdlog::warn(
+        "anthropic-chat: model_args header is not used (AnthropicChat sends x-api-key "
+        "and anthropic-version headers of its own)");
   return a;
 }
 
@@ -328,27 +348,48 @@ fs::path tokenizer_dir(const std::string& name, const std::string& revision) {
   return client.snapshot_dir(repo, info.commit);
 }
 
-std::unique_ptr<LM> make_vllm_model(const Json& model_args, const ModelOptions& options) {
-  VllmArgs a = parse_vllm_args(model_args, options);
+// The active Python environment's interpreter, which must have `package` (the engine whose
+// server lm-eval starts for --model `model`). UserError (exit 2) otherwise: the reference's
+// "package is not installed" message and what to do instead.
+std::string engine_python(const std::string& model, const std::string& package,
+                          const std::string& install) {
   const PythonEnv env = active_python_env();
   if (env.python.empty())
-    throw UserError("vllm needs a Python environment with the vllm package: " + env.described,
-                    {"", 0, 0, "--model vllm"},
-                    "an activated virtual environment ($VIRTUAL_ENV) or python3 on PATH with vllm");
+    throw UserError(
+        model + " needs a Python environment with the " + package + " package: " + env.described,
+        {"", 0, 0, "--model " + model},
+        "an activated virtual environment ($VIRTUAL_ENV) or python3 on PATH with " + package);
   int status = -1;
   run_python(env.python,
-             "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('vllm') else 3)",
+             "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('" + package +
+                 "') else 3)",
              60000, &status);
   if (status != 0)
-    throw UserError(
-        "attempted to use 'vllm' LM type, but package `vllm` is not installed in " + env.described,
-        {"", 0, 0, "--model vllm"},
-        "pip install vllm in that environment, or start a vLLM server yourself and use "
-        "--model local-completions");
+    throw UserError("attempted to use '" + model + "' LM type, but package `" + package +
+                        "` is not installed in " + env.described,
+                    {"", 0, 0, "--model " + model},
+                    install +
+                        " in that environment, or start a server yourself and use "
+                        "--model local-completions");
+  return env.python.string();
+}
+
+std::unique_ptr<LM> make_vllm_model(const Json& model_args, const ModelOptions& options) {
+  VllmArgs a = parse_vllm_args(model_args, options);
+  const std::string python = engine_python("vllm", "vllm", "pip install vllm");
   const std::string tok = a.tokenizer.empty() ? a.pretrained : a.tokenizer;
   auto tokenizer = load_tokenizer(
       tokenizer_dir(tok, a.tokenizer_revision.value_or(a.revision.value_or("main"))));
-  return std::make_unique<VllmLM>(std::move(a), std::move(tokenizer), env.python.string());
+  return std::make_unique<VllmLM>(std::move(a), std::move(tokenizer), python);
+}
+
+std::unique_ptr<LM> make_sglang_model(const Json& model_args, const ModelOptions& options) {
+  SglangArgs a = parse_sglang_args(model_args, options);
+  const std::string python = engine_python(
+      "sglang", "sglang",
+      "install sglang (https://docs.sglang.ai/start/install.html: pip install \"sglang[all]\")");
+  auto tokenizer = load_tokenizer(tokenizer_dir(a.tokenizer, "main"));
+  return std::make_unique<SglangLM>(std::move(a), std::move(tokenizer), python);
 }
 
 std::unique_ptr<LM> make_api_model(ApiKind kind, const Json& model_args,
@@ -376,6 +417,9 @@ void register_api_models(ModelRegistry& registry) {
       {api::ApiKind::kLocalChat, "OpenAI-compatible /v1/chat/completions server (generation only)"},
       {api::ApiKind::kOpenAICompletions, "OpenAI completions API (OPENAI_API_KEY)"},
       {api::ApiKind::kOpenAIChat, "OpenAI chat completions API (OPENAI_API_KEY; generation only)"},
+      {api::ApiKind::kAnthropicChat,
+       "Anthropic's Messages API (ANTHROPIC_API_KEY; generation only; the reference's "
+       "AnthropicChat)"},
   };
   for (const auto& d : defs) {
     ModelInfoEntry e;
@@ -383,13 +427,19 @@ void register_api_models(ModelRegistry& registry) {
     e.description = d.description;
     e.status = d.kind == api::ApiKind::kLocalCompletions || d.kind == api::ApiKind::kLocalChat
                    ? "client of a server you start"
-                   : "client of OpenAI's API";
+               : d.kind == api::ApiKind::kAnthropicChat ? "client of Anthropic's API"
+                                                        : "client of OpenAI's API";
     e.args = model_args::infos(api::api_model_args());
     const api::ApiKind kind = d.kind;
     e.factory = [kind](const Json& args, const ModelOptions& options) {
       return api::make_api_model(kind, args, options);
     };
-    registry.add(std::move(e));
+    e.check = [kind](const Json& args, const ModelOptions& options) {
+      (void)api::parse_api_args(kind, args, options, false);
+    };
+    registry.add(std::move(e), d.kind == api::ApiKind::kAnthropicChat
+                                   ? std::vector<std::string>{"anthropic-chat-completions"}
+                                   : std::vector<std::string>{});
   }
   ModelInfoEntry v;
   v.name = "vllm";
@@ -400,7 +450,51 @@ void register_api_models(ModelRegistry& registry) {
   v.factory = [](const Json& args, const ModelOptions& options) {
     return api::make_vllm_model(args, options);
   };
+  v.check = [](const Json& args, const ModelOptions& options) {
+    (void)api::parse_vllm_args(args, options, false);
+  };
   registry.add(std::move(v));
+
+  ModelInfoEntry g;
+  g.name = "sglang";
+  g.description = "SGLang (the reference's SGLangLM backend) over SGLang's own server";
+  g.status = "starts SGLang's server (python -m sglang.launch_server)";
+  g.args = api::sglang_arg_infos();
+  g.passes_other_args = true;
+  g.factory = [](const Json& args, const ModelOptions& options) {
+    return api::make_sglang_model(args, options);
+  };
+  g.check = [](const Json& args, const ModelOptions& options) {
+    (void)api::parse_sglang_args(args, options, false);
+  };
+  registry.add(std::move(g));
+
+  ModelInfoEntry f;
+  f.name = "gguf";
+  f.description =
+      "a llama.cpp / llama-cpp-python server's /v1/completions (the reference's GGUFLM)";
+  f.status = "client of a server you start";
+  f.args = api::gguf_arg_infos();
+  f.passes_other_args = true;  // GGUFLM's **kwargs takes any key and ignores it
+  f.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::GgufLM>(api::parse_gguf_args(args));
+  };
+  f.check = [](const Json& args, const ModelOptions&) { (void)api::parse_gguf_args(args, false); };
+  registry.add(std::move(f), {"ggml"});
+
+  ModelInfoEntry t;
+  t.name = "textsynth";
+  t.description = "the TextSynth API (TEXTSYNTH_API_SECRET_KEY; the reference's TextSynthLM)";
+  t.status = "client of TextSynth's API";
+  t.args = api::textsynth_arg_infos();
+  t.passes_other_args = true;  // TextSynthLM's **kwargs takes any key and ignores it
+  t.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::TextSynthLM>(api::parse_textsynth_args(args));
+  };
+  t.check = [](const Json& args, const ModelOptions&) {
+    (void)api::parse_textsynth_args(args, false);
+  };
+  registry.add(std::move(t));
 }
 
 }  // namespace lmeval

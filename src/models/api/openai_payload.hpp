@@ -25,6 +25,8 @@ struct PayloadStyle {
   // OpenAIChatCompletion: max_completion_tokens instead of max_tokens, `until` defaulting to
   // ["<|endoftext|>"], and no stop / temperature 1 for reasoning models (o1, o3, o4, *5*).
   bool openai_chat = false;
+  // AnthropicChat: the Messages API's bodies and answers (anthropic_payload.hpp).
+  bool anthropic = false;
 };
 
 // LocalCompletionsAPI._create_payload(generate=False): echo the prompt with its logprobs.

@@ -65,7 +65,7 @@ void append_server_option(std::vector<std::string>& out, const std::string& key,
   out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
-VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options) {
+VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options, bool notes) {
   const Json args = model_args.is_object() ? model_args : Json::object();
   auto given = [&](const char* k) { return args.contains(k) && !ma::is_none(args[k]); };
   auto text = [&](const char* k) { return ma::as_string(args[k]); };
@@ -124,15 +124,15 @@ VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options) {
     throw UserError("data_parallel_size > 1 is not supported with enable_expert_parallel=True",
                     {"", 0, 0, "--model_args data_parallel_size"},
                     "tensor_parallel_size > 1 with data_parallel_size=1");
-  if (given("batch_size") || options.batch_size)
+  if (notes && (given("batch_size") || options.batch_size))
     spdlog::info(
         "vllm: batch_size is not used; every request is in flight at once (up to "
         "num_concurrent per server)");
-  if (options.device || args.contains("device"))
+  if (notes && (options.device || args.contains("device")))
     spdlog::warn(
         "The `device` argument is ignored by the vLLM backend. To select which GPU(s) vLLM can "
         "use, set the `CUDA_VISIBLE_DEVICES` environment variable before running lm-eval.");
-  if (args.contains("swap_space"))
+  if (notes && args.contains("swap_space"))
     spdlog::warn("swap_space is no longer supported by vLLM; ignoring.");
 
   // VLLM.__init__'s self.model_args, in its order, then **kwargs as given.

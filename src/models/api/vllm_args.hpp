@@ -41,7 +41,8 @@ struct VllmArgs {
 const std::vector<ModelArgInfo>& vllm_arg_infos();
 
 // Reads model_args as VLLM.__init__ does. UserError (exit 2) naming the key for a bad value.
-VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options);
+// `notes`: log VLLM.__init__'s warnings (off for the early check, which precedes the real read).
+VllmArgs parse_vllm_args(const Json& model_args, const ModelOptions& options, bool notes = true);
 
 // A vllm.LLM keyword as the server's option: `--snake-case-as-dashes VALUE`; True as the bare
 // flag, False as `--no-flag`, objects and lists as JSON text, None omitted.

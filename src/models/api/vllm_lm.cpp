@@ -5,58 +5,16 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "lmeval/core/error.hpp"
-#include "lmeval/core/unicode.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
-#include "lmeval/models/special_tokens.hpp"
 #include "models/api/openai_payload.hpp"
 
 namespace lmeval::api {
 
 namespace {
-
-Json token_list_json(const TokenIds& ids) {
-  Json a = Json::array();
-  for (TokenId t : ids) a.push_back(t);
-  return a;
-}
-
-// lm_eval.models.utils.truncate_tokens.
-TokenIds truncate_tokens(const TokenIds& t, int64_t n, const std::string& side) {
-  const auto size = static_cast<int64_t>(t.size());
-  n = std::clamp<int64_t>(n, 0, size);
-  if (side == "right") return TokenIds(t.begin(), t.begin() + n);
-  if (side == "middle") {
-    const int64_t left = n / 2, right = n - left;
-    TokenIds out(t.begin(), t.begin() + left);
-    out.insert(out.end(), t.end() - right, t.end());
-    return out;
-  }
-  return TokenIds(t.end() - n, t.end());
-}
-
-// postprocess_generated_text: after the last think_end_token (left-stripped), then cut at every
-// non-empty stop string in turn.
-std::string postprocess_generated_text(std::string text, const std::vector<std::string>& until,
-                                       const std::optional<std::string>& think_end_token) {
-  if (think_end_token && !think_end_token->empty()) {
-    const size_t at = text.rfind(*think_end_token);
-    if (at != std::string::npos) text = text.substr(at + think_end_token->size());
-    text = std::string(unicode::py_lstrip(text));
-  }
-  for (const auto& s : until) {
-    if (s.empty()) continue;
-    const size_t at = text.find(s);
-    if (at != std::string::npos) text.resize(at);
-  }
-  return text;
-}
 
 std::vector<std::string> visible_cuda_devices() {
   std::vector<std::string> out;
@@ -151,32 +109,24 @@ LoglikelihoodResult parse_prompt_logprobs(const Json& answer, const TokenIds& to
 }
 
 VllmLM::VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python)
-    : args_(std::move(args)), tokenizer_(std::move(tokenizer)) {
+    : EngineLM("vllm", std::move(tokenizer), args.secrets), args_(std::move(args)) {
   if (args_.prefix_token_id)
     prefix_token_id_ = static_cast<TokenId>(*args_.prefix_token_id);
   else if (tokenizer_->bos_token().id)
     prefix_token_id_ = *tokenizer_->bos_token().id;
   else if (tokenizer_->eos_token().id)
     prefix_token_id_ = *tokenizer_->eos_token().id;
-  for (int64_t r = 0; r < args_.data_parallel_size; ++r) {
-    const int port = free_loopback_port();
-    servers_.push_back(
-        std::make_unique<ManagedServer>(vllm_server_command(args_, python, port, r), port));
-    HttpClientOptions o;
-    o.max_in_flight = static_cast<size_t>(args_.num_concurrent);
-    o.timeout_s = 3600;
-    if (args_.api_key) o.headers.push_back("Authorization: Bearer " + *args_.api_key);
-    clients_.push_back(std::make_unique<HttpClient>(std::move(o)));
-  }
+  start_servers(
+      static_cast<size_t>(args_.data_parallel_size),
+      [&](int port, size_t r) {
+        return vllm_server_command(args_, python, port, static_cast<int64_t>(r));
+      },
+      args_.num_concurrent, args_.api_key);
   // VLLM.max_length: as given, else the engine's max_model_len (GET /v1/models says it).
-  if (args_.max_length) {
+  if (args_.max_length)
     max_length_ = *args_.max_length;
-  } else if (auto body = http_get(servers_.front()->base_url() + "/v1/models")) {
-    Json j = Json::parse(*body, nullptr, false);
-    if (j.is_object() && j.contains("data") && j["data"].is_array() && !j["data"].empty() &&
-        j["data"][0].value("max_model_len", Json()).is_number_integer())
-      max_length_ = j["data"][0]["max_model_len"].get<int64_t>();
-  }
+  else if (auto served = served_max_model_len())
+    max_length_ = *served;
 }
 
 std::string VllmLM::served_model() const {
@@ -192,92 +142,12 @@ TokenIds VllmLM::tok_encode(const std::string& text, std::optional<bool> add_spe
   return tokenizer_->encode(text, special);
 }
 
-void VllmLM::send(const std::vector<Pending>& work, const char* phase,
-                  const std::function<void(size_t, const Json&)>& accept) {
-  const size_t n = servers_.size();
-  std::vector<std::vector<size_t>> share(n);  // more_itertools.distribute: item i to server i % n
-  for (size_t i = 0; i < work.size(); ++i) share[i % n].push_back(i);
-  std::mutex mu;
-  std::vector<std::string> errors(n);
-  std::vector<std::exception_ptr> thrown(n);
-  size_t done = 0;
-  auto run = [&](size_t s) {
-    std::vector<std::string> bodies;
-    for (size_t i : share[s]) bodies.push_back(work[i].body);
-    auto judge = [&](size_t k, const HttpResponse& r) -> Verdict {
-      if (auto v = judge_transport(r)) return *v;
-      try {
-        Json answer = parse_body(r.body);
-        std::lock_guard<std::mutex> lock(mu);
-        accept(work[share[s][k]].index, answer);
-        ++done;
-        if (progress_) progress_(done, work.size(), -1);
-      } catch (const MalformedResponse& e) {
-        return Verdict::retry(e.what());
-      } catch (const RuntimeError& e) {
-        return Verdict::fail(e.what());  // an answer that can never be scored
-      }
-      return Verdict::done();
-    };
-    std::vector<HttpFailure> failures;
-    try {
-      failures = clients_[s]->post_all(servers_[s]->base_url() + "/v1/completions", bodies, judge);
-    } catch (...) {  // a stop signal (Interrupted) or a failure of the client itself
-      thrown[s] = std::current_exception();
-      return;
-    }
-    if (!failures.empty())
-      errors[s] = "request " + std::to_string(share[s][failures.front().index] + 1) +
-                  " failed after " + std::to_string(failures.front().attempts) +
-                  " attempt(s): " + failures.front().message;
-  };
-  if (n == 1) {
-    run(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t s = 0; s < n; ++s) threads.emplace_back(run, s);
-    for (auto& t : threads) t.join();
-  }
-  for (size_t s = 0; s < n; ++s)
-    if (thrown[s]) std::rethrow_exception(thrown[s]);
-  for (size_t s = 0; s < n; ++s)
-    if (!errors[s].empty()) {
-      std::string m = "vllm: " + std::string(phase) + " " + errors[s] + " (" +
-                      servers_[s]->base_url() + "); the end of the server's log:\n" +
-                      servers_[s]->log_tail(15);
-      for (const auto& v : args_.secrets)
-        for (size_t p; v.size() >= 4 && (p = m.find(v)) != std::string::npos;)
-          m.replace(p, v.size(), "***");
-      throw RuntimeError(m);
-    }
-}
-
 std::vector<LoglikelihoodResult> VllmLM::loglikelihood(
     const std::vector<LoglikelihoodRequest>& requests) {
-  std::vector<std::pair<TokenIds, TokenIds>> enc;
-  for (const auto& r : requests) {
-    if (r.context.empty()) {
-      // TemplateLM.loglikelihood: the prefix token as the context of an empty one.
-      TokenIds cont = tok_encode(r.continuation, false);
-      if (!cont.empty() && cont[0] == prefix_token_id_)
-        enc.push_back({{cont[0]}, TokenIds(cont.begin() + 1, cont.end())});
-      else
-        enc.push_back({{prefix_token_id_}, cont});
-      continue;
-    }
-    // TemplateLM._encode_pair.
-    std::string context = r.context, continuation = r.continuation;
-    const size_t kept = unicode::py_rstrip(context).size();
-    if (kept < context.size()) {
-      continuation = context.substr(kept) + continuation;
-      context.resize(kept);
-    }
-    TokenIds whole = tok_encode(context + continuation), ctx = tok_encode(context);
-    TokenIds cont(whole.begin() + static_cast<std::ptrdiff_t>(std::min(ctx.size(), whole.size())),
-                  whole.end());
-    enc.emplace_back(ctx, cont);
-  }
-  const bool sink = servers_.size() == 1;
+  const std::vector<EncodedPair> enc = encode_pairs(
+      requests,
+      [this](const std::string& t, std::optional<bool> special) { return tok_encode(t, special); });
+  const bool sink = streams_answers();
   auto out = loglikelihood_tokens(enc, [&](size_t i, const LoglikelihoodResult& r) {
     if (sink) answered(i, r);
   });
@@ -287,7 +157,7 @@ std::vector<LoglikelihoodResult> VllmLM::loglikelihood(
 }
 
 std::vector<LoglikelihoodResult> VllmLM::loglikelihood_tokens(
-    const std::vector<std::pair<TokenIds, TokenIds>>& requests,
+    const std::vector<EncodedPair>& requests,
     const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer) {
   const int64_t max_cxt_len = max_length_ - 1;  // vLLM requires at least one generation token
   std::vector<TokenIds> inputs(requests.size());
@@ -315,7 +185,7 @@ std::vector<LoglikelihoodResult> VllmLM::loglikelihood_tokens(
     work.push_back({i, body.dump()});
   }
   std::vector<LoglikelihoodResult> out(requests.size());
-  send(work, "loglikelihood", [&](size_t i, const Json& answer) {
+  send(work, "/v1/completions", "loglikelihood", [&](size_t i, const Json& answer) {
     out[i] = parse_prompt_logprobs(answer, inputs[i], ctxlens[i]);
     on_answer(i, out[i]);
   });
@@ -323,7 +193,7 @@ std::vector<LoglikelihoodResult> VllmLM::loglikelihood_tokens(
 }
 
 std::vector<double> VllmLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
-  std::vector<std::pair<TokenIds, TokenIds>> windows;
+  std::vector<EncodedPair> windows;
   std::vector<size_t> owner;
   for (size_t t = 0; t < texts.size(); ++t)
     // max_seq_len = max_length - (1 for context) - (1 for generation)
@@ -339,10 +209,7 @@ std::vector<double> VllmLM::loglikelihood_rolling(const std::vector<std::string>
 }
 
 std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequest>& requests) {
-  std::string eos;
-  if (tokenizer_->eos_token().id)
-    eos = tokenizer_->decode(std::vector<TokenId>{*tokenizer_->eos_token().id}, false);
-  if (eos.empty()) eos = tokenizer_->eos_token().text;
+  const std::string eos = eos_text();
   std::vector<std::vector<std::string>> untils(requests.size());
   std::vector<Pending> work;
   bool warned = false;
@@ -395,8 +262,8 @@ std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequ
     work.push_back({i, body.dump(-1, ' ', false, Json::error_handler_t::replace)});
   }
   std::vector<std::string> out(requests.size());
-  const bool sink = servers_.size() == 1;
-  send(work, "generate_until", [&](size_t i, const Json& answer) {
+  const bool sink = streams_answers();
+  send(work, "/v1/completions", "generate_until", [&](size_t i, const Json& answer) {
     auto texts = parse_generations(Endpoint::kCompletions, answer, 1, std::nullopt);
     out[i] =
         postprocess_generated_text(texts.front().value_or(""), untils[i], args_.think_end_token);
@@ -406,28 +273,5 @@ std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequ
     for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
   return out;
 }
-
-std::optional<TokenizerInfo> VllmLM::tokenizer_info() const {
-  TokenizerInfo t;
-  copy_special_token(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
-  copy_special_token(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
-  if (tokenizer_->pad_token().id)
-    copy_special_token(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
-  else if (tokenizer_->unk_token().id)
-    copy_special_token(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
-  else
-    copy_special_token(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
-  if (tokenizer_->eos_token().id) t.eot_token_id = *tokenizer_->eos_token().id;
-  t.max_length = max_length_;
-  return t;
-}
-
-std::optional<std::string> VllmLM::chat_template(const std::string& name) const {
-  std::string t = tokenizer_->chat_template(name);
-  if (t.empty()) return std::nullopt;
-  return t;
-}
-
-Json VllmLM::chat_template_variables() const { return chat_template_special_tokens(*tokenizer_); }
 
 }  // namespace lmeval::api

@@ -47,6 +47,9 @@ class FakeServer {
         call = calls_++;
         bodies_.push_back(body);
         auth_.push_back(req.get_header_value("Authorization"));
+        Json h = Json::object();
+        for (const auto& [k, v] : req.headers) h[k] = v;
+        headers_.push_back(std::move(h));
       }
       FakeReply r = handler_(req.path, body, call);
       if (r.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(r.delay_ms));
@@ -105,6 +108,11 @@ class FakeServer {
     std::lock_guard<std::mutex> lock(mu_);
     return auth_;
   }
+  // Every request's headers, as sent (names as the client spelled them).
+  std::vector<Json> headers() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return headers_;
+  }
 
  private:
   Handler handler_;
@@ -116,6 +124,7 @@ class FakeServer {
   int calls_ = 0;
   std::vector<Json> bodies_;
   std::vector<std::string> auth_;
+  std::vector<Json> headers_;
 };
 
 // --- an OpenAI completions "model" for the stand-in ------------------------------------------

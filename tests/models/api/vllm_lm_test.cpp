@@ -17,6 +17,7 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
+#include "models/api/child_process.hpp"
 #include "models/api/openai_payload.hpp"
 #include "models/api/vllm_args.hpp"
 #include "models/api/vllm_lm.hpp"
@@ -28,6 +29,7 @@ namespace lmeval::api {
 namespace {
 
 namespace fs = std::filesystem;
+using lmeval::testing::alive;
 
 const fs::path& model_dir() {
   static const fs::path p = lmeval::testing::source_dir() / "models" / "stories260K";
@@ -50,22 +52,6 @@ Json parse_kv(const std::string& s) {
     out[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return out;
-}
-
-// True when `pid` is still running 5 s from now (it is polled: a process on its way out has
-// that long to go).
-bool alive(pid_t pid) {
-  for (int i = 0; i < 100; ++i) {
-    if (::kill(pid, 0) != 0) return false;
-    // A zombie (exited, not yet reaped by init) also answers kill(0): read its state.
-    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(st, line);
-    const size_t rp = line.rfind(')');
-    if (rp != std::string::npos && rp + 2 < line.size() && line[rp + 2] == 'Z') return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
 }
 
 // Environment for the fake: its package first on PYTHONPATH, python3 from PATH, records in a
