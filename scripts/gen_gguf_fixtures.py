@@ -11,8 +11,8 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
   * golden.json: for each file, what transformers computes after loading it with
     AutoModelForCausalLM.from_pretrained(folder, gguf_file=name) in float32: next-token
     log-probs, argmaxes and last-row log-softmax of the fixture's three inputs, and the
-    log-likelihoods of a few text requests encoded as HFLM encodes them (with the fixture's
-    tokenizer, which the GGUFs do not carry).
+    log-likelihoods of a few text requests encoded as HFLM encodes them (with the llama
+    fixture's tokenizer, which the GGUFs do not carry).
   * dequant.json: for every ggml type gguf.quants can dequantise, random blocks (hex) and
     gguf.quants.dequantize's float32 output of them (hex, little-endian).
 """
@@ -115,7 +115,10 @@ def goldens(out_dir, name, fixture_dir):
                                                  dtype=torch.float32)
     model.eval()
     fixture_golden = json.loads((fixture_dir / "golden.json").read_text())
-    tok = AutoTokenizer.from_pretrained(str(fixture_dir))
+    # Every fixture has the same tokenizer files; the llama folder's is read for all, since
+    # transformers 5's AutoTokenizer builds another tokenizer from the same files in the qwen2
+    # folder (its config.json's model_type chooses the class).
+    tok = AutoTokenizer.from_pretrained(str(fixture_dir.parent / "llama"))
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
