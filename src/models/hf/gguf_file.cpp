@@ -55,13 +55,27 @@ struct Cursor {
 // The smallest encoding of one value of a type: what an array's count is checked against.
 size_t min_size(uint32_t type) {
   switch (type) {
-    case 0: case 1: case 7: return 1;
-    case 2: case 3: return 2;
-    case 4: case 5: case 6: return 4;
-    case 10: case 11: case 12: return 8;
-    case 8: return 8;   // a string's length
-    case 9: return 12;  // an array's type and count
-    default: return 0;
+    case 0:
+    case 1:
+    case 7:
+      return 1;
+    case 2:
+    case 3:
+      return 2;
+    case 4:
+    case 5:
+    case 6:
+      return 4;
+    case 10:
+    case 11:
+    case 12:
+      return 8;
+    case 8:
+      return 8;  // a string's length
+    case 9:
+      return 12;  // an array's type and count
+    default:
+      return 0;
   }
 }
 
@@ -70,16 +84,42 @@ GgufValue read_value(Cursor& c, uint32_t type, const std::string& key, int depth
   v.type = type;
   const std::string what = "metadata value '" + key + "'";
   switch (type) {
-    case 0: v.u = c.read<uint8_t>(what, key); break;
-    case 2: v.u = c.read<uint16_t>(what, key); break;
-    case 4: v.u = c.read<uint32_t>(what, key); break;
-    case 10: v.u = c.read<uint64_t>(what, key); break;
-    case 1: v.kind = GgufValue::Kind::kSigned; v.i = c.read<int8_t>(what, key); break;
-    case 3: v.kind = GgufValue::Kind::kSigned; v.i = c.read<int16_t>(what, key); break;
-    case 5: v.kind = GgufValue::Kind::kSigned; v.i = c.read<int32_t>(what, key); break;
-    case 11: v.kind = GgufValue::Kind::kSigned; v.i = c.read<int64_t>(what, key); break;
-    case 6: v.kind = GgufValue::Kind::kFloat; v.f = c.read<float>(what, key); break;
-    case 12: v.kind = GgufValue::Kind::kFloat; v.f = c.read<double>(what, key); break;
+    case 0:
+      v.u = c.read<uint8_t>(what, key);
+      break;
+    case 2:
+      v.u = c.read<uint16_t>(what, key);
+      break;
+    case 4:
+      v.u = c.read<uint32_t>(what, key);
+      break;
+    case 10:
+      v.u = c.read<uint64_t>(what, key);
+      break;
+    case 1:
+      v.kind = GgufValue::Kind::kSigned;
+      v.i = c.read<int8_t>(what, key);
+      break;
+    case 3:
+      v.kind = GgufValue::Kind::kSigned;
+      v.i = c.read<int16_t>(what, key);
+      break;
+    case 5:
+      v.kind = GgufValue::Kind::kSigned;
+      v.i = c.read<int32_t>(what, key);
+      break;
+    case 11:
+      v.kind = GgufValue::Kind::kSigned;
+      v.i = c.read<int64_t>(what, key);
+      break;
+    case 6:
+      v.kind = GgufValue::Kind::kFloat;
+      v.f = c.read<float>(what, key);
+      break;
+    case 12:
+      v.kind = GgufValue::Kind::kFloat;
+      v.f = c.read<double>(what, key);
+      break;
     case 7: {
       v.kind = GgufValue::Kind::kBool;
       const auto b = c.read<uint8_t>(what, key);
@@ -87,7 +127,10 @@ GgufValue read_value(Cursor& c, uint32_t type, const std::string& key, int depth
       v.b = b == 1;
       break;
     }
-    case 8: v.kind = GgufValue::Kind::kString; v.s = c.string(what, key); break;
+    case 8:
+      v.kind = GgufValue::Kind::kString;
+      v.s = c.string(what, key);
+      break;
     case 9: {
       v.kind = GgufValue::Kind::kArray;
       if (depth >= kMaxArrayDepth)
@@ -95,7 +138,8 @@ GgufValue read_value(Cursor& c, uint32_t type, const std::string& key, int depth
       const auto item_type = c.read<uint32_t>(what + "'s item type", key);
       const auto n = c.read<uint64_t>(what + "'s item count", key);
       const size_t each = min_size(item_type);
-      if (each == 0) c.fail(what + " is an array of unknown type " + std::to_string(item_type), key);
+      if (each == 0)
+        c.fail(what + " is an array of unknown type " + std::to_string(item_type), key);
       if (n > c.left / each)
         c.fail(what + " claims " + std::to_string(n) + " items, more than the " +
                    std::to_string(c.left) + " bytes left can hold",
@@ -130,9 +174,9 @@ GgufFile::GgufFile(const std::filesystem::path& path) : file_(path, "GGUF file")
     // A big-endian file's version reads byte-swapped here.
     const bool swapped = version_ == 0x02000000u || version_ == 0x03000000u;
     c.fail("version " + std::to_string(version_) +
-               (swapped ? " (a big-endian file, which lm-eval does not read)"
-                        : version_ == 1 ? " (GGUF v1, superseded in 2023; convert it again)"
-                                        : "") +
+               (swapped         ? " (a big-endian file, which lm-eval does not read)"
+                : version_ == 1 ? " (GGUF v1, superseded in 2023; convert it again)"
+                                : "") +
                "; lm-eval reads versions 2 and 3",
            "version");
   }
@@ -147,7 +191,8 @@ GgufFile::GgufFile(const std::filesystem::path& path) : file_(path, "GGUF file")
     const std::string key = c.string("metadata key " + std::to_string(k));
     const auto type = c.read<uint32_t>("the type of metadata '" + key + "'", key);
     GgufValue v = read_value(c, type, key, 0);
-    if (!kv_.emplace(key, std::move(v)).second) c.fail("metadata key '" + key + "' appears twice", key);
+    if (!kv_.emplace(key, std::move(v)).second)
+      c.fail("metadata key '" + key + "' appears twice", key);
   }
   uint64_t alignment = 32;
   if (const GgufValue* a = find("general.alignment")) {
@@ -161,7 +206,8 @@ GgufFile::GgufFile(const std::filesystem::path& path) : file_(path, "GGUF file")
     t.name = c.string("tensor name " + std::to_string(k));
     const auto n_dims = c.read<uint32_t>("the dimension count of tensor '" + t.name + "'", t.name);
     if (n_dims == 0 || n_dims > kMaxDims)
-      c.fail("tensor '" + t.name + "' has " + std::to_string(n_dims) + " dimensions (1 to 4)", t.name);
+      c.fail("tensor '" + t.name + "' has " + std::to_string(n_dims) + " dimensions (1 to 4)",
+             t.name);
     uint64_t numel = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       const auto n = c.read<uint64_t>("a dimension of tensor '" + t.name + "'", t.name);
@@ -172,7 +218,8 @@ GgufFile::GgufFile(const std::filesystem::path& path) : file_(path, "GGUF file")
     }
     const auto type_id = c.read<uint32_t>("the type of tensor '" + t.name + "'", t.name);
     t.type = ggml_type(type_id);
-    if (!t.type) c.fail("tensor '" + t.name + "' has unknown ggml type " + std::to_string(type_id), t.name);
+    if (!t.type)
+      c.fail("tensor '" + t.name + "' has unknown ggml type " + std::to_string(type_id), t.name);
     if (t.ne[0] % t.type->block != 0)
       c.fail("tensor '" + t.name + "' of type " + t.type->name + " has rows of " +
                  std::to_string(t.ne[0]) + " elements, not a multiple of its block of " +

@@ -92,11 +92,16 @@ UserError bad_key(const GgufFile& f, const std::string& key, const std::string& 
 // _gguf_parse_value: numbers, bools and strings as themselves, arrays as lists.
 Json to_json(const GgufValue& v) {
   switch (v.kind) {
-    case GgufValue::Kind::kUnsigned: return v.u;
-    case GgufValue::Kind::kSigned: return v.i;
-    case GgufValue::Kind::kFloat: return v.f;
-    case GgufValue::Kind::kBool: return v.b;
-    case GgufValue::Kind::kString: return v.s;
+    case GgufValue::Kind::kUnsigned:
+      return v.u;
+    case GgufValue::Kind::kSigned:
+      return v.i;
+    case GgufValue::Kind::kFloat:
+      return v.f;
+    case GgufValue::Kind::kBool:
+      return v.b;
+    case GgufValue::Kind::kString:
+      return v.s;
     case GgufValue::Kind::kArray: {
       Json a = Json::array();
       for (const auto& i : v.items) a.push_back(to_json(i));
@@ -116,8 +121,7 @@ const GgufArch& arch_of(const GgufFile& f) {
       // general.name's values, that is when the name is exactly "mistral"; transformers then has
       // no tensor map for it (gguf-py names no "mistral" architecture) and fails.
       const GgufValue* name = f.find("general.name");
-      if (a->s == "llama" && name && name->kind == GgufValue::Kind::kString &&
-          name->s == "mistral")
+      if (a->s == "llama" && name && name->kind == GgufValue::Kind::kString && name->s == "mistral")
         throw UserError(
             "a llama GGUF named 'mistral' is read by transformers as a Mistral model, which its "
             "GGUF loader cannot map (Unknown gguf model_type: mistral)",
@@ -166,9 +170,12 @@ Json gguf_config_json(const GgufFile& f) {
     const GgufValue* v = f.find(key);
     if (!v) return;
     if (v->kind == GgufValue::Kind::kArray || v->kind == GgufValue::Kind::kString)
-      throw bad_key(f, key, "is " + std::string(v->kind == GgufValue::Kind::kArray ? "an array" : "a string") +
-                                " where transformers' " + to + " needs a number (per-layer values "
-                                "are not read natively)");
+      throw bad_key(f, key,
+                    "is " +
+                        std::string(v->kind == GgufValue::Kind::kArray ? "an array" : "a string") +
+                        " where transformers' " + to +
+                        " needs a number (per-layer values "
+                        "are not read natively)");
     c[to] = to_json(*v);
   };
   const std::string prefix = std::string(g.gguf) + ".";
@@ -179,7 +186,8 @@ Json gguf_config_json(const GgufFile& f) {
   // tokenizer's tokens when the architecture's vocab_size is absent.
   c["tie_word_embeddings"] = f.tensor("output.weight") == nullptr;
   if (!c.contains("vocab_size"))
-    if (const GgufValue* t = f.find("tokenizer.ggml.tokens"); t && t->kind == GgufValue::Kind::kArray)
+    if (const GgufValue* t = f.find("tokenizer.ggml.tokens");
+        t && t->kind == GgufValue::Kind::kArray)
       c["vocab_size"] = t->items.size();
   for (const char* k : {"embedding_length", "block_count", "attention.head_count"})
     if (!f.find(prefix + k))
@@ -203,7 +211,8 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
       if (base == from) hf = to;
     if (hf.empty() && base.rfind("blk.", 0) == 0) {
       const auto end = base.find('.', 4);
-      const std::string idx = base.substr(4, end == std::string::npos ? std::string::npos : end - 4);
+      const std::string idx =
+          base.substr(4, end == std::string::npos ? std::string::npos : end - 4);
       if (end == std::string::npos || idx.empty() || idx.size() > 9 ||
           idx.find_first_not_of("0123456789") != std::string::npos || std::stoll(idx) >= layers)
         continue;
@@ -242,7 +251,8 @@ const TensorView* GgufTensors::find(const std::string& name) const {
     const bool q = t.name.find(".attn_q.") != std::string::npos;
     const bool k = t.name.find(".attn_k.") != std::string::npos;
     if (q || k) {
-      const int64_t heads = config_[q ? "num_attention_heads" : "num_key_value_heads"].get<int64_t>();
+      const int64_t heads =
+          config_[q ? "num_attention_heads" : "num_key_value_heads"].get<int64_t>();
       const int64_t rows = v.shape[0];
       reverse_permute(*values, rows, t.numel() / std::max<int64_t>(rows, 1), heads);
     }

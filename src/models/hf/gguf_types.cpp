@@ -267,7 +267,9 @@ void tq1_0(const std::byte* b, float* y) {
   const uint8_t* qh = bytes(b + 48);
   const float d = half(b + 52);
   constexpr std::array<uint8_t, 6> pow3 = {1, 3, 9, 27, 81, 243};
-  auto digit = [](uint8_t q) { return static_cast<float>(((static_cast<uint16_t>(q) * 3) >> 8) - 1); };
+  auto digit = [](uint8_t q) {
+    return static_cast<float>(((static_cast<uint16_t>(q) * 3) >> 8) - 1);
+  };
   for (int n = 0; n < 5; ++n)
     for (int m = 0; m < 32; ++m) *y++ = digit(static_cast<uint8_t>(qs[m] * pow3[n])) * d;
   for (int n = 0; n < 5; ++n)
@@ -282,8 +284,7 @@ void tq2_0(const std::byte* b, float* y) {
   const float d = half(b + 64);
   for (int j = 0; j < 64; j += 32)
     for (int l = 0; l < 4; ++l)
-      for (int m = 0; m < 32; ++m)
-        *y++ = static_cast<float>(((qs[j + m] >> (l * 2)) & 3) - 1) * d;
+      for (int m = 0; m < 32; ++m) *y++ = static_cast<float>(((qs[j + m] >> (l * 2)) & 3) - 1) * d;
 }
 
 // MXFP4 {u8 e; u8 qs[16]}: 4-bit floats (E2M1, doubled) times 2^(e - 128).
@@ -319,11 +320,40 @@ void nvfp4(const std::byte* b, float* y) {
 }
 
 enum : uint32_t {
-  kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ8_1 = 9,
-  kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kQ8_K = 15, kIQ2_XXS = 16,
-  kIQ2_XS = 17, kIQ3_XXS = 18, kIQ1_S = 19, kIQ4_NL = 20, kIQ3_S = 21, kIQ2_S = 22, kIQ4_XS = 23,
-  kI8 = 24, kI16 = 25, kI32 = 26, kI64 = 27, kF64 = 28, kIQ1_M = 29, kBF16 = 30, kTQ1_0 = 34,
-  kTQ2_0 = 35, kMXFP4 = 39, kNVFP4 = 40, kQ1_0 = 41,
+  kF32 = 0,
+  kF16 = 1,
+  kQ4_0 = 2,
+  kQ4_1 = 3,
+  kQ5_0 = 6,
+  kQ5_1 = 7,
+  kQ8_0 = 8,
+  kQ8_1 = 9,
+  kQ2_K = 10,
+  kQ3_K = 11,
+  kQ4_K = 12,
+  kQ5_K = 13,
+  kQ6_K = 14,
+  kQ8_K = 15,
+  kIQ2_XXS = 16,
+  kIQ2_XS = 17,
+  kIQ3_XXS = 18,
+  kIQ1_S = 19,
+  kIQ4_NL = 20,
+  kIQ3_S = 21,
+  kIQ2_S = 22,
+  kIQ4_XS = 23,
+  kI8 = 24,
+  kI16 = 25,
+  kI32 = 26,
+  kI64 = 27,
+  kF64 = 28,
+  kIQ1_M = 29,
+  kBF16 = 30,
+  kTQ1_0 = 34,
+  kTQ2_0 = 35,
+  kMXFP4 = 39,
+  kNVFP4 = 40,
+  kQ1_0 = 41,
 };
 
 // ggml's types (ggml.h's enum ggml_type, gguf-py's GGML_QUANT_SIZES).
@@ -389,7 +419,8 @@ void dequantize(const GgmlType& t, const std::byte* src, float* dst, int64_t n) 
       for (int64_t i = 0; i < n; ++i) dst[i] = half(src + 2 * i);
       return;
     case kBF16:
-      for (int64_t i = 0; i < n; ++i) dst[i] = bits_to_f32(static_cast<uint32_t>(u16(src + 2 * i)) << 16);
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = bits_to_f32(static_cast<uint32_t>(u16(src + 2 * i)) << 16);
       return;
     default:
       break;
@@ -398,23 +429,56 @@ void dequantize(const GgmlType& t, const std::byte* src, float* dst, int64_t n) 
     const std::byte* b = src + static_cast<size_t>(i) * t.block_bytes;
     float* y = dst + i * t.block;
     switch (t.id) {
-      case kQ4_0: q4(b, y, false); break;
-      case kQ4_1: q4(b, y, true); break;
-      case kQ5_0: q5(b, y, false); break;
-      case kQ5_1: q5(b, y, true); break;
-      case kQ8_0: q8_0(b, y); break;
-      case kQ2_K: q2_k(b, y); break;
-      case kQ3_K: q3_k(b, y); break;
-      case kQ4_K: q45_k(b, y, false); break;
-      case kQ5_K: q45_k(b, y, true); break;
-      case kQ6_K: q6_k(b, y); break;
-      case kIQ4_NL: iq4_nl(b, y); break;
-      case kIQ4_XS: iq4_xs(b, y); break;
-      case kTQ1_0: tq1_0(b, y); break;
-      case kTQ2_0: tq2_0(b, y); break;
-      case kMXFP4: mxfp4(b, y); break;
-      case kNVFP4: nvfp4(b, y); break;
-      default: return;  // not dequantizable: callers check first
+      case kQ4_0:
+        q4(b, y, false);
+        break;
+      case kQ4_1:
+        q4(b, y, true);
+        break;
+      case kQ5_0:
+        q5(b, y, false);
+        break;
+      case kQ5_1:
+        q5(b, y, true);
+        break;
+      case kQ8_0:
+        q8_0(b, y);
+        break;
+      case kQ2_K:
+        q2_k(b, y);
+        break;
+      case kQ3_K:
+        q3_k(b, y);
+        break;
+      case kQ4_K:
+        q45_k(b, y, false);
+        break;
+      case kQ5_K:
+        q45_k(b, y, true);
+        break;
+      case kQ6_K:
+        q6_k(b, y);
+        break;
+      case kIQ4_NL:
+        iq4_nl(b, y);
+        break;
+      case kIQ4_XS:
+        iq4_xs(b, y);
+        break;
+      case kTQ1_0:
+        tq1_0(b, y);
+        break;
+      case kTQ2_0:
+        tq2_0(b, y);
+        break;
+      case kMXFP4:
+        mxfp4(b, y);
+        break;
+      case kNVFP4:
+        nvfp4(b, y);
+        break;
+      default:
+        return;  // not dequantizable: callers check first
     }
   }
 }

@@ -12,8 +12,8 @@ namespace lmeval::hf {
 struct GgmlType {
   uint32_t id = 0;
   const char* name = "";
-  int64_t block = 1;        // elements per block
-  size_t block_bytes = 0;   // bytes per block
+  int64_t block = 1;           // elements per block
+  size_t block_bytes = 0;      // bytes per block
   bool dequantizable = false;  // lm-eval turns it into float32
 };
 

@@ -115,29 +115,33 @@ fs::path gguf_path(const HfArgs& args) {
   if (args.gguf_file.empty()) return {};
   const std::string key = "--model_args gguf_file";
   if (!fs::is_directory(args.pretrained))
-    throw UserError("gguf_file needs pretrained to be a local folder; lm-eval does not fetch GGUF "
-                    "files from the Hub",
-                    {args.pretrained, 0, 0, "--model_args pretrained"},
-                    "the folder holding the GGUF file (hf download REPO FILE --local-dir DIR, "
-                    "then pretrained=DIR)");
-  const fs::path dir =
-      args.subfolder.empty() ? fs::path(args.pretrained) : fs::path(args.pretrained) / args.subfolder;
+    throw UserError(
+        "gguf_file needs pretrained to be a local folder; lm-eval does not fetch GGUF "
+        "files from the Hub",
+        {args.pretrained, 0, 0, "--model_args pretrained"},
+        "the folder holding the GGUF file (hf download REPO FILE --local-dir DIR, "
+        "then pretrained=DIR)");
+  const fs::path dir = args.subfolder.empty() ? fs::path(args.pretrained)
+                                              : fs::path(args.pretrained) / args.subfolder;
   const fs::path p = dir / args.gguf_file;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec))
     throw UserError("gguf_file '" + args.gguf_file + "' is not a file in " + dir.string(),
-                    {p.string(), 0, 0, key}, "the name of a GGUF file inside the pretrained folder");
+                    {p.string(), 0, 0, key},
+                    "the name of a GGUF file inside the pretrained folder");
   if (args.tokenizer.empty())
-    throw UserError("lm-eval does not build a tokenizer from a GGUF file's metadata (the "
-                    "reference does, with transformers' GGUF tokenizer converters)",
-                    {p.string(), 0, 0, "--model_args tokenizer"},
-                    "tokenizer=FOLDER: the Hugging Face tokenizer of the model the GGUF file was "
-                    "converted from (tokenizer.json or tokenizer.model)");
+    throw UserError(
+        "lm-eval does not build a tokenizer from a GGUF file's metadata (the "
+        "reference does, with transformers' GGUF tokenizer converters)",
+        {p.string(), 0, 0, "--model_args tokenizer"},
+        "tokenizer=FOLDER: the Hugging Face tokenizer of the model the GGUF file was "
+        "converted from (tokenizer.json or tokenizer.model)");
   if (!args.peft.empty() || !args.delta.empty())
-    throw UserError(std::string(args.peft.empty() ? "delta" : "peft") +
-                        " is not applied to a GGUF model by lm-eval",
-                    {p.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
-                    "gguf_file without peft or delta");
+    throw UserError(
+        std::string(args.peft.empty() ? "delta" : "peft") +
+            " is not applied to a GGUF model by lm-eval",
+        {p.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
+        "gguf_file without peft or delta");
   if (args.backend == "seq2seq")
     throw UserError("backend=seq2seq with gguf_file: lm-eval reads decoder-only GGUF models only",
                     {p.string(), 0, 0, "--model_args backend"}, "backend=default or causal");

@@ -36,7 +36,8 @@ std::string unhex(const std::string& h) {
 
 fs::path temp_file(const std::string& name, const std::string& bytes) {
   const fs::path p = fs::temp_directory_path() / ("lmeval_gguf_" + name);
-  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return p;
 }
 
@@ -333,8 +334,10 @@ TEST(GgufModel, HflmScoresRequestsAsTheReferencesHfGgufPath) {
 
 TEST(GgufModel, HflmRefusesWhatItCannotRun) {
   auto args = [](Json extra) {
-    Json a = {{"pretrained", fixtures().string()}, {"gguf_file", "llama_q4_0.gguf"},
-              {"tokenizer", fixtures().string()}, {"device", "cpu"}};
+    Json a = {{"pretrained", fixtures().string()},
+              {"gguf_file", "llama_q4_0.gguf"},
+              {"tokenizer", fixtures().string()},
+              {"device", "cpu"}};
     for (auto& [k, v] : extra.items()) a[k] = v;
     return parse_hf_args(a, {});
   };
