@@ -74,6 +74,11 @@ ModelArgTable<HfArgs> make_hf_table() {
       text(
           &HfArgs::tokenizer,
           {.key = "tokenizer", .default_value = "pretrained", .doc = "Tokenizer folder or Hub id"}),
+      text(&HfArgs::gguf_file,
+           {.key = "gguf_file",
+            .accepted = "a GGUF file in the pretrained folder (llama, qwen2, qwen3)",
+            .doc = "Load the model from this GGUF file, dequantised as transformers' GGUF loader "
+                   "does (needs tokenizer=)"}),
       integer(&HfArgs::max_length, 1, kHfMaxIntArg,
               {.key = "max_length",
                .default_value = "config's max_position_embeddings (n_positions for GPT-2; "

@@ -42,6 +42,7 @@ TEST(Models_ModelArgTable, RegistryKnownArgsAreTheTableKeys) {
                                             "revision",
                                             "subfolder",
                                             "tokenizer",
+                                            "gguf_file",
                                             "max_length",
                                             "device",
                                             "dtype",
@@ -91,7 +92,8 @@ TEST(Models_ModelArgTable, UnknownKeyErrorsReadAsBefore) {
     EXPECT_EQ(e.message(), "unknown model_args key 'bogus' for model hf");
     EXPECT_EQ(e.where().field, "--model_args bogus");
     EXPECT_EQ(e.expected(),
-              "one of pretrained, backend, revision, subfolder, tokenizer, max_length, device, "
+              "one of pretrained, backend, revision, subfolder, tokenizer, gguf_file, max_length, "
+              "device, "
               "dtype, softmax_dtype, batch_size, max_batch_size, add_bos_token, prefix_token_id, "
               "logits_cache, truncation, trust_remote_code, use_fast_tokenizer, think_end_token, "
               "parallelize, max_memory_per_gpu, max_cpu_memory, offload_folder, device_map, "

@@ -173,7 +173,8 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir,
                                                    const WeightSources& sources) {
   auto archive = std::unique_ptr<WeightArchive>(new WeightArchive());
   archive->edits_ = std::make_unique<std::map<std::string, std::vector<TensorEdit>>>();
-  archive->base_ = WeightFiles::open_model(dir);
+  archive->base_ =
+      sources.gguf.empty() ? WeightFiles::open_model(dir) : WeightFiles::open_gguf(sources.gguf);
   if (sources.peft.empty() && sources.delta.empty()) return archive;
   const ArchConfig cfg = load_arch_config(dir);
   if (!sources.peft.empty())

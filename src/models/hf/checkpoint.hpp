@@ -56,6 +56,8 @@ class SafetensorsFile {
 struct WeightSources {
   std::filesystem::path peft;   // a PEFT LoRA adapter folder, merged into the weights
   std::filesystem::path delta;  // a model folder whose tensors are added, tensor by tensor
+  // A GGUF file read in place of the folder's config.json and weights (gguf_model.hpp).
+  std::filesystem::path gguf;
   // The run's dtype=: HFLM loads the model and the delta in it and adds in it.
   std::string dtype = "auto";
 };

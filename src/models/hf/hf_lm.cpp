@@ -107,8 +107,52 @@ fs::path model_folder(const std::string& name, const std::string& revision,
   return hub::resolve_model_dir(name, revision, subfolder);
 }
 
+namespace {
+
+// gguf_file=: HFLM passes it to from_pretrained, which finds it inside pretrained; the config and
+// the weights come from it (gguf_model.hpp), the tokenizer from tokenizer=. Empty without one.
+fs::path gguf_path(const HfArgs& args) {
+  if (args.gguf_file.empty()) return {};
+  const std::string key = "--model_args gguf_file";
+  if (!fs::is_directory(args.pretrained))
+    throw UserError(
+        "gguf_file needs pretrained to be a local folder; lm-eval does not fetch GGUF "
+        "files from the Hub",
+        {args.pretrained, 0, 0, "--model_args pretrained"},
+        "the folder holding the GGUF file (hf download REPO FILE --local-dir DIR, "
+        "then pretrained=DIR)");
+  const fs::path dir = args.subfolder.empty() ? fs::path(args.pretrained)
+                                              : fs::path(args.pretrained) / args.subfolder;
+  const fs::path p = dir / args.gguf_file;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec))
+    throw UserError("gguf_file '" + args.gguf_file + "' is not a file in " + dir.string(),
+                    {p.string(), 0, 0, key},
+                    "the name of a GGUF file inside the pretrained folder");
+  if (args.tokenizer.empty())
+    throw UserError(
+        "lm-eval does not build a tokenizer from a GGUF file's metadata (the "
+        "reference does, with transformers' GGUF tokenizer converters)",
+        {p.string(), 0, 0, "--model_args tokenizer"},
+        "tokenizer=FOLDER: the Hugging Face tokenizer of the model the GGUF file was "
+        "converted from (tokenizer.json or tokenizer.model)");
+  if (!args.peft.empty() || !args.delta.empty())
+    throw UserError(
+        std::string(args.peft.empty() ? "delta" : "peft") +
+            " is not applied to a GGUF model by lm-eval",
+        {p.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
+        "gguf_file without peft or delta");
+  if (args.backend == "seq2seq")
+    throw UserError("backend=seq2seq with gguf_file: lm-eval reads decoder-only GGUF models only",
+                    {p.string(), 0, 0, "--model_args backend"}, "backend=default or causal");
+  return p;
+}
+
+}  // namespace
+
 HFLM::HFLM(const HfArgs& args) : args_(args) {
   const std::string revision = args.revision.empty() ? "main" : args.revision;
+  const fs::path gguf = gguf_path(args);
   const fs::path dir = model_folder(args.pretrained, revision, args.subfolder, "pretrained");
   LoadOptions lo;
   lo.dtype = args.dtype;
@@ -120,13 +164,16 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   if (!args.peft.empty()) lo.weights.peft = hub::resolve_adapter_dir(args.peft, revision);
   if (!args.delta.empty()) lo.weights.delta = model_folder(args.delta, revision, "", "delta");
   lo.weights.dtype = args.dtype;
+  lo.weights.gguf = gguf;
   // HFLM._create_tokenizer passes subfolder to AutoTokenizer for a tokenizer= of its own too.
   const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
                                  : args.subfolder.empty()
                                      ? fs::path(args.tokenizer)
                                      : fs::path(args.tokenizer) / args.subfolder;
   // What lm-eval cannot run itself runs through transformers (transformers_path.hpp).
-  transformers_reason_ = transformers_path_reason(args, dir);
+  // With a GGUF file the folder's config.json (if any) is not the model's: only the model_args
+  // can send it through transformers (the GGUF file, a file, has no config.json inside).
+  transformers_reason_ = transformers_path_reason(args, gguf.empty() ? dir : gguf);
   if (transformers_reason_) {
     tokenizer_ = load_tokenizer(tokenizer_dir);
     model_ = PythonModel::load(dir, args, *transformers_reason_,
@@ -828,6 +875,7 @@ namespace lmeval {
 
 std::unique_ptr<LM> make_hf_model(const Json& model_args, const ModelOptions& options) {
   hf::HfArgs args = hf::parse_hf_args(model_args, options);
+  if (!args.gguf_file.empty()) return std::make_unique<hf::HFLM>(args);  // decoder-only
   // HFLM._get_backend: an encoder-decoder runs through the seq2seq backend (seq2seq_lm.hpp).
   const std::filesystem::path dir =
       hf::model_folder(args.pretrained, args.revision.empty() ? "main" : args.revision,

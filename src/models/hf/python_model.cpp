@@ -24,6 +24,7 @@ Json model_args_of(const fs::path& dir, const HfArgs& a) {
   m["parallelize"] = a.parallelize;
   if (!a.peft.empty()) m["peft"] = a.peft;
   if (!a.delta.empty()) m["delta"] = a.delta;
+  if (!a.gguf_file.empty()) m["gguf_file"] = a.gguf_file;
   for (const auto& [k, v] : a.transformers_kwargs.items()) m[k] = v;
   return m;
 }

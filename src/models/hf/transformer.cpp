@@ -4,6 +4,7 @@
 #include "models/hf/transformer.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/arch/weight_loader.hpp"
+#include "models/hf/gguf_model.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 #include <ATen/ATen.h>
@@ -173,8 +174,16 @@ Transformer::~Transformer() = default;
 std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
                                                const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->cfg = load_arch_config(dir);
-  impl->config_path = (dir / "config.json").string();
+  // A GGUF file holds the config as metadata, which transformers turns into a config.json's
+  // fields (gguf_model.hpp).
+  if (options.weights.gguf.empty()) {
+    impl->cfg = load_arch_config(dir);
+    impl->config_path = (dir / "config.json").string();
+  } else {
+    impl->cfg = parse_arch_config(gguf_config_json(GgufFile(options.weights.gguf)),
+                                  options.weights.gguf.string());
+    impl->config_path = options.weights.gguf.string();
+  }
   const ArchConfig& cfg = impl->cfg;
   // Device: like HFLM, an unusable CUDA request falls back to the CPU.
   std::string dev = options.device.empty() ? "cpu" : options.device;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/gguf_model.hpp"
 #include "models/hf/json_file.hpp"
 
 namespace lmeval::hf {
@@ -78,6 +79,15 @@ std::unique_ptr<WeightFiles> WeightFiles::open_file(const fs::path& path) {
   return w;
 }
 
+std::unique_ptr<WeightFiles> WeightFiles::open_gguf(const fs::path& path) {
+  auto w = std::unique_ptr<WeightFiles>(new WeightFiles());
+  w->source_ = path;
+  w->gguf_ = std::make_unique<GgufTensors>(path);
+  return w;
+}
+
+WeightFiles::~WeightFiles() = default;
+
 void WeightFiles::add(const fs::path& f) {
   // A tensor named by two shards is read from the last, as a dict update over the shards is.
   if (f.extension() == ".safetensors") {
@@ -90,11 +100,13 @@ void WeightFiles::add(const fs::path& f) {
 }
 
 const TensorView* WeightFiles::find(const std::string& name) const {
+  if (gguf_) return gguf_->find(name);
   auto it = index_.find(name);
   return it == index_.end() ? nullptr : it->second.second;
 }
 
 std::vector<std::string> WeightFiles::names() const {
+  if (gguf_) return gguf_->names();
   std::vector<std::string> out;
   out.reserve(index_.size());
   for (const auto& [k, v] : index_) out.push_back(k);
@@ -102,6 +114,7 @@ std::vector<std::string> WeightFiles::names() const {
 }
 
 void WeightFiles::release(const TensorView& t) const {
+  if (gguf_) return gguf_->release(t);
   auto it = index_.find(t.name);
   if (it == index_.end() || it->second.second != &t) return;
   std::visit([&](const auto& f) { f->release(t); }, *it->second.first);

@@ -16,6 +16,8 @@
 
 namespace lmeval::hf {
 
+class GgufTensors;
+
 class WeightFiles {
  public:
   // A model folder's weights. Throws UserError naming the folder when it has none, and naming
@@ -23,6 +25,9 @@ class WeightFiles {
   static std::unique_ptr<WeightFiles> open_model(const std::filesystem::path& dir);
   // One weights file: *.safetensors, anything else as torch.save's.
   static std::unique_ptr<WeightFiles> open_file(const std::filesystem::path& path);
+  // A GGUF file's tensors under transformers' names, as float32 (gguf_model.hpp).
+  static std::unique_ptr<WeightFiles> open_gguf(const std::filesystem::path& path);
+  ~WeightFiles();
 
   const TensorView* find(const std::string& name) const;
   std::vector<std::string> names() const;
@@ -37,6 +42,7 @@ class WeightFiles {
   std::filesystem::path source_;
   std::deque<File> files_;  // a deque: index_ points at its elements
   std::map<std::string, std::pair<const File*, const TensorView*>> index_;
+  std::unique_ptr<GgufTensors> gguf_;  // set for a GGUF file, which index_ then does not hold
 };
 
 }  // namespace lmeval::hf

@@ -21,6 +21,7 @@ struct HfArgs {
   std::string subfolder;  // inside pretrained (and tokenizer), as HFLM passes it to both
   std::string peft;       // LoRA adapter folder or Hub id
   std::string delta;      // delta weights folder or Hub id
+  std::string gguf_file;  // a GGUF file inside pretrained (HFLM's gguf_file)
   std::string dtype = "auto";
   std::string softmax_dtype;
   std::string device;  // empty = cuda when available, else cpu

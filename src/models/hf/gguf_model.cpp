@@ -1,0 +1,279 @@
+// transformers' reading of a GGUF (modeling_gguf_pytorch_utils.load_gguf_checkpoint with
+// integrations/ggml.py's GGUF_CONFIG_MAPPING and its TensorProcessors) for the architectures
+// lm-eval runs natively from a GGUF.
+#include "models/hf/gguf_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "lmeval/core/error.hpp"
+
+namespace lmeval::hf {
+
+namespace {
+
+struct GgufArch {
+  const char* gguf;        // general.architecture
+  const char* model_type;  // config.json's
+  const char* hf_arch;     // architectures[0]
+  // GGUF_CONFIG_MAPPING maps rope.dimension_count to head_dim for llama only (the other
+  // architectures' entry is None: ignored).
+  bool head_dim_from_rope;
+  // The config class's defaults for keys the metadata may leave out (transformers builds the
+  // config class from the mapped keys alone).
+  const char* defaults;
+};
+
+// LlamaConfig, Qwen2Config, Qwen3Config of transformers 5.23. Qwen3Config's head_dim is 128
+// whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
+const std::array<GgufArch, 3> kArchs = {{
+    {"llama", "llama", "LlamaForCausalLM", true,
+     R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+         "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
+    {"qwen2", "qwen2", "Qwen2ForCausalLM", false,
+     R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+         "use_sliding_window": false, "hidden_act": "silu"})"},
+    {"qwen3", "qwen3", "Qwen3ForCausalLM", false,
+     R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+         "use_sliding_window": false, "head_dim": 128, "hidden_act": "silu"})"},
+}};
+
+// GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
+const std::array<std::pair<const char*, const char*>, 9> kArchKeys = {{
+    {"context_length", "max_position_embeddings"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"embedding_length", "hidden_size"},
+    {"rope.freq_base", "rope_theta"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"vocab_size", "vocab_size"},
+}};
+
+// Its "tokenizer" entry: special token ids go to the config too.
+const std::array<std::pair<const char*, const char*>, 4> kTokenizerKeys = {{
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {"tokenizer.ggml.unknown_token_id", "unk_token_id"},
+    {"tokenizer.ggml.padding_token_id", "pad_token_id"},
+}};
+
+// transformers' names of the tensors llama.cpp's converter names (gguf-py's tensor map for these
+// architectures); "blk.N." stands for "model.layers.N.".
+const std::array<std::pair<const char*, const char*>, 11> kBlockNames = {{
+    {"attn_norm", "input_layernorm"},
+    {"ffn_norm", "post_attention_layernorm"},
+    {"attn_q", "self_attn.q_proj"},
+    {"attn_k", "self_attn.k_proj"},
+    {"attn_v", "self_attn.v_proj"},
+    {"attn_output", "self_attn.o_proj"},
+    {"attn_q_norm", "self_attn.q_norm"},
+    {"attn_k_norm", "self_attn.k_norm"},
+    {"ffn_gate", "mlp.gate_proj"},
+    {"ffn_up", "mlp.up_proj"},
+    {"ffn_down", "mlp.down_proj"},
+}};
+
+const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
+    {"token_embd", "model.embed_tokens"},
+    {"output_norm", "model.norm"},
+    {"output", "lm_head"},
+}};
+
+const char* kExpected = "a GGUF file of a llama, qwen2 or qwen3 model (as llama.cpp converts them)";
+
+UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
+  return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
+                   kExpected);
+}
+
+// _gguf_parse_value: numbers, bools and strings as themselves, arrays as lists.
+Json to_json(const GgufValue& v) {
+  switch (v.kind) {
+    case GgufValue::Kind::kUnsigned:
+      return v.u;
+    case GgufValue::Kind::kSigned:
+      return v.i;
+    case GgufValue::Kind::kFloat:
+      return v.f;
+    case GgufValue::Kind::kBool:
+      return v.b;
+    case GgufValue::Kind::kString:
+      return v.s;
+    case GgufValue::Kind::kArray: {
+      Json a = Json::array();
+      for (const auto& i : v.items) a.push_back(to_json(i));
+      return a;
+    }
+  }
+  return nullptr;
+}
+
+const GgufArch& arch_of(const GgufFile& f) {
+  const GgufValue* a = f.find("general.architecture");
+  if (!a || a->kind != GgufValue::Kind::kString)
+    throw bad_key(f, "general.architecture", a ? "is not a string" : "is missing");
+  for (const auto& g : kArchs)
+    if (a->s == g.gguf) {
+      // load_gguf_checkpoint makes a llama GGUF Mistral when "mistral" is in the list of
+      // general.name's values, that is when the name is exactly "mistral"; transformers then has
+      // no tensor map for it (gguf-py names no "mistral" architecture) and fails.
+      const GgufValue* name = f.find("general.name");
+      if (a->s == "llama" && name && name->kind == GgufValue::Kind::kString && name->s == "mistral")
+        throw UserError(
+            "a llama GGUF named 'mistral' is read by transformers as a Mistral model, which its "
+            "GGUF loader cannot map (Unknown gguf model_type: mistral)",
+            {f.path().string(), 0, 0, "general.name"},
+            "a GGUF whose general.name is not exactly 'mistral' (it then runs as Llama, as in "
+            "transformers), or a llama.cpp server (--model gguf)");
+      return g;
+    }
+  throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval",
+                  {f.path().string(), 0, 0, "general.architecture"},
+                  "one of " + gguf_native_architectures() +
+                      "; serve other GGUF files with llama.cpp's server and evaluate them with "
+                      "--model gguf (or local-completions), or run the Hugging Face checkpoint "
+                      "they were converted from");
+}
+
+// llama.cpp's converter (LlamaModel.permute) interleaves each head's rotary halves; transformers'
+// LlamaTensorProcessor._reverse_permute_weights puts rows h*2d + t*d + i back from h*2d + 2i + t.
+void reverse_permute(std::vector<float>& w, int64_t rows, int64_t cols, int64_t n_head) {
+  if (n_head <= 0 || rows % (2 * n_head) != 0) return;
+  const int64_t dim = rows / n_head / 2;
+  std::vector<float> out(w.size());
+  for (int64_t h = 0; h < n_head; ++h)
+    for (int64_t t = 0; t < 2; ++t)
+      for (int64_t i = 0; i < dim; ++i)
+        std::memcpy(&out[static_cast<size_t>((h * 2 * dim + t * dim + i) * cols)],
+                    &w[static_cast<size_t>((h * 2 * dim + 2 * i + t) * cols)],
+                    static_cast<size_t>(cols) * sizeof(float));
+  w.swap(out);
+}
+
+}  // namespace
+
+std::string gguf_native_architectures() {
+  std::string out;
+  for (const auto& g : kArchs) out += (out.empty() ? "" : ", ") + std::string(g.gguf);
+  return out;
+}
+
+Json gguf_config_json(const GgufFile& f) {
+  const GgufArch& g = arch_of(f);
+  Json c = Json::parse(g.defaults);
+  c["architectures"] = Json::array({g.hf_arch});
+  c["model_type"] = g.model_type;
+  auto set = [&](const std::string& key, const std::string& to) {
+    const GgufValue* v = f.find(key);
+    if (!v) return;
+    if (v->kind == GgufValue::Kind::kArray || v->kind == GgufValue::Kind::kString)
+      throw bad_key(f, key,
+                    "is " +
+                        std::string(v->kind == GgufValue::Kind::kArray ? "an array" : "a string") +
+                        " where transformers' " + to +
+                        " needs a number (per-layer values "
+                        "are not read natively)");
+    c[to] = to_json(*v);
+  };
+  const std::string prefix = std::string(g.gguf) + ".";
+  for (const auto& [k, to] : kArchKeys) set(prefix + k, to);
+  if (g.head_dim_from_rope) set(prefix + "rope.dimension_count", "head_dim");
+  for (const auto& [k, to] : kTokenizerKeys) set(k, to);
+  // load_gguf_checkpoint: tied unless the file has output.weight; the vocabulary's size from the
+  // tokenizer's tokens when the architecture's vocab_size is absent.
+  c["tie_word_embeddings"] = f.tensor("output.weight") == nullptr;
+  if (!c.contains("vocab_size"))
+    if (const GgufValue* t = f.find("tokenizer.ggml.tokens");
+        t && t->kind == GgufValue::Kind::kArray)
+      c["vocab_size"] = t->items.size();
+  for (const char* k : {"embedding_length", "block_count", "attention.head_count"})
+    if (!f.find(prefix + k))
+      throw bad_key(f, prefix + k, "is missing (lm-eval does not guess the model's sizes)");
+  if (!c.contains("vocab_size"))
+    throw bad_key(f, prefix + "vocab_size", "is missing and so is tokenizer.ggml.tokens");
+  return c;
+}
+
+GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
+  config_ = gguf_config_json(file_);
+  arch_ = arch_of(file_).gguf;
+  const int64_t layers = config_["num_hidden_layers"].get<int64_t>();
+  for (const auto& t : file_.tensors()) {
+    const auto dot = t.name.rfind('.');
+    if (dot == std::string::npos) continue;
+    const std::string base = t.name.substr(0, dot), suffix = t.name.substr(dot);
+    if (suffix != ".weight" && suffix != ".bias") continue;
+    std::string hf;
+    for (const auto& [from, to] : kModelNames)
+      if (base == from) hf = to;
+    if (hf.empty() && base.rfind("blk.", 0) == 0) {
+      const auto end = base.find('.', 4);
+      const std::string idx =
+          base.substr(4, end == std::string::npos ? std::string::npos : end - 4);
+      if (end == std::string::npos || idx.empty() || idx.size() > 9 ||
+          idx.find_first_not_of("0123456789") != std::string::npos || std::stoll(idx) >= layers)
+        continue;
+      for (const auto& [from, to] : kBlockNames)
+        if (base.substr(end + 1) == from) hf = "model.layers." + idx + "." + to;
+    }
+    // Tensors transformers has no parameter for (rope_freqs, ...) are skipped, as there.
+    if (!hf.empty()) by_hf_name_[hf + suffix] = &t;
+  }
+}
+
+const TensorView* GgufTensors::find(const std::string& name) const {
+  auto it = by_hf_name_.find(name);
+  if (it == by_hf_name_.end()) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto m = made_.find(name); m != made_.end()) return &m->second;
+  const GgufTensorInfo& t = *it->second;
+  if (!t.type->dequantizable)
+    throw UserError("tensor '" + t.name + "' has ggml type " + t.type->name +
+                        ", which lm-eval does not dequantise",
+                    {file_.path().string(), 0, 0, t.name},
+                    "tensors of type " + dequantizable_type_names() +
+                        "; serve this file with llama.cpp's server and evaluate it with --model "
+                        "gguf (or local-completions)");
+  auto values = std::make_shared<std::vector<float>>(static_cast<size_t>(t.numel()));
+  dequantize(*t.type, t.data, values->data(), t.numel());
+  file_.release(t);
+  TensorView v;
+  v.name = name;
+  v.dtype = "F32";
+  for (auto d = t.ne.rbegin(); d != t.ne.rend(); ++d) v.shape.push_back(*d);
+  // LlamaTensorProcessor: ".attn_q." / ".attn_k." tensors (weights and biases) of the llama
+  // architecture, with the query heads and the key-value heads.
+  if (arch_ == "llama" && config_.contains("num_attention_heads") &&
+      config_.contains("num_key_value_heads")) {
+    const bool q = t.name.find(".attn_q.") != std::string::npos;
+    const bool k = t.name.find(".attn_k.") != std::string::npos;
+    if (q || k) {
+      const int64_t heads =
+          config_[q ? "num_attention_heads" : "num_key_value_heads"].get<int64_t>();
+      const int64_t rows = v.shape[0];
+      reverse_permute(*values, rows, t.numel() / std::max<int64_t>(rows, 1), heads);
+    }
+  }
+  v.data = reinterpret_cast<const std::byte*>(values->data());
+  v.nbytes = values->size() * sizeof(float);
+  v.file = file_.path().string();
+  v.owner = std::move(values);
+  return &made_.emplace(name, std::move(v)).first->second;
+}
+
+std::vector<std::string> GgufTensors::names() const {
+  std::vector<std::string> out;
+  out.reserve(by_hf_name_.size());
+  for (const auto& [k, v] : by_hf_name_) out.push_back(k);
+  return out;
+}
+
+void GgufTensors::release(const TensorView& t) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto m = made_.find(t.name); m != made_.end() && &m->second == &t) made_.erase(m);
+}
+
+}  // namespace lmeval::hf

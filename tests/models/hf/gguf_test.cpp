@@ -1,0 +1,357 @@
+// GGUF files (gguf_file=): the reader's checks, dequantisation against gguf.quants.dequantize,
+// the config transformers builds from the metadata, and log-probs against transformers' own
+// loading of the same files (tests/fixtures/gguf, scripts/gen_gguf_fixtures.py).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "lmeval/core/error.hpp"
+#include "models/hf/gguf_file.hpp"
+#include "models/hf/gguf_model.hpp"
+#include "models/hf/hf_lm.hpp"
+#include "models/hf/transformer.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path fixtures() { return lmeval::testing::source_dir() / "tests" / "fixtures" / "gguf"; }
+json read_json(const fs::path& p) { return json::parse(lmeval::testing::read_file(p)); }
+
+std::string unhex(const std::string& h) {
+  std::string out(h.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<char>(std::stoi(h.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+fs::path temp_file(const std::string& name, const std::string& bytes) {
+  const fs::path p = fs::temp_directory_path() / ("lmeval_gguf_" + name);
+  std::ofstream(p, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return p;
+}
+
+// A GGUF writer for hand-made files: metadata strings and u32s, tensors with raw bytes.
+struct MiniGguf {
+  std::string kv, infos, data;
+  uint64_t n_kv = 0, n_tensors = 0;
+  uint32_t version = 3;
+  template <typename T>
+  static void put(std::string& s, T v) {
+    s.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  static void str(std::string& s, const std::string& v) {
+    put<uint64_t>(s, v.size());
+    s += v;
+  }
+  MiniGguf& text(const std::string& k, const std::string& v) {
+    str(kv, k);
+    put<uint32_t>(kv, 8);
+    str(kv, v);
+    ++n_kv;
+    return *this;
+  }
+  MiniGguf& u32(const std::string& k, uint32_t v) {
+    str(kv, k);
+    put<uint32_t>(kv, 4);
+    put<uint32_t>(kv, v);
+    ++n_kv;
+    return *this;
+  }
+  MiniGguf& tensor(const std::string& name, std::vector<uint64_t> ne, uint32_t type,
+                   const std::string& bytes) {
+    str(infos, name);
+    put<uint32_t>(infos, static_cast<uint32_t>(ne.size()));
+    for (auto d : ne) put<uint64_t>(infos, d);
+    put<uint32_t>(infos, type);
+    put<uint64_t>(infos, data.size());
+    data += bytes;
+    data.resize((data.size() + 31) / 32 * 32, '\0');
+    ++n_tensors;
+    return *this;
+  }
+  std::string bytes() const {
+    std::string s = "GGUF";
+    put<uint32_t>(s, version);
+    put<uint64_t>(s, n_tensors);
+    put<uint64_t>(s, n_kv);
+    s += kv + infos;
+    s.resize((s.size() + 31) / 32 * 32, '\0');
+    return s + data;
+  }
+  // A llama of one layer, hidden 32, 2 heads, vocab 4: the metadata the config needs.
+  static MiniGguf llama(const std::string& arch = "llama") {
+    MiniGguf g;
+    g.text("general.architecture", arch)
+        .u32(arch + ".embedding_length", 32)
+        .u32(arch + ".block_count", 1)
+        .u32(arch + ".attention.head_count", 2)
+        .u32(arch + ".vocab_size", 4);
+    return g;
+  }
+};
+
+std::string expect_user_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return std::string(e.what()) + " | " + e.where().file + " | " + e.where().field + " | " +
+           e.expected();
+  }
+  ADD_FAILURE() << "no UserError";
+  return "";
+}
+
+TEST(GgufDequant, EveryTypeMatchesGgufQuantsBitForBit) {
+  const json golden = read_json(fixtures() / "dequant.json");
+  std::set<std::string> done, refused;
+  for (const auto& [name, g] : golden.items()) {
+    const GgmlType* t = ggml_type(g["type"].get<uint32_t>());
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_EQ(std::string(t->name), name);
+    if (!t->dequantizable) {
+      refused.insert(name);
+      continue;
+    }
+    const std::string blocks = unhex(g["blocks_hex"].get<std::string>());
+    const std::string want = unhex(g["float32_hex"].get<std::string>());
+    const int64_t n = g["elements"].get<int64_t>();
+    ASSERT_EQ(static_cast<size_t>(n / t->block) * t->block_bytes, blocks.size()) << name;
+    std::vector<float> got(static_cast<size_t>(n));
+    dequantize(*t, reinterpret_cast<const std::byte*>(blocks.data()), got.data(), n);
+    std::vector<float> ref(static_cast<size_t>(n));
+    std::memcpy(ref.data(), want.data(), want.size());
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 5; ++i)
+      if (std::memcmp(&got[i], &ref[i], 4) != 0) {
+        ++bad;
+        ADD_FAILURE() << name << " element " << i << ": " << got[i] << " vs " << ref[i];
+      }
+    done.insert(name);
+  }
+  EXPECT_EQ(done, (std::set<std::string>{"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
+                                         "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL",
+                                         "IQ4_XS", "TQ1_0", "TQ2_0", "MXFP4", "NVFP4"}));
+  EXPECT_EQ(refused, (std::set<std::string>{"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S",
+                                            "IQ1_S", "IQ1_M"}));
+}
+
+TEST(GgufFile, ReadsTheFixturesMetadataAndTensors) {
+  GgufFile f(fixtures() / "llama_q4_0.gguf");
+  EXPECT_EQ(f.version(), 3u);
+  ASSERT_NE(f.find("general.architecture"), nullptr);
+  EXPECT_EQ(f.find("general.architecture")->s, "llama");
+  EXPECT_EQ(f.find("llama.block_count")->u, 2u);
+  const GgufTensorInfo* q = f.tensor("blk.0.attn_q.weight");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->ne, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(std::string(q->type->name), "Q4_0");
+  EXPECT_EQ(q->nbytes, 64u * 64 / 32 * 18);
+  EXPECT_EQ(std::string(f.tensor("blk.0.attn_norm.weight")->type->name), "F32");
+}
+
+// Every prefix of a real file and random byte flips of its header: a UserError or a file read,
+// never a read past the end.
+TEST(GgufFile, TruncatedAndCorruptedFilesAreUserErrors) {
+  const std::string bytes = lmeval::testing::read_file(fixtures() / "llama_q4_0.gguf");
+  for (size_t n = 0; n < bytes.size(); n += (n < 4096 ? 11 : 4099)) {
+    const fs::path p = temp_file("trunc.gguf", bytes.substr(0, n));
+    const std::string msg = expect_user_error([&] { GgufFile f(p); });
+    EXPECT_NE(msg.find(p.string()), std::string::npos) << n;
+  }
+  std::mt19937 rng(29);
+  for (int k = 0; k < 100; ++k) {
+    std::string b = bytes;
+    for (int j = 0; j < 4; ++j) b[rng() % 2048] = static_cast<char>(rng());
+    const fs::path p = temp_file("flip.gguf", b);
+    try {
+      // Whatever parses is read to its last byte (a bad bound would fault here).
+      GgufFile f(p);
+      for (const auto& t : f.tensors())
+        if (t.type->dequantizable) {
+          std::vector<float> out(static_cast<size_t>(t.numel()));
+          dequantize(*t.type, t.data, out.data(), t.numel());
+        }
+    } catch (const UserError&) {
+    }
+  }
+}
+
+TEST(GgufFile, EachMalformationIsNamed) {
+  auto msg = [](const std::string& name, const std::string& bytes) {
+    const fs::path p = temp_file(name, bytes);
+    return expect_user_error([&] { GgufFile f(p); });
+  };
+  EXPECT_NE(msg("magic", "GGML0000").find("magic bytes"), std::string::npos);
+  MiniGguf v1 = MiniGguf::llama();
+  v1.version = 1;
+  EXPECT_NE(msg("v1", v1.bytes()).find("GGUF v1"), std::string::npos);
+  MiniGguf be = MiniGguf::llama();
+  be.version = 0x03000000u;
+  EXPECT_NE(msg("be", be.bytes()).find("big-endian"), std::string::npos);
+  std::string many = MiniGguf::llama().bytes();
+  const uint64_t huge = 1ULL << 60;
+  std::memcpy(&many[16], &huge, 8);
+  EXPECT_NE(msg("count", many).find("metadata entries"), std::string::npos);
+  MiniGguf bad_type = MiniGguf::llama();
+  MiniGguf::str(bad_type.kv, "x");
+  MiniGguf::put<uint32_t>(bad_type.kv, 99);
+  ++bad_type.n_kv;
+  EXPECT_NE(msg("type", bad_type.bytes()).find("unknown type 99"), std::string::npos);
+  MiniGguf dup = MiniGguf::llama();
+  dup.u32("llama.block_count", 2);
+  EXPECT_NE(msg("dup", dup.bytes()).find("appears twice"), std::string::npos);
+  MiniGguf rows = MiniGguf::llama();
+  rows.tensor("t.weight", {20, 2}, 2, std::string(36, '\0'));  // Q4_0 rows of 20
+  EXPECT_NE(msg("rows", rows.bytes()).find("not a multiple of its block of 32"), std::string::npos);
+  MiniGguf past = MiniGguf::llama();
+  past.tensor("t.weight", {32, 4}, 0, std::string(64, '\0'));  // 512 bytes needed
+  EXPECT_NE(msg("past", past.bytes()).find("goes past the end"), std::string::npos);
+  MiniGguf unknown = MiniGguf::llama();
+  unknown.tensor("t.weight", {32}, 77, std::string(32, '\0'));
+  EXPECT_NE(msg("ggml", unknown.bytes()).find("unknown ggml type 77"), std::string::npos);
+  MiniGguf dims = MiniGguf::llama();
+  dims.tensor("t.weight", {1, 1, 1, 1, 1}, 0, std::string(4, '\0'));
+  EXPECT_NE(msg("dims", dims.bytes()).find("5 dimensions"), std::string::npos);
+}
+
+TEST(GgufConfig, AsTransformersBuildsIt) {
+  const json golden = read_json(fixtures() / "golden.json");
+  for (const auto& [name, g] : golden["models"].items()) {
+    const Json c = gguf_config_json(GgufFile(fixtures() / (name + ".gguf")));
+    const json& want = g["config"];
+    EXPECT_EQ(c["model_type"], want["model_type"]) << name;
+    for (const char* k : {"num_key_value_heads", "max_position_embeddings", "vocab_size",
+                          "bos_token_id", "eos_token_id", "tie_word_embeddings"})
+      EXPECT_EQ(c[k].dump(), want[k].dump()) << name << " " << k;
+    EXPECT_EQ(c["rms_norm_eps"].get<double>(), want["rms_norm_eps"].get<double>()) << name;
+    EXPECT_EQ(c["rope_theta"].get<double>(), want["rope_parameters"]["rope_theta"].get<double>());
+    if (want.contains("head_dim")) EXPECT_EQ(c["head_dim"], want["head_dim"]) << name;
+  }
+  // Qwen3Config's head_dim stays 128, and an absent output.weight means tied embeddings.
+  const fs::path q3 = temp_file("qwen3.gguf", MiniGguf::llama("qwen3").bytes());
+  const Json c = gguf_config_json(GgufFile(q3));
+  EXPECT_EQ(c["head_dim"], 128);
+  EXPECT_EQ(c["architectures"][0], "Qwen3ForCausalLM");
+  EXPECT_EQ(c["tie_word_embeddings"], true);
+}
+
+TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
+  const fs::path gpt2 = temp_file("gpt2.gguf", MiniGguf::llama("gpt2").bytes());
+  std::string m = expect_user_error([&] { gguf_config_json(GgufFile(gpt2)); });
+  EXPECT_NE(m.find("GGUF architecture 'gpt2' is not read natively"), std::string::npos) << m;
+  EXPECT_NE(m.find("general.architecture"), std::string::npos) << m;
+  EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
+  MiniGguf named = MiniGguf::llama();
+  named.text("general.name", "mistral");
+  const fs::path mistral = temp_file("mistral.gguf", named.bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(mistral)); });
+  EXPECT_NE(m.find("general.name"), std::string::npos) << m;
+  MiniGguf no_layers;
+  no_layers.text("general.architecture", "llama").u32("llama.embedding_length", 32);
+  const fs::path nl = temp_file("nolayers.gguf", no_layers.bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(nl)); });
+  EXPECT_NE(m.find("llama.block_count"), std::string::npos) << m;
+}
+
+TEST(GgufTensors, AnUnsupportedTypeIsRefusedNamingTheTensor) {
+  MiniGguf g = MiniGguf::llama();
+  g.tensor("token_embd.weight", {256, 4}, 16, std::string(4 * 66, '\0'));  // IQ2_XXS
+  const fs::path p = temp_file("iq2.gguf", g.bytes());
+  GgufTensors t(p);
+  const std::string m = expect_user_error([&] { t.find("model.embed_tokens.weight"); });
+  EXPECT_NE(m.find("token_embd.weight"), std::string::npos) << m;
+  EXPECT_NE(m.find("IQ2_XXS"), std::string::npos) << m;
+  EXPECT_EQ(t.find("no.such.tensor"), nullptr);
+}
+
+TEST(GgufModel, LogprobsMatchTransformersLoadingTheSameFile) {
+  const json golden = read_json(fixtures() / "golden.json");
+  for (const auto& [name, g] : golden["models"].items()) {
+    LoadOptions o;
+    o.weights.gguf = fixtures() / (name + ".gguf");
+    auto model = Transformer::load(fixtures(), o);
+    const int64_t V = model->config().vocab_size;
+    double max_diff = 0;
+    for (const auto& in : g["inputs"]) {
+      const auto ids = in["input_ids"].get<std::vector<Token>>();
+      const auto T = static_cast<int64_t>(ids.size());
+      const std::vector<float> lp = model->full_logprobs({ids}, {}, {});
+      ASSERT_EQ(static_cast<int64_t>(lp.size()), T * V);
+      const auto next = in["next_token_logprobs"].get<std::vector<double>>();
+      for (int64_t i = 0; i + 1 < T; ++i)
+        max_diff = std::max(max_diff, std::abs(lp[i * V + ids[i + 1]] - next[i]));
+      const auto last = in["last_row_logprobs"].get<std::vector<double>>();
+      for (int64_t v = 0; v < V; ++v)
+        max_diff = std::max(max_diff, std::abs(lp[(T - 1) * V + v] - last[v]));
+      const auto argmax = in["argmax"].get<std::vector<int64_t>>();
+      for (int64_t i = 0; i < T; ++i) {
+        auto row = lp.begin() + i * V;
+        EXPECT_EQ(std::max_element(row, row + V) - row, argmax[i]) << name << " position " << i;
+      }
+    }
+    EXPECT_LT(max_diff, 1e-4) << name;
+    std::printf("[gguf] %s: max |log-prob - transformers| = %.3g\n", name.c_str(), max_diff);
+  }
+}
+
+TEST(GgufModel, HflmScoresRequestsAsTheReferencesHfGgufPath) {
+  const json golden = read_json(fixtures() / "golden.json");
+  for (const auto& [name, g] : golden["models"].items()) {
+    // The requests were encoded with the llama fixture's tokenizer (scripts/gen_gguf_fixtures.py).
+    LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+    HFLM lm(parse_hf_args(
+        Json{{"pretrained", fixtures().string()},
+             {"gguf_file", name + ".gguf"},
+             {"tokenizer", (lmeval::testing::shared_dir() / "fixtures" / "llama").string()},
+             {"device", "cpu"}},
+        {}));
+    std::vector<LoglikelihoodRequest> reqs;
+    for (const auto& r : g["requests"]) {
+      reqs.push_back({r["context"].get<std::string>(), r["continuation"].get<std::string>()});
+      auto [ctx, cont] = lm.encode_request(reqs.back());
+      EXPECT_EQ(ctx, r["context_ids"].get<std::vector<Token>>()) << name;
+      EXPECT_EQ(cont, r["continuation_ids"].get<std::vector<Token>>()) << name;
+    }
+    const auto res = lm.loglikelihood(reqs);
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      EXPECT_NEAR(res[i].loglikelihood, g["requests"][i]["logprob"].get<double>(), 1e-4) << name;
+      EXPECT_EQ(res[i].is_greedy, g["requests"][i]["is_greedy"].get<bool>()) << name;
+    }
+    EXPECT_EQ(lm.max_length(), g["config"]["max_position_embeddings"].get<int64_t>());
+  }
+}
+
+TEST(GgufModel, HflmRefusesWhatItCannotRun) {
+  auto args = [](Json extra) {
+    Json a = {{"pretrained", fixtures().string()},
+              {"gguf_file", "llama_q4_0.gguf"},
+              {"tokenizer", fixtures().string()},
+              {"device", "cpu"}};
+    for (auto& [k, v] : extra.items()) a[k] = v;
+    return parse_hf_args(a, {});
+  };
+  std::string m = expect_user_error([&] { HFLM lm(args({{"tokenizer", ""}})); });
+  EXPECT_NE(m.find("tokenizer="), std::string::npos) << m;
+  m = expect_user_error([&] { HFLM lm(args({{"gguf_file", "missing.gguf"}})); });
+  EXPECT_NE(m.find("missing.gguf"), std::string::npos) << m;
+  m = expect_user_error([&] { HFLM lm(args({{"pretrained", "org/repo"}})); });
+  EXPECT_NE(m.find("local folder"), std::string::npos) << m;
+  m = expect_user_error([&] { HFLM lm(args({{"delta", fixtures().string()}})); });
+  EXPECT_NE(m.find("delta"), std::string::npos) << m;
+  m = expect_user_error([&] { HFLM lm(args({{"backend", "seq2seq"}})); });
+  EXPECT_NE(m.find("seq2seq"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace lmeval::hf
