@@ -4,7 +4,6 @@
 #pragma once
 
 #include <ATen/ATen.h>
-#include <ATen/TensorIndexing.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
@@ -15,6 +14,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lmeval/core/error.hpp"
@@ -553,12 +553,20 @@ struct Transformer::Impl {
     const int64_t key = ch > 0 && ch < S ? -ch : eff;  // the layer's mask in c.masks
     const Tensor& sinks = layers[li].sinks;
     if (c.cache && !c.cache->row_len.empty()) {
-      // One key per row, each written at its row's end (forward_own_lengths).
-      Tensor rows = at::arange(0, B, lopt());
-      Tensor ends = at::tensor(at::ArrayRef<int64_t>(c.cache->row_len), at::kLong).to(device);
-      using at::indexing::Slice;
-      c.cache->k[li].index_put_({rows, Slice(), ends}, k.squeeze(2));
-      c.cache->v[li].index_put_({rows, Slice(), ends}, v.squeeze(2));
+      // One key per row, each written at its row's end (forward_own_lengths): rows of the
+      // cache [B, KV, capacity, hd] seen as [B * KV * capacity, hd].
+      const int64_t heads = k.size(1), cap = c.cache->k[li].size(2);
+      std::vector<int64_t> ends;
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t g = 0; g < heads; ++g)
+          ends.push_back((b * heads + g) * cap + c.cache->row_len[b]);
+      const Tensor at_ends = at::tensor(at::ArrayRef<int64_t>(ends), at::kLong).to(device);
+      for (auto [dst, src] : {std::pair<Tensor*, Tensor*>{&c.cache->k[li], &k},
+                              std::pair<Tensor*, Tensor*>{&c.cache->v[li], &v}}) {
+        if (!dst->is_contiguous())
+          throw RuntimeError("internal: a slot pool that is not contiguous");
+        dst->view({-1, dst->size(3)}).index_copy_(0, at_ends, src->reshape({-1, src->size(3)}));
+      }
       k = c.cache->k[li].narrow(2, 0, S);
       v = c.cache->v[li].narrow(2, 0, S);
     } else if (c.cache) {
