@@ -2,6 +2,8 @@
 // transformers model in the embedded Python (python_model.hpp) when lm-eval cannot run it itself.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +31,28 @@ class CausalModel {
   virtual std::vector<std::vector<Token>> generate(const std::vector<std::vector<Token>>& prompts,
                                                    const SamplingOptions& options,
                                                    const StopFn& stop) = 0;
+  // Continuous batching (transformer.hpp's Batching); false: generate_continuous runs static
+  // batches of `slots` rows in order, as generate() would.
+  virtual bool batches_continuously() const { return false; }
+  virtual std::vector<std::vector<Token>> generate_continuous(
+      const std::vector<std::vector<Token>>& prompts, const SamplingOptions& options,
+      const StopFn& stop, const Batching& batching) {
+    std::vector<std::vector<Token>> out;
+    const size_t step = batching.slots > 0 ? static_cast<size_t>(batching.slots) : prompts.size();
+    for (size_t pos = 0; pos < prompts.size(); pos += step) {
+      const size_t end = std::min(prompts.size(), pos + step);
+      std::vector<std::vector<Token>> part(prompts.begin() + static_cast<std::ptrdiff_t>(pos),
+                                           prompts.begin() + static_cast<std::ptrdiff_t>(end));
+      const StopFn shifted = [&](size_t row, const std::vector<Token>& g) {
+        return stop && stop(pos + row, g);
+      };
+      for (auto& g : generate(part, options, shifted)) {
+        if (batching.finished) batching.finished(out.size(), g);
+        out.push_back(std::move(g));
+      }
+    }
+    return out;
+  }
   virtual double activation_bytes_per_token(int64_t length) const = 0;
   // The native Transformer, or null (tests and the benchmark reach its own methods).
   virtual Transformer* native() { return nullptr; }
@@ -59,6 +83,12 @@ class NativeModel final : public CausalModel {
                                            const SamplingOptions& options,
                                            const StopFn& stop) override {
     return t_->generate(prompts, options, stop);
+  }
+  bool batches_continuously() const override { return true; }
+  std::vector<std::vector<Token>> generate_continuous(
+      const std::vector<std::vector<Token>>& prompts, const SamplingOptions& options,
+      const StopFn& stop, const Batching& batching) override {
+    return t_->generate_continuous(prompts, options, stop, batching);
   }
   double activation_bytes_per_token(int64_t length) const override {
     return t_->activation_bytes_per_token(length);

@@ -824,8 +824,10 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
   const SamplingOptions so =
       sampling_options(g, kw, eos_ids_, pad_token_id_.value_or(0), args_.seed);
   const StopFn stop = stop_criteria(*tokenizer_, g.until);
-  size_t pos = 0;
-  while (pos < order.size()) {
+  // Prompts are tokenized in the batches of the static schedule: a batch's first context
+  // decides whether special tokens are added (tok_batch_encode). Returns the batch's end.
+  std::vector<std::vector<Token>> prompts(order.size());
+  auto encode_batch = [&](size_t pos) {
     const std::optional<bool> special = batch_special_tokens(requests[order[pos]].context);
     // Rows: the token budget of the longest (first) prompt plus its generation, or batch_size.
     const int64_t P = std::min<int64_t>(lengths[pos] + 2, max_ctx_len);
@@ -833,36 +835,84 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
         auto_batch_ ? std::max<int64_t>(1, token_budget(P + max_gen) / (P + max_gen))
                     : std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
     const size_t end = std::min(order.size(), pos + static_cast<size_t>(rows));
-    std::vector<std::vector<Token>> prompts;
-    int64_t prompt_tokens = 0;
     for (size_t k = pos; k < end; ++k) {
       // Left truncation to max_ctx_len (tok_batch_encode's left_truncate_len).
       std::vector<Token> ids = tokenizer_->encode(requests[order[k]].context, *special);
       if (static_cast<int64_t>(ids.size()) > max_ctx_len)
         ids.erase(ids.begin(), ids.end() - max_ctx_len);
-      prompt_tokens += static_cast<int64_t>(ids.size());
-      prompts.push_back(std::move(ids));
+      prompts[k] = std::move(ids);
     }
-    std::vector<std::vector<Token>> gens;
+    return end;
+  };
+  auto finish = [&](size_t k, std::vector<Token> gen) {
+    progress.tokens += static_cast<int64_t>(prompts[k].size() + gen.size());
+    out[order[k]] = generation_text(*tokenizer_, std::move(gen), args_.think_end_token, g.until);
+    answered(order[k], out[order[k]]);
+    ++progress.done;
+  };
+  if (!model_->batches_continuously()) {
+    // Static batches (the transformers path): each runs until its last row ends.
+    for (size_t pos = 0; pos < order.size();) {
+      const size_t end = encode_batch(pos);
+      std::vector<std::vector<Token>> part(prompts.begin() + static_cast<std::ptrdiff_t>(pos),
+                                           prompts.begin() + static_cast<std::ptrdiff_t>(end));
+      std::vector<std::vector<Token>> gens;
+      try {
+        gens = model_->generate(part, so, stop);
+      } catch (const OutOfMemory& e) {
+        if (end - pos <= 1)
+          throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
+        oom_shrink_ /= 2;
+        log::warn("hf: out of memory; retrying with half the batch");
+        continue;
+      }
+      for (size_t k = pos; k < end; ++k) finish(k, std::move(gens[k - pos]));
+      pos = end;
+      report(progress.done, progress.total, progress.tokens);
+    }
+    return;
+  }
+  for (size_t pos = 0; pos < order.size();) pos = encode_batch(pos);
+  // Continuous batching: the rows in the same order, a finished row's slot refilled at once.
+  // Slots: batch_size, or as many rows of the longest prompt + max_gen_toks as the token budget
+  // holds (shorter rows take the same slots: the budget never comes from max_length).
+  std::vector<size_t> left(order.size());
+  for (size_t k = 0; k < order.size(); ++k) left[k] = k;
+  while (!left.empty()) {
+    std::vector<std::vector<Token>> part;
+    for (size_t k : left) part.push_back(prompts[k]);
+    const int64_t cap = static_cast<int64_t>(part[0].size()) + max_gen;
+    Batching b;
+    b.share_prefixes = prefix_sharing_;
+    if (auto_batch_) {
+      b.token_budget = token_budget(cap);
+      b.slots = std::max<int64_t>(1, std::min(args_.max_batch_size, b.token_budget / cap));
+    } else {
+      b.slots = std::max<int64_t>(1, static_cast<int64_t>(fixed_rows_ * oom_shrink_));
+    }
+    std::vector<bool> done(left.size(), false);
+    b.finished = [&](size_t row, const std::vector<Token>& gen) {
+      finish(left[row], gen);
+      done[row] = true;
+      report(progress.done, progress.total, progress.tokens);
+    };
+    const StopFn row_stop = [&](size_t row, const std::vector<Token>& gen) {
+      return stop(left[row], gen);
+    };
     try {
-      gens = model_->generate(prompts, so, stop);
+      model_->generate_continuous(part, so, row_stop, b);
+      return;
     } catch (const OutOfMemory& e) {
-      if (end - pos <= 1)
+      if (b.slots <= 1 || (b.token_budget > 0 && b.token_budget < 2 * cap))
         throw RuntimeError(std::string("out of memory generating for one request: ") + e.what());
       oom_shrink_ /= 2;
       log::warn("hf: out of memory; retrying with half the batch");
-      continue;
     }
-    progress.tokens += prompt_tokens;  // counted once, after the batch succeeded
-    for (size_t k = pos; k < end; ++k) {
-      progress.tokens += static_cast<int64_t>(gens[k - pos].size());
-      out[order[k]] =
-          generation_text(*tokenizer_, std::move(gens[k - pos]), args_.think_end_token, g.until);
-      answered(order[k], out[order[k]]);
-    }
-    progress.done += end - pos;
-    pos = end;
-    report(progress.done, progress.total, progress.tokens);
+    // The rows that finished before the out-of-memory are kept, not run again.
+    std::vector<size_t> still;
+    for (size_t i = 0; i < left.size(); ++i)
+      if (!done[i]) still.push_back(left[i]);
+    left = std::move(still);
   }
 }
 

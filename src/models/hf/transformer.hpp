@@ -67,6 +67,19 @@ struct SamplingOptions {
 // true finishes the row.
 using StopFn = std::function<bool(size_t row, const std::vector<Token>& generated)>;
 
+// Continuous batching (Transformer::generate_continuous): a pool of `slots` rows decodes at
+// once, a finished row's slot going to the next prompt in the order given; `token_budget` (0 =
+// none) bounds the pool's keys and values, slots x (the longest prompt + max_new_tokens).
+// Prompts that share a prefix with one already run copy its keys and values instead of
+// computing them (`share_prefixes`, where rotary frequencies do not depend on the length).
+struct Batching {
+  int64_t slots = 0;  // 0 = every prompt at once
+  int64_t token_budget = 0;
+  bool share_prefixes = true;
+  // Called once per row as it finishes, with its new tokens (the same as returned).
+  std::function<void(size_t row, const std::vector<Token>& generated)> finished;
+};
+
 class Transformer {
  public:
   static std::unique_ptr<Transformer> load(const std::filesystem::path& model_dir,
@@ -96,10 +109,19 @@ class Transformer {
                                    const std::vector<std::vector<int64_t>>& mask,
                                    const std::vector<std::vector<int64_t>>& positions);
 
-  // Left-padded batch generation with a KV cache. Returns the new tokens of each row (an EOS
-  // that ended a row included).
+  // Generation with a KV cache, every prompt at once (generate_continuous with every row in a
+  // slot). Returns the new tokens of each row (an EOS that ended a row included).
   std::vector<std::vector<Token>> generate(const std::vector<std::vector<Token>>& prompts,
                                            const SamplingOptions& options, const StopFn& stop);
+  // Continuous batching (generation.cpp): rows admitted in the order given into a pool of
+  // slots, each slot refilled as soon as its row ends (EOS, a stop, max_new_tokens). Greedy
+  // rows get the tokens they get alone: each row attends to its own keys and positions only.
+  std::vector<std::vector<Token>> generate_continuous(
+      const std::vector<std::vector<Token>>& prompts, const SamplingOptions& options,
+      const StopFn& stop, const Batching& batching);
+  // The prefill tokens generate_continuous computed and those it copied from a shared prefix,
+  // over the object's life (tests and the benchmark).
+  std::pair<int64_t, int64_t> prefill_tokens() const;
 
   // Bytes of activations per token of a batch of the given length (for the CPU memory budget).
   double activation_bytes_per_token(int64_t length) const;

@@ -7,12 +7,14 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <new>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lmeval/core/error.hpp"
@@ -71,6 +73,10 @@ struct KvCache {
   std::vector<Tensor> k, v;  // [B, KV, capacity, hd]
   Tensor pos;                // [B, capacity]: the keys' positions (ALiBi)
   int64_t len = 0;
+  // Rows of their own lengths (continuous batching's slots, generation.cpp): row b holds keys
+  // 0..row_len[b]-1 at positions 0.., and a step of one token per row writes each at its
+  // row's end. Empty: every row holds `len` keys (left padding).
+  std::vector<int64_t> row_len;
 };
 
 }  // namespace detail
@@ -95,8 +101,9 @@ struct Transformer::Impl {
   at::ScalarType dtype = at::kFloat;
   at::ScalarType softmax_dtype = at::kFloat;
   int64_t n_params = 0;
-  int64_t simulated_limit_tokens = 0;  // Transformer::simulate_memory_limit
-  std::string config_path;             // config.json, for messages
+  int64_t simulated_limit_tokens = 0;                // Transformer::simulate_memory_limit
+  std::string config_path;                           // config.json, for messages
+  int64_t prefill_computed = 0, prefill_copied = 0;  // Transformer::prefill_tokens
   // Ids index the embedding table and the log-probs rows, and positions a learned position
   // table, without bounds checks: an id past vocab_size (a tokenizer of another model) or a
   // sequence past the position table (max_length above n_positions) is refused here first.
@@ -387,6 +394,8 @@ struct Transformer::Impl {
     if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
     if (cfg.rope != RopeType::kNone && cfg.rope_local_theta > 0.0)
       rope_cos_sin(pos, lengths, cos_local, sin_local, true);
+    const bool own_lengths = cache && !cache->row_len.empty();
+    if (own_lengths) return forward_own_lengths(h, pos, *cache, cos, sin, cos_local, sin_local);
     const int64_t past = cache ? cache->len : 0;
     const int64_t S = past + T;
     Tensor alibi;
@@ -428,6 +437,42 @@ struct Transformer::Impl {
                       masks, pos, alibi}};
     for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
     if (cache) cache->len = S;
+    return ops.at(BlockBuf::kHidden);
+  }
+
+  // forward's decoding step over rows of their own lengths (KvCache::row_len): one token per
+  // row at position pos[b] = row_len[b], attending to its row's keys 0..pos[b] only.
+  Tensor forward_own_lengths(const Tensor& h, const Tensor& pos, KvCache& cache, const Tensor& cos,
+                             const Tensor& sin, const Tensor& cos_local, const Tensor& sin_local) {
+    const int64_t B = h.size(0), T = h.size(1);
+    if (T != 1) throw RuntimeError("internal: rows of their own lengths decode one token each");
+    const int64_t S = *std::max_element(cache.row_len.begin(), cache.row_len.end()) + 1;
+    Tensor k = at::arange(0, S, lopt()).unsqueeze(0);  // [1, S] key positions
+    Tensor q = pos;                                    // [B, 1] query positions
+    Tensor alibi;
+    // A key past its row's end is masked; clamped, it leaves MPT's "from the last key" bias
+    // counting from the row's own last key.
+    if (cfg.alibi != Alibi::kNone) alibi = alibi_tensor(at::minimum(k.expand({B, S}), q));
+    auto row_mask = [&](int64_t window, int64_t chunk) {
+      Tensor allow = k.le(q);
+      if (window > 0) allow = allow.logical_and((q - k).lt(window));
+      if (chunk > 0)
+        allow = allow.logical_and(at::div(k, chunk, "floor").eq(at::div(q, chunk, "floor")));
+      return allow.view({B, 1, 1, S});
+    };
+    std::map<int64_t, Tensor> masks;
+    for (int64_t ch : cfg.layer_attention_chunk)
+      if (ch > 0 && ch < S && !masks.count(-ch)) masks[-ch] = row_mask(0, ch);
+    for (int64_t w : cfg.layer_sliding_window) {
+      const int64_t eff = (w > 0 && w < S) ? w : 0;
+      if (!masks.count(eff)) masks[eff] = row_mask(eff, 0);
+    }
+    AtenBlockOps ops{
+        *this,
+        {h, {}, {}, {}},
+        {B, T, -1, S, cos, sin, cos_local, sin_local, &cache, nullptr, false, masks, pos, alibi}};
+    for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
+    for (auto& n : cache.row_len) ++n;
     return ops.at(BlockBuf::kHidden);
   }
 
@@ -507,7 +552,24 @@ struct Transformer::Impl {
     const int64_t eff = (w > 0 && w < S) ? w : 0;
     const int64_t key = ch > 0 && ch < S ? -ch : eff;  // the layer's mask in c.masks
     const Tensor& sinks = layers[li].sinks;
-    if (c.cache) {
+    if (c.cache && !c.cache->row_len.empty()) {
+      // One key per row, each written at its row's end (forward_own_lengths): rows of the
+      // cache [B, KV, capacity, hd] seen as [B * KV * capacity, hd].
+      const int64_t heads = k.size(1), cap = c.cache->k[li].size(2);
+      std::vector<int64_t> ends;
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t g = 0; g < heads; ++g)
+          ends.push_back((b * heads + g) * cap + c.cache->row_len[b]);
+      const Tensor at_ends = at::tensor(at::ArrayRef<int64_t>(ends), at::kLong).to(device);
+      for (auto [dst, src] : {std::pair<Tensor*, Tensor*>{&c.cache->k[li], &k},
+                              std::pair<Tensor*, Tensor*>{&c.cache->v[li], &v}}) {
+        if (!dst->is_contiguous())
+          throw RuntimeError("internal: a slot pool that is not contiguous");
+        dst->view({-1, dst->size(3)}).index_copy_(0, at_ends, src->reshape({-1, src->size(3)}));
+      }
+      k = c.cache->k[li].narrow(2, 0, S);
+      v = c.cache->v[li].narrow(2, 0, S);
+    } else if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
       k = c.cache->k[li].narrow(2, 0, S);

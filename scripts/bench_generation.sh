@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# generate_until side by side in one run (issue 34, point 5): the reference (lm-eval 0.4.13's hf
+# model through ../shared/tools/reference_datasets_shim, batch size REF_BS), lm-eval BEFORE and
+# lm-eval AFTER (two builds), on one task, model and doc limit; prints the wall times and ratios
+# and checks the three runs' metrics agree. Runs niced (a shared machine).
+# Usage: scripts/bench_generation.sh VENV MODEL_DIR BEFORE_BIN AFTER_BIN [TASK] [SHOTS] [LIMIT]
+#          [MAX_GEN_TOKS] [REF_BS]
+# e.g. scripts/bench_generation.sh VENV ../shared/models/stories260K main/build/lm-eval \
+#        build/lm-eval gsm8k 5 16 128 16
+set -euo pipefail
+venv=$1 model=$(realpath "$2") before=$3 after=$4
+task=${5:-gsm8k} shots=${6:-5} limit=${7:-16} gen=${8:-128} ref_bs=${9:-16}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=${LMEVAL_SHARED_DIR:-$root/../shared}
+out=$(mktemp -d /tmp/bench_generation.XXXXXX)
+export LMEVAL_HF_DATA=$shared/hf_data HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 \
+  TOKENIZERS_PARALLELISM=false
+common=(--tasks "$task" --num_fewshot "$shots" --limit "$limit" --device cpu --log_samples
+        --gen_kwargs "max_gen_toks=$gen")
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load $(cut -d' ' -f1-3 /proc/loadavg) (shared)"
+echo "task $task ${shots}-shot, $limit docs, max_gen_toks $gen, model $model (float32); logs $out"
+timed() {  # name, command...: wall seconds into $out/name.time
+  local name=$1; shift
+  local t0; t0=$(date +%s.%N)
+  nice "$@" > "$out/$name.log" 2>&1 || { echo "$name failed: see $out/$name.log"; exit 1; }
+  echo "$(date +%s.%N) - $t0" | bc > "$out/$name.time"
+}
+args=(run --model hf --model_args "pretrained=$model,dtype=float32" --batch_size auto
+      --data_dir "$shared/hf_data")
+timed after "$after" "${args[@]}" --output_path "$out/after" "${common[@]}"
+timed before "$before" "${args[@]}" --output_path "$out/before" "${common[@]}"
+timed reference "$venv/bin/python" "$shared/tools/reference_datasets_shim/run_lm_eval.py" run \
+  --model hf --model_args "pretrained=$model,dtype=float32" --batch_size "$ref_bs" \
+  --output_path "$out/reference" "${common[@]}"
+for r in reference before after; do
+  m=$(find "$out/$r" -name 'results*.json' | head -1)
+  printf '%-9s %8.1f s  %s\n' "$r" "$(cat "$out/$r.time")" \
+    "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['results']; print({k: {m: v for m, v in x.items() if 'match' in m and 'stderr' not in m} for k, x in d.items()})" "$m")"
+done
+ref=$(cat "$out/reference.time") b=$(cat "$out/before.time") a=$(cat "$out/after.time")
+echo "reference/after $(echo "scale=2; $ref / $a" | bc)x, before/after $(echo "scale=2; $b / $a" | bc)x, reference/before $(echo "scale=2; $ref / $b" | bc)x"
+# The generations themselves: the same texts from before and after, doc by doc.
+for r in reference before after; do
+  f=$(find "$out/$r" -name 'samples*.jsonl' | head -1)
+  printf '%-9s responses md5 %s\n' "$r" "$(python3 -c "import json,sys,hashlib; rs=sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r['doc_id']); print(hashlib.md5(json.dumps([r['resps'] for r in rs]).encode()).hexdigest())" "$f")"
+done
