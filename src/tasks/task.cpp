@@ -209,10 +209,15 @@ std::unique_ptr<Task> Task::load(TaskConfig cfg, DataSource& data) {
   if (!docs.empty()) {
     const Doc& d0 = docs[0];
     // ConfigurableTask.__init__ renders document 0's text whatever the output type, so a draw
-    // from the global `random` there happens in every task.
-    Json text = t->doc_to_text(d0);
+    // from the global `random` there happens in every task; a hook failing there fails there.
+    Json text, target;
+    try {
+      text = t->doc_to_text(d0);
+      target = t->doc_to_target(d0);
+    } catch (const UserError& e) {
+      throw UserError("task " + t->name_ + ", doc_id 0: " + e.message(), e.where(), e.expected());
+    }
     if (t->has_choices()) t->multiple_input_ = text.is_number_integer();
-    Json target = t->doc_to_target(d0);
     if (target.is_array()) t->multiple_target_ = target.size();
     t->check_first_document(target);
   }
