@@ -142,7 +142,7 @@ TEST(SglangArgs, MapAsTheReferenceMapsThemToEngine) {
 }
 
 TEST(SglangArgs, BadValuesNameTheKey) {
-  auto expect_refused = [](Json args, const std::string& key, ModelOptions o = {}) {
+  auto expect_refused = [](Json args, const std::string& key, const ModelOptions& o = {}) {
     args["pretrained"] = "m";
     try {
       parse_sglang_args(args, o);
