@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Float16 and bfloat16 checkpoints run with dtype=auto, lm-eval's hf backend against the
+reference (lm_eval's HFLM over transformers) on the same CPU: one line per architecture and
+dtype with the largest per-request loglikelihood difference, is_greedy agreement, the largest
+rolling loglikelihood difference and how many greedy generations are identical.
+
+The models are scripts/compare_hf_zoo.py's zoo (every architecture lm-eval runs natively, tiny
+random weights from fixed seeds, the stories260K tokenizer), saved once per dtype with the
+config's dtype set to it, so that dtype=auto resolves to it on both sides. The requests are
+scripts/compare_hf_reference.py's. Both sides run batch_size 1.
+
+Environment: torch 2.15.0, transformers 5.23.0, lm-eval 0.4.13 (CPU), as compare_hf_zoo.py.
+Usage: python scripts/compare_half_precision.py BUILD_DIR ZOO_DIR [ARCH ...]
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DTYPES = ("float16", "bfloat16")
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def save_as(src, dtype, out):
+    """The float32 zoo model of `src` saved in `dtype`, its config saying so."""
+    import transformers
+    model = transformers.AutoModelForCausalLM.from_pretrained(src, dtype=torch.float32)
+    model = model.to(getattr(torch, dtype))
+    model.config.dtype = getattr(torch, dtype)
+    model.save_pretrained(out, safe_serialization=True)
+    for fn in os.listdir(src):
+        if fn.startswith("tokenizer") or fn == "special_tokens_map.json":
+            with open(os.path.join(src, fn), "rb") as a, open(os.path.join(out, fn), "wb") as b:
+                b.write(a.read())
+    return out
+
+
+def ours(exe, cmp, model):
+    req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": "auto", "batch_size": 1},
+           "loglikelihood": cmp.LL, "rolling": cmp.ROLLING, "generate": cmp.GEN}
+    p = subprocess.run([exe], input=json.dumps(req), capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def reference(cmp, model):
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+    lm = HFLM(pretrained=model, device="cpu", dtype="auto", batch_size=1)
+    mk = lambda t, args: Instance(request_type=t, doc={}, arguments=args, idx=0)
+    ll = lm.loglikelihood([mk("loglikelihood", tuple(r)) for r in cmp.LL], disable_tqdm=True)
+    roll = lm.loglikelihood_rolling([mk("loglikelihood_rolling", (t,)) for t in cmp.ROLLING],
+                                    disable_tqdm=True)
+    gen = lm.generate_until([mk("generate_until", (c, dict(k))) for c, k in cmp.GEN], disable_tqdm=True)
+    return {"loglikelihood": [[float(a), bool(b)] for a, b in ll], "rolling": [float(x) for x in roll],
+            "generate": gen, "dtype": str(lm.model.dtype)}
+
+
+def main():
+    build, zoo, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+    zoo_mod = load_script("compare_hf_zoo")
+    fix = load_script("gen_hf_arch_fixtures")
+    cmp = load_script("compare_hf_reference")
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    exe = cmp.build_driver(build)
+    os.makedirs(zoo, exist_ok=True)
+    for name, spec in zoo_mod.zoo_specs(fix).items():
+        if only and name not in only:
+            continue
+        try:
+            f32 = zoo_mod.make_model(fix, name, spec, zoo)
+        except Exception as e:  # noqa: BLE001 - one line per architecture, whatever fails
+            print(json.dumps({"arch": name, "failed": f"{type(e).__name__}: {str(e)[:200]}"}), flush=True)
+            continue
+        for dtype in DTYPES:
+            row = {"arch": name, "dtype": dtype}
+            try:
+                d = save_as(f32, dtype, f32 + "_" + dtype)
+                b = reference(cmp, d)
+                a = ours(exe, cmp, d)
+            except Exception as e:  # noqa: BLE001
+                row["failed"] = f"{type(e).__name__}: {str(e)[:300]}"
+                print(json.dumps(row), flush=True)
+                continue
+            pairs = list(zip(a["loglikelihood"], b["loglikelihood"]))
+            row["reference_dtype"] = b["dtype"]
+            row["ll_max_abs_diff"] = float(f"{max(abs(x[0] - y[0]) for x, y in pairs):.3g}")
+            row["is_greedy_same"] = f"{sum(x[1] == y[1] for x, y in pairs)}/{len(pairs)}"
+            row["rolling_max_abs_diff"] = float(
+                f"{max(abs(x - y) for x, y in zip(a['rolling'], b['rolling'])):.3g}")
+            row["generations_same"] = f"{sum(x == y for x, y in zip(a['generate'], b['generate']))}/{len(cmp.GEN)}"
+            print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
