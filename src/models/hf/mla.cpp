@@ -39,11 +39,10 @@ Tensor Transformer::Impl::mla_attention(const Tensor& x, size_t li, const AttnBa
   const int64_t B = c.B, T = c.T, H = cfg.num_heads;
   const int64_t nope = a.qk_nope_head_dim, rope = a.qk_rope_head_dim, vd = a.v_head_dim;
   const int64_t r = a.kv_lora_rank;
-  Tensor q =
-      a.q_lora_rank > 0
-          ? linear_rounded(lora_norm(linear_rounded(x, L.q_a_w, L.q_a_b), L.q_a_norm_w, a.lora_norm_eps),
-                       L.q_b_w)
-          : linear_rounded(x, L.qkv_w);
+  Tensor q = a.q_lora_rank > 0 ? linear_rounded(lora_norm(linear_rounded(x, L.q_a_w, L.q_a_b),
+                                                          L.q_a_norm_w, a.lora_norm_eps),
+                                                L.q_b_w)
+                               : linear_rounded(x, L.qkv_w);
   q = q.view({B, T, H, nope + rope}).transpose(1, 2);
   Tensor ckv = linear_rounded(x, L.kv_a_w, L.kv_a_b);
   Tensor latent = lora_norm(ckv.narrow(-1, 0, r), L.kv_a_norm_w, a.lora_norm_eps);

@@ -12,9 +12,12 @@ namespace {
 // GptOssExperts._apply_gate on [gate; up] halves of width I: the gate clamped above at the
 // limit, up to [-limit, limit], then (up + 1) * gate * sigmoid(alpha * gate).
 Tensor clamped_swiglu(const Tensor& gu, int64_t I, double limit, double alpha) {
-  Tensor gate = via_float(gu.narrow(-1, 0, I), [limit](const Tensor& t) { return t.clamp_max(limit); });
-  Tensor up = via_float(gu.narrow(-1, I, I), [limit](const Tensor& t) { return t.clamp(-limit, limit); });
-  Tensor glu = gate * via_float(scaled(gate, alpha), [](const Tensor& t) { return at::sigmoid(t); });
+  Tensor gate =
+      via_float(gu.narrow(-1, 0, I), [limit](const Tensor& t) { return t.clamp_max(limit); });
+  Tensor up =
+      via_float(gu.narrow(-1, I, I), [limit](const Tensor& t) { return t.clamp(-limit, limit); });
+  Tensor glu =
+      gate * via_float(scaled(gate, alpha), [](const Tensor& t) { return at::sigmoid(t); });
   return (up + 1) * glu;
 }
 
@@ -60,7 +63,8 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     Tensor gu = linear_rounded(h, L.up_w);
     Tensor shared = linear_rounded(act(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S), L.down_w);
     if (L.shared_gate_w.defined())
-      shared = via_float(linear_rounded(h, L.shared_gate_w), [](const Tensor& t) { return at::sigmoid(t); }) *
+      shared = via_float(linear_rounded(h, L.shared_gate_w),
+                         [](const Tensor& t) { return at::sigmoid(t); }) *
                shared;
     out = out + shared;
   }

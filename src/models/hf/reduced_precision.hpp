@@ -34,7 +34,8 @@ at::Tensor via_float(const at::Tensor& x, F&& f) {
 }
 
 // torch.nn.functional.linear: float32 accumulation, one rounding of each output (bias included).
-inline at::Tensor linear_rounded(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b = {}) {
+inline at::Tensor linear_rounded(const at::Tensor& x, const at::Tensor& w,
+                                 const at::Tensor& b = {}) {
   if (!reduced_on_cpu(x)) return at::linear(x, w, b);
   return at::linear(x.to(at::kFloat), w.to(at::kFloat), float32(b)).to(x.scalar_type());
 }

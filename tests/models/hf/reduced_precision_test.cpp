@@ -21,8 +21,7 @@ using nlohmann::json;
 fs::path arch_dir() { return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch"; }
 
 const json& goldens() {
-  static const json g =
-      json::parse(lmeval::testing::read_file(arch_dir() / "half_precision.json"));
+  static const json g = json::parse(lmeval::testing::read_file(arch_dir() / "half_precision.json"));
   return g;
 }
 
@@ -36,8 +35,8 @@ double row_bound(const std::string& dtype) { return dtype == "float16" ? 0.02 : 
 // HFLM's sum is rounded to the dtype: two ulps of the sum (at least one of the bound above).
 double sum_bound(const std::string& dtype, double sum) {
   const double bits = dtype == "float16" ? 11 : 8;
-  const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) -
-                                         static_cast<int>(bits) + 1);
+  const double ulp = std::ldexp(
+      1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) - static_cast<int>(bits) + 1);
   return std::max(2 * ulp, row_bound(dtype));
 }
 

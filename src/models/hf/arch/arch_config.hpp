@@ -82,10 +82,11 @@ struct MlaConfig {
 };
 
 // What distinguishes one architecture from another, as configuration of the shared blocks.
-// How a family's attention rounds in float16/bfloat16 (transformer_impl.hpp, reduced_attention.cpp).
+// How a family's attention rounds in float16/bfloat16 (transformer_impl.hpp,
+// reduced_attention.cpp).
 enum class AttnImpl {
-  kSdpa,                // torch's scaled_dot_product_attention (its CPU flash kernel)
-  kEager,               // q·k, scale, bias and p·v each rounded; softmax in float32 (Gemma 2, MPT)
+  kSdpa,   // torch's scaled_dot_product_attention (its CPU flash kernel)
+  kEager,  // q·k, scale, bias and p·v each rounded; softmax in float32 (Gemma 2, MPT)
   kEagerFloat32Scores,  // GPT-J's _attn: q and k cast to float32, scores and softmax in float32
   kEagerFusedBias,      // BLOOM's baddbmm: bias + scale·(q·k) rounded once
 };
@@ -116,9 +117,9 @@ struct ArchConfig {
   // The parallel branches' sum: (x + attn) + mlp (Cohere), else (attn + mlp) + x (NeoX, GPT-J,
   // Phi, Falcon); the order shows in float16/bfloat16 (the ATen path).
   bool residual_added_first = false;
-  bool branch_norms = false;       // norms on the branch outputs (Gemma2 sandwich, OLMo2)
-  bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
-  bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
+  bool branch_norms = false;         // norms on the branch outputs (Gemma2 sandwich, OLMo2)
+  bool post_norm = false;            // OPT do_layer_norm_before=false: norm after each residual add
+  bool final_norm = true;            // a norm before the LM head (absent in post-norm OPT)
   double residual_multiplier = 1.0;  // Granite: x + m·branch(x)
   // BLOOM apply_residual_connection_post_layernorm: the residual adds start from the normed input.
   bool residual_from_norm = false;
