@@ -105,19 +105,19 @@ def make_seq2seq_model(s2s, name, kw, out, seed=0):
     return d
 
 
-def ours_bs1(exe, model):
+def ours_bs1(exe, model, dtype="float32"):
     import subprocess
     from compare_hf_reference import GEN, LL, ROLLING  # noqa: F401 (loaded by load_script)
-    req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": "float32", "batch_size": 1},
+    req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": dtype, "batch_size": 1},
            "loglikelihood": LL, "rolling": ROLLING, "generate": GEN}
     p = subprocess.run([exe], input=json.dumps(req), capture_output=True, text=True, check=True)
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def reference(cmp, model):
+def reference(cmp, model, dtype="float32"):
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
-    lm = HFLM(pretrained=model, device="cpu", dtype="float32", batch_size=1)
+    lm = HFLM(pretrained=model, device="cpu", dtype=dtype, batch_size=1)
     mk = lambda t, args: Instance(request_type=t, doc={}, arguments=args, idx=0)
     ll = lm.loglikelihood([mk("loglikelihood", tuple(r)) for r in cmp.LL], disable_tqdm=True)
     roll = lm.loglikelihood_rolling([mk("loglikelihood_rolling", (t,)) for t in cmp.ROLLING],

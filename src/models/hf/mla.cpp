@@ -39,13 +39,12 @@ Tensor Transformer::Impl::mla_attention(const Tensor& x, size_t li, const AttnBa
   const int64_t B = c.B, T = c.T, H = cfg.num_heads;
   const int64_t nope = a.qk_nope_head_dim, rope = a.qk_rope_head_dim, vd = a.v_head_dim;
   const int64_t r = a.kv_lora_rank;
-  Tensor q =
-      a.q_lora_rank > 0
-          ? at::linear(lora_norm(at::linear(x, L.q_a_w, L.q_a_b), L.q_a_norm_w, a.lora_norm_eps),
-                       L.q_b_w)
-          : at::linear(x, L.qkv_w);
+  Tensor q = a.q_lora_rank > 0 ? linear_rounded(lora_norm(linear_rounded(x, L.q_a_w, L.q_a_b),
+                                                          L.q_a_norm_w, a.lora_norm_eps),
+                                                L.q_b_w)
+                               : linear_rounded(x, L.qkv_w);
   q = q.view({B, T, H, nope + rope}).transpose(1, 2);
-  Tensor ckv = at::linear(x, L.kv_a_w, L.kv_a_b);
+  Tensor ckv = linear_rounded(x, L.kv_a_w, L.kv_a_b);
   Tensor latent = lora_norm(ckv.narrow(-1, 0, r), L.kv_a_norm_w, a.lora_norm_eps);
   Tensor q_rot = q.narrow(-1, nope, rope);
   Tensor k_rot = ckv.narrow(-1, r, rope).unsqueeze(1);  // [B, 1, T, rope]: one for all heads
@@ -56,10 +55,10 @@ Tensor Transformer::Impl::mla_attention(const Tensor& x, size_t li, const AttnBa
     k_rot = apply_rope(k_rot, c.cos, c.sin);
   }
   // DeepseekV2Attention.expand_kv: per head [k_nope; v] rows of kv_b_proj over the latent.
-  Tensor kv = at::linear(latent, L.kv_b_w).view({B, T, H, nope + vd}).transpose(1, 2);
+  Tensor kv = linear_rounded(latent, L.kv_b_w).view({B, T, H, nope + vd}).transpose(1, 2);
   Tensor k = at::cat({kv.narrow(-1, 0, nope), k_rot.expand({B, H, T, rope})}, -1);
   q = at::cat({q.narrow(-1, 0, nope), q_rot}, -1);
-  return at::linear(attend_heads(q, k, kv.narrow(-1, nope, vd), li, c), L.o_w, L.o_b);
+  return linear_rounded(attend_heads(q, k, kv.narrow(-1, nope, vd), li, c), L.o_w, L.o_b);
 }
 
 void Transformer::Impl::mla_rows(const float* in, float* qkv, int64_t N, const Layer& L,

@@ -12,9 +12,13 @@ namespace {
 // GptOssExperts._apply_gate on [gate; up] halves of width I: the gate clamped above at the
 // limit, up to [-limit, limit], then (up + 1) * gate * sigmoid(alpha * gate).
 Tensor clamped_swiglu(const Tensor& gu, int64_t I, double limit, double alpha) {
-  Tensor gate = gu.narrow(-1, 0, I).clamp_max(limit);
-  Tensor up = gu.narrow(-1, I, I).clamp(-limit, limit);
-  return (up + 1) * (gate * at::sigmoid(gate * alpha));
+  Tensor gate =
+      via_float(gu.narrow(-1, 0, I), [limit](const Tensor& t) { return t.clamp_max(limit); });
+  Tensor up =
+      via_float(gu.narrow(-1, I, I), [limit](const Tensor& t) { return t.clamp(-limit, limit); });
+  Tensor glu =
+      gate * via_float(scaled(gate, alpha), [](const Tensor& t) { return at::sigmoid(t); });
+  return (up + 1) * glu;
 }
 
 Tensor row_or_none(const Tensor& t, int64_t e) { return t.defined() ? t[e] : Tensor(); }
@@ -47,18 +51,21 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     Tensor w = flat_w.index_select(0, slot).unsqueeze(-1);
     Tensor in = h.index_select(0, idx);
     if (scaled_input) in = in * w;  // Llama 4: the score scales the expert's input instead
-    Tensor gu = at::linear(in, L.experts_up[e], row_or_none(L.experts_up_b, e));
+    Tensor gu = linear_rounded(in, L.experts_up[e], row_or_none(L.experts_up_b, e));
     Tensor a = mc.swiglu_limit > 0.0 ? clamped_swiglu(gu, I, mc.swiglu_limit, mc.swiglu_alpha)
                                      : act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
-    Tensor y = at::linear(a, L.experts_down[e], row_or_none(L.experts_down_b, e));
+    Tensor y = linear_rounded(a, L.experts_down[e], row_or_none(L.experts_down_b, e));
     // float32 weights (DeepSeek) give float32 products, cast back as transformers does.
     out.index_add_(0, idx, scaled_input ? y : (y * w).to(out.scalar_type()));
   }
   if (mc.shared_intermediate > 0) {
     const int64_t S = mc.shared_intermediate;
-    Tensor gu = at::linear(h, L.up_w);
-    Tensor shared = at::linear(act(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S), L.down_w);
-    if (L.shared_gate_w.defined()) shared = at::sigmoid(at::linear(h, L.shared_gate_w)) * shared;
+    Tensor gu = linear_rounded(h, L.up_w);
+    Tensor shared = linear_rounded(act(gu.narrow(-1, 0, S)) * gu.narrow(-1, S, S), L.down_w);
+    if (L.shared_gate_w.defined())
+      shared = via_float(linear_rounded(h, L.shared_gate_w),
+                         [](const Tensor& t) { return at::sigmoid(t); }) *
+               shared;
     out = out + shared;
   }
   return out.view(x.sizes());

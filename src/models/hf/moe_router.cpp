@@ -51,21 +51,22 @@ std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer&
   if (mc.router == MoeRouter::kSoftmax) {
     // transformers' sparse MoE blocks: softmax in float32 over logits in the model dtype, the
     // weights back in the model dtype before they scale the expert outputs.
-    Tensor probs = at::softmax(at::linear(h, L.router_w, L.router_b), -1, at::kFloat);
+    Tensor probs = at::softmax(linear_rounded(h, L.router_w, L.router_b), -1, at::kFloat);
     auto [weights, chosen] = at::topk(probs, K, -1);
     if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
     return {weights.to(h.scalar_type()), chosen};
   }
   if (mc.router == MoeRouter::kTopkSoftmax) {
     // GptOssTopKRouter: the top k logits (router with a bias), softmax over them in their dtype.
-    auto [top, chosen] = at::topk(at::linear(h, L.router_w, L.router_b), K, -1);
-    return {at::softmax(top, -1), chosen};
+    auto [top, chosen] = at::topk(float32(linear_rounded(h, L.router_w, L.router_b)), K, -1);
+    return {via_float(top.to(h.scalar_type()), [](const Tensor& t) { return at::softmax(t, -1); }),
+            chosen};
   }
   if (mc.router == MoeRouter::kLlama4) {
     // Llama4Router: the top k logits (model dtype), their sigmoid in float32 back in the model
     // dtype (the other experts' -inf gives 0: they add nothing).
-    auto [top, chosen] = at::topk(at::linear(h, L.router_w), K, -1);
-    return {at::sigmoid(top.to(at::kFloat)).to(h.scalar_type()), chosen};
+    auto [top, chosen] = at::topk(float32(linear_rounded(h, L.router_w)), K, -1);
+    return {at::sigmoid(top).to(h.scalar_type()), chosen};
   }
   // DeepseekV2TopkRouter / DeepseekV3TopkRouter: float32 logits; the weights stay float32.
   Tensor logits = at::linear(h.to(at::kFloat), L.router_w.to(at::kFloat));

@@ -52,6 +52,16 @@ std::optional<at::ScalarType> dtype_by_name(const std::string& name) {
   return std::nullopt;
 }
 
+// transformers' get_state_dict_dtype: the dtype of the first floating tensor.
+std::optional<at::ScalarType> first_float_dtype(const WeightArchive& w) {
+  for (const auto& name : w.names()) {
+    const TensorView* t = w.find(name);
+    if (t && (t->dtype == "F32" || t->dtype == "F16" || t->dtype == "BF16" || t->dtype == "F64"))
+      return st_scalar_type(t->dtype);
+  }
+  return std::nullopt;
+}
+
 std::string dtype_str(at::ScalarType t) {
   switch (t) {
     case at::kFloat:
@@ -217,10 +227,13 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     throw UserError("invalid device '" + options.device + "'", {"", 0, 0, "device"},
                     "cpu, cuda or cuda:N");
   }
-  if (options.dtype.empty() || options.dtype == "auto") {
-    // auto: the checkpoint's dtype on CUDA; float32 on the CPU (bf16/fp16 matmuls are slow there).
-    auto t = dtype_by_name(cfg.torch_dtype);
-    impl->dtype = impl->device.is_cuda() && t ? *t : at::kFloat;
+  // dtype=auto (HFLM's default, passed on to from_pretrained): transformers' _get_dtype takes
+  // the config's dtype / torch_dtype, else the checkpoint's first floating tensor's (below, once
+  // the weights are open), on every device. float16 and bfloat16 run on the CPU with torch 2.x's
+  // roundings (reduced_precision.hpp).
+  const bool auto_dtype = options.dtype.empty() || options.dtype == "auto";
+  if (auto_dtype) {
+    impl->dtype = dtype_by_name(cfg.torch_dtype).value_or(at::kFloat);
   } else {
     auto t = dtype_by_name(options.dtype);
     if (!t)
@@ -228,48 +241,15 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
                       "auto, float32, float16 or bfloat16");
     impl->dtype = *t;
   }
-  if (!impl->device.is_cuda() && impl->dtype != at::kFloat && impl->dtype != at::kDouble) {
-    // transformers computes in the dtype asked for; a libtorch without CPU kernels for it (1.13
-    // has no float16 matrix multiply on the CPU) would fail mid-run, so try the ops up front.
-    try {
-      c10::InferenceMode probe_mode;
-      auto a = at::ones({2, 2}, at::TensorOptions().dtype(impl->dtype));
-      (void)at::softmax(at::addmm(a, a, a), -1);
-      (void)at::matmul(a.unsqueeze(0), a.unsqueeze(0));
-    } catch (const c10::Error&) {
-      throw UserError(
-          "dtype " + dtype_str(impl->dtype).substr(6) +
-              " cannot run on the CPU with this libtorch (it has no CPU kernels for it)",
-          {"", 0, 0, "--model_args dtype"},
-          "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
-    }
-  }
   impl->force_device_path = options.device_path;
+  // HFLM's log_softmax runs in softmax_dtype when given, else in the logits' dtype.
+  std::optional<at::ScalarType> softmax_dtype;
   if (!options.softmax_dtype.empty() && options.softmax_dtype != "auto") {
-    auto t = dtype_by_name(options.softmax_dtype);
-    if (!t)
+    softmax_dtype = dtype_by_name(options.softmax_dtype);
+    if (!softmax_dtype)
       throw UserError("unknown softmax_dtype '" + options.softmax_dtype + "'",
                       {"", 0, 0, "softmax_dtype"}, "float32, float16, bfloat16 or float64");
-    impl->softmax_dtype = *t;
-    // Like dtype above: a softmax dtype without CPU kernels failed after the weights were
-    // loaded, with libtorch's own message.
-    if (!impl->device.is_cuda() && *t != at::kFloat && *t != at::kDouble) {
-      try {
-        c10::InferenceMode probe_mode;
-        auto a = at::ones({2, 2}, at::TensorOptions().dtype(*t));
-        (void)at::softmax(at::addmm(a, a, a), -1);
-        (void)at::matmul(a.unsqueeze(0), a.unsqueeze(0));
-      } catch (const c10::Error&) {
-        throw UserError("softmax_dtype " + dtype_str(*t).substr(6) +
-                            " cannot run on the CPU with this libtorch (it has no CPU kernels for "
-                            "it)",
-                        {"", 0, 0, "--model_args softmax_dtype"},
-                        "float32, bfloat16 or float64 on the CPU (float16 runs on CUDA)");
-      }
-    }
   }
-  if (impl->dtype == at::kDouble && options.softmax_dtype.empty())
-    impl->softmax_dtype = at::kDouble;
   if (!impl->device.is_cuda()) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     int threads = options.threads > 0 ? options.threads : cores;
@@ -283,6 +263,9 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
   }
   c10::InferenceMode guard;
   auto archive = WeightArchive::open(dir, options.weights);
+  if (auto_dtype && cfg.torch_dtype.empty() && options.weights.gguf.empty())
+    impl->dtype = first_float_dtype(*archive).value_or(at::kFloat);
+  impl->softmax_dtype = softmax_dtype.value_or(impl->dtype);
   guarded([&] {
     impl->load_weights(*archive);
     return 0;

@@ -20,6 +20,7 @@
 #include "lmeval/core/error.hpp"
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
+#include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
 
@@ -196,30 +197,38 @@ struct Transformer::Impl {
 
   // ----- forward -------------------------------------------------------------------------
   Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {
+    // LayerNorms (CohereLayerNorm's weight per head too) compute in float32, weight included.
     if (cfg.norm == NormKind::kLayerNorm && w.dim() > 1) {  // a weight per head [heads, hd]
-      Tensor y = at::layer_norm(x, {x.size(-1)}, {}, {}, cfg.norm_eps) * w;
-      return b.defined() ? y + b : y;
+      return via_float(x, [&](const Tensor& t) {
+        Tensor y = at::layer_norm(t, {t.size(-1)}, {}, {}, cfg.norm_eps) * like(w, t);
+        return b.defined() ? y + like(b, t) : y;
+      });
     }
     if (cfg.norm == NormKind::kLayerNorm)
-      return at::layer_norm(x, {x.size(-1)}, w, b, cfg.norm_eps);
+      return via_float(x, [&](const Tensor& t) {
+        return at::layer_norm(t, {t.size(-1)}, like(w, t), like(b, t), cfg.norm_eps);
+      });
     Tensor xf = x.to(at::kFloat);
     Tensor var = xf.pow(2).mean(-1, true);
     xf = xf * at::rsqrt(var + cfg.norm_eps);
     if (cfg.norm_plus_one) return (xf * (w.to(at::kFloat) + 1.0)).to(x.scalar_type());
+    if (cfg.norm_weight_in_float32) return (w * xf).to(x.scalar_type());
     return w * xf.to(x.scalar_type());
   }
   Tensor act(const Tensor& x) const {
-    switch (cfg.activation) {
-      case Activation::kSilu:
-        return at::silu(x);
-      case Activation::kGeluTanh:
-        return at::gelu(x, "tanh");
-      case Activation::kGeluExact:
-        return at::gelu(x);
-      case Activation::kRelu:
-        return at::relu(x);
-    }
-    return x;
+    return via_float(x, [this](const Tensor& t) {
+      switch (cfg.activation) {
+        case Activation::kSilu:
+          return at::silu(t);
+        case Activation::kGeluTanh:
+          return at::gelu(t, "tanh");
+        case Activation::kGeluExact:
+          return at::gelu(t);
+        case Activation::kRelu:
+          return at::relu(t);
+      }
+      return t;
+    });
   }
   static Tensor rotate_half(const Tensor& x) {
     const int64_t h = x.size(-1) / 2;
@@ -297,12 +306,10 @@ struct Transformer::Impl {
         return at::scaled_dot_product_attention(q, k, v, {}, 0.0, true, cfg.attn_scale);
       return at::scaled_dot_product_attention(q, k, v, mask, 0.0, false, cfg.attn_scale);
     }
-#else
-    (void)causal_only;
 #endif
-    Tensor s = at::matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
-    if (cfg.attn_softcap > 0.0) s = at::tanh(s / cfg.attn_softcap) * cfg.attn_softcap;
-    if (bias.defined()) s = s + bias;  // after the scale: BLOOM's baddbmm, MPT, Falcon's mask
+    if (reduced_on_cpu(q) && cfg.attention_impl == AttnImpl::kSdpa)
+      return sdpa_cpu(q, k, v, mask, causal_only, bias);
+    Tensor s = scores(q, k, bias);
     // transformers fills with torch.finfo(dtype).min: float's lowest does not fit a bfloat16 or
     // float16 score (libtorch refuses the conversion).
     const double fill = s.scalar_type() == at::kHalf       ? -65504.0
@@ -318,11 +325,33 @@ struct Transformer::Impl {
       Tensor all = at::cat({s, sk}, -1);
       all = all - std::get<0>(all.max(-1, true));
       Tensor p = at::softmax(all, -1, at::kFloat).narrow(-1, 0, s.size(-1)).to(q.scalar_type());
-      return at::matmul(p, v);
+      return matmul_rounded(p, v);
     }
     Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
-    return at::matmul(p, v);
+    return matmul_rounded(p, v);
   }
+  // The eager attention's scores: scale·(q·k), soft-capped, plus the bias (ALiBi) after the scale
+  // (BLOOM's baddbmm, MPT, Falcon's mask), with the family's roundings in float16/bfloat16.
+  Tensor scores(const Tensor& q, const Tensor& k, const Tensor& bias) const {
+    const Tensor kt = k.transpose(-1, -2);
+    if (reduced_on_cpu(q) && cfg.attention_impl == AttnImpl::kEagerFloat32Scores)
+      return at::matmul(q.to(at::kFloat), kt.to(at::kFloat)) * cfg.attn_scale;
+    if (reduced_on_cpu(q) && cfg.attention_impl == AttnImpl::kEagerFusedBias && bias.defined())
+      return (at::matmul(q.to(at::kFloat), kt.to(at::kFloat)) * cfg.attn_scale +
+              bias.to(at::kFloat))
+          .to(q.scalar_type());
+    Tensor s = scaled(matmul_rounded(q, kt), cfg.attn_scale);
+    if (cfg.attn_softcap > 0.0) {
+      const double cap = cfg.attn_softcap;
+      s = via_float(s, [cap](const Tensor& t) { return t / cap; });
+      s = scaled(via_float(s, [](const Tensor& t) { return at::tanh(t); }), cap);
+    }
+    return bias.defined() ? s + bias : s;
+  }
+  // torch's CPU flash attention (scaled_dot_product_attention) in float16/bfloat16.
+  // reduced_attention.cpp.
+  Tensor sdpa_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                  bool causal_only, const Tensor& bias) const;
 
   // cos and sin [B, 1, T, rotary_dim] (model dtype) for positions [B, T]. A row's frequency
   // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
@@ -385,9 +414,9 @@ struct Transformer::Impl {
                  const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {}) {
     const int64_t B = ids.size(0), T = ids.size(1);
     Tensor h = at::embedding(embed, ids);
-    if (proj_in.defined()) h = at::linear(h, proj_in);
+    if (proj_in.defined()) h = linear_rounded(h, proj_in);
     if (cfg.embed_scale) h = h * embed_normalizer;
-    if (cfg.embedding_multiplier != 1.0) h = h * cfg.embedding_multiplier;  // Granite
+    if (cfg.embedding_multiplier != 1.0) h = scaled(h, cfg.embedding_multiplier);  // Granite
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
     if (cfg.embed_norm) h = norm(h, embed_norm_w, embed_norm_b);  // BLOOM
     Tensor cos, sin, cos_local, sin_local;
@@ -495,7 +524,7 @@ struct Transformer::Impl {
     if (cfg.mla.enabled()) return mla_attention(x, li, c);
     const int64_t B = c.B, T = c.T;
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-    Tensor qkv = at::linear(x, L.qkv_w, L.qkv_b);
+    Tensor qkv = linear_rounded(x, L.qkv_w, L.qkv_b);
     Tensor q = qkv.narrow(-1, 0, H * hd);
     Tensor k = qkv.narrow(-1, H * hd, KV * hd);
     Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
@@ -504,9 +533,10 @@ struct Transformer::Impl {
       k = norm(k, L.k_norm_w, L.k_norm_b);
     }
     if (cfg.clip_qkv > 0.0) {
-      q = q.clamp(-cfg.clip_qkv, cfg.clip_qkv);
-      k = k.clamp(-cfg.clip_qkv, cfg.clip_qkv);
-      v = v.clamp(-cfg.clip_qkv, cfg.clip_qkv);
+      auto clip = [c = cfg.clip_qkv](const Tensor& t) { return t.clamp(-c, c); };
+      q = via_float(q, clip);
+      k = via_float(k, clip);
+      v = via_float(v, clip);
     }
     q = q.reshape({B, T, H, hd});
     k = k.reshape({B, T, KV, hd});
@@ -527,7 +557,7 @@ struct Transformer::Impl {
       k = l2_norm(k);
     }
     if (cfg.attn_floor_scale > 0.0 && !cfg.uses_rope(li)) q = temperature_tuned(q, c.pos);
-    return at::linear(attend_heads(q, k, v, li, c), L.o_w, L.o_b);
+    return linear_rounded(attend_heads(q, k, v, li, c), L.o_w, L.o_b);
   }
 
   Tensor l2_norm(const Tensor& x) const {
@@ -616,18 +646,20 @@ struct Transformer::Impl {
     void mlp(BlockBuf d, BlockBuf s, size_t li) {
       at(d) = m.cfg.uses_moe(li) ? m.moe(at(s), m.layers[li]) : m.mlp(at(s), m.layers[li]);
     }
-    void scale(BlockBuf d, double f) { at(d) = at(d) * f; }
+    void scale(BlockBuf d, double f) { at(d) = scaled(at(d), f); }
     void add(BlockBuf d, BlockBuf a, BlockBuf b) { at(d) = at(a) + at(b); }
-    void add3(BlockBuf d, BlockBuf a, BlockBuf b, BlockBuf c) { at(d) = at(a) + at(b) + at(c); }
+    void add3(BlockBuf d, BlockBuf a, BlockBuf b, BlockBuf c) {
+      at(d) = m.cfg.residual_added_first ? at(a) + at(b) + at(c) : at(a) + (at(b) + at(c));
+    }
   };
 
   Tensor mlp(const Tensor& x, const Layer& L) const {
     if (cfg.gated_mlp) {
-      Tensor gu = at::linear(x, L.up_w, L.up_b);
+      Tensor gu = linear_rounded(x, L.up_w, L.up_b);
       const int64_t I = cfg.intermediate_size;
-      return at::linear(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.down_w, L.down_b);
+      return linear_rounded(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.down_w, L.down_b);
     }
-    return at::linear(act(at::linear(x, L.up_w, L.up_b)), L.down_w, L.down_b);
+    return linear_rounded(act(linear_rounded(x, L.up_w, L.up_b)), L.down_w, L.down_b);
   }
 
   // A mixture-of-experts MLP over x [..., hidden] as transformers' sparse MoE blocks compute it:
@@ -645,11 +677,16 @@ struct Transformer::Impl {
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {
     Tensor x = cfg.final_norm ? norm(hidden_rows, final_w, final_b) : hidden_rows;
-    if (proj_out.defined()) x = at::linear(x, proj_out);
-    Tensor lg = at::linear(x, head_w, head_b);
-    if (cfg.logits_divisor != 1.0) lg = lg / cfg.logits_divisor;  // Granite logits_scaling
-    if (cfg.logit_scale != 1.0) lg = lg * cfg.logit_scale;        // Cohere
-    if (cfg.final_softcap > 0.0) lg = at::tanh(lg / cfg.final_softcap) * cfg.final_softcap;
+    if (proj_out.defined()) x = linear_rounded(x, proj_out);
+    Tensor lg = linear_rounded(x, head_w, head_b);
+    if (cfg.logits_divisor != 1.0)  // Granite logits_scaling
+      lg = via_float(lg, [d = cfg.logits_divisor](const Tensor& t) { return t / d; });
+    if (cfg.logit_scale != 1.0) lg = scaled(lg, cfg.logit_scale);  // Cohere
+    if (cfg.final_softcap > 0.0) {
+      const double cap = cfg.final_softcap;
+      lg = via_float(lg, [cap](const Tensor& t) { return t / cap; });
+      lg = scaled(via_float(lg, [](const Tensor& t) { return at::tanh(t); }), cap);
+    }
     return lg;
   }
 };

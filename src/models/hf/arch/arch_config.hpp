@@ -82,6 +82,15 @@ struct MlaConfig {
 };
 
 // What distinguishes one architecture from another, as configuration of the shared blocks.
+// How a family's attention rounds in float16/bfloat16 (transformer_impl.hpp,
+// reduced_attention.cpp).
+enum class AttnImpl {
+  kSdpa,   // torch's scaled_dot_product_attention (its CPU flash kernel)
+  kEager,  // q·k, scale, bias and p·v each rounded; softmax in float32 (Gemma 2, MPT)
+  kEagerFloat32Scores,  // GPT-J's _attn: q and k cast to float32, scores and softmax in float32
+  kEagerFusedBias,      // BLOOM's baddbmm: bias + scale·(q·k) rounded once
+};
+
 struct ArchConfig {
   std::string architecture;  // e.g. "LlamaForCausalLM"
   std::string model_type;
@@ -97,14 +106,20 @@ struct ArchConfig {
   // ----- norms and the residual wiring of a block (block.hpp) -----
   NormKind norm = NormKind::kRms;
   bool norm_plus_one = false;  // Gemma: x·(1 + w), all in float32
+  // RMS norm weight applied in float32, then rounded once (OLMo 2/3, GPT-OSS: (w·x).to(dtype));
+  // else the normed x is rounded first and the weight multiplies it in the model dtype (Llama).
+  bool norm_weight_in_float32 = false;
   double norm_eps = 1e-5;
   bool norm_bias = true;           // LayerNorms with a bias (Cohere's have none)
   bool pre_norm = true;            // a norm before each branch (OLMo2 has none: branch norms only)
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP
-  bool branch_norms = false;       // norms on the branch outputs (Gemma2 sandwich, OLMo2)
-  bool post_norm = false;          // OPT do_layer_norm_before=false: norm after each residual add
-  bool final_norm = true;          // a norm before the LM head (absent in post-norm OPT)
+  // The parallel branches' sum: (x + attn) + mlp (Cohere), else (attn + mlp) + x (NeoX, GPT-J,
+  // Phi, Falcon); the order shows in float16/bfloat16 (the ATen path).
+  bool residual_added_first = false;
+  bool branch_norms = false;         // norms on the branch outputs (Gemma2 sandwich, OLMo2)
+  bool post_norm = false;            // OPT do_layer_norm_before=false: norm after each residual add
+  bool final_norm = true;            // a norm before the LM head (absent in post-norm OPT)
   double residual_multiplier = 1.0;  // Granite: x + m·branch(x)
   // BLOOM apply_residual_connection_post_layernorm: the residual adds start from the normed input.
   bool residual_from_norm = false;
@@ -129,6 +144,9 @@ struct ArchConfig {
   QkNorm qk_norm = QkNorm::kNone;
   double clip_qkv = 0.0;    // OLMoE: q, k and v clamped to [-c, c] after the q/k norms (0 = off)
   double attn_scale = 0.0;  // multiplies q·k
+  // The attention transformers runs for this family by default (HFLM passes no
+  // attn_implementation); in float16/bfloat16 on the CPU their roundings differ.
+  AttnImpl attention_impl = AttnImpl::kSdpa;
   double attn_softcap = 0.0, final_softcap = 0.0;  // 0 = off
   std::vector<int64_t> layer_sliding_window;       // per layer, 0 = full attention
   // Per layer (empty = none): a query sees only keys of its own chunk of this many positions

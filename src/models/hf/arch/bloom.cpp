@@ -14,7 +14,8 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.hidden_size = c.has("n_embed") ? c.size_("n_embed") : c.size_or("hidden_size", 64);
   a.num_layers = c.size_or("n_layer", 2);
   a.num_heads = c.size_or("n_head", 8);
-  if (a.hidden_size % a.num_heads != 0)  // BloomAttention raises ValueError
+  a.attention_impl = AttnImpl::kEagerFusedBias;  // BloomAttention has no SDPA
+  if (a.hidden_size % a.num_heads != 0)          // BloomAttention raises ValueError
     throw UserError("hidden_size " + std::to_string(a.hidden_size) +
                         " is not divisible by n_head " + std::to_string(a.num_heads),
                     {c.path(), 0, 0, "$.n_head"}, "a divisor of hidden_size");

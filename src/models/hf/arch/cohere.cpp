@@ -14,6 +14,7 @@ void parse_cohere_common(const ConfigReader& c, ArchConfig& a) {
   a.norm_eps = c.num_or("layer_norm_eps", 1e-5);
   a.parallel_residual = true;
   a.shared_layer_norm = true;
+  a.residual_added_first = true;  // CohereDecoderLayer: residual + attn + mlp
   a.rope_interleaved = true;
   a.logit_scale = c.num_or("logit_scale", 0.0625);
   if (c.bool_or("use_qk_norm", false)) a.qk_norm = QkNorm::kPerHeadWeights;

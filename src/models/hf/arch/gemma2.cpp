@@ -14,6 +14,7 @@ namespace arch_gemma2 {
 
 void parse(const ConfigReader& c, ArchConfig& a) {
   parse_gemma_common(c, a);
+  a.attention_impl = AttnImpl::kEager;  // Gemma2PreTrainedModel._supports_sdpa = False
   const int64_t window = c.int_or("sliding_window", 0);
   if (!parse_layer_types(c, a, window))
     for (int64_t i = 0; i < a.num_layers; i += 2) a.layer_sliding_window[i] = window;

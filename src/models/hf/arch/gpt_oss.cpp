@@ -34,6 +34,8 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   const ConfigReader r(j, c.path());
   parse_llama_shape(r, a, {.rms_norm_eps = 1e-5, .rope_theta = 150000.0});
   parse_window_pattern(r, a, r.size_or("sliding_window", 128), 2);
+  a.attention_impl = AttnImpl::kEager;  // sinks: GptOssPreTrainedModel._supports_sdpa = False
+  a.norm_weight_in_float32 = true;      // GptOssRMSNorm
   a.attn_sinks = true;
   // GptOssConfig's attribute_map: num_experts is another name of num_local_experts.
   a.moe.num_experts = r.size_or(r.has("num_experts") ? "num_experts" : "num_local_experts", 128);

@@ -14,6 +14,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.intermediate_size = c.size_or("n_inner", 4 * a.hidden_size);
   a.max_position_embeddings = c.opt_size("n_positions");
   a.norm = NormKind::kLayerNorm;
+  a.attention_impl = AttnImpl::kEagerFloat32Scores;  // GPTJAttention has no SDPA
   a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
   a.activation = parse_activation(c.str_or("activation_function", "gelu_new"), c.path(),
                                   "$.activation_function");

@@ -18,6 +18,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.hidden_size = c.size_or("d_model", 2048);  // MptConfig's defaults
   a.num_heads = c.size_or("n_heads", 16);
   a.num_layers = c.size_or("n_layers", 24);
+  a.attention_impl = AttnImpl::kEager;  // MptAttention has no SDPA
   a.num_kv_heads = a.num_heads;
   a.intermediate_size = 4 * a.hidden_size;  // MptMLP
   a.norm = NormKind::kLayerNorm;

@@ -10,6 +10,7 @@ void parse_olmo2_layout(ArchConfig& a) {
   a.pre_norm = false;
   a.branch_norms = true;
   a.qk_norm = QkNorm::kWhole;
+  a.norm_weight_in_float32 = true;  // Olmo2RMSNorm / Olmo3RMSNorm: (w·x).to(dtype)
 }
 
 void load_olmo2_weights(WeightLoader& w) {

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Makes tests/fixtures/hf_arch/half_precision.json: transformers' numbers for a few of the
+hf_arch fixtures (float16 checkpoints) loaded with dtype float16 and bfloat16 on the CPU, with
+the attention transformers picks by default (as HFLM loads them), for the C++ test
+HfReducedPrecision (tests/models/hf/reduced_precision_test.cpp).
+
+Per fixture, dtype and golden input: the next-token log-probs (log_softmax of the logits cast to
+float32), the argmax of each position, the last position's whole row, the smallest gap between a
+row's two largest logits (where an argmax may flip on one rounding), and HFLM's sum: its
+log_softmax in the logits' own dtype, the targets gathered and summed in that dtype.
+
+Environment: torch 2.15.0, transformers 5.23.0 (CPU).
+Usage: python scripts/gen_half_precision_goldens.py
+"""
+import json
+import os
+
+import torch
+import transformers
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
+# One of each attention and norm variant lm-eval rounds differently: SDPA with Granite's scalar
+# multipliers, OLMo 2's float32 norm weight, Gemma 3's (1 + w) norm and sliding windows, BLOOM's
+# fused ALiBi, GPT-J's float32 scores, GPT-OSS's sinks and experts.
+NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss")
+DTYPES = ("float16", "bfloat16")
+
+
+def r(x):
+    return float(f"{x:.7g}")
+
+
+def main():
+    torch.manual_seed(0)
+    out = {"meta": {"torch": torch.__version__, "transformers": transformers.__version__,
+                    "device": "cpu", "script": "scripts/gen_half_precision_goldens.py",
+                    "logprobs": "log_softmax(logits.float()), 7 significant digits"},
+           "fixtures": {}}
+    for name in NAMES:
+        d = os.path.join(FIXTURES, name)
+        golden = json.load(open(os.path.join(d, "golden.json")))
+        per = {}
+        for dtype in DTYPES:
+            model = transformers.AutoModelForCausalLM.from_pretrained(d, dtype=getattr(torch, dtype)).eval()
+            rows = []
+            for inp in golden["inputs"][:2]:
+                ids = torch.tensor([inp["input_ids"]])
+                with torch.no_grad():
+                    logits = model(ids).logits[0]
+                lp = torch.log_softmax(logits.float(), -1)
+                top2 = torch.topk(logits.float(), 2, -1).values
+                nxt = ids[0, 1:]
+                half_lp = torch.log_softmax(logits, -1)  # HFLM: in the logits' dtype
+                hflm_sum = float(torch.gather(half_lp[:-1], 1, nxt.unsqueeze(-1)).sum())
+                rows.append({
+                    "input_ids": inp["input_ids"],
+                    "next_token_logprobs": [r(lp[i, t]) for i, t in enumerate(nxt.tolist())],
+                    "argmax": lp.argmax(-1).tolist(),
+                    "last_row_logprobs": [r(x) for x in lp[-1].tolist()],
+                    "min_top2_logit_margin": r(float((top2[:, 0] - top2[:, 1]).min())),
+                    "hflm_sum_logprob": hflm_sum,
+                })
+            per[dtype] = {"attn_implementation": model.config._attn_implementation, "inputs": rows}
+        out["fixtures"][name] = per
+    path = os.path.join(FIXTURES, "half_precision.json")
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+        f.write("\n")
+    print(path, os.path.getsize(path), "bytes")
+
+
+if __name__ == "__main__":
+    main()

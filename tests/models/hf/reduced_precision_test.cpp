@@ -1,0 +1,108 @@
+// float16 and bfloat16 on the CPU against transformers' own numbers for the same checkpoints
+// (tests/fixtures/hf_arch/half_precision.json, scripts/gen_half_precision_goldens.py), and
+// dtype=auto resolved as transformers' _get_dtype resolves it.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "models/hf/transformer.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path arch_dir() { return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch"; }
+
+const json& goldens() {
+  static const json g = json::parse(lmeval::testing::read_file(arch_dir() / "half_precision.json"));
+  return g;
+}
+
+// Bounds on |ours - transformers| per log-prob. A logit is rounded to the dtype (float16: 11
+// significant bits, bfloat16: 8) on both sides, and the float32 sums inside the matrix products
+// run in another order (OpenBLAS here, oneDNN in torch 2.15), so now and then a rounding lands
+// the other way and moves the log-probs by an ulp of the logits. The bound is four ulps of a
+// logit between 4 and 8 (float16 4 * 2^-8, bfloat16 4 * 2^-5); measured at most 0.0105 (float16)
+// and 0.062 (bfloat16), both Gemma 3.
+double row_bound(const std::string& dtype) { return dtype == "float16" ? 0.02 : 0.125; }
+// HFLM's sum is rounded to the dtype: two ulps of the sum (at least one of the bound above).
+double sum_bound(const std::string& dtype, double sum) {
+  const double bits = dtype == "float16" ? 11 : 8;
+  const double ulp = std::ldexp(
+      1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) - static_cast<int>(bits) + 1);
+  return std::max(2 * ulp, row_bound(dtype));
+}
+
+class ReducedPrecisionTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReducedPrecisionTest, RowsArgmaxesAndHflmSumsMatchTransformers) {
+  const std::string name = GetParam();
+  const json& per = goldens()["fixtures"][name];
+  for (const std::string dtype : {"float16", "bfloat16"}) {
+    LoadOptions opt;
+    opt.dtype = dtype;
+    auto model = Transformer::load(arch_dir() / name, opt);
+    EXPECT_EQ(model->dtype_name(), "torch." + dtype);
+    const int64_t V = model->config().vocab_size;
+    for (const auto& in : per[dtype]["inputs"]) {
+      const auto ids = in["input_ids"].get<std::vector<Token>>();
+      const int64_t T = static_cast<int64_t>(ids.size());
+      const std::vector<float> lp = model->full_logprobs({ids}, {}, {});
+      ASSERT_EQ(static_cast<int64_t>(lp.size()), T * V);
+      double worst = 0;
+      const auto want_next = in["next_token_logprobs"].get<std::vector<double>>();
+      for (int64_t i = 0; i + 1 < T; ++i)
+        worst = std::max(worst, std::abs(lp[i * V + ids[i + 1]] - want_next[i]));
+      const auto want_last = in["last_row_logprobs"].get<std::vector<double>>();
+      for (int64_t v = 0; v < V; ++v)
+        worst = std::max(worst, std::abs(lp[(T - 1) * V + v] - want_last[v]));
+      EXPECT_LE(worst, row_bound(dtype)) << name << " " << dtype;
+      // Argmaxes where no row's two best logits are within the bound (a tie may break either way).
+      if (in["min_top2_logit_margin"].get<double>() > row_bound(dtype)) {
+        const auto want_argmax = in["argmax"].get<std::vector<int64_t>>();
+        for (int64_t i = 0; i < T; ++i) {
+          const float* row = lp.data() + i * V;
+          EXPECT_EQ(std::max_element(row, row + V) - row, want_argmax[i]) << name << " " << i;
+        }
+      }
+      // The scoring path: HFLM's log_softmax and sum in the dtype.
+      ScoreRow r{ids, {ScoreSpan{0, std::vector<Token>(ids.begin() + 1, ids.end())}}};
+      const double want = in["hflm_sum_logprob"].get<double>();
+      EXPECT_NEAR(model->score({r})[0][0].logprob, want, sum_bound(dtype, want))
+          << name << " " << dtype;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HfReducedPrecision, ReducedPrecisionTest,
+                         ::testing::Values("granite", "olmo2", "gemma3", "bloom", "gptj",
+                                           "gpt_oss"));
+
+// transformers' _get_dtype for dtype="auto": the config's dtype, else the first floating tensor's.
+TEST(HfReducedPrecision, AutoDtypeIsTheConfigsElseTheCheckpoints) {
+  auto model = Transformer::load(arch_dir() / "granite", {});
+  EXPECT_EQ(model->dtype_name(), "torch.float16");
+  const fs::path dir = fs::temp_directory_path() / "lmeval_auto_dtype_granite";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(arch_dir() / "granite" / "model.safetensors", dir / "model.safetensors");
+  json cfg = json::parse(lmeval::testing::read_file(arch_dir() / "granite" / "config.json"));
+  cfg.erase("dtype");
+  cfg.erase("torch_dtype");
+  std::ofstream(dir / "config.json") << cfg.dump();
+  EXPECT_EQ(Transformer::load(dir, {})->dtype_name(), "torch.float16");
+  cfg["dtype"] = "bfloat16";
+  std::ofstream(dir / "config.json", std::ios::trunc) << cfg.dump();
+  EXPECT_EQ(Transformer::load(dir, {})->dtype_name(), "torch.bfloat16");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lmeval::hf
