@@ -88,7 +88,8 @@ void upload_lfs(HubClient& client, const RepoRef& repo, const std::vector<const 
     const json& up = o["actions"]["upload"];
     std::vector<std::string> headers;
     bool multipart = false;
-    for (const auto& [k, v] : up.value("header", json::object()).items()) {
+    const json header = up.value("header", json::object());
+    for (const auto& [k, v] : header.items()) {
       if (k == "chunk_size") multipart = true;
       if (v.is_string()) headers.push_back(k + ": " + v.get<std::string>());
     }

@@ -316,7 +316,8 @@ HubPushReport push_run_to_hub(hub::HubClient& client, const HubLogArgs& args, co
     // save_results_samples runs once per task in the results' configs order, each time writing
     // that task's file and uploading the whole folder: later tasks' files are not there yet.
     std::vector<std::pair<std::string, fs::path>> ordered;
-    for (const auto& [task, cfg] : results.value("configs", Json::object()).items())
+    const Json configs = results.value("configs", Json::object());
+    for (const auto& [task, cfg] : configs.items())
       for (const auto& p : files.samples)
         if (file_task_name(p.filename().string()) == task) ordered.emplace_back(task, p);
     std::set<fs::path> pending;
