@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 namespace lmeval::analysis {
@@ -32,10 +33,23 @@ std::vector<std::vector<Json>> argument_lists(const Json& arguments) {
 
 std::string plain(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// A [log-likelihood, is_greedy] pair.
+// A [log-likelihood, is_greedy] pair; the samples file writes it as text (sanitize_list:
+// ["-4.3", "True"]).
 bool ll_pair(const Json& v) {
-  return v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_boolean();
+  if (!v.is_array() || v.size() != 2) return false;
+  if (v[0].is_number() && v[1].is_boolean()) return true;
+  if (!v[0].is_string() || !v[1].is_string()) return false;
+  const std::string& g = v[1].get_ref<const std::string&>();
+  char* end = nullptr;
+  const std::string& n = v[0].get_ref<const std::string&>();
+  std::strtod(n.c_str(), &end);
+  return (g == "True" || g == "False") && !n.empty() && end && *end == '\0';
 }
+double ll_value(const Json& v) {
+  return v[0].is_number() ? v[0].get<double>()
+                          : std::strtod(v[0].get_ref<const std::string&>().c_str(), nullptr);
+}
+bool ll_greedy(const Json& v) { return v[1].is_boolean() ? v[1].get<bool>() : v[1] == "True"; }
 
 // The script: the page's only code. Text goes in through textContent, never as markup, so the
 // model's outputs cannot inject anything.
@@ -165,8 +179,7 @@ std::string responses_text(const Json& resps) {
     std::string line;
     const Json& v = r.is_array() && r.size() == 1 ? r[0] : r;
     if (ll_pair(v))
-      line = fmt::format("log-likelihood {:.4f}{}", v[0].get<double>(),
-                         v[1].get<bool>() ? " (greedy)" : "");
+      line = fmt::format("log-likelihood {:.4f}{}", ll_value(v), ll_greedy(v) ? " (greedy)" : "");
     else
       line = plain(v);
     out += (out.empty() ? "" : "\n") + line;
@@ -183,7 +196,7 @@ std::string answer_text(const Json& filtered, const std::vector<std::string>& ch
   std::vector<double> ll;
   for (const auto& v : filtered) {
     if (ll_pair(v))
-      ll.push_back(v[0].get<double>());
+      ll.push_back(ll_value(v));
     else if (v.is_number())
       ll.push_back(v.get<double>());
     else
