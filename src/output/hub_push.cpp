@@ -322,7 +322,10 @@ HubPushReport push_run_to_hub(hub::HubClient& client, const HubLogArgs& args, co
         if (file_task_name(p.filename().string()) == task) ordered.emplace_back(task, p);
     std::set<fs::path> pending;
     for (const auto& [task, p] : ordered) pending.insert(p);
-    for (const auto& [task, sample_file] : ordered) {
+    for (const auto& entry : ordered) {
+      // Plain names, not structured bindings: lambdas below capture them.
+      const std::string& task = entry.first;
+      const fs::path& sample_file = entry.second;
       pending.erase(sample_file);
       step("push the samples of " + task + " to " + repo_id, [&] {
         auto repo = dataset_repo(repo_id);
