@@ -1,5 +1,6 @@
 // The HTML report: plain HTML tables and inline SVG charts drawn from the runs, comparisons and
-// item analysis; nothing is fetched and nothing runs in the page.
+// item analysis, and the sample browser (analysis/sample_browser.hpp), the page's one script;
+// nothing is fetched.
 #include "lmeval/analysis/html_report.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "analysis/number_format.hpp"
+#include "analysis/sample_browser.hpp"
 #include "lmeval/analysis/repeat_report.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/python_format.hpp"
@@ -95,6 +97,7 @@ struct Bar {
   double value = 0, low = 0, high = 0;                             // low/high NaN: no interval
   double whisker_low = std::nan(""), whisker_high = std::nan("");  // seed min..max
   bool bold = false;
+  std::string count;  // "n = 150": what the point stands on, beside its value
 };
 
 // Axis ticks at a 1, 2 or 5 × 10^k spacing over [lo, hi], labelled with just the decimals that
@@ -120,7 +123,7 @@ Ticks nice_ticks(double lo, double hi) {
 
 // Horizontal dot-and-interval chart; `zero` draws a reference line at 0, `chance` a labelled
 // dashed line at the task's random baseline.
-std::string interval_chart(const std::vector<Bar>& bars, bool zero,
+std::string interval_chart(const std::vector<Bar>& bars, bool zero, const std::string& axis_title,
                            std::optional<double> chance = std::nullopt) {
   // Both kinds of chart keep 0 on the axis (the reference line of differences, the floor of
   // scores); a score chart also starts from [0, 1], the range of most scores, and widens to
@@ -151,13 +154,23 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero,
     lo -= pad;
     hi += pad;
   }
-  const int label_w = 190, plot_w = 420, row_h = 26, top = 18;
-  const int height = top + row_h * static_cast<int>(bars.size()) + 24;
+  // The label column is as wide as the longest label needs (about 7 px a character at 12 px),
+  // within bounds; only labels longer than that are elided, in the middle.
+  std::size_t longest = 0;
+  for (const auto& b : bars) {
+    std::size_t cps = 0;
+    for (unsigned char c : b.label) cps += (c & 0xC0) != 0x80;
+    longest = std::max(longest, cps);
+  }
+  const int label_w = std::clamp(16 + 7 * static_cast<int>(longest), 120, 400);
+  const std::size_t label_chars = static_cast<std::size_t>((label_w - 16) / 7);
+  const int plot_w = 420, row_h = 26, top = 18, value_w = 150;
+  const int height = top + row_h * static_cast<int>(bars.size()) + 40;
   auto x = [&](double v) { return label_w + (v - lo) / (hi - lo) * plot_w; };
   std::string s = fmt::format(
       "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "role=\"img\">",
-      label_w + plot_w + 90, height);
+      label_w + plot_w + value_w, height);
   const int axis_y = top + row_h * static_cast<int>(bars.size()) + 4;
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>", label_w,
                    axis_y, label_w + plot_w, axis_y);
@@ -170,6 +183,10 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero,
         "fill=\"#555\">{:.{}f}</text>",
         x(v), axis_y + 13, v, ticks.decimals);
   }
+  s += fmt::format(
+      "<text class=\"axis-title\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" "
+      "fill=\"#333\">{}</text>",
+      label_w + plot_w / 2, axis_y + 30, esc(axis_title));
   if (zero)
     s += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\" "
@@ -189,7 +206,7 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero,
         "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" "
         "fill=\"#222\"{}><title>{}</title>{}</text>",
         label_w - 8, y + 4, b.bold ? " font-weight=\"bold\"" : "", esc(b.label),
-        esc(shorten(b.label, 28)));
+        esc(shorten(b.label, label_chars)));
     if (std::isfinite(b.whisker_low) && std::isfinite(b.whisker_high)) {
       s += fmt::format(
           "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#888\" "
@@ -208,34 +225,63 @@ std::string interval_chart(const std::vector<Bar>& bars, bool zero,
     if (std::isfinite(b.value))
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#fff\"/>",
                        x(b.value), y, b.colour);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\">{}</text>",
-                     label_w + plot_w + 6, y + 4,
-                     zero ? format::signed_fixed(b.value) : format::fixed(b.value));
+    s += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\">{}<tspan "
+        "fill=\"#666\">{}</tspan></text>",
+        label_w + plot_w + 6, y + 4, zero ? format::signed_fixed(b.value) : format::fixed(b.value),
+        b.count.empty() ? "" : "  " + esc(b.count));
   }
   return s + "</svg>";
 }
 
+// The inter-item correlations' histogram: ten bins over [-1, 1], counts on the bars and on the
+// y axis, both axes titled.
 std::string histogram_svg(const std::vector<std::size_t>& bins) {
-  std::size_t top = 1;
-  for (auto b : bins) top = std::max(top, b);
-  const int w = 24, h = 60;
+  std::size_t most = 1;
+  for (auto b : bins) most = std::max(most, b);
+  const int w = 32, h = 110, left = 52, top = 16, n = static_cast<int>(bins.size());
+  const int axis_y = top + h;
   std::string s = fmt::format(
-      "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">",
-      w * 10 + 40, h + 18);
-  for (std::size_t i = 0; i < bins.size(); ++i) {
-    double bh = static_cast<double>(bins[i]) / static_cast<double>(top) * h;
+      "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "role=\"img\">",
+      left + w * n + 24, axis_y + 44);
+  s += fmt::format(
+      "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#999\"/>"
+      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#999\"/>",
+      left, top, axis_y, left + w * n);
+  for (std::size_t v : {std::size_t{0}, (most + 1) / 2, most}) {
+    const double y = axis_y - static_cast<double>(v) / static_cast<double>(most) * h;
+    s += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#999\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" text-anchor=\"end\" "
+        "fill=\"#555\">{5}</text>",
+        left - 4, y, left, left - 6, y + 3.5, v);
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto c = bins[static_cast<std::size_t>(i)];
+    const double bh = static_cast<double>(c) / static_cast<double>(most) * h;
+    const double lo = -1 + 2.0 * i / n, hi = -1 + 2.0 * (i + 1) / n;
     s += fmt::format(
         "<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" "
-        "fill=\"#6a8caf\"><title>[{:.1f}, {:.1f}): {}</title></rect>",
-        20 + w * static_cast<int>(i), h - bh, w - 2, bh, -1 + 0.2 * i, -0.8 + 0.2 * i, bins[i]);
+        "fill=\"#6a8caf\"><title>[{:.1f}, {:.1f}): {} pairs</title></rect>",
+        left + w * i + 1, axis_y - bh, w - 2, bh, lo, hi, c);
+    if (c > 0)
+      s += fmt::format(
+          "<text x=\"{}\" y=\"{:.1f}\" font-size=\"9\" text-anchor=\"middle\" "
+          "fill=\"#333\">{}</text>",
+          left + w * i + w / 2, axis_y - bh - 3, c);
   }
-  s += fmt::format("<text x=\"20\" y=\"{}\" font-size=\"10\" fill=\"#555\">-1</text>", h + 14);
+  for (int k = 0; k <= 4; ++k)
+    s += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\" "
+        "fill=\"#555\">{}</text>",
+        left + w * n * k / 4, axis_y + 13, k == 2 ? "0" : fmt::format("{:.1f}", -1 + 0.5 * k));
   s += fmt::format(
-      "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\" text-anchor=\"middle\">0</text>",
-      20 + w * 5, h + 14);
-  s += fmt::format(
-      "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\" text-anchor=\"end\">1</text>",
-      20 + w * 10, h + 14);
+      "<text class=\"axis-title\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" "
+      "fill=\"#333\">inter-item correlation over runs (r)</text>"
+      "<text class=\"axis-title\" x=\"12\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\" "
+      "fill=\"#333\" transform=\"rotate(-90 12 {})\">item pairs</text>",
+      left + w * n / 2, axis_y + 32, top + h / 2, top + h / 2);
   return s + "</svg>";
 }
 
@@ -383,7 +429,7 @@ std::string render_html_report(const ReportInput& in) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-      "'unsafe-inline'; img-src data:\">"
+      "'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
       "<title>lm-eval report</title><style>";
   h += kStyle;
   h += "</style></head><body>\n<h1>lm-eval report</h1>\n";
@@ -506,6 +552,10 @@ std::string render_html_report(const ReportInput& in) {
         Bar b;
         b.label = in.runs[r].label;
         b.colour = colour(r);
+        const Json& ns =
+            in.runs[r].results.contains("n-samples") ? in.runs[r].results["n-samples"] : Json();
+        if (ns.is_object() && ns.contains(task) && ns[task].contains("effective"))
+          b.count = "n = " + ns[task]["effective"].dump();
         b.value = rs.value;
         b.low = rs.low;
         b.high = rs.high;
@@ -549,7 +599,8 @@ std::string render_html_report(const ReportInput& in) {
             seeds, norm);
         bars.push_back(std::move(b));
       }
-      h += interval_chart(bars, false, chance) + "\n" + table + "</table>\n";
+      h += interval_chart(bars, false, metric + " (" + filter + "), 95% interval", chance) + "\n" +
+           table + "</table>\n";
       // Paired differences against run 1.
       std::vector<Bar> diffs;
       std::string dt =
@@ -567,6 +618,7 @@ std::string render_html_report(const ReportInput& in) {
               chance && (m.higher_is_better ? std::max(m.score_a, m.score_b) <= *chance
                                             : std::min(m.score_a, m.score_b) >= *chance);
           b.bold = m.significant && !below_chance;
+          b.count = fmt::format("n = {}", m.n);
           diffs.push_back(b);
           auto why = [&](const char* k) {
             return m.undefined.count(k)
@@ -603,6 +655,7 @@ std::string render_html_report(const ReportInput& in) {
           Bar b{in.runs[c + 1].label + " − " + in.runs[0].label, colour(c + 1), g.diff, g.ci_low,
                 g.ci_high};
           b.bold = g.significant && !chance;
+          b.count = fmt::format("n = {}", g.n);
           diffs.push_back(b);
           dt += fmt::format(
               "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
@@ -616,8 +669,9 @@ std::string render_html_report(const ReportInput& in) {
         }
       }
       if (!diffs.empty())
-        h += "<p class=\"note\">Paired differences:</p>" + interval_chart(diffs, true) + "\n" + dt +
-             "</table>\n";
+        h += "<p class=\"note\">Paired differences:</p>" +
+             interval_chart(diffs, true, "difference in " + metric + " (B − A), 95% interval") +
+             "\n" + dt + "</table>\n";
     }
     // Sampled answers (repeats > 1): between- and within-question variance, per run.
     if (const auto reps = repeat_summaries(in.runs, task); !reps.empty()) {
@@ -718,6 +772,8 @@ std::string render_html_report(const ReportInput& in) {
   }
   if (!in.analysis_refusal.empty())
     h += "<div class=\"refused\">No item analysis: " + esc(in.analysis_refusal) + "</div>\n";
+
+  h += sample_browser_section(in.runs);
 
   // Exact configuration of each run.
   h += "<h2>Configuration</h2>\n";

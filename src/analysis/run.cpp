@@ -179,6 +179,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       if (j.contains("doc")) item.doc = j["doc"];
       if (j.contains("target")) item.target = j["target"];
       item.cluster = cluster_value(item.doc, cluster_key, file, line_no);
+      if (j.contains("arguments")) item.arguments = j["arguments"];
+      if (j.contains("resps")) item.resps = j["resps"];
       items.push_back(std::move(item));
       acc.emplace_back();
       seed_acc.emplace_back();
@@ -192,6 +194,8 @@ TaskSamples read_samples(const fs::path& file, const std::string& cluster_key) {
       if (sp == ts.fewshot_seeds.end()) ts.fewshot_seeds.push_back(seed);
     }
     Item& item = items[it->second];
+    if (j.contains("filtered_resps") && !item.filtered.contains(filter))
+      item.filtered[filter] = j["filtered_resps"];
     if (j.contains("prompt_hash") && j["prompt_hash"].is_string()) {
       std::string ph = j["prompt_hash"].get<std::string>();
       if (item.prompt_hash.empty()) item.prompt_hash = ph;
@@ -319,6 +323,20 @@ Run load_run(const std::string& path) {
   run.label = run.results.contains("model_name") && run.results["model_name"].is_string()
                   ? run.results["model_name"].get<std::string>()
                   : std::string();
+  // A model given by none of these arguments (dummy, API models without one) gets a random
+  // 8-character name from the reference's GeneralConfigTracker (random_name_id): no label for a
+  // person, so the model type below stands in for it.
+  {
+    const auto args = model_args_of(run);
+    bool named = false;
+    for (const char* k : {"peft", "delta", "pretrained", "model", "path", "engine"})
+      named = named || (args.count(k) && args.at(k) == run.label);
+    const bool random_like =
+        run.label.size() == 8 && std::all_of(run.label.begin(), run.label.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        });
+    if (!named && random_like && run.results.contains("config")) run.label.clear();
+  }
   if (!run.label.empty() && (run.label[0] == '/' || run.label[0] == '.')) {
     fs::path p(run.label);
     run.label = (p.has_filename() ? p : p.parent_path()).filename().string();

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/launcher.hpp"
+#include "cli/run_integrations.hpp"
 #include "cli/run_options.hpp"
 #include "cli/run_output.hpp"
 #include "lmeval/config/adapter_runs.hpp"
@@ -94,6 +95,7 @@ int run_main(RunFlags& f) {
   }
   // Before the model phase: a run of hours must not find an unwritable folder at its end.
   if (cfg.output_path) check_output_path_writable(*cfg.output_path);
+  prepare_integrations(cfg);
   install_stop_signal_handlers();
   std::vector<EvalConfig> runs = adapter_runs(cfg);
   if (runs.size() > 1) {

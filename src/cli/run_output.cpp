@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
 
+#include "cli/run_integrations.hpp"
 #include "lmeval/core/atomic_file.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/log.hpp"
@@ -26,18 +28,20 @@ int report_run(const EvalConfig& cfg, const EvalOutput& out) {
   if (cfg.show_config) std::cout << py::json_dumps(out.results, {.indent = 2}) << "\n";
   // A failed write still shows the scores (below) before it ends the run with exit 1.
   std::exception_ptr write_failure;
+  std::optional<WrittenFiles> written;
   if (cfg.output_path) {
     std::vector<std::pair<std::string, std::vector<Json>>> samples;
     for (auto& s : out.samples) samples.emplace_back(s.task, s.lines);
     try {
-      auto w = write_outputs(*cfg.output_path, out.results, samples);
-      spdlog::info("results written to {}", w.results.string());
+      written = write_outputs(*cfg.output_path, out.results, samples);
+      spdlog::info("results written to {}", written->results.string());
     } catch (const RuntimeError&) {
       // The reference logs "Could not save results" and exits 0; lm-eval does not hide a lost
       // file (docs/fidelity.md).
       write_failure = std::current_exception();
     }
   }
+  log_to_integrations(cfg, out, written ? &*written : nullptr);
   Json model_args = cfg.model_args;
   std::string limit = cfg.limit ? py::float_repr(*cfg.limit) : "None";
   std::string nf = cfg.num_fewshot ? std::to_string(*cfg.num_fewshot) : "None";

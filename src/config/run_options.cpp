@@ -590,8 +590,32 @@ std::vector<RunOption> build_table() {
                       get(j, "shard_count", c.shard_count);
                     }});
 
-  for (const char* key : {"wandb_args", "wandb_config_args", "trackio_args", "hf_hub_log_args"})
-    add(refused_integration(key));
+  // MergeDictAction dicts, as --metadata: EvaluationTracker's and WandbLogger's keyword arguments
+  // (output/hub_push.hpp, output/wandb_log.hpp).
+  auto integration = [&](Json EvalConfig::*m, const std::string& key, std::string help) {
+    add(field(m, RunOption{.key = key,
+                           .flags = {"--" + key},
+                           .help = std::move(help),
+                           .kind = OptionKind::Texts,
+                           .for_validate = true,
+                           .from_cli =
+                               [m, key](EvalConfig& c, const CliValue& v) {
+                                 if (!v.occurrences.empty())
+                                   c.*m = merge_dict_flag(v.occurrences, "--" + key);
+                               },
+                           .from_yaml =
+                               [m, key](EvalConfig& c, const Json& v, const SourceLocation& w) {
+                                 c.*m = dict_field(v, w, key);
+                               }}));
+  };
+  integration(&EvalConfig::wandb_args, "wandb_args",
+              "Weights & Biases init arguments key=val key2=val2 (the active Python "
+              "environment's wandb package)");
+  integration(&EvalConfig::wandb_config_args, "wandb_config_args",
+              "Weights & Biases config arguments key=val key2=val2");
+  integration(&EvalConfig::hf_hub_log_args, "hf_hub_log_args",
+              "Hugging Face Hub logging arguments key=val key2=val2 (token from HF_TOKEN)");
+  add(refused_integration("trackio_args"));
 
   // Range checks (config/flag_checks.hpp), run in this order by check_setting_ranges for flags
   // and --config values alike.

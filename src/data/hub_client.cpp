@@ -57,23 +57,6 @@ std::string read_small_file(const fs::path& p) {
 
 std::string type_word(RepoType t) { return t == RepoType::kDataset ? "dataset" : "model"; }
 
-// Percent-encodes everything but unreserved characters (and '/' when keep_slash).
-std::string url_quote(const std::string& s, bool keep_slash) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
-        (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 // The etag a blob is stored under: quotes and weak prefix removed, as huggingface_hub does.
 std::string normalize_etag(std::string e) {
   e = trim(e);
@@ -120,6 +103,22 @@ struct FileLock {
 };
 
 }  // namespace
+
+std::string url_quote(const std::string& s, bool keep_slash) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (keep_slash && c == '/')) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
 
 bool is_commit_hash(const std::string& s) {
   return s.size() == 40 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
@@ -273,7 +272,7 @@ int on_progress(void* ud, curl_off_t total, curl_off_t now, curl_off_t, curl_off
 
 HubClient::Response HubClient::request(const std::string& method, const std::string& url,
                                        const std::string& what, std::FILE* sink,
-                                       uint64_t resume_from, bool follow) {
+                                       uint64_t resume_from, bool follow, const ApiCall* call) {
   Response r;
   CURL* c = curl_easy_init();
   if (!c) throw RuntimeError("libcurl initialisation failed");
@@ -281,11 +280,20 @@ HubClient::Response HubClient::request(const std::string& method, const std::str
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_slist* hdrs = nullptr;
   std::string auth;
-  if (config_.token) {
+  if (config_.token && (!call || call->send_token)) {
     auth = "Authorization: Bearer " + *config_.token;
     hdrs = curl_slist_append(hdrs, auth.c_str());
   }
   hdrs = curl_slist_append(hdrs, "Accept-Encoding: identity");
+  if (call) {
+    for (const auto& h : call->headers) hdrs = curl_slist_append(hdrs, h.c_str());
+    if (method != "GET") {
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, call->body.data());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
+    }
+  }
+  if (method != "GET" && method != "HEAD")
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
   curl_easy_setopt(c, CURLOPT_USERAGENT, "lm-eval/0.1 (huggingface_hub-compatible)");
@@ -409,6 +417,21 @@ HubClient::RepoInfo HubClient::cached_repo_info(const RepoRef& repo) const {
   }
   std::sort(info.files.begin(), info.files.end());
   return info;
+}
+
+HubClient::ApiAnswer HubClient::call_api(const ApiCall& call) {
+  const std::string url = call.url.rfind("http", 0) == 0 ? call.url : config_.endpoint + call.url;
+  Response r;
+  for (int attempt = 0;; ++attempt) {
+    r = request(call.method, url, call.url, nullptr, 0, true, &call);
+    bool again = (r.transport_failed() && !hopeless(r.curl)) || retryable(r.status);
+    if (!again || attempt >= config_.max_retries) break;
+    sleep_backoff(config_, attempt, r.header("retry-after"));
+  }
+  if (r.transport_failed())
+    throw RuntimeError(scrub("cannot reach the Hub at " + config_.endpoint + " for " + call.method +
+                             " " + call.url + " (" + r.curl_error + ")"));
+  return {r.status, scrub(r.body), r.header("x-error-code")};
 }
 
 HubClient::RepoInfo HubClient::repo_info(const RepoRef& repo) {

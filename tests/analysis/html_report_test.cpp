@@ -1,6 +1,6 @@
-// `lm-eval report`: one self-contained HTML file (no scripts, nothing fetched), rendered by
-// headless Chromium to PNG without console errors. Skips the render where chromium is not
-// installed.
+// `lm-eval report`: one self-contained HTML file (nothing fetched; one inline script, the sample
+// browser's), rendered by headless Chromium to PNG without console errors. Skips the render where
+// chromium is not installed; the screenshots stay in the build's test_artifacts/ folder.
 #include "lmeval/analysis/html_report.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <tuple>
 
 #include "analysis/run_fixture.hpp"
 
@@ -37,7 +38,12 @@ TEST_F(Report, SelfContainedHtml) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string h = read_file(html_);
   EXPECT_TRUE(h.starts_with("<!DOCTYPE html>"));
-  EXPECT_EQ(h.find("<script"), std::string::npos);
+  // Scripts: the sample browser's data block and its inline code, nothing loaded.
+  std::size_t scripts = 0;
+  for (std::size_t at = h.find("<script"); at != std::string::npos; at = h.find("<script", at + 1))
+    ++scripts;
+  EXPECT_EQ(scripts, 2u);
+  EXPECT_EQ(h.find("<script src"), std::string::npos);
   EXPECT_EQ(h.find("<link"), std::string::npos);
   EXPECT_EQ(h.find("@import"), std::string::npos);
   EXPECT_EQ(h.find("url("), std::string::npos);
@@ -229,4 +235,144 @@ TEST_F(Report, LeaderboardRuleForAGroupIsNamed) {
                 "normalised subtask acc)</span>",
                 raw);
   EXPECT_NE(h.find(cell), std::string::npos) << cell;
+}
+
+// Plots carry axis titles and counts; runs are labelled by model name; the sample browser holds
+// every document of every task with prompt, target, answers and scores.
+TEST_F(Report, AxesCountsLabelsAndSampleBrowser) {
+  auto r =
+      lm("report " + run("a") + " " + run("b") + " " + run("c") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string h = read_file(html_);
+  for (const char* part :
+       {"acc (none), 95% interval", "difference in acc (B − A), 95% interval", "n = 150",
+        "inter-item correlation over runs (r)", "item pairs", "<h2 id=\"samples\">",
+        "id=\"sb-wrong\"", "id=\"sb-diff\"", "id=\"sb-q\"", "model-b − model-a"})
+    EXPECT_NE(h.find(part), std::string::npos) << part;
+  const auto start = h.find("<script type=\"application/json\" id=\"sb-data\">");
+  ASSERT_NE(start, std::string::npos);
+  const auto body = start + std::string("<script type=\"application/json\" id=\"sb-data\">").size();
+  const auto data = nlohmann::json::parse(h.substr(body, h.find("</script>", body) - body));
+  EXPECT_EQ(data["runs"], (nlohmann::json{"model-a", "model-b", "model-c"}));
+  for (const auto& t : data["tasks"]) {
+    ASSERT_EQ(t["items"].size(), 150u) << t["name"];
+    // Every document as the samples file has it: prompt, target and score of run A.
+    const auto scores = item_scores("a", t["name"].get<std::string>());
+    std::map<long long, double> by_id;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir() / "runs/a"))
+      if (e.path().filename().string().starts_with("samples_" + t["name"].get<std::string>() +
+                                                   "_")) {
+        std::ifstream in(e.path());
+        for (std::string line; std::getline(in, line);) {
+          auto j = nlohmann::json::parse(line);
+          by_id[j["doc_id"].get<long long>()] = j["acc"].get<double>();
+        }
+      }
+    const auto& first = t["items"][0];
+    EXPECT_EQ(first["by"][0]["prompt"].get<std::string>().rfind("Q: ", 0), 0u);
+    EXPECT_EQ(first["choices"].size(), 4u);
+    EXPECT_EQ(first["by"][0]["filtered"]["none"].get<std::string>().rfind("choice ", 0), 0u);
+    for (const auto& it : t["items"])
+      EXPECT_EQ(it["by"][0]["scores"][0].get<double>(), by_id.at(it["id"].get<long long>()));
+    EXPECT_EQ(scores.size(), 150u);
+  }
+}
+
+// A dummy model has no name argument: its random 8-character model_name gives way to the model
+// type.
+TEST(ReportLabels, RandomModelNamesGiveWayToTheModelType) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lmeval_label_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  nlohmann::ordered_json res = {{"results", {{"t", {{"acc,none", 1.0}}}}},
+                                {"configs", {{"t", {{"task", "t"}}}}},
+                                {"model_name", "k3j9x0qa"},
+                                {"config", {{"model", "dummy"}, {"model_args", "salt=1"}}}};
+  std::ofstream(dir / "results_2026-01-01T00-00-00.json") << res.dump();
+  std::ofstream(dir / "samples_t_2026-01-01T00-00-00.jsonl")
+      << R"({"doc_id": 0, "doc_hash": "h", "metrics": ["acc"], "acc": 1.0})"
+      << "\n";
+  auto loaded = lmeval::analysis::load_run(dir.string());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(loaded.label, "dummy");
+}
+
+// 1,000 documents in headless Chromium: only one page of rows is built, the filters and the
+// search answer at once, and the screenshots (top of the report, the sample browser) are kept.
+TEST_F(Report, SampleBrowserOnAThousandDocumentsInHeadlessChromium) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium)";
+  auto r = lm("report " + run("big_a") + " " + run("big_b") + " --output " + html_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::filesystem::path artefacts =
+      lmeval::testing::lmeval_binary().parent_path() / "test_artifacts";
+  std::filesystem::create_directories(artefacts);
+  const std::filesystem::path profile = html_.string() + ".profile3";
+  // The sample browser alone: a copy of the page without the sections above it.
+  {
+    std::string page = read_file(html_);
+    const auto from = page.find("<h2>Runs</h2>"), to = page.find("<h2 id=\"samples\">");
+    ASSERT_TRUE(from != std::string::npos && to != std::string::npos);
+    page.erase(from, to - from);
+    std::ofstream(html_.string() + ".samples.html") << page;
+  }
+  for (const auto& [name, anchor, size] :
+       {std::tuple{"report_top.png", "", "1100,2400"},
+        std::tuple{"report_samples.png", ".samples.html", "1100,1500"}}) {
+    auto c = run_command(
+        "'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" +
+        profile.string() + "' --window-size=" + size + " --screenshot='" +
+        (artefacts / name).string() + "' 'file://" + html_.string() + anchor + "' 2>&1");
+    ASSERT_EQ(c.exit_code, 0) << c.out;
+    EXPECT_GT(std::filesystem::file_size(artefacts / name), 20000u) << name;
+    EXPECT_EQ(c.out.find(":CONSOLE"), std::string::npos) << c.out;
+  }
+  std::filesystem::remove(html_.string() + ".samples.html");
+  std::string page = read_file(html_);
+  page = std::regex_replace(page, std::regex("<meta http-equiv=\"Content-Security-Policy\"[^>]*>"),
+                            "");
+  const std::string probe = R"(<pre id="probe"></pre><script>
+const out = [];
+const rows = () => document.querySelectorAll('#sb-rows tr').length;
+out.push('ROWS ' + rows());
+out.push('COUNT ' + document.getElementById('sb-count').textContent);
+const t0 = performance.now();
+const w = document.getElementById('sb-wrong'); w.checked = true; w.dispatchEvent(new Event('change'));
+out.push('WRONG ' + document.getElementById('sb-count').textContent);
+const d = document.getElementById('sb-diff'); d.checked = true; d.dispatchEvent(new Event('change'));
+out.push('DIFF ' + document.getElementById('sb-count').textContent);
+w.checked = false; d.checked = false; w.dispatchEvent(new Event('change'));
+const q = document.getElementById('sb-q'); q.value = 'big question 777?'; q.dispatchEvent(new Event('input'));
+out.push('SEARCH ' + rows() + ' ' + document.querySelector('#sb-rows td').textContent);
+out.push('MS ' + Math.round(performance.now() - t0));
+document.getElementById('probe').textContent = out.join('\n');
+</script></body>)";
+  page.replace(page.rfind("</body>"), 7, probe);
+  const std::filesystem::path probe_html = html_.string() + ".probe3.html";
+  { std::ofstream(probe_html) << page; }
+  auto c =
+      run_command("'" + chromium + "' --headless --disable-gpu --no-sandbox --user-data-dir='" +
+                  profile.string() + "' --window-size=1100,1500 --dump-dom 'file://" +
+                  probe_html.string() + "' 2>/dev/null");
+  std::filesystem::remove_all(profile);
+  std::filesystem::remove(probe_html);
+  ASSERT_EQ(c.exit_code, 0);
+  const auto start = c.out.find("<pre id=\"probe\">");
+  ASSERT_NE(start, std::string::npos) << c.out.substr(0, 500);
+  const std::string found = c.out.substr(start, c.out.find("</pre>", start) - start);
+  EXPECT_NE(found.find("ROWS 25"), std::string::npos) << found;
+  EXPECT_NE(found.find("of 1000 matching (1000 in qa_big)"), std::string::npos) << found;
+  EXPECT_NE(found.find("SEARCH 1 777"), std::string::npos) << found;
+  // Wrong only keeps fewer than all, differs keeps fewer still (or as many).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(found, m, std::regex("WRONG documents \\S+ of (\\d+) matching")))
+      << found;
+  const int wrong = std::stoi(m[1]);
+  EXPECT_GT(wrong, 0);
+  EXPECT_LT(wrong, 1000);
+  ASSERT_TRUE(std::regex_search(found, m, std::regex("DIFF documents \\S+ of (\\d+) matching")))
+      << found;
+  EXPECT_LE(std::stoi(m[1]), wrong);
+  ASSERT_TRUE(std::regex_search(found, m, std::regex("MS (\\d+)"))) << found;
+  EXPECT_LT(std::stoi(m[1]), 1000) << "four re-renders over 1,000 documents took " << m[1] << " ms";
 }

@@ -90,6 +90,21 @@ class AnalysisRuns : public ::testing::Test {
                 "true\nmetadata:\n  version: 1.0\n" +
                 (std::string(t) == "qa_clustered" ? "cluster_key: \"{{topic}}\"\n" : ""));
     }
+    {
+      // 1,000 documents: the sample browser's size test (report_test).
+      std::string data;
+      for (int i = 0; i < 1000; ++i)
+        data += "{\"q\": \"big question " + std::to_string(i) +
+                "?\", \"choices\": [\"red\", \"green\", \"blue\", \"yellow\"], \"label\": " +
+                std::to_string(i % 4) + "}\n";
+      write("data/qa_big.jsonl", data);
+      write("tasks/qa_big.yaml",
+            "task: qa_big\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
+                (dir() / "data/qa_big.jsonl").string() +
+                "\noutput_type: multiple_choice\ntest_split: test\n"
+                "doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_choice: choices\ndoc_to_target: label\n"
+                "metric_list:\n  - metric: acc\nmetadata:\n  version: 1.0\n");
+    }
     write(
         "tasks/qa_group.yaml",
         "group: qa_group\ntask:\n  - qa_one\n  - qa_two\naggregate_metric_list:\n  - metric: acc\n"
@@ -109,6 +124,8 @@ class AnalysisRuns : public ::testing::Test {
     make_run("clustered_c", "c", "qa_clustered");
     make_run("seeds_a", "a", "qa_one", "--log_samples --num_fewshot 1 --fewshot_seeds 1234,1,2");
     make_run("seeds_b", "b", "qa_one", "--log_samples --num_fewshot 1 --fewshot_seeds 1234,1,2");
+    make_run("big_a", "a", "qa_big");
+    make_run("big_b", "b", "qa_big");
   }
 
   // The results file of a run folder (runs/<name>/<model>/results_*.json).

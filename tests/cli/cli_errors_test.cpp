@@ -164,7 +164,7 @@ TEST_F(CliTest, PythonOnlyFlagsAreRefused) {
   // --trust_remote_code is the reference's: trust_remote_code=True joins model_args.
   auto r = lm("run --model dummy --tasks t1 --include_path tasks --trust_remote_code");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto r2 = lm("run --model dummy --tasks t1 --include_path tasks --wandb_args project=x");
+  auto r2 = lm("run --model dummy --tasks t1 --include_path tasks --trackio_args project=x");
   EXPECT_EQ(r2.exit_code, 2);
 }
 

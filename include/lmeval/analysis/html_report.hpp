@@ -1,6 +1,7 @@
-// `lm-eval report`: one self-contained HTML page (inline CSS and SVG, no scripts, no network) with
-// each task's scores, paired differences, seed variance, normalised scores, item-analysis
-// highlights and every run's exact configuration.
+// `lm-eval report`: one self-contained HTML page (inline CSS and SVG, one inline script for the
+// sample browser, no network) with each task's scores, paired differences, seed variance,
+// normalised scores, item-analysis highlights, every document's answers side by side, and every
+// run's exact configuration.
 #pragma once
 
 #include <optional>

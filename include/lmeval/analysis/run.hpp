@@ -23,6 +23,12 @@ struct Item {
   Json doc;
   Json target;
   std::string cluster;  // the document's value of the task's cluster_key; empty without one
+  // What the report's sample browser shows, from the document's first line: the request
+  // arguments ({"gen_args_i": {"arg_j": ..}}), the model's responses, and per filter the filtered
+  // responses.
+  Json arguments;
+  Json resps;
+  Json filtered = Json::object();
 };
 
 struct TaskSamples {

@@ -52,6 +52,10 @@ struct EvalConfig {
   bool confirm_run_unsafe_code = false;
   Json metadata = Json::object();
   int64_t bootstrap_iters = 100000;
+  // The logging integrations' dicts (EvaluationTracker / WandbLogger keyword arguments).
+  Json hf_hub_log_args = Json::object();
+  Json wandb_args = Json::object();
+  Json wandb_config_args = Json::object();
   // lm-eval's own additions
   std::optional<std::string> data_dir;  // local `<org>/<name>/<config>/<split>.jsonl` tree
   bool show_ci = false;

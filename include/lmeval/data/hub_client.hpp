@@ -36,6 +36,9 @@ struct HubConfig {
 
 // Folder name of a repo in the cache: "datasets--org--name" / "models--org--name".
 std::string repo_folder_name(const RepoRef& repo);
+// Percent-encodes everything but unreserved characters (and '/' when keep_slash): Python's
+// urllib.parse.quote with safe="/" or safe="".
+std::string url_quote(const std::string& s, bool keep_slash);
 // True for a 40-hex-digit commit id.
 bool is_commit_hash(const std::string& s);
 
@@ -84,10 +87,30 @@ class HubClient {
   // Replaces the token wherever it appears (for messages).
   std::string scrub(std::string text) const;
 
+  // One API call with a body (the upload side, data/hub_upload.hpp).
+  struct ApiCall {
+    std::string method = "GET";
+    std::string url;  // a path under the endpoint ("/api/..."), or an absolute URL
+    std::string body;
+    std::vector<std::string> headers;  // "Name: value"
+    // Off for URLs the Hub hands out for storage (LFS upload actions): the token stays with the
+    // Hub.
+    bool send_token = true;
+  };
+  struct ApiAnswer {
+    long status = 0;
+    std::string body;        // token scrubbed
+    std::string error_code;  // X-Error-Code
+  };
+  // Retried like the reads on 429, 5xx and connection errors; any HTTP status comes back. Throws
+  // RuntimeError (token scrubbed) when the Hub cannot be reached.
+  ApiAnswer call_api(const ApiCall& call);
+
  private:
   struct Response;
   Response request(const std::string& method, const std::string& url, const std::string& what,
-                   std::FILE* sink = nullptr, uint64_t resume_from = 0, bool follow = true);
+                   std::FILE* sink = nullptr, uint64_t resume_from = 0, bool follow = true,
+                   const ApiCall* call = nullptr);
   std::string api_url(const RepoRef& repo) const;
   std::string resolve_url(const RepoRef& repo, const std::string& revision,
                           const std::string& filename) const;
