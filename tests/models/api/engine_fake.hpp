@@ -55,6 +55,31 @@ inline Json parse_kv(const std::string& s) {
   return out;
 }
 
+// The requests of a goldens file (its "requests": the reference's own were these).
+struct GoldenRequests {
+  std::vector<LoglikelihoodRequest> loglikelihood;
+  std::vector<std::string> rolling;
+  std::vector<GenerationRequest> generate;
+};
+
+inline GoldenRequests golden_requests(const Json& goldens) {
+  const Json& req = goldens["requests"];
+  GoldenRequests out;
+  for (const auto& r : req["loglikelihood"]) out.loglikelihood.push_back({r[0], r[1]});
+  for (const auto& r : req["loglikelihood_rolling"]) out.rolling.push_back(r);
+  for (const auto& r : req["generate_until"]) out.generate.push_back({r[0], r[1]});
+  return out;
+}
+
+// Each answer equal to the reference's [loglikelihood, is_greedy] pair.
+inline void expect_loglikelihoods(const std::vector<LoglikelihoodResult>& got, const Json& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_DOUBLE_EQ(got[i].loglikelihood, want[i][0].get<double>()) << i;
+    EXPECT_EQ(got[i].is_greedy, want[i][1].get<bool>()) << i;
+  }
+}
+
 // A server's options read back as the engine's keywords: --a-b V -> a_b: V, a bare flag -> True,
 // --no-flag -> False; numbers as numbers.
 inline Json options_as_kwargs(const std::vector<std::string>& argv) {

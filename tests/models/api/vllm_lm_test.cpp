@@ -165,25 +165,14 @@ TEST(VllmPromptLogprobs, MalformedAnswersAreRefused) {
 
 TEST_F(VllmFake, AnswersAsTheReferencesVllmBackend) {
   const Json g = goldens();
-  const Json& req = g["requests"];
-  std::vector<LoglikelihoodRequest> ll;
-  for (const auto& r : req["loglikelihood"]) ll.push_back({r[0], r[1]});
-  std::vector<std::string> roll;
-  for (const auto& r : req["loglikelihood_rolling"]) roll.push_back(r);
-  std::vector<GenerationRequest> gen;
-  for (const auto& r : req["generate_until"]) gen.push_back({r[0], r[1]});
+  const auto [ll, roll, gen] = engine_test::golden_requests(g);
   for (const auto& c : g["cases"]) {
     const std::string margs = c["model_args"];
     SCOPED_TRACE(margs);
     clear_records();
     {
       auto lm = make(parse_kv(margs));
-      auto got = lm->loglikelihood(ll);
-      ASSERT_EQ(got.size(), c["loglikelihood"].size());
-      for (size_t i = 0; i < got.size(); ++i) {
-        EXPECT_DOUBLE_EQ(got[i].loglikelihood, c["loglikelihood"][i][0].get<double>()) << i;
-        EXPECT_EQ(got[i].is_greedy, c["loglikelihood"][i][1].get<bool>()) << i;
-      }
+      engine_test::expect_loglikelihoods(lm->loglikelihood(ll), c["loglikelihood"]);
       auto bodies_ll = bodies();
       ASSERT_EQ(bodies_ll.size(), ll.size());
       const Json& sp = c["loglikelihood_params"][0];  // SamplingParams of loglikelihood
