@@ -11,50 +11,22 @@ relative to the checkout.
 Usage (from the repository root, the reference's environment with transformers):
     VENV/bin/python scripts/gen_sglang_goldens.py > tests/models/api/goldens/sglang_reference.json
 """
-import json
-import os
-import sys
-import tempfile
+from engine_goldens import LL, ROLL, Fake, dump, inst
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "models", "api", "fake_sglang"))
-record = tempfile.mktemp()
-os.environ["FAKE_SGLANG_RECORD"] = record
+fake = Fake("fake_sglang", "FAKE_SGLANG_RECORD")
+records = fake.records
 
-from lm_eval.api.instance import Instance  # noqa: E402
 from lm_eval.models.sglang_causallms import SGLangLM  # noqa: E402
-from lm_eval.utils import simple_parse_args_string  # noqa: E402
-
-MODEL = os.path.join(ROOT, "models", "stories260K")
-
-
-def records():
-    if not os.path.exists(record):
-        return []
-    with open(record) as f:
-        out = [json.loads(line) for line in f]
-    os.remove(record)
-    return out
 
 
 def make(args):
-    kw = simple_parse_args_string(args)
-    lm = SGLangLM(pretrained=MODEL, **kw)
-    return lm, [r["kwargs"] for r in records() if r["kind"] == "engine"]
-
-
-def inst(kind, args):
-    return Instance(request_type=kind, doc={}, arguments=args, idx=0)
+    return fake.make(SGLangLM, args, "engine")
 
 
 def calls():
     return [r["call"] for r in records() if r["kind"] == "generate"]
 
 
-LL = [("Once upon a time", " there was"), ("The cat", " sat on the mat"), ("", "Hello"),
-      ("Lily liked ", "to play"), ("A", " B C D E F G H I J K L M N O P Q R S T U V W X Y Z")]
-ROLL = ["Once upon a time there was a little girl named Lily. She liked to play outside.",
-        "", "One day"]
 GEN = [("Once upon a time", {"until": ["\n\n"], "max_gen_toks": 5}),
        ("The cat sat", {"until": ["w"], "max_gen_toks": 3, "do_sample": False}),
        ("Lily", {"until": "Q:", "max_gen_toks": 40, "temperature": 0.5}),
@@ -86,9 +58,4 @@ for args in ["tp_size=2,dp_size=2,mem_fraction_static=0.8,dtype=bfloat16",
     _, engine_kwargs = make(args)
     mappings.append({"model_args": args, "engine_kwargs": engine_kwargs})
 
-for c in cases + mappings:
-    for kw in c["engine_kwargs"]:
-        kw["model_path"] = os.path.relpath(kw["model_path"], ROOT)
-json.dump({"requests": {"loglikelihood": LL, "loglikelihood_rolling": ROLL, "generate_until": GEN},
-           "cases": cases, "mappings": mappings}, sys.stdout, indent=1)
-print()
+dump(GEN, cases, mappings, "engine_kwargs", "model_path")

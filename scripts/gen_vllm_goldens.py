@@ -13,46 +13,18 @@ written relative to the checkout.
 Usage (from the repository root, the reference's environment):
     VENV/bin/python scripts/gen_vllm_goldens.py > tests/models/api/goldens/vllm_reference.json
 """
-import json
-import os
-import sys
-import tempfile
+from engine_goldens import LL, ROLL, Fake, dump, inst
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "models", "api", "fake_vllm"))
-record = tempfile.mktemp()
-os.environ["FAKE_VLLM_RECORD"] = record
+fake = Fake("fake_vllm", "FAKE_VLLM_RECORD")
+records = fake.records
 
-from lm_eval.api.instance import Instance  # noqa: E402
 from lm_eval.models.vllm_causallms import VLLM  # noqa: E402
-from lm_eval.utils import simple_parse_args_string  # noqa: E402
-
-MODEL = os.path.join(ROOT, "models", "stories260K")
-
-
-def records():
-    if not os.path.exists(record):
-        return []
-    with open(record) as f:
-        out = [json.loads(line) for line in f]
-    os.remove(record)
-    return out
 
 
 def make(args):
-    kw = simple_parse_args_string(args)
-    lm = VLLM(pretrained=MODEL, **kw)
-    return lm, [r["kwargs"] for r in records() if r["kind"] == "llm"]
+    return fake.make(VLLM, args, "llm")
 
 
-def inst(kind, args):
-    return Instance(request_type=kind, doc={}, arguments=args, idx=0)
-
-
-LL = [("Once upon a time", " there was"), ("The cat", " sat on the mat"), ("", "Hello"),
-      ("Lily liked ", "to play"), ("A", " B C D E F G H I J K L M N O P Q R S T U V W X Y Z")]
-ROLL = ["Once upon a time there was a little girl named Lily. She liked to play outside.",
-        "", "One day"]
 GEN = [("Once upon a time", {"until": ["\n\n"], "max_gen_toks": 5}),
        ("The cat sat", {"until": ["w"], "max_gen_toks": 3, "do_sample": False}),
        ("Lily", {"until": "Q:", "max_gen_toks": 40, "temperature": 0.0}),
@@ -83,9 +55,4 @@ for args in ["tensor_parallel_size=2,dtype=bfloat16,gpu_memory_utilization=0.8",
     _, llm_kwargs = make(args)
     mappings.append({"model_args": args, "llm_kwargs": llm_kwargs})
 
-for c in cases + mappings:
-    for kw in c["llm_kwargs"]:
-        kw["model"] = os.path.relpath(kw["model"], ROOT)
-json.dump({"requests": {"loglikelihood": LL, "loglikelihood_rolling": ROLL, "generate_until": GEN},
-           "cases": cases, "mappings": mappings}, sys.stdout, indent=1)
-print()
+dump(GEN, cases, mappings, "llm_kwargs", "model")

@@ -16,6 +16,7 @@
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 #include "models/api/anthropic_payload.hpp"
+#include "models/api/tokenizer_facts.hpp"
 
 namespace lmeval::api {
 
@@ -559,20 +560,7 @@ Json ApiLM::chat_template_variables() const {
 
 std::optional<TokenizerInfo> ApiLM::tokenizer_info() const {
   if (!tokenizer_) return std::nullopt;
-  TokenizerInfo t;
-  const auto fill = copy_special_token;
-  fill(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
-  fill(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
-  // configure_pad_token: pad, else unk, else eos.
-  if (tokenizer_->pad_token().id)
-    fill(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
-  else if (tokenizer_->unk_token().id)
-    fill(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
-  else
-    fill(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
-  if (tokenizer_->eos_token().id) t.eot_token_id = *tokenizer_->eos_token().id;
-  t.max_length = max_length_;
-  return t;
+  return tokenizer_facts(*tokenizer_, max_length_);
 }
 
 Json ApiLM::performance_stats() const {

@@ -1,5 +1,7 @@
-// EngineLM (engine_lm.hpp): servers, spreading, TemplateLM's pair encoding, tokenizer facts.
+// EngineLM (engine_lm.hpp): servers, spreading, pair encoding, the scoring loops, tokenizer facts.
 #include "models/api/engine_lm.hpp"
+
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <exception>
@@ -8,8 +10,10 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/unicode.hpp"
+#include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
 #include "models/api/openai_payload.hpp"
+#include "models/api/tokenizer_facts.hpp"
 
 namespace lmeval::api {
 
@@ -144,12 +148,11 @@ void EngineLM::send(const std::vector<Pending>& work, const std::string& path, c
 }
 
 std::vector<EncodedPair> EngineLM::encode_pairs(
-    const std::vector<LoglikelihoodRequest>& requests,
-    const std::function<TokenIds(const std::string&, std::optional<bool>)>& encode) const {
+    const std::vector<LoglikelihoodRequest>& requests) const {
   std::vector<EncodedPair> enc;
   for (const auto& r : requests) {
     if (r.context.empty()) {
-      TokenIds cont = encode(r.continuation, false);
+      TokenIds cont = tok_encode(r.continuation, false);
       if (!cont.empty() && cont[0] == prefix_token_id_)
         enc.push_back({{cont[0]}, TokenIds(cont.begin() + 1, cont.end())});
       else
@@ -162,7 +165,8 @@ std::vector<EncodedPair> EngineLM::encode_pairs(
       continuation = context.substr(kept) + continuation;
       context.resize(kept);
     }
-    TokenIds whole = encode(context + continuation, {}), ctx = encode(context, {});
+    TokenIds whole = tok_encode(context + continuation, std::nullopt),
+             ctx = tok_encode(context, std::nullopt);
     TokenIds cont(whole.begin() + static_cast<std::ptrdiff_t>(std::min(ctx.size(), whole.size())),
                   whole.end());
     enc.emplace_back(ctx, cont);
@@ -170,19 +174,98 @@ std::vector<EncodedPair> EngineLM::encode_pairs(
   return enc;
 }
 
+std::vector<LoglikelihoodResult> EngineLM::loglikelihood(
+    const std::vector<LoglikelihoodRequest>& requests) {
+  const bool sink = streams_answers();
+  auto out = score_tokens(encode_pairs(requests), [&](size_t i, const LoglikelihoodResult& r) {
+    if (sink) answered(i, r);
+  });
+  if (!sink)
+    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
+  return out;
+}
+
+std::vector<LoglikelihoodResult> EngineLM::score_tokens(
+    const std::vector<EncodedPair>& requests,
+    const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer) {
+  const ScoringRoute route = scoring_route();
+  const int64_t max_len = route.max_ctx_len;
+  std::vector<TokenIds> inputs(requests.size());
+  std::vector<int64_t> ctxlens(requests.size());
+  std::vector<Pending> work;
+  bool warned = !route.warn_truncation;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const auto& [ctx, cont] = requests[i];
+    TokenIds whole = ctx;
+    whole.insert(whole.end(), cont.begin(), cont.end());
+    const auto n = static_cast<int64_t>(whole.size());
+    if (n > max_len && !warned) {
+      spdlog::warn("Context length {} exceeds max length ({}). Truncating context.", n, max_len);
+      warned = true;
+    }
+    inputs[i] = n > max_len ? TokenIds(whole.end() - max_len, whole.end()) : whole;
+    ctxlens[i] = static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_len);
+    work.push_back({i, route.body(inputs[i]).dump()});
+  }
+  std::vector<LoglikelihoodResult> out(requests.size());
+  send(work, route.path, "loglikelihood", [&](size_t i, const Json& answer) {
+    out[i] = route.parse(answer, inputs[i], ctxlens[i]);
+    on_answer(i, out[i]);
+  });
+  return out;
+}
+
+std::vector<double> EngineLM::rolling_loglikelihoods(const std::vector<std::string>& texts,
+                                                     int64_t max_seq_len) {
+  std::vector<EncodedPair> windows;
+  std::vector<size_t> owner;
+  for (size_t t = 0; t < texts.size(); ++t)
+    for (auto& w :
+         rolling_token_windows(tok_encode(texts[t], std::nullopt), prefix_token_id_, max_seq_len)) {
+      windows.emplace_back(std::move(w.first), std::move(w.second));
+      owner.push_back(t);
+    }
+  auto res = score_tokens(windows, [](size_t, const LoglikelihoodResult&) {});
+  std::vector<double> out(texts.size(), 0.0);
+  for (size_t k = 0; k < res.size(); ++k) out[owner[k]] += res[k].loglikelihood;
+  for (size_t t = 0; t < texts.size(); ++t) answered_rolling(t, out[t]);
+  return out;
+}
+
+std::vector<std::string> EngineLM::send_generations(
+    const std::vector<Pending>& work, const std::string& path,
+    const std::vector<std::vector<std::string>>& untils,
+    const std::optional<std::string>& think_end_token,
+    const std::function<std::string(const Json& answer)>& text_of) {
+  std::vector<std::string> out(untils.size());
+  const bool sink = streams_answers();
+  send(work, path, "generate_until", [&](size_t i, const Json& answer) {
+    out[i] = postprocess_generated_text(text_of(answer), untils[i], think_end_token);
+    if (sink) answered(i, out[i]);
+  });
+  if (!sink)
+    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
+  return out;
+}
+
+void EngineLM::set_prefix_token_id(const std::optional<int64_t>& given) {
+  if (given)
+    prefix_token_id_ = static_cast<TokenId>(*given);
+  else if (tokenizer_->bos_token().id)
+    prefix_token_id_ = *tokenizer_->bos_token().id;
+  else if (tokenizer_->eos_token().id)
+    prefix_token_id_ = *tokenizer_->eos_token().id;
+}
+
+void EngineLM::set_max_length(const std::optional<int64_t>& given) {
+  if (given)
+    max_length_ = *given;
+  else if (auto served = served_max_model_len())
+    max_length_ = *served;
+}
+
 std::optional<TokenizerInfo> EngineLM::tokenizer_info() const {
-  TokenizerInfo t;
-  copy_special_token(tokenizer_->bos_token(), t.bos_token, t.bos_token_id);
-  copy_special_token(tokenizer_->eos_token(), t.eos_token, t.eos_token_id);
-  if (tokenizer_->pad_token().id)
-    copy_special_token(tokenizer_->pad_token(), t.pad_token, t.pad_token_id);
-  else if (tokenizer_->unk_token().id)
-    copy_special_token(tokenizer_->unk_token(), t.pad_token, t.pad_token_id);
-  else
-    copy_special_token(tokenizer_->eos_token(), t.pad_token, t.pad_token_id);
-  if (tokenizer_->eos_token().id) t.eot_token_id = *tokenizer_->eos_token().id;
-  t.max_length = max_length_;
-  return t;
+  return tokenizer_facts(*tokenizer_, max_length_);
 }
 
 std::optional<std::string> EngineLM::chat_template(const std::string& name) const {

@@ -1,7 +1,8 @@
 // EngineLM: what the backends over an engine's own server share (vLLM's and SGLang's, which
 // lm-eval starts for the run): the servers and their clients, requests spread over the servers in
-// turn, TemplateLM's encoding of (context, continuation) pairs, and the tokenizer's facts. The
-// engine backends differ only in their requests' bodies and how their answers are read.
+// turn, TemplateLM's encoding of (context, continuation) pairs, the scoring and rolling loops, and
+// the tokenizer's facts. The engine backends differ only in their tokenisation, their requests'
+// bodies and windows, and how their answers are read.
 #pragma once
 
 #include <functional>
@@ -42,11 +43,56 @@ class EngineLM : public LM {
   }
   int64_t max_length() const { return max_length_; }
 
+  // TemplateLM.loglikelihood over the engine: encode_pairs with the backend's tok_encode, then
+  // one scoring request per pair (score_tokens).
+  std::vector<LoglikelihoodResult> loglikelihood(
+      const std::vector<LoglikelihoodRequest>& requests) override;
+
+  // The backend's tok_encode (VLLM.tok_encode, SGLangLM.tok_encode); `add_special_tokens` unset:
+  // the backend's default.
+  virtual TokenIds tok_encode(const std::string& text,
+                              std::optional<bool> add_special_tokens) const = 0;
+
  protected:
   struct Pending {
     size_t index;      // into the caller's list
     std::string body;  // JSON
   };
+  // How an engine scores a token sequence: the window it truncates to, where the request goes,
+  // its body and how its answer is read.
+  struct ScoringRoute {
+    int64_t max_ctx_len = 0;       // (context + continuation)[-max_ctx_len:]
+    bool warn_truncation = false;  // VLLM warns once when it truncates; SGLangLM does not
+    std::string path;
+    std::function<Json(const TokenIds& input)> body;
+    // The answer for `input`, the context taking its first `ctxlen` tokens (negative: Python's
+    // slice from the end).
+    std::function<LoglikelihoodResult(const Json& answer, const TokenIds& input, int64_t ctxlen)>
+        parse;
+  };
+  virtual ScoringRoute scoring_route() const = 0;
+
+  // _loglikelihood_tokens of VLLM and SGLangLM: each pair's last max_ctx_len tokens and the
+  // context's share of them, one request each; `on_answer` as each answer comes.
+  std::vector<LoglikelihoodResult> score_tokens(
+      const std::vector<EncodedPair>& requests,
+      const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer);
+  // loglikelihood_rolling of VLLM and SGLangLM: each text's rolling windows of `max_seq_len`
+  // tokens scored, their sums per text.
+  std::vector<double> rolling_loglikelihoods(const std::vector<std::string>& texts,
+                                             int64_t max_seq_len);
+  // Posts every generation body to `path` and reads each answer's text with `text_of`; each
+  // text after postprocess_generated_text with its request's `untils` and think_end_token.
+  std::vector<std::string> send_generations(
+      const std::vector<Pending>& work, const std::string& path,
+      const std::vector<std::vector<std::string>>& untils,
+      const std::optional<std::string>& think_end_token,
+      const std::function<std::string(const Json& answer)>& text_of);
+  // SGLangLM.prefix_token_id and VLLM's: as given, else BOS, else EOS.
+  void set_prefix_token_id(const std::optional<int64_t>& given);
+  // VLLM.max_length and SGLangLM's: as given, else the engine's context length, else 2048.
+  void set_max_length(const std::optional<int64_t>& given);
+
   // `name` starts messages ("vllm", "sglang"); `secrets` are masked in them.
   EngineLM(std::string name, std::unique_ptr<Tokenizer> tokenizer,
            std::vector<std::string> secrets);
@@ -61,13 +107,10 @@ class EngineLM : public LM {
   // the server's log.
   void send(const std::vector<Pending>& work, const std::string& path, const char* phase,
             const std::function<void(size_t, const Json&)>& accept);
-  // TemplateLM.loglikelihood's encoding: an empty context is the prefix token (or the
-  // continuation's own first token when it is that token), else _encode_pair (trailing spaces
+  // TemplateLM.loglikelihood's encoding with tok_encode: an empty context is the prefix token (or
+  // the continuation's own first token when it is that token), else _encode_pair (trailing spaces
   // of the context move to the continuation; the continuation is what the whole adds).
-  // `encode(text, add_special_tokens)`: the backend's tok_encode.
-  std::vector<EncodedPair> encode_pairs(
-      const std::vector<LoglikelihoodRequest>& requests,
-      const std::function<TokenIds(const std::string&, std::optional<bool>)>& encode) const;
+  std::vector<EncodedPair> encode_pairs(const std::vector<LoglikelihoodRequest>& requests) const;
   // max_model_len of the first server's GET /v1/models (vLLM's and SGLang's model cards say it).
   std::optional<int64_t> served_max_model_len() const;
   // The EOS token's text as the engine's tokenizer decodes it (eot_token_id).

@@ -3,13 +3,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cctype>
-
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/unicode.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "models/api/openai_payload.hpp"
-#include "models/api/post_bodies.hpp"
 
 namespace lmeval::api {
 
@@ -21,10 +18,8 @@ const std::vector<ModelArgInfo>& gguf_arg_infos() {
       {"base_url", T::Text, "(required)", "http(s)://HOST:PORT",
        "The server; requests go to base_url/v1/completions"},
       {"max_length", T::Int, "`2048`", "", "Accepted; no effect (as in the reference)"},
-      {"num_concurrent", T::Int, "`1`", "1 to 65536",
-       "Requests in flight; lm-eval's own (the reference sends one at a time)"},
-      {"timeout", T::Number, "`300`", "seconds, more than 0",
-       "Seconds per HTTP request; lm-eval's own"},
+      request_limit_info("num_concurrent"),
+      request_limit_info("timeout"),
       {"(any other key)", T::Text, "", "", "Ignored, as GGUFLM's **kwargs ignores it"},
   };
   return infos;
@@ -39,23 +34,10 @@ GgufArgs parse_gguf_args(const Json& model_args, bool notes) {
   if (a.base_url.empty())
     throw UserError("must pass `base_url` to use GGUF LM!", {"", 0, 0, "--model_args base_url"},
                     "base_url=http://HOST:PORT (the llama.cpp or llama-cpp-python server)");
-  const size_t sep = a.base_url.find("://");
-  std::string scheme = sep == std::string::npos ? "" : a.base_url.substr(0, sep);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "http" && scheme != "https")
-    throw UserError("gguf: base_url is not an http:// or https:// URL",
-                    {"", 0, 0, "--model_args base_url"}, "http://HOST:PORT");
-  while (!a.base_url.empty() && a.base_url.back() == '/') a.base_url.pop_back();
+  a.base_url = checked_base_url(a.base_url, "gguf", "http://HOST:PORT");
   if (given("max_length"))
     a.max_length = ma::as_int_in_range(args["max_length"], "max_length", 1, INT32_MAX);
-  if (given("num_concurrent"))
-    a.num_concurrent = ma::as_int_in_range(args["num_concurrent"], "num_concurrent", 1, 65536);
-  if (given("timeout")) {
-    a.timeout_s = ma::as_double(args["timeout"], "timeout");
-    if (!(a.timeout_s > 0))
-      throw UserError("model_args timeout must be more than 0 seconds",
-                      {"", 0, 0, "--model_args timeout"}, "seconds, more than 0");
-  }
+  parse_request_limits(args, a);
   if (notes)
     for (auto it = args.begin(); it != args.end(); ++it) {
       const std::string& k = it.key();
@@ -150,26 +132,23 @@ LoglikelihoodResult parse_gguf_logprobs(const Json& answer, const std::string& c
   return r;
 }
 
-GgufLM::GgufLM(GgufArgs args) : args_(std::move(args)) {
+namespace {
+
+// gguf_completion: 3 tries, 5 s apart.
+HttpClientOptions gguf_client_options() {
   HttpClientOptions o;
-  o.max_in_flight = static_cast<size_t>(args_.num_concurrent);
-  o.timeout_s = args_.timeout_s;
-  // gguf_completion: 3 tries, 5 s apart.
   o.retry.max_attempts = 3;
   o.retry.multiplier_s = 5;
   o.retry.min_wait_s = 5;
   o.retry.max_wait_s = 5;
   o.retry.jitter = 0;
-  client_ = std::make_unique<HttpClient>(std::move(o));
+  return o;
 }
 
-void GgufLM::send(const std::vector<std::string>& bodies, const char* phase,
-                  const std::function<void(size_t, const Json&)>& accept) {
-  post_bodies(*client_, args_.base_url + "/v1/completions", bodies, "gguf", phase, accept,
-              [&](size_t n) {
-                if (progress_) progress_(n, bodies.size(), -1);
-              });
-}
+}  // namespace
+
+GgufLM::GgufLM(GgufArgs args)
+    : PromptPostLM("gguf", args, gguf_client_options()), args_(std::move(args)) {}
 
 std::vector<LoglikelihoodResult> GgufLM::loglikelihood(
     const std::vector<LoglikelihoodRequest>& requests) {
@@ -178,10 +157,11 @@ std::vector<LoglikelihoodResult> GgufLM::loglikelihood(
     bodies.push_back(gguf_loglikelihood_body(r.context, r.continuation)
                          .dump(-1, ' ', false, Json::error_handler_t::replace));
   std::vector<LoglikelihoodResult> out(requests.size());
-  send(bodies, "loglikelihood", [&](size_t i, const Json& answer) {
-    out[i] = parse_gguf_logprobs(answer, requests[i].context);
-    answered(i, out[i]);
-  });
+  post(args_.base_url + "/v1/completions", bodies, "loglikelihood",
+       [&](size_t i, const Json& answer) {
+         out[i] = parse_gguf_logprobs(answer, requests[i].context);
+         answered(i, out[i]);
+       });
   return out;
 }
 
@@ -198,17 +178,18 @@ std::vector<std::string> GgufLM::generate_until(const std::vector<GenerationRequ
     bodies.push_back(gguf_generate_body(r.context, r.gen_kwargs)
                          .dump(-1, ' ', false, Json::error_handler_t::replace));
   std::vector<std::string> out(requests.size());
-  send(bodies, "generate_until", [&](size_t i, const Json& answer) {
-    if (!answer.is_object() || !answer.contains("choices") || !answer["choices"].is_array() ||
-        answer["choices"].empty() || !answer["choices"][0].is_object())
-      throw MalformedResponse("Invalid response for greedy_until: the answer has no choices");
-    const Json& text = answer["choices"][0].value("text", Json());
-    // The reference appends None (and fails later): lm-eval retries, then stops with exit 1.
-    if (!text.is_string())
-      throw MalformedResponse("Invalid response for greedy_until: choices[0] has no text");
-    out[i] = std::string(unicode::py_strip(text.get<std::string>()));
-    answered(i, out[i]);
-  });
+  post(args_.base_url + "/v1/completions", bodies, "generate_until",
+       [&](size_t i, const Json& answer) {
+         if (!answer.is_object() || !answer.contains("choices") || !answer["choices"].is_array() ||
+             answer["choices"].empty() || !answer["choices"][0].is_object())
+           throw MalformedResponse("Invalid response for greedy_until: the answer has no choices");
+         const Json& text = answer["choices"][0].value("text", Json());
+         // The reference appends None (and fails later): lm-eval retries, then stops with exit 1.
+         if (!text.is_string())
+           throw MalformedResponse("Invalid response for greedy_until: choices[0] has no text");
+         out[i] = std::string(unicode::py_strip(text.get<std::string>()));
+         answered(i, out[i]);
+       });
   return out;
 }
 

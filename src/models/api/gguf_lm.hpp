@@ -3,23 +3,19 @@
 // (lm_eval/models/gguf.py). No tokenizer: the server's own tokenizes.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "lmeval/core/json.hpp"
-#include "lmeval/models/api/http_client.hpp"
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/model_arg_info.hpp"
+#include "models/api/prompt_post_lm.hpp"
 
 namespace lmeval::api {
 
-struct GgufArgs {
+struct GgufArgs : RequestLimits {
   std::string base_url;  // requests go to base_url + "/v1/completions"
   int64_t max_length = 2048;
-  // lm-eval's own: requests in flight (the reference sends one at a time), seconds per request.
-  int64_t num_concurrent = 1;
-  double timeout_s = 300;
 };
 
 const std::vector<ModelArgInfo>& gguf_arg_infos();
@@ -41,7 +37,7 @@ Json gguf_generate_body(const std::string& context, const Json& gen_kwargs);
 // lacks them, RuntimeError where the reference fails (no token past the context).
 LoglikelihoodResult parse_gguf_logprobs(const Json& answer, const std::string& context);
 
-class GgufLM : public LM {
+class GgufLM : public PromptPostLM {
  public:
   explicit GgufLM(GgufArgs args);
   std::vector<LoglikelihoodResult> loglikelihood(
@@ -50,11 +46,7 @@ class GgufLM : public LM {
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
  private:
-  // Posts every body; `accept` reads each answer (MalformedResponse retries it).
-  void send(const std::vector<std::string>& bodies, const char* phase,
-            const std::function<void(size_t, const Json&)>& accept);
   GgufArgs args_;
-  std::unique_ptr<HttpClient> client_;
 };
 
 }  // namespace lmeval::api

@@ -7,7 +7,6 @@
 #include <cctype>
 
 #include "lmeval/core/error.hpp"
-#include "lmeval/core/secrets.hpp"
 #include "lmeval/models/model_args.hpp"
 
 namespace lmeval::api {
@@ -22,8 +21,7 @@ const std::vector<ModelArgInfo>& sglang_arg_infos() {
       {"max_batch_size", T::Int, "", "", "Accepted; no effect (as in the reference)"},
       {"max_model_len", T::Int, "the server's context length", "2 or more",
        "Context length lm-eval truncates to (not passed to the server, as in the reference)"},
-      {"max_gen_toks", T::Int, "`256`", "1 or more",
-       "Tokens to generate when gen_kwargs do not say"},
+      engine_arg_info("max_gen_toks"),
       {"add_bos_token", T::Bool, "`False` (`True` for a pretrained named *gemma*)", "",
        "Encode with the tokenizer's special tokens"},
       {"tokenizer_path", T::Text, "pretrained", "",
@@ -40,12 +38,10 @@ const std::vector<ModelArgInfo>& sglang_arg_infos() {
       {"mem_fraction_static", T::Number, "", "", "--mem-fraction-static"},
       {"dp_size", T::Int, "`1`", "1 or more", "--dp-size (SGLang's own data parallelism)"},
       {"tp_size", T::Int, "`1`", "1 or more", "--tp-size"},
-      {"prefix_token_id", T::Int, "BOS, else EOS", "", "Token scored before an empty context"},
-      {"think_end_token", T::Text, "", "",
-       "Generations keep only what follows its last occurrence"},
-      {"num_concurrent", T::Int, "`256`", "1 to 65536", "Requests in flight; lm-eval's own"},
-      {"server_timeout", T::Number, "`1800`", "seconds",
-       "How long to wait for the server; lm-eval's own"},
+      engine_arg_info("prefix_token_id"),
+      engine_arg_info("think_end_token"),
+      engine_arg_info("num_concurrent"),
+      engine_arg_info("server_timeout"),
       {"(any other key)", T::Text, "", "",
        "Passed to the server as --key-with-dashes VALUE (True: the bare flag; False: left out)"},
   };
@@ -53,20 +49,6 @@ const std::vector<ModelArgInfo>& sglang_arg_infos() {
 }
 
 namespace {
-
-// An sglang.Engine keyword as launch_server's option. SGLang's boolean options are store_true
-// flags with a False default: True is the bare flag, False is left out. None is left out.
-void append_sglang_option(std::vector<std::string>& out, const std::string& key, const Json& v) {
-  if (v.is_null() || ma::is_none(v)) return;
-  std::string flag = "--";
-  for (char c : key) flag += c == '_' ? '-' : c;
-  if (v.is_boolean() || (v.is_string() && (v == "True" || v == "False"))) {
-    if (v.is_boolean() ? v.get<bool>() : v == "True") out.push_back(flag);
-    return;
-  }
-  out.push_back(flag);
-  out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -97,8 +79,6 @@ SglangArgs parse_sglang_args(const Json& model_args, const ModelOptions& options
     a.max_length = ma::as_int_in_range(args["max_model_len"], "max_model_len", 2, INT32_MAX);
   if (given("context_length"))
     a.max_length = ma::as_int_in_range(args["context_length"], "context_length", 2, INT32_MAX);
-  if (given("max_gen_toks"))
-    a.max_gen_toks = ma::as_int_in_range(args["max_gen_toks"], "max_gen_toks", 1, INT32_MAX);
   const int64_t tp =
       given("tp_size") ? ma::as_int_in_range(args["tp_size"], "tp_size", 1, 1024) : 1;
   const int64_t dp =
@@ -126,17 +106,7 @@ SglangArgs parse_sglang_args(const Json& model_args, const ModelOptions& options
           "Found 'gemma' in model name, a BOS token will be used as Gemma series models "
           "underperform without it.");
   }
-  if (given("prefix_token_id"))
-    a.prefix_token_id = ma::as_int(args["prefix_token_id"], "prefix_token_id");
-  if (given("think_end_token")) a.think_end_token = text("think_end_token");
-  if (given("num_concurrent"))
-    a.num_concurrent = ma::as_int_in_range(args["num_concurrent"], "num_concurrent", 1, 65536);
-  if (given("server_timeout")) {
-    a.server_timeout_s = ma::as_double(args["server_timeout"], "server_timeout");
-    if (!(a.server_timeout_s > 0))
-      throw UserError("model_args server_timeout must be more than 0 seconds",
-                      where("server_timeout"), "seconds, more than 0");
-  }
+  parse_engine_args(args, a);
   if (given("mem_fraction_static"))
     (void)ma::as_double(args["mem_fraction_static"], "mem_fraction_static");
   if (given("chunked_prefill_size"))
@@ -150,22 +120,24 @@ SglangArgs parse_sglang_args(const Json& model_args, const ModelOptions& options
   // SGLangLM.__init__'s self.model_args in its order, then **kwargs as given. max_model_len and
   // context_length are SGLangLM's own: the engine keeps the model's context length.
   auto& o = a.server_options;
+  auto option = [&](const std::string& k, const Json& v) {
+    append_server_option(o, k, v, FalseFlag::kOmitted);
+  };
   auto value_or = [&](const char* k, const Json& d) -> Json { return given(k) ? args[k] : d; };
-  append_sglang_option(o, "tokenizer_path", value_or("tokenizer_path", Json()));
-  append_sglang_option(o, "tokenizer_mode", value_or("tokenizer_mode", "auto"));
-  append_sglang_option(o, "load_format", value_or("load_format", "auto"));
-  append_sglang_option(
-      o, "trust_remote_code",
-      Json(given("trust_remote_code") ? ma::as_bool(args["trust_remote_code"], "trust_remote_code")
-                                      : true));
-  append_sglang_option(o, "dtype", value_or("dtype", "auto"));
-  append_sglang_option(o, "kv_cache_dtype", value_or("kv_cache_dtype", "auto"));
-  append_sglang_option(o, "device", Json(device));
-  append_sglang_option(o, "mem_fraction_static", value_or("mem_fraction_static", Json()));
-  append_sglang_option(o, "tp_size", Json(tp));
-  append_sglang_option(o, "dp_size", Json(dp));
-  append_sglang_option(o, "chunked_prefill_size", value_or("chunked_prefill_size", Json(-1)));
-  static const char* const kTaken[] = {
+  option("tokenizer_path", value_or("tokenizer_path", Json()));
+  option("tokenizer_mode", value_or("tokenizer_mode", "auto"));
+  option("load_format", value_or("load_format", "auto"));
+  option("trust_remote_code", Json(given("trust_remote_code")
+                                       ? ma::as_bool(args["trust_remote_code"], "trust_remote_code")
+                                       : true));
+  option("dtype", value_or("dtype", "auto"));
+  option("kv_cache_dtype", value_or("kv_cache_dtype", "auto"));
+  option("device", Json(device));
+  option("mem_fraction_static", value_or("mem_fraction_static", Json()));
+  option("tp_size", Json(tp));
+  option("dp_size", Json(dp));
+  option("chunked_prefill_size", value_or("chunked_prefill_size", Json(-1)));
+  static const std::vector<std::string> kTaken = {
       "pretrained",          "batch_size",      "max_batch_size",
       "max_model_len",       "max_gen_toks",    "add_bos_token",
       "tokenizer_path",      "tokenizer_mode",  "load_format",
@@ -174,15 +146,7 @@ SglangArgs parse_sglang_args(const Json& model_args, const ModelOptions& options
       "mem_fraction_static", "dp_size",         "tp_size",
       "prefix_token_id",     "think_end_token", "num_concurrent",
       "server_timeout"};
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    if (std::find(std::begin(kTaken), std::end(kTaken), it.key()) != std::end(kTaken)) continue;
-    if (is_secret_key(it.key()) && !ma::is_none(it.value())) {
-      a.secrets.push_back(it.value().is_string() ? it.value().get<std::string>()
-                                                 : it.value().dump());
-      if (it.key() == "api_key") a.api_key = a.secrets.back();
-    }
-    append_sglang_option(o, it.key(), it.value());
-  }
+  pass_other_args(args, kTaken, FalseFlag::kOmitted, a);
   return a;
 }
 

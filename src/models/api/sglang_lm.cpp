@@ -5,7 +5,6 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
-#include "lmeval/models/rolling_windows.hpp"
 #include "models/api/openai_payload.hpp"
 
 namespace lmeval::api {
@@ -28,16 +27,8 @@ TokenIds python_tail(const TokenIds& x, int64_t n) {
 }  // namespace
 
 ServerCommand sglang_server_command(const SglangArgs& a, const std::string& python, int port) {
-  ServerCommand c;
-  c.what = "SGLang server";
-  c.argv = {python,      "-m",     "sglang.launch_server", "--model-path", a.pretrained, "--host",
-            "127.0.0.1", "--port", std::to_string(port)};
-  c.argv.insert(c.argv.end(), a.server_options.begin(), a.server_options.end());
-  c.secrets = a.secrets;
-  // SGLang's server listens once the model is loaded; its model card says the context length.
-  c.ready_path = "/v1/models";
-  c.ready_timeout_s = a.server_timeout_s;
-  return c;
+  return engine_server_command("SGLang server", python, "sglang.launch_server", "--model-path", a,
+                               port);
 }
 
 LoglikelihoodResult parse_input_token_logprobs(const Json& answer, const TokenIds& tokens,
@@ -100,21 +91,11 @@ LoglikelihoodResult parse_input_token_logprobs(const Json& answer, const TokenId
 
 SglangLM::SglangLM(SglangArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python)
     : EngineLM("sglang", std::move(tokenizer), args.secrets), args_(std::move(args)) {
-  // SGLangLM.prefix_token_id.
-  if (args_.prefix_token_id)
-    prefix_token_id_ = static_cast<TokenId>(*args_.prefix_token_id);
-  else if (tokenizer_->bos_token().id)
-    prefix_token_id_ = *tokenizer_->bos_token().id;
-  else if (tokenizer_->eos_token().id)
-    prefix_token_id_ = *tokenizer_->eos_token().id;
+  set_prefix_token_id(args_.prefix_token_id);
   start_servers(
       1, [&](int port, size_t) { return sglang_server_command(args_, python, port); },
       args_.num_concurrent, args_.api_key);
-  // SGLangLM.max_length: as given, else the engine's context length, else 2048.
-  if (args_.max_length)
-    max_length_ = *args_.max_length;
-  else if (auto served = served_max_model_len())
-    max_length_ = *served;
+  set_max_length(args_.max_length);
 }
 
 TokenIds SglangLM::tok_encode(const std::string& text,
@@ -123,59 +104,26 @@ TokenIds SglangLM::tok_encode(const std::string& text,
   return tokenizer_->encode(text, special);
 }
 
-std::vector<LoglikelihoodResult> SglangLM::loglikelihood(
-    const std::vector<LoglikelihoodRequest>& requests) {
-  const std::vector<EncodedPair> enc = encode_pairs(
-      requests,
-      [this](const std::string& t, std::optional<bool> special) { return tok_encode(t, special); });
-  return loglikelihood_tokens(enc, [&](size_t i, const LoglikelihoodResult& r) { answered(i, r); });
-}
-
-std::vector<LoglikelihoodResult> SglangLM::loglikelihood_tokens(
-    const std::vector<EncodedPair>& requests,
-    const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer) {
-  std::vector<TokenIds> inputs(requests.size());
-  std::vector<int64_t> ctxlens(requests.size());
-  std::vector<Pending> work;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const auto& [ctx, cont] = requests[i];
-    TokenIds whole = ctx;
-    whole.insert(whole.end(), cont.begin(), cont.end());
-    const auto n = static_cast<int64_t>(whole.size());
-    // (context_enc + continuation_enc)[-max_length:]: unlike VLLM, no token is kept back.
-    inputs[i] = n > max_length_ ? TokenIds(whole.end() - max_length_, whole.end()) : whole;
-    ctxlens[i] = static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_length_);
-    // _model_generate(generate=False, return_logprob=True, top_logprobs_num=2,
-    // logprob_start_len=0): sampling_params {temperature: 0, max_new_tokens: 1}.
-    Json body = {{"input_ids", token_list_json(inputs[i])},
-                 {"sampling_params", {{"temperature", 0}, {"max_new_tokens", 1}}},
-                 {"return_logprob", true},
-                 {"top_logprobs_num", 2},
-                 {"logprob_start_len", 0}};
-    work.push_back({i, body.dump()});
-  }
-  std::vector<LoglikelihoodResult> out(requests.size());
-  send(work, "/generate", "loglikelihood", [&](size_t i, const Json& answer) {
-    out[i] = parse_input_token_logprobs(answer, inputs[i], ctxlens[i]);
-    on_answer(i, out[i]);
-  });
-  return out;
+EngineLM::ScoringRoute SglangLM::scoring_route() const {
+  ScoringRoute r;
+  // (context_enc + continuation_enc)[-max_length:]: unlike VLLM, no token is kept back.
+  r.max_ctx_len = max_length_;
+  r.path = "/generate";
+  // _model_generate(generate=False, return_logprob=True, top_logprobs_num=2,
+  // logprob_start_len=0): sampling_params {temperature: 0, max_new_tokens: 1}.
+  r.body = [](const TokenIds& input) {
+    return Json{{"input_ids", token_list_json(input)},
+                {"sampling_params", {{"temperature", 0}, {"max_new_tokens", 1}}},
+                {"return_logprob", true},
+                {"top_logprobs_num", 2},
+                {"logprob_start_len", 0}};
+  };
+  r.parse = parse_input_token_logprobs;
+  return r;
 }
 
 std::vector<double> SglangLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
-  std::vector<EncodedPair> windows;
-  std::vector<size_t> owner;
-  for (size_t t = 0; t < texts.size(); ++t)
-    // max_seq_len = max_length - (1 for context)
-    for (auto& w : rolling_token_windows(tok_encode(texts[t]), prefix_token_id_, max_length_ - 1)) {
-      windows.emplace_back(std::move(w.first), std::move(w.second));
-      owner.push_back(t);
-    }
-  auto res = loglikelihood_tokens(windows, [](size_t, const LoglikelihoodResult&) {});
-  std::vector<double> out(texts.size(), 0.0);
-  for (size_t k = 0; k < res.size(); ++k) out[owner[k]] += res[k].loglikelihood;
-  for (size_t t = 0; t < texts.size(); ++t) answered_rolling(t, out[t]);
-  return out;
+  return rolling_loglikelihoods(texts, max_length_ - 1);  // max_length - (1 for context)
 }
 
 std::vector<std::string> SglangLM::generate_until(const std::vector<GenerationRequest>& requests) {
@@ -221,19 +169,15 @@ std::vector<std::string> SglangLM::generate_until(const std::vector<GenerationRe
                  {"logprob_start_len", -1}};
     work.push_back({i, body.dump(-1, ' ', false, Json::error_handler_t::replace)});
   }
-  std::vector<std::string> out(requests.size());
-  send(work, "/generate", "generate_until", [&](size_t i, const Json& answer) {
+  // Each request's own stops (the reference applies the last request's of a batch: its default
+  // batch_size of 1 makes them the same; docs/fidelity.md).
+  return send_generations(work, "/generate", untils, args_.think_end_token, [](const Json& answer) {
     if (!answer.is_object()) throw MalformedResponse("the answer is not an object");
     const Json& text = answer.value("text", Json(""));
     if (!text.is_string() && !text.is_null())
       throw MalformedResponse("the answer's text is not a string");
-    // Each request's own stops (the reference applies the last request's of a batch: its
-    // default batch_size of 1 makes them the same; docs/fidelity.md).
-    out[i] = postprocess_generated_text(text.is_string() ? text.get<std::string>() : "", untils[i],
-                                        args_.think_end_token);
-    answered(i, out[i]);
+    return text.is_string() ? text.get<std::string>() : std::string();
   });
-  return out;
 }
 
 }  // namespace lmeval::api

@@ -21,19 +21,16 @@ class SglangLM : public EngineLM {
   // Starts the server (`python -m sglang.launch_server ...`) and waits for it.
   SglangLM(SglangArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python);
 
-  std::vector<LoglikelihoodResult> loglikelihood(
-      const std::vector<LoglikelihoodRequest>& requests) override;
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override;
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
   // SGLangLM.tok_encode: special tokens when asked, else as add_bos_token says (its
   // `if not add_special_tokens: add_special_tokens = self.add_bos_token`).
-  TokenIds tok_encode(const std::string& text, std::optional<bool> add_special_tokens = {}) const;
+  TokenIds tok_encode(const std::string& text,
+                      std::optional<bool> add_special_tokens) const override;
 
  private:
-  std::vector<LoglikelihoodResult> loglikelihood_tokens(
-      const std::vector<EncodedPair>& requests,
-      const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer);
+  ScoringRoute scoring_route() const override;
 
   SglangArgs args_;
 };

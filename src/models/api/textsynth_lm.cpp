@@ -3,13 +3,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cctype>
 #include <cstdlib>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/model_args.hpp"
 #include "models/api/openai_payload.hpp"
-#include "models/api/post_bodies.hpp"
 
 namespace lmeval::api {
 
@@ -23,10 +21,8 @@ const std::vector<ModelArgInfo>& textsynth_arg_infos() {
       {"truncate", T::Bool, "`False`", "", "Accepted; no effect (as in the reference)"},
       {"base_url", T::Text, "`https://api.textsynth.com`", "http(s)://HOST[:PORT]",
        "The API; lm-eval's own (the reference's is fixed)"},
-      {"num_concurrent", T::Int, "`1`", "1 to 65536",
-       "Requests in flight; lm-eval's own (the reference sends one at a time)"},
-      {"timeout", T::Number, "`300`", "seconds, more than 0",
-       "Seconds per HTTP request; lm-eval's own"},
+      request_limit_info("num_concurrent"),
+      request_limit_info("timeout"),
       {"(any other key)", T::Text, "", "", "Ignored, as TextSynthLM's **kwargs ignores it"},
   };
   return infos;
@@ -42,21 +38,8 @@ TextSynthArgs parse_textsynth_args(const Json& model_args, bool notes) {
   a.engine = ma::as_string(args["engine"]);
   if (given("truncate")) (void)ma::as_bool(args["truncate"], "truncate");
   if (given("base_url")) a.base_url = ma::as_string(args["base_url"]);
-  const size_t sep = a.base_url.find("://");
-  std::string scheme = sep == std::string::npos ? "" : a.base_url.substr(0, sep);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "http" && scheme != "https")
-    throw UserError("textsynth: base_url is not an http:// or https:// URL",
-                    {"", 0, 0, "--model_args base_url"}, "https://api.textsynth.com");
-  while (!a.base_url.empty() && a.base_url.back() == '/') a.base_url.pop_back();
-  if (given("num_concurrent"))
-    a.num_concurrent = ma::as_int_in_range(args["num_concurrent"], "num_concurrent", 1, 65536);
-  if (given("timeout")) {
-    a.timeout_s = ma::as_double(args["timeout"], "timeout");
-    if (!(a.timeout_s > 0))
-      throw UserError("model_args timeout must be more than 0 seconds",
-                      {"", 0, 0, "--model_args timeout"}, "seconds, more than 0");
-  }
+  a.base_url = checked_base_url(a.base_url, "textsynth", "https://api.textsynth.com");
+  parse_request_limits(args, a);
   // os.environ["TEXTSYNTH_API_SECRET_KEY"] (a KeyError in the reference).
   const char* key = std::getenv("TEXTSYNTH_API_SECRET_KEY");
   if (!key || !*key)
@@ -76,15 +59,22 @@ TextSynthArgs parse_textsynth_args(const Json& model_args, bool notes) {
   return a;
 }
 
-TextSynthLM::TextSynthLM(TextSynthArgs args) : args_(std::move(args)) {
+namespace {
+
+// The key as a Bearer token. The reference retries every RequestException forever; lm-eval tries
+// 5 times with backoff.
+HttpClientOptions textsynth_client_options(const std::string& api_key) {
   HttpClientOptions o;
-  o.max_in_flight = static_cast<size_t>(args_.num_concurrent);
-  o.timeout_s = args_.timeout_s;
-  o.headers.push_back("Authorization: Bearer " + args_.api_key);
-  // The reference retries every RequestException forever; lm-eval tries 5 times with backoff.
+  o.headers.push_back("Authorization: Bearer " + api_key);
   o.retry.max_attempts = 5;
-  client_ = std::make_unique<HttpClient>(std::move(o));
+  return o;
 }
+
+}  // namespace
+
+TextSynthLM::TextSynthLM(TextSynthArgs args)
+    : PromptPostLM("textsynth", args, textsynth_client_options(args.api_key)),
+      args_(std::move(args)) {}
 
 std::string TextSynthLM::url(const std::string& what) const {
   return args_.base_url + "/v1/engines/" + args_.engine + "/" + what;
@@ -97,20 +87,15 @@ std::vector<LoglikelihoodResult> TextSynthLM::loglikelihood(
     bodies.push_back(Json{{"context", r.context}, {"continuation", r.continuation}}.dump(
         -1, ' ', false, Json::error_handler_t::replace));
   std::vector<LoglikelihoodResult> out(requests.size());
-  post_bodies(
-      *client_, url("logprob"), bodies, "textsynth", "loglikelihood",
-      [&](size_t i, const Json& resp) {
-        if (!resp.is_object() || !resp.contains("logprob") || !resp["logprob"].is_number())
-          throw MalformedResponse("The response does not contain `logprob`");
-        out[i].loglikelihood = resp["logprob"].get<double>();
-        const Json& g = resp.value("is_greedy", Json());
-        if (!g.is_boolean()) throw MalformedResponse("The response does not contain `is_greedy`");
-        out[i].is_greedy = g.get<bool>();
-        answered(i, out[i]);
-      },
-      [&](size_t n) {
-        if (progress_) progress_(n, requests.size(), -1);
-      });
+  post(url("logprob"), bodies, "loglikelihood", [&](size_t i, const Json& resp) {
+    if (!resp.is_object() || !resp.contains("logprob") || !resp["logprob"].is_number())
+      throw MalformedResponse("The response does not contain `logprob`");
+    out[i].loglikelihood = resp["logprob"].get<double>();
+    const Json& g = resp.value("is_greedy", Json());
+    if (!g.is_boolean()) throw MalformedResponse("The response does not contain `is_greedy`");
+    out[i].is_greedy = g.get<bool>();
+    answered(i, out[i]);
+  });
   return out;
 }
 
@@ -137,17 +122,12 @@ std::vector<std::string> TextSynthLM::generate_until(
                          .dump(-1, ' ', false, Json::error_handler_t::replace));
   }
   std::vector<std::string> out(requests.size());
-  post_bodies(
-      *client_, url("completions"), bodies, "textsynth", "generate_until",
-      [&](size_t i, const Json& resp) {
-        if (!resp.is_object() || !resp.contains("text") || !resp["text"].is_string())
-          throw MalformedResponse("The response does not contain generated `text`");
-        out[i] = resp["text"].get<std::string>();
-        answered(i, out[i]);
-      },
-      [&](size_t n) {
-        if (progress_) progress_(n, requests.size(), -1);
-      });
+  post(url("completions"), bodies, "generate_until", [&](size_t i, const Json& resp) {
+    if (!resp.is_object() || !resp.contains("text") || !resp["text"].is_string())
+      throw MalformedResponse("The response does not contain generated `text`");
+    out[i] = resp["text"].get<std::string>();
+    answered(i, out[i]);
+  });
   return out;
 }
 

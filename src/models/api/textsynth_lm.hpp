@@ -3,23 +3,20 @@
 // TEXTSYNTH_API_SECRET_KEY as a Bearer token.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "lmeval/core/json.hpp"
-#include "lmeval/models/api/http_client.hpp"
 #include "lmeval/models/lm.hpp"
 #include "lmeval/models/model_arg_info.hpp"
+#include "models/api/prompt_post_lm.hpp"
 
 namespace lmeval::api {
 
-struct TextSynthArgs {
+struct TextSynthArgs : RequestLimits {
   std::string engine;
   std::string base_url = "https://api.textsynth.com";  // TextSynthLM.api_url
   std::string api_key;                                 // never printed
-  int64_t num_concurrent = 1;
-  double timeout_s = 300;
 };
 
 const std::vector<ModelArgInfo>& textsynth_arg_infos();
@@ -29,7 +26,7 @@ const std::vector<ModelArgInfo>& textsynth_arg_infos();
 // 2) naming what is missing or bad.
 TextSynthArgs parse_textsynth_args(const Json& model_args, bool notes = true);
 
-class TextSynthLM : public LM {
+class TextSynthLM : public PromptPostLM {
  public:
   explicit TextSynthLM(TextSynthArgs args);
   std::vector<LoglikelihoodResult> loglikelihood(
@@ -40,7 +37,6 @@ class TextSynthLM : public LM {
  private:
   std::string url(const std::string& what) const;
   TextSynthArgs args_;
-  std::unique_ptr<HttpClient> client_;
 };
 
 }  // namespace lmeval::api

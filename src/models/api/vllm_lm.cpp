@@ -9,7 +9,6 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
-#include "lmeval/models/rolling_windows.hpp"
 #include "models/api/openai_payload.hpp"
 
 namespace lmeval::api {
@@ -30,17 +29,11 @@ std::vector<std::string> visible_cuda_devices() {
 
 ServerCommand vllm_server_command(const VllmArgs& a, const std::string& python, int port,
                                   int64_t replica) {
-  ServerCommand c;
-  c.what = a.data_parallel_size > 1 ? "vLLM server " + std::to_string(replica + 1) + " of " +
-                                          std::to_string(a.data_parallel_size)
-                                    : "vLLM server";
-  c.argv = {python,      "-m",         "vllm.entrypoints.openai.api_server",
-            "--model",   a.pretrained, "--host",
-            "127.0.0.1", "--port",     std::to_string(port)};
-  c.argv.insert(c.argv.end(), a.server_options.begin(), a.server_options.end());
-  c.secrets = a.secrets;
-  c.ready_path = "/v1/models";
-  c.ready_timeout_s = a.server_timeout_s;
+  ServerCommand c = engine_server_command(
+      a.data_parallel_size > 1 ? "vLLM server " + std::to_string(replica + 1) + " of " +
+                                     std::to_string(a.data_parallel_size)
+                               : "vLLM server",
+      python, "vllm.entrypoints.openai.api_server", "--model", a, port);
   if (a.data_parallel_size > 1) {
     // Replica r gets the r-th slice of tensor x pipeline GPUs, as Ray's num_gpus reservation
     // gives each of the reference's replicas its own.
@@ -110,12 +103,7 @@ LoglikelihoodResult parse_prompt_logprobs(const Json& answer, const TokenIds& to
 
 VllmLM::VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python)
     : EngineLM("vllm", std::move(tokenizer), args.secrets), args_(std::move(args)) {
-  if (args_.prefix_token_id)
-    prefix_token_id_ = static_cast<TokenId>(*args_.prefix_token_id);
-  else if (tokenizer_->bos_token().id)
-    prefix_token_id_ = *tokenizer_->bos_token().id;
-  else if (tokenizer_->eos_token().id)
-    prefix_token_id_ = *tokenizer_->eos_token().id;
+  set_prefix_token_id(args_.prefix_token_id);
   start_servers(
       static_cast<size_t>(args_.data_parallel_size),
       [&](int port, size_t r) {
@@ -123,10 +111,7 @@ VllmLM::VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::s
       },
       args_.num_concurrent, args_.api_key);
   // VLLM.max_length: as given, else the engine's max_model_len (GET /v1/models says it).
-  if (args_.max_length)
-    max_length_ = *args_.max_length;
-  else if (auto served = served_max_model_len())
-    max_length_ = *served;
+  set_max_length(args_.max_length);
 }
 
 std::string VllmLM::served_model() const {
@@ -142,70 +127,26 @@ TokenIds VllmLM::tok_encode(const std::string& text, std::optional<bool> add_spe
   return tokenizer_->encode(text, special);
 }
 
-std::vector<LoglikelihoodResult> VllmLM::loglikelihood(
-    const std::vector<LoglikelihoodRequest>& requests) {
-  const std::vector<EncodedPair> enc = encode_pairs(
-      requests,
-      [this](const std::string& t, std::optional<bool> special) { return tok_encode(t, special); });
-  const bool sink = streams_answers();
-  auto out = loglikelihood_tokens(enc, [&](size_t i, const LoglikelihoodResult& r) {
-    if (sink) answered(i, r);
-  });
-  if (!sink)
-    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
-  return out;
-}
-
-std::vector<LoglikelihoodResult> VllmLM::loglikelihood_tokens(
-    const std::vector<EncodedPair>& requests,
-    const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer) {
-  const int64_t max_cxt_len = max_length_ - 1;  // vLLM requires at least one generation token
-  std::vector<TokenIds> inputs(requests.size());
-  std::vector<int64_t> ctxlens(requests.size());
-  std::vector<Pending> work;
-  bool warned = false;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const auto& [ctx, cont] = requests[i];
-    TokenIds whole = ctx;
-    whole.insert(whole.end(), cont.begin(), cont.end());
-    const auto n = static_cast<int64_t>(whole.size());
-    if (n > max_cxt_len && !warned) {
-      spdlog::warn("Context length {} exceeds max length ({}). Truncating context.", n,
-                   max_cxt_len);
-      warned = true;
-    }
-    inputs[i] = n > max_cxt_len ? TokenIds(whole.end() - max_cxt_len, whole.end()) : whole;
-    ctxlens[i] = static_cast<int64_t>(ctx.size()) - std::max<int64_t>(0, n - max_cxt_len);
-    // SamplingParams(temperature=0, prompt_logprobs=1, max_tokens=1, detokenize=False).
-    Json body = {{"model", served_model()},
-                 {"prompt", token_list_json(inputs[i])},
-                 {"max_tokens", 1},
-                 {"temperature", 0},
-                 {"prompt_logprobs", 1}};
-    work.push_back({i, body.dump()});
-  }
-  std::vector<LoglikelihoodResult> out(requests.size());
-  send(work, "/v1/completions", "loglikelihood", [&](size_t i, const Json& answer) {
-    out[i] = parse_prompt_logprobs(answer, inputs[i], ctxlens[i]);
-    on_answer(i, out[i]);
-  });
-  return out;
+EngineLM::ScoringRoute VllmLM::scoring_route() const {
+  ScoringRoute r;
+  r.max_ctx_len = max_length_ - 1;  // vLLM requires at least one generation token
+  r.warn_truncation = true;
+  r.path = "/v1/completions";
+  // SamplingParams(temperature=0, prompt_logprobs=1, max_tokens=1, detokenize=False).
+  r.body = [model = served_model()](const TokenIds& input) {
+    return Json{{"model", model},
+                {"prompt", token_list_json(input)},
+                {"max_tokens", 1},
+                {"temperature", 0},
+                {"prompt_logprobs", 1}};
+  };
+  r.parse = parse_prompt_logprobs;
+  return r;
 }
 
 std::vector<double> VllmLM::loglikelihood_rolling(const std::vector<std::string>& texts) {
-  std::vector<EncodedPair> windows;
-  std::vector<size_t> owner;
-  for (size_t t = 0; t < texts.size(); ++t)
-    // max_seq_len = max_length - (1 for context) - (1 for generation)
-    for (auto& w : rolling_token_windows(tok_encode(texts[t]), prefix_token_id_, max_length_ - 2)) {
-      windows.emplace_back(std::move(w.first), std::move(w.second));
-      owner.push_back(t);
-    }
-  auto res = loglikelihood_tokens(windows, [](size_t, const LoglikelihoodResult&) {});
-  std::vector<double> out(texts.size(), 0.0);
-  for (size_t k = 0; k < res.size(); ++k) out[owner[k]] += res[k].loglikelihood;
-  for (size_t t = 0; t < texts.size(); ++t) answered_rolling(t, out[t]);
-  return out;
+  // max_seq_len = max_length - (1 for context) - (1 for generation)
+  return rolling_loglikelihoods(texts, max_length_ - 2);
 }
 
 std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequest>& requests) {
@@ -239,7 +180,7 @@ std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequ
       body["temperature"] = 0.0;
     else if (kw.is_object() && kw.contains("temperature"))
       body["temperature"] = kw["temperature"];
-    TokenIds toks = tok_encode(requests[i].context);
+    TokenIds toks = tok_encode(requests[i].context, std::nullopt);
     int64_t max_gen_toks = hk.max_gen_toks;
     // maybe_truncate(side=truncation_side, shrink_gen_toks=False).
     if (static_cast<int64_t>(toks.size()) + max_gen_toks > max_length_) {
@@ -261,17 +202,11 @@ std::vector<std::string> VllmLM::generate_until(const std::vector<GenerationRequ
     body["stop"] = stop;
     work.push_back({i, body.dump(-1, ' ', false, Json::error_handler_t::replace)});
   }
-  std::vector<std::string> out(requests.size());
-  const bool sink = streams_answers();
-  send(work, "/v1/completions", "generate_until", [&](size_t i, const Json& answer) {
-    auto texts = parse_generations(Endpoint::kCompletions, answer, 1, std::nullopt);
-    out[i] =
-        postprocess_generated_text(texts.front().value_or(""), untils[i], args_.think_end_token);
-    if (sink) answered(i, out[i]);
-  });
-  if (!sink)
-    for (size_t i = 0; i < out.size(); ++i) answered(i, out[i]);
-  return out;
+  return send_generations(
+      work, "/v1/completions", untils, args_.think_end_token, [](const Json& answer) {
+        auto texts = parse_generations(Endpoint::kCompletions, answer, 1, std::nullopt);
+        return texts.front().value_or("");
+      });
 }
 
 }  // namespace lmeval::api

@@ -17,19 +17,16 @@ class VllmLM : public EngineLM {
   // Starts the servers (`python` runs `-m vllm.entrypoints.openai.api_server`) and waits for them.
   VllmLM(VllmArgs args, std::unique_ptr<Tokenizer> tokenizer, const std::string& python);
 
-  std::vector<LoglikelihoodResult> loglikelihood(
-      const std::vector<LoglikelihoodRequest>& requests) override;
   std::vector<double> loglikelihood_rolling(const std::vector<std::string>& texts) override;
   std::vector<std::string> generate_until(const std::vector<GenerationRequest>& requests) override;
 
   // VLLM.tok_encode: special tokens as add_bos_token says (else the tokenizer's default, on),
   // none for a text that already starts with the prefix token's text.
-  TokenIds tok_encode(const std::string& text, std::optional<bool> add_special_tokens = {}) const;
+  TokenIds tok_encode(const std::string& text,
+                      std::optional<bool> add_special_tokens) const override;
 
  private:
-  std::vector<LoglikelihoodResult> loglikelihood_tokens(
-      const std::vector<EncodedPair>& requests,
-      const std::function<void(size_t, const LoglikelihoodResult&)>& on_answer);
+  ScoringRoute scoring_route() const override;
   std::string served_model() const;
 
   VllmArgs args_;

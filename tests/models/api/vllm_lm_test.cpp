@@ -3,136 +3,37 @@
 // VLLM class driven over the same fake engine (goldens/vllm_reference.json, made by
 // scripts/gen_vllm_goldens.py), data parallelism, start failures, and no server left behind.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
-#include <thread>
 
-#include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
-#include "models/api/child_process.hpp"
+#include "models/api/engine_fake.hpp"
 #include "models/api/openai_payload.hpp"
 #include "models/api/vllm_args.hpp"
 #include "models/api/vllm_lm.hpp"
 #include "models/model_arg_docs.hpp"
-#include "support/scratch_dir.hpp"
-#include "support/test_support.hpp"
 
 namespace lmeval::api {
 namespace {
 
 namespace fs = std::filesystem;
+using engine_test::golden;
+using engine_test::model_dir;
+using engine_test::options_as_kwargs;
+using engine_test::parse_kv;
 using lmeval::testing::alive;
 
-const fs::path& model_dir() {
-  static const fs::path p = lmeval::testing::source_dir() / "models" / "stories260K";
-  return p;
-}
+Json goldens() { return golden("vllm_reference.json"); }
 
-Json goldens() {
-  std::ifstream in(lmeval::testing::source_dir() / "tests/models/api/goldens/vllm_reference.json");
-  return Json::parse(in);
-}
-
-// The reference's simple_parse_args_string, for the goldens' model_args strings (values as text;
-// the backend coerces them as it does CLI values).
-Json parse_kv(const std::string& s) {
-  Json out = Json::object();
-  std::stringstream ss(s);
-  for (std::string kv; std::getline(ss, kv, ',');) {
-    if (kv.empty()) continue;
-    const size_t eq = kv.find('=');
-    out[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return out;
-}
-
-// Environment for the fake: its package first on PYTHONPATH, python3 from PATH, records in a
-// scratch folder.
-class VllmFake : public ::testing::Test {
+// The fake vLLM: records in FAKE_VLLM_RECORD_DIR; FAKE_VLLM_FAIL, _NEVER_READY and _DELAY_S
+// make it fail, hang or slow down.
+class VllmFake : public engine_test::EngineFake {
  protected:
-  void SetUp() override {
-    const char* v = std::getenv("VIRTUAL_ENV");
-    saved_venv_ = v ? std::optional<std::string>(v) : std::nullopt;
-    ::unsetenv("VIRTUAL_ENV");
-    ::setenv("PYTHONPATH", (lmeval::testing::source_dir() / "tests/models/api/fake_vllm").c_str(),
-             1);
-    ::setenv("FAKE_VLLM_RECORD_DIR", scratch_.path().c_str(), 1);
-    for (const char* k : {"FAKE_VLLM_FAIL", "FAKE_VLLM_NEVER_READY", "FAKE_VLLM_DELAY_S"})
-      ::unsetenv(k);
-    registry_ = std::make_unique<ModelRegistry>();
-    register_api_models(*registry_);
-  }
-  void TearDown() override {
-    if (saved_venv_) ::setenv("VIRTUAL_ENV", saved_venv_->c_str(), 1);
-    ::unsetenv("PYTHONPATH");
-  }
-  std::unique_ptr<LM> make(Json args) {
-    args["pretrained"] = model_dir().string();
-    return registry_->find("vllm")->factory(args, {});
-  }
-  // The fake servers' records (server_<port>.json), and the request bodies they received.
-  std::vector<Json> servers() const {
-    std::vector<Json> out;
-    for (const auto& e : fs::directory_iterator(scratch_.path()))
-      if (e.path().filename().string().rfind("server_", 0) == 0) {
-        std::ifstream in(e.path());
-        out.push_back(Json::parse(in));
-      }
-    return out;
-  }
-  std::vector<Json> bodies() const {
-    std::vector<Json> out;
-    for (const auto& e : fs::directory_iterator(scratch_.path()))
-      if (e.path().filename().string().rfind("requests_", 0) == 0) {
-        std::ifstream in(e.path());
-        for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-      }
-    return out;
-  }
-  void clear_requests() {
-    for (const auto& e : fs::directory_iterator(scratch_.path()))
-      if (e.path().filename().string().rfind("requests_", 0) == 0) fs::remove(e.path());
-  }
-  void clear_records() {
-    for (const auto& e : fs::directory_iterator(scratch_.path())) fs::remove(e.path());
-  }
-
-  std::string run_and_signal(int sig);
-
-  lmeval::testing::ScratchDir scratch_{"lmeval_vllm"};
-  std::optional<std::string> saved_venv_;
-  std::unique_ptr<ModelRegistry> registry_;
+  VllmFake() : EngineFake({"vllm", "fake_vllm", "FAKE_VLLM", "vLLM server"}) {}
 };
-
-// The server's options read back as vllm.LLM keywords: --a-b V -> a_b: V, a bare flag -> True,
-// --no-flag -> False; numbers as numbers.
-Json options_as_kwargs(const std::vector<std::string>& argv) {
-  Json out = Json::object();
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i].rfind("--", 0) != 0) continue;
-    std::string key = argv[i].substr(2);
-    for (char& c : key)
-      if (c == '-') c = '_';
-    if (i + 1 < argv.size() && argv[i + 1].rfind("--", 0) != 0) {
-      const std::string& v = argv[++i];
-      Json parsed = Json::parse(v, nullptr, false);
-      out[key] = parsed.is_discarded() || parsed.is_string() ? Json(v) : parsed;
-    } else if (key.rfind("no_", 0) == 0) {
-      out[key.substr(3)] = false;
-    } else {
-      out[key] = true;
-    }
-  }
-  return out;
-}
 
 // vllm.LLM's keywords as the reference passes them, and the server options lm-eval gives: equal,
 // except that None is not passed and a False the server has as its default
@@ -264,25 +165,14 @@ TEST(VllmPromptLogprobs, MalformedAnswersAreRefused) {
 
 TEST_F(VllmFake, AnswersAsTheReferencesVllmBackend) {
   const Json g = goldens();
-  const Json& req = g["requests"];
-  std::vector<LoglikelihoodRequest> ll;
-  for (const auto& r : req["loglikelihood"]) ll.push_back({r[0], r[1]});
-  std::vector<std::string> roll;
-  for (const auto& r : req["loglikelihood_rolling"]) roll.push_back(r);
-  std::vector<GenerationRequest> gen;
-  for (const auto& r : req["generate_until"]) gen.push_back({r[0], r[1]});
+  const auto [ll, roll, gen] = engine_test::golden_requests(g);
   for (const auto& c : g["cases"]) {
     const std::string margs = c["model_args"];
     SCOPED_TRACE(margs);
     clear_records();
     {
       auto lm = make(parse_kv(margs));
-      auto got = lm->loglikelihood(ll);
-      ASSERT_EQ(got.size(), c["loglikelihood"].size());
-      for (size_t i = 0; i < got.size(); ++i) {
-        EXPECT_DOUBLE_EQ(got[i].loglikelihood, c["loglikelihood"][i][0].get<double>()) << i;
-        EXPECT_EQ(got[i].is_greedy, c["loglikelihood"][i][1].get<bool>()) << i;
-      }
+      engine_test::expect_loglikelihoods(lm->loglikelihood(ll), c["loglikelihood"]);
       auto bodies_ll = bodies();
       ASSERT_EQ(bodies_ll.size(), ll.size());
       const Json& sp = c["loglikelihood_params"][0];  // SamplingParams of loglikelihood
@@ -358,123 +248,19 @@ TEST_F(VllmFake, DataParallelServersShareTheRequests) {
   for (const auto& r : servers()) EXPECT_FALSE(alive(r["pid"].get<pid_t>()));
 }
 
-TEST_F(VllmFake, ServerThatExitsShowsItsLog) {
-  ::setenv("FAKE_VLLM_FAIL", "1", 1);
-  try {
-    make(Json{{"no_such_engine_option", "1"}});
-    FAIL();
-  } catch (const RuntimeError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("vLLM server exited with status 3 before it was ready"), std::string::npos)
-        << m;
-    EXPECT_NE(m.find("fake engine error"), std::string::npos) << m;          // the log's tail
-    EXPECT_NE(m.find("--no-such-engine-option 1"), std::string::npos) << m;  // passed through
-  }
-}
+TEST_F(VllmFake, ServerThatExitsShowsItsLog) { expect_exit_shows_log("fake engine error"); }
 
-// A credential among the pass-through keys reaches the server (and authorises the requests) but
-// no message: the command line and the log's tail are masked.
 TEST_F(VllmFake, ApiKeyPassesThroughButIsNeverShown) {
-  const std::string key = "sk-vllm-secret-4242";
-  {
-    auto lm = make(Json{{"api_key", key}});
-    auto got = lm->loglikelihood({{"Once upon a time", " there was"}});
-    EXPECT_DOUBLE_EQ(got[0].loglikelihood,
-                     goldens()["cases"][0]["loglikelihood"][0][0].get<double>());
-    std::vector<std::string> argv = servers()[0]["argv"];
-    auto at = std::find(argv.begin(), argv.end(), "--api-key");
-    ASSERT_NE(at, argv.end());
-    EXPECT_EQ(*(at + 1), key);
-  }
-  clear_records();
-  ::setenv("FAKE_VLLM_FAIL", "1", 1);
-  try {
-    make(Json{{"api_key", key}});
-    FAIL();
-  } catch (const RuntimeError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("fake engine error"), std::string::npos) << m;
-    EXPECT_EQ(m.find(key), std::string::npos) << m;
-    EXPECT_NE(m.find("--api-key ***"), std::string::npos) << m;
-  }
+  expect_key_passed_but_hidden("sk-vllm-secret-4242",
+                               goldens()["cases"][0]["loglikelihood"][0][0].get<double>(),
+                               "fake engine error");
 }
 
 TEST_F(VllmFake, ServerNeverReadyTimesOutAndIsStopped) {
-  ::setenv("FAKE_VLLM_NEVER_READY", "1", 1);
-  try {
-    make(Json{{"server_timeout", "1.5"}});
-    FAIL();
-  } catch (const RuntimeError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("was not ready"), std::string::npos) << m;
-    EXPECT_NE(m.find("server_timeout"), std::string::npos) << m;
-  }
-  auto recs = servers();
-  ASSERT_EQ(recs.size(), 1u);
-  EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
-  EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
+  expect_never_ready_stopped("was not ready");
 }
 
-TEST_F(VllmFake, WithoutTheVllmPackageSaysSo) {
-  ::setenv("PYTHONPATH", scratch_.path().c_str(), 1);
-  try {
-    make(Json::object());
-    FAIL();
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("package `vllm` is not installed"), std::string::npos)
-        << e.what();
-    EXPECT_EQ(e.where().field, "--model vllm");
-  }
-}
-
-// A whole run through the binary, stopped with `sig` while its requests are in flight: lm-eval
-// ends and its server and the server's engine process are gone. Returns lm-eval's stderr.
-std::string VllmFake::run_and_signal(int sig) {
-  std::string err;
-  scratch_.write("data/test.jsonl", "{\"q\": \"Once upon\", \"a\": \"x\"}\n");
-  scratch_.write("tasks/tg.yaml",
-                 "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
-                 "    test: " +
-                     (scratch_.path() / "data/test.jsonl").string() +
-                     "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
-                     "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
-  const fs::path pidfile = scratch_.path() / "lmeval.pid";
-  const std::string cmd =
-      "cd '" + scratch_.path().string() + "' && FAKE_VLLM_DELAY_S=60 LMEVAL_NO_INDEX_CACHE=1 '" +
-      lmeval::testing::lmeval_binary().string() +
-      "' run --model vllm --model_args pretrained=" + model_dir().string() +
-      " --tasks tg --include_path tasks >out.txt 2>err.txt & echo $! > '" + pidfile.string() + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  pid_t lmeval_pid = 0;
-  std::ifstream(pidfile) >> lmeval_pid;
-  if (lmeval_pid <= 0) {
-    ADD_FAILURE() << "no pid";
-    return err;
-  }
-  // Wait until the server has a request (then the run is in generate_until).
-  bool in_flight = false;
-  for (int i = 0; i < 300 && !in_flight; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    in_flight = !bodies().empty();
-  }
-  auto recs = servers();
-  if (!in_flight || recs.size() != 1u) {
-    ADD_FAILURE() << lmeval::testing::read_file(scratch_.path() / "err.txt");
-    ::kill(lmeval_pid, SIGKILL);
-    return err;
-  }
-  EXPECT_TRUE(alive(recs[0]["pid"].get<pid_t>()));
-  ::kill(lmeval_pid, sig);
-  bool ended = false;
-  for (int i = 0; i < 300 && !ended; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ended = !alive(lmeval_pid);
-  }
-  EXPECT_TRUE(ended);
-  EXPECT_FALSE(alive(recs[0]["pid"].get<pid_t>()));
-  EXPECT_FALSE(alive(recs[0]["engine_pid"].get<pid_t>()));
-  return lmeval::testing::read_file(scratch_.path() / "err.txt");
-}
+TEST_F(VllmFake, WithoutTheVllmPackageSaysSo) { expect_missing_package_named(); }
 
 TEST_F(VllmFake, SigtermStopsTheServers) {
   const std::string err = run_and_signal(SIGTERM);
