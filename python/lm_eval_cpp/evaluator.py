@@ -38,12 +38,15 @@ def _run_keys(model, model_args, tasks, num_fewshot, batch_size, max_batch_size,
         "write_out": bool(write_out),
         "log_samples": bool(log_samples),
         "apply_chat_template": apply_chat_template,
-        "fewshot_as_multiturn": bool(fewshot_as_multiturn),
         "predict_only": bool(predict_only),
         "seed": list(seeds),
         "confirm_run_unsafe_code": bool(confirm_run_unsafe_code),
         "cache_requests": cache_requests,
     }
+    # Multi-turn few-shot applies to chat templates only; the CLI's check that refuses it
+    # without one (EvaluatorConfig._configure) is not simple_evaluate's.
+    if apply_chat_template:
+        keys["fewshot_as_multiturn"] = bool(fewshot_as_multiturn)
     if batch_size is not None:
         keys["batch_size"] = batch_size
     if device is not None:
@@ -59,11 +62,6 @@ def _run_keys(model, model_args, tasks, num_fewshot, batch_size, max_batch_size,
     if task_manager is not None and task_manager._paths:
         keys["include_path"] = ":".join(task_manager._paths)
     return keys
-
-
-def _parse_args_string(text):
-    # utils.simple_parse_args_string's result is what the reference echoes for a string.
-    return {k: v for k, _, v in (p.partition("=") for p in text.split(",") if p)}
 
 
 def simple_evaluate(
@@ -122,8 +120,6 @@ def simple_evaluate(
                          "supported (`lm-eval validate` checks task configs)")
     if task_manager is not None and not isinstance(task_manager, TaskManager):
         raise TypeError("task_manager must be an lm_eval_cpp.TaskManager")
-    if gen_kwargs and isinstance(gen_kwargs, str):
-        gen_kwargs = _parse_args_string(gen_kwargs) or None
     requests_cache = {}
     if cache_requests:
         requests_cache["cache_requests"] = True
@@ -146,7 +142,6 @@ def simple_evaluate(
         "use_cache": use_cache,
         "limit": limit,
         "bootstrap_iters": bootstrap_iters,
-        "gen_kwargs": gen_kwargs or None,
         "random_seed": random_seed,
         "numpy_seed": numpy_random_seed,
         "torch_seed": torch_random_seed,
@@ -163,10 +158,17 @@ def _returned_dict(full, samples_by_task, with_samples, echoed):
             break
         if key == "config":
             if with_samples:
-                out["samples"] = {task: json.loads(lines) for task, lines in samples_by_task}
+                # In the order evaluate() ran the tasks, which n-samples keeps too.
+                by_task = dict(samples_by_task)
+                order = [t for t in full.get("n-samples", {}) if t in by_task]
+                order += [t for t in by_task if t not in order]
+                out["samples"] = {t: json.loads(by_task[t]) for t in order}
             # The reference echoes these arguments as they were passed.
             for k, v in echoed.items():
                 if k in value:
                     value[k] = v
+            # simple_evaluate keeps its gen_kwargs argument as parsed, None when empty.
+            if "gen_kwargs" in value and not value["gen_kwargs"]:
+                value["gen_kwargs"] = None
         out[key] = value
     return out

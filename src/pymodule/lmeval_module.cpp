@@ -34,7 +34,13 @@ EvalConfig config_from_keys(const Json& keys) {
                       "one of the keys of an eval.yaml (docs/cli.md)");
     o->from_yaml(cfg, it.value(), {"", 0, 0, "simple_evaluate(" + it.key() + "=...)"});
   }
+  // EvaluatorConfig._configure's demand for an output path with log_samples is the CLI's (it
+  // writes the samples); simple_evaluate returns them instead. A stand-in path satisfies it
+  // and is removed: evaluate() writes no file.
+  const bool no_output = !cfg.output_path;
+  if (no_output) cfg.output_path = "<returned to Python>";
   cfg.finalize();
+  if (no_output) cfg.output_path.reset();
   return cfg;
 }
 

@@ -96,6 +96,7 @@ def file_form_samples(samples, scratch):
     for task, records in samples.items():
         folder = tempfile.mkdtemp(dir=scratch)
         tracker = EvaluationTracker(output_path=folder + "/r.json")
+        tracker.date_id = "d"  # set by save_results_aggregated, which is not called here
         tracker.save_results_samples(task_name=task, samples=records)
         (path,) = glob.glob(folder + "/samples_*.jsonl")
         with open(path) as f:
@@ -146,6 +147,8 @@ class SimpleEvaluate(unittest.TestCase):
         if "samples" in ref:
             ref["samples"] = file_form_samples(ref["samples"], self.tmp.name)
         return ref, ours
+
+    maxDiff = None
 
     def assert_same(self, ref, ours):
         # Key order matters (results files and tables are written in it): compare as dumped.
