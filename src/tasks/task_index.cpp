@@ -1,5 +1,6 @@
 // Task index: a sorted walk of YAML files, with an mtime-keyed cache so `ls`/`run` start fast.
 #include "lmeval/tasks/task_index.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -235,8 +236,9 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
     fs::path cache_file;
     bool loaded = false;
     if (use_cache && !lmeval_cache_dir().empty()) {
-      cache_file = lmeval_cache_dir() / ("task_index_" +
-                                  sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
+      cache_file =
+          lmeval_cache_dir() /
+          ("task_index_" + sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
       std::ifstream in(cache_file, std::ios::binary | std::ios::ate);
       if (in) {
         try {

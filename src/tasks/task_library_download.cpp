@@ -13,7 +13,6 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/data/pypi_release.hpp"
 #include "lmeval/data/zip_archive.hpp"
-#include "lmeval/tasks/task_index.hpp"
 
 namespace lmeval {
 

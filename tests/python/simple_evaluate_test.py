@@ -186,6 +186,22 @@ class PackageSurface(unittest.TestCase):
             lm_eval_cpp.simple_evaluate(model="dummy", tasks=["arc_easy"], limit=1,
                                         samples={"arc_easy": [0]})
 
+    def test_python_helpers_are_refused_inside_python(self):
+        # The embedded interpreter (another libpython) must not start in this process.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "rows.jsonl"), "w") as f:
+                f.write(json.dumps(ROWS[0]) + "\n")
+            with open(os.path.join(d, "py_probe.yaml"), "w") as f:
+                f.write(MC_TASK.format(data=os.path.join(d, "rows.jsonl"))
+                        .replace("mc_probe", "py_probe") + "process_docs: !function utils.keep\n")
+            with open(os.path.join(d, "utils.py"), "w") as f:
+                f.write("def keep(ds):\n    return ds\n")
+            with self.assertRaisesRegex(lm_eval_cpp.UserError,
+                                        "py_probe.yaml:.*inside a Python process"):
+                lm_eval_cpp.simple_evaluate(
+                    model="dummy", tasks=["py_probe"],
+                    task_manager=lm_eval_cpp.TaskManager(include_path=d))
+
     def test_task_manager_lists_and_matches_as_the_reference_does(self):
         tm = lm_eval_cpp.TaskManager()
         self.assertIn("arc_easy", tm.all_subtasks)
@@ -212,6 +228,49 @@ class TaskManagerAgainstReference(unittest.TestCase):
             for attr in ("all_tasks", "all_subtasks", "all_groups", "all_tags"):
                 self.assertEqual(getattr(ours, attr), getattr(ref, attr), attr)
             self.assertEqual(ours.match_tasks(["t_*", "g_*"]), ref.match_tasks(["t_*", "g_*"]))
+
+
+FIXTURE = os.path.join(SHARED, "fixtures", "llama")
+BINARY = os.environ.get("LMEVAL_BINARY", "")
+
+
+@unittest.skipIf(lm_eval_cpp is None, "" if lm_eval_cpp is not None else WHY_CPP)
+@unittest.skipUnless(os.path.isdir(FIXTURE), f"{FIXTURE} is absent (set LMEVAL_SHARED_DIR)")
+@unittest.skipUnless(BINARY and os.path.exists(BINARY), "LMEVAL_BINARY (the lm-eval binary) unset")
+class HfModelByPath(unittest.TestCase):
+    """A training loop's checkpoint folder, evaluated in this process twice (as a loop would)
+    and by `lm-eval run`: the hf plugin loads inside Python and gives the command's numbers."""
+
+    def test_a_checkpoint_folder_evaluates_as_the_command_does(self):
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as d:
+            data = os.path.join(d, "rows.jsonl")
+            with open(data, "w") as f:
+                for r in ROWS:
+                    f.write(json.dumps(r) + "\n")
+            with open(os.path.join(d, "mc_probe.yaml"), "w") as f:
+                f.write(MC_TASK.format(data=data))
+            args = {"pretrained": FIXTURE, "dtype": "float32"}
+            try:
+                runs = [lm_eval_cpp.simple_evaluate(
+                    model="hf", model_args=args, tasks=["mc_probe"], device="cpu",
+                    log_samples=False, task_manager=lm_eval_cpp.TaskManager(include_path=d))
+                    for _ in range(2)]
+            except lm_eval_cpp.UserError as e:
+                if "hf" in str(e) and "plugin" in str(e):
+                    self.skipTest(f"this build has no hf backend: {e}")
+                raise
+            self.assertEqual(runs[0]["results"], runs[1]["results"])
+            out = os.path.join(d, "out")
+            r = subprocess.run([BINARY, "run", "--model", "hf", "--model_args",
+                                f"pretrained={FIXTURE},dtype=float32", "--tasks", "mc_probe",
+                                "--device", "cpu", "--include_path", d, "--output_path", out],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            (path,) = glob.glob(out + "/**/results_*.json", recursive=True)
+            with open(path) as f:
+                self.assertEqual(runs[0]["results"], json.load(f)["results"])
 
 
 if __name__ == "__main__":

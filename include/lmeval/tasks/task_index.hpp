@@ -47,9 +47,6 @@ class TaskIndex {
 // else the source tree's tasks/.
 std::filesystem::path builtin_tasks_dir();
 
-// lm-eval's cache folder: $XDG_CACHE_HOME/lm-eval, else ~/.cache/lm-eval; empty without either.
-std::filesystem::path lmeval_cache_dir();
-
 // Python fnmatch.fnmatchcase.
 bool fnmatch(const std::string& name, const std::string& pattern);
 

@@ -15,6 +15,10 @@ namespace lmeval {
 inline constexpr const char* kReferencePackage = "lm-eval";
 inline constexpr const char* kReferenceVersion = "0.4.13";
 
+// lm-eval's cache folder: $XDG_CACHE_HOME/lm-eval, else ~/.cache/lm-eval; empty without either
+// (defined beside the task index's cache, task_index.cpp).
+std::filesystem::path lmeval_cache_dir();
+
 // <lmeval_cache_dir()>/task-library/<version>/lm_eval/tasks (whether or not it exists); empty
 // without a cache folder.
 std::filesystem::path downloaded_task_library_path();
