@@ -89,6 +89,7 @@ PYBIND11_MODULE(_lmeval, m) {
       "Python: tasks whose helpers have no C++ port, Python-class tasks and the hf transformers "
       "path run with the `lm-eval` command instead");
   static py::exception<lmeval::UserError> user_error(m, "UserError", PyExc_ValueError);
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11 takes void(std::exception_ptr)
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
