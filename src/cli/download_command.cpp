@@ -1,5 +1,6 @@
 // `lm-eval download`: fetch the Hub datasets of --tasks and the model files of --model_args into
-// the Hugging Face cache, so that a later run works offline (HF_HUB_OFFLINE=1).
+// the Hugging Face cache, so that a later run works offline (HF_HUB_OFFLINE=1); with
+// --task-library, the reference's task files from PyPI into lm-eval's cache.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -13,9 +14,11 @@
 #include "lmeval/core/python_format.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/data/hub_data_source.hpp"
+#include "lmeval/data/pypi_release.hpp"
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/tasks/task_config.hpp"
 #include "lmeval/tasks/task_index.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 #include "lmeval/tasks/task_selection.hpp"
 
 namespace lmeval::cli {
@@ -26,6 +29,7 @@ struct DownloadFlags {
   std::vector<std::string> tasks;
   std::string model_args;
   std::string include_path;
+  bool task_library = false;
 };
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
@@ -43,9 +47,21 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
+// The reference's library first: the tasks asked for in the same command may be in it.
+void download_library() {
+  std::cout << "fetching the task library of " << kReferencePackage << " " << kReferenceVersion
+            << " from " << pypi_base_url() << "\n";
+  const TaskLibraryDownload got = download_task_library();
+  std::cout << "task library: " << got.files << " files from " << got.url << " (sha256 "
+            << got.sha256 << ", verified) in " << got.dir.string() << "\n";
+}
+
 int download_main(const DownloadFlags& f) {
-  if (f.tasks.empty() && f.model_args.empty())
-    throw UserError("nothing to download", {}, "--tasks and/or --model_args pretrained=<repo>");
+  if (f.tasks.empty() && f.model_args.empty() && !f.task_library)
+    throw UserError("nothing to download", {},
+                    "--task-library, --tasks and/or --model_args pretrained=<repo>");
+  if (f.task_library) download_library();
+  if (f.tasks.empty() && f.model_args.empty()) return 0;
   auto client = std::make_shared<hub::HubClient>(hub::HubConfig::from_env(/*datasets=*/true));
   if (client->config().offline)
     throw UserError(
@@ -114,11 +130,16 @@ int download_main(const DownloadFlags& f) {
 void add_download_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "download",
-      "Fetch the Hub datasets of --tasks and the model of --model_args into the HF cache");
+      "Fetch the Hub datasets of --tasks and the model of --model_args into the HF cache, or "
+      "the reference's task library (--task-library)");
   auto f = std::make_shared<DownloadFlags>();
   cmd->add_option("--tasks,-t", f->tasks, "Tasks or groups (comma-separated)")->expected(1, -1);
   cmd->add_option("--model_args,-a", f->model_args,
                   "k=v,k=v (pretrained=org/name, revision=, subfolder=, peft=, delta=)");
+  cmd->add_flag("--task-library,--task_library", f->task_library,
+                "The reference's task files (lm-eval " + std::string(kReferenceVersion) +
+                    ", from PyPI, sha256 checked) into lm-eval's cache: its tasks then run by "
+                    "name without Python");
   cmd->add_option("--include_path", f->include_path,
                   "Extra folder(s) of task YAMLs, separated by ':'");
   cmd->callback([&action, f] { action = [f] { return download_main(*f); }; });

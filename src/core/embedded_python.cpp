@@ -134,10 +134,27 @@ std::string how_to_enable_python() {
          "point LMEVAL_PLUGIN_DIR at the folder that holds it";
 }
 
+namespace {
+
+// Set once at start-up by the Python package, before any task is loaded.
+std::string& refusal() {
+  static std::string why;
+  return why;
+}
+
+}  // namespace
+
+void refuse_embedded_python(std::string why) { refusal() = std::move(why); }
+
 const EmbeddedPython& embedded_python() {
   static EmbeddedPython py;
   static std::once_flag once;
-  std::call_once(once, [] { open_and_start(py); });
+  std::call_once(once, [] {
+    if (refusal().empty())
+      open_and_start(py);
+    else
+      py.failure = refusal();
+  });
   return py;
 }
 

@@ -2,6 +2,7 @@
 // scoring -> results (docs/architecture.md), each in its own file with its own types.
 #include "lmeval/evaluator/evaluator.hpp"
 #include "lmeval/tasks/reference_library.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -89,14 +90,23 @@ TaskIndex task_index_for(const EvalConfig& cfg, const std::vector<std::string>& 
       return std::move(*local);
     }
   }
-  const auto& lib = reference_task_library();
+  const auto& found = reference_task_library();
+  std::optional<fs::path> lib_dir = found.dir;
+  if (!lib_dir && local) {
+    // A name of the reference's library asked for at a terminal: offered for download.
+    std::vector<std::string> of_library;
+    for (const auto& w : wanted)
+      if (!is_yaml(w) && local->match(w).empty() && is_reference_task_name(w))
+        of_library.push_back(w);
+    lib_dir = offer_task_library_download(of_library);
+  }
   std::error_code ec;
   const bool lib_included =
-      lib.dir && std::any_of(roots.begin() + 1, roots.end(),
-                             [&](const fs::path& r) { return fs::equivalent(*lib.dir, r, ec); });
-  if (lib.dir && !lib_included) roots.insert(roots.begin(), *lib.dir);
+      lib_dir && std::any_of(roots.begin() + 1, roots.end(),
+                             [&](const fs::path& r) { return fs::equivalent(*lib_dir, r, ec); });
+  if (lib_dir && !lib_included) roots.insert(roots.begin(), *lib_dir);
   TaskIndex index =
-      local && (!lib.dir || lib_included) ? std::move(*local) : TaskIndex::build(roots);
+      local && (!lib_dir || lib_included) ? std::move(*local) : TaskIndex::build(roots);
   log_index(index);
   return index;
 }
@@ -142,6 +152,28 @@ std::shared_ptr<DataSource> make_data_source(const EvalConfig& cfg) {
   return std::make_shared<LocalThenHub>(dir);
 }
 
+namespace {
+
+// An error about Python in a task of `lm-eval download --task-library`'s copy says that the copy
+// brings the task files, not the Python environment its helpers need.
+template <class F>
+auto noting_downloaded_library(F&& f) {
+  try {
+    return f();
+  } catch (const DataUnavailable&) {
+    throw;
+  } catch (const UserError& e) {
+    const std::string& m = e.message();
+    const bool python =
+        m.find("Python") != std::string::npos || m.find("!function") != std::string::npos;
+    const std::string note = python ? downloaded_library_python_note(e.where().file) : "";
+    if (note.empty()) throw;
+    throw UserError(m + note, e.where(), e.expected());
+  }
+}
+
+}  // namespace
+
 EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
   register_builtins();
   auto t_start = std::chrono::steady_clock::now();
@@ -160,13 +192,14 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
                " s)");
     t_stage = now;
   };
-  RunPlan plan = plan_run(cfg);
+  RunPlan plan = noting_downloaded_library([&] { return plan_run(cfg); });
   stage_done("plan: " + std::to_string(plan.tasks.size()) + " tasks, " +
              std::to_string(plan.groups.size()) + " groups, documents loaded");
   RunModel run_model = prepare_model(cfg, std::move(given_model));
   stage_done("model ready: " + plan.model_name);
   LM& lm = *run_model.model;
-  std::vector<SeedPass> passes = build_seed_passes(plan, cfg, run_model.prompt, out.write_out);
+  std::vector<SeedPass> passes = noting_downloaded_library(
+      [&] { return build_seed_passes(plan, cfg, run_model.prompt, out.write_out); });
   // The reference's evaluate() logs the same line per task.
   for (size_t i = 0; i < plan.tasks.size() && !passes.empty(); ++i)
     log::debug("Task: " + plan.tasks[i].task->name() + "; number of requests on this rank: " +

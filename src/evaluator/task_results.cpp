@@ -37,8 +37,11 @@ TaskResult aggregate_task(const TaskPlan& plan, const TaskScores& scores, int64_
       }
     double value =
         agg_fn ? agg_fn->aggregation(items) : aggregate(agg.empty() ? "mean" : agg, items);
-    entry[key.first + "," + key.second] = value;
     const std::string agg_name = agg.empty() ? "mean" : agg;
+    // metrics.bypass_agg returns the int 999, which the results file and simple_evaluate's dict
+    // hold as 999 (not 999.0).
+    entry[key.first + "," + key.second] =
+        agg_name == "bypass" && !agg_fn ? Json(static_cast<int64_t>(value)) : Json(value);
     // evaluator_utils.py: at most 100 bootstrap draws for the corpus translation metrics (by name).
     const bool corpus_mt =
         key.first == "bleu" || key.first == "chrf" || key.first == "chrf++" || key.first == "ter";

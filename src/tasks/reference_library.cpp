@@ -7,6 +7,7 @@
 
 #include "lmeval/core/python_env.hpp"
 #include "lmeval/tasks/task_index.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 
 namespace lmeval {
 
@@ -151,7 +152,19 @@ ReferenceLibrary find_library() {
 }  // namespace
 
 const ReferenceLibrary& reference_task_library() {
-  static const ReferenceLibrary lib = find_library();
+  static const ReferenceLibrary lib = [] {
+    ReferenceLibrary found = find_library();
+    // `lm-eval download --task-library`'s copy stands in for a Python environment without the
+    // package; $LMEVAL_REFERENCE_TASKS, when set, is the only place looked at.
+    const char* env = std::getenv("LMEVAL_REFERENCE_TASKS");
+    if (found.dir || (env && *env)) return found;
+    if (auto dir = downloaded_task_library()) {
+      found.described += "; then " + dir->string() + " (`lm-eval download --task-library`)";
+      found.dir = *dir;
+      found.downloaded = true;
+    }
+    return found;
+  }();
   return lib;
 }
 

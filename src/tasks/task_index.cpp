@@ -1,5 +1,6 @@
 // Task index: a sorted walk of YAML files, with an mtime-keyed cache so `ls`/`run` start fast.
 #include "lmeval/tasks/task_index.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -204,13 +205,13 @@ std::vector<fs::path> yaml_files(const fs::path& root) {
 constexpr int kIndexCacheVersion = 5;  // 3: Python-class tasks indexed; 4: numeric names;
                                        // 5: non-string YAML keys read (issue 31)
 
-fs::path cache_dir() {
+}  // namespace
+
+fs::path lmeval_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "lm-eval";
   if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "lm-eval";
   return {};
 }
-
-}  // namespace
 
 TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
   TaskIndex idx;
@@ -234,9 +235,10 @@ TaskIndex TaskIndex::build(const std::vector<fs::path>& roots) {
     std::vector<FileFacts> facts;
     fs::path cache_file;
     bool loaded = false;
-    if (use_cache && !cache_dir().empty()) {
-      cache_file = cache_dir() / ("task_index_" +
-                                  sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
+    if (use_cache && !lmeval_cache_dir().empty()) {
+      cache_file =
+          lmeval_cache_dir() /
+          ("task_index_" + sha256_hex(fs::absolute(root).string()).substr(0, 16) + ".json");
       std::ifstream in(cache_file, std::ios::binary | std::ios::ate);
       if (in) {
         try {

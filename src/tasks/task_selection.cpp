@@ -1,6 +1,7 @@
 // --tasks resolution: globs, YAML paths, directories, groups with overrides, tags.
 #include "lmeval/tasks/task_selection.hpp"
 #include "lmeval/tasks/reference_library.hpp"
+#include "lmeval/tasks/task_library_download.hpp"
 
 #include <glob.h>
 
@@ -349,11 +350,12 @@ std::string some_of(const std::vector<std::string>& names) {
 
 // How to get the reference's library, which was not found.
 std::string reference_library_advice() {
-  return "lm-eval runs them by name when that package is installed in the active Python "
-         "environment (" +
-         reference_task_library().described +
-         "): `pip install lm-eval==0.4.13` there, or pass --include_path "
-         "<site-packages>/lm_eval/tasks";
+  return "run `lm-eval download --task-library` (fetches lm-eval " +
+         std::string(kReferenceVersion) + "'s task files from PyPI into " +
+         downloaded_task_library_path().string() +
+         "), or `pip install lm-eval==" + kReferenceVersion +
+         "` in the active Python environment (" + reference_task_library().described +
+         "), or pass --include_path <site-packages>/lm_eval/tasks";
 }
 
 // The reference's library is not here: a glob that it would widen says what it leaves out (the

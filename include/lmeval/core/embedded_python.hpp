@@ -23,6 +23,11 @@ struct EmbeddedPython {
 // calls return the first outcome). Never throws.
 const EmbeddedPython& embedded_python();
 
+// Makes embedded_python() fail with `why` instead of opening the plugin: a process that is
+// itself a Python interpreter (the lm_eval_cpp package) must not start a second one. Call before
+// anything needs Python; the first outcome of embedded_python() is kept.
+void refuse_embedded_python(std::string why);
+
 // $LMEVAL_PLUGIN_DIR, else beside the executable (build/), else PREFIX/lib/lm-eval (installed).
 std::filesystem::path python_plugin_path();
 

@@ -12,11 +12,15 @@ namespace lmeval {
 struct ReferenceLibrary {
   std::optional<std::filesystem::path> dir;  // its lm_eval/tasks folder, when found
   std::string described;                     // where it was looked for (for messages)
+  // dir is `lm-eval download --task-library`'s copy (task_library_download.hpp): its Python
+  // helpers have no environment with the reference's dependencies.
+  bool downloaded = false;
 };
 
 // Found once per process: $LMEVAL_REFERENCE_TASKS (a folder, or "off"), else
 // $VIRTUAL_ENV/lib*/python3*/site-packages/lm_eval/tasks, else where python3 on PATH finds the
-// lm_eval package (importlib.util.find_spec: nothing is imported; at most 10 s).
+// lm_eval package (importlib.util.find_spec: nothing is imported; at most 10 s); else, when
+// $LMEVAL_REFERENCE_TASKS is unset, the copy `lm-eval download --task-library` made.
 const ReferenceLibrary& reference_task_library();
 
 // Whether `name` is a task, group or tag of the reference's library (lm-eval 0.4.13, listed in
