@@ -59,6 +59,11 @@ MODELS = {
     # load_gguf_checkpoint tests `"mistral" in model_name`, model_name being a list.
     "mistral_q5_1": ("mistral", "llama", "Mistral tiny", {}, T.Q5_1),
     "qwen2_q5_0": ("qwen2", "qwen2", "tiny qwen2", {}, T.Q5_0),
+    # Phi-3 keeps its fused qkv_proj (attn_qkv) and gate_up_proj (ffn_up).
+    "phi3_q8_0": ("phi3", "phi3", "tiny phi3", {"blk.1": T.Q4_1}, T.Q8_0),
+    # Gemma2: norms stored plus one (llama.cpp's Gemma2Model), the sliding window and head_dim
+    # from the metadata, soft-capping and query_pre_attn_scalar from Gemma2Config's defaults.
+    "gemma2_q8_0": ("gemma2", "gemma2", "tiny gemma2", {"blk.0": T.Q5_1}, T.Q8_0),
 }
 
 REQUESTS = [
@@ -67,7 +72,8 @@ REQUESTS = [
     ("Tom and Lily", " went to the park to play"),
 ]
 
-ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2}
+ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
+        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2}
 
 # A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
 # blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
@@ -88,7 +94,8 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 
 # Which tokenizer each file carries (write_tokenizer's kinds).
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
-              "llama_block256": "sentencepiece",
+              "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
+              "gemma2_q8_0": None,
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
 TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3")}
@@ -314,16 +321,23 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
     w.add_rope_dimension_count(head_dim)
     w.add_vocab_size(cfg["vocab_size"])
-    if tokenizer == "sentencepiece":
+    if arch == "gemma2":
+        w.add_key_length(head_dim)
+        w.add_value_length(head_dim)
+        w.add_sliding_window(cfg["sliding_window"])
+    if tokenizer != "qwen2":
         w.add_bos_token_id(cfg["bos_token_id"])
         w.add_eos_token_id(cfg["eos_token_id"])
         w.add_pad_token_id(cfg["pad_token_id"])
     w.add_file_type(int(gguf.LlamaFileType.MOSTLY_Q4_0))
-    write_tokenizer(w, tokenizer, fixture_dir.parent)
+    if tokenizer:
+        write_tokenizer(w, tokenizer, fixture_dir.parent)
     for hf_name, t in weights.items():
         base, suffix = hf_name.rsplit(".", 1)
         gname = name_map.get_name(base) + "." + suffix
         t = t.astype(np.float32)
+        if arch == "gemma2" and gname.endswith("norm.weight"):
+            t = t + 1
         if arch == "llama" and gname.endswith("attn_q.weight"):
             t = permute(t, cfg["num_attention_heads"])
         if arch == "llama" and gname.endswith("attn_k.weight"):
@@ -421,7 +435,9 @@ def main():
                    TOKENIZERS[name])
         golden["models"][name] = goldens(out_dir, name, fixtures / fixture)
         golden["models"][name]["fixture"] = fixture
-        golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir, name)
+        if TOKENIZERS[name]:
+            golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,
+                                                                                       name)
     write_block256(out_dir / "llama_block256.gguf", fixtures)
     golden["models"]["llama_block256"] = goldens(out_dir, "llama_block256", fixtures / "llama")
     golden["models"]["llama_block256"]["fixture"] = "llama"
