@@ -199,8 +199,7 @@ TokenizerConfig TokenizerConfig::from_json(const Json& j, const Where& w) {
   }
   if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
     Where aw = w / "added_tokens_decoder";
-    for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end();
-         ++it) {
+    for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end(); ++it) {
       TokenId id = 0;
       try {
         id = static_cast<TokenId>(std::stol(it.key()));

@@ -9,10 +9,12 @@ namespace lmeval::hf::iq {
 
 void iq2_xxs(const std::byte* b, float* y);  // {f16 d; u16 qs[32]}
 void iq2_xs(const std::byte* b, float* y);   // {f16 d; u16 qs[32]; u8 scales[8]}
-void iq2_s(const std::byte* b, float* y);    // {f16 d; u8 qs[32]; u8 signs[32]; u8 qh[8]; u8 scales[8]}
+void iq2_s(const std::byte* b,
+           float* y);  // {f16 d; u8 qs[32]; u8 signs[32]; u8 qh[8]; u8 scales[8]}
 void iq3_xxs(const std::byte* b, float* y);  // {f16 d; u8 qs[64]; u8 scales_and_signs[32]}
-void iq3_s(const std::byte* b, float* y);    // {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}
-void iq1_s(const std::byte* b, float* y);    // {f16 d; u8 qs[32]; u16 qh[8]}
-void iq1_m(const std::byte* b, float* y);    // {u8 qs[32]; u8 qh[16]; u8 scales[8]}
+void iq3_s(const std::byte* b,
+           float* y);  // {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}
+void iq1_s(const std::byte* b, float* y);  // {f16 d; u8 qs[32]; u16 qh[8]}
+void iq1_m(const std::byte* b, float* y);  // {u8 qs[32]; u8 qh[16]; u8 scales[8]}
 
 }  // namespace lmeval::hf::iq

@@ -48,7 +48,10 @@ const std::array<GgufArch, 5> kArchs = {{
          "use_sliding_window": false, "head_dim": 128, "hidden_act": "silu"})"},
     // llama.cpp's Phi-3 files keep the fused projections; rope_factors_long/short (LongRoPE)
     // have no transformers parameter and no config key maps to rope scaling: plain RoPE, as there.
-    {"phi3", "phi3", "Phi3ForCausalLM", false,
+    {"phi3",
+     "phi3",
+     "Phi3ForCausalLM",
+     false,
      R"({"max_position_embeddings": 4096, "original_max_position_embeddings": 4096,
          "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "bos_token_id": 1,
          "eos_token_id": 32000, "pad_token_id": 32000, "hidden_act": "silu",
@@ -56,7 +59,10 @@ const std::array<GgufArch, 5> kArchs = {{
      {{"attn_qkv", "self_attn.qkv_proj"}, {"ffn_up", "mlp.gate_up_proj"}}},
     // Gemma2Config's defaults: no metadata key maps to the soft-capping or query_pre_attn_scalar
     // (llama.cpp writes gemma2.attn_logit_softcapping, which transformers does not read).
-    {"gemma2", "gemma2", "Gemma2ForCausalLM", false,
+    {"gemma2",
+     "gemma2",
+     "Gemma2ForCausalLM",
+     false,
      R"({"max_position_embeddings": 8192, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "pad_token_id": 0,
          "eos_token_id": 1, "bos_token_id": 2, "query_pre_attn_scalar": 256,

@@ -37,14 +37,18 @@ constexpr const char* kGpt4oSplit =
     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 const std::array<std::pair<const char*, const char*>, 23> kPreSplits = {{
-    {"llama3", kLlama3Split},       {"llama-v3", kLlama3Split},   {"llama-bpe", kLlama3Split},
-    {"falcon3", kLlama3Split},      {"falcon-h1", kLlama3Split},  {"pixtral", kLlama3Split},
-    {"midm-2.0", kLlama3Split},     {"lfm2", kLlama3Split},       {"jina-v5-nano", kLlama3Split},
-    {"dbrx", kLlama3Split},         {"smaug-bpe", kLlama3Split},  {"tekken", kTekkenSplit},
-    {"qwen2", kQwen2Split},         {"deepseek-r1-qwen", kQwen2Split}, {"kormo", kQwen2Split},
-    {"f2llmv2", kQwen2Split},       {"megrez", kQwen2Split},      {"qwen35", kQwen35Split},
-    {"gpt-4o", kGpt4oSplit},        {"llama4", kGpt4oSplit},      {"kanana2", kGpt4oSplit},
-    {"talkie", kGpt4oSplit},        {"minimax-m2", kGpt4oSplit},
+    {"llama3", kLlama3Split},       {"llama-v3", kLlama3Split},
+    {"llama-bpe", kLlama3Split},    {"falcon3", kLlama3Split},
+    {"falcon-h1", kLlama3Split},    {"pixtral", kLlama3Split},
+    {"midm-2.0", kLlama3Split},     {"lfm2", kLlama3Split},
+    {"jina-v5-nano", kLlama3Split}, {"dbrx", kLlama3Split},
+    {"smaug-bpe", kLlama3Split},    {"tekken", kTekkenSplit},
+    {"qwen2", kQwen2Split},         {"deepseek-r1-qwen", kQwen2Split},
+    {"kormo", kQwen2Split},         {"f2llmv2", kQwen2Split},
+    {"megrez", kQwen2Split},        {"qwen35", kQwen35Split},
+    {"gpt-4o", kGpt4oSplit},        {"llama4", kGpt4oSplit},
+    {"kanana2", kGpt4oSplit},       {"talkie", kGpt4oSplit},
+    {"minimax-m2", kGpt4oSplit},
 }};
 
 const char* kExpected =
@@ -107,9 +111,8 @@ Dict read_dict(const GgufFile& f) {
   const GgufValue* tokens =
       array_of(f, "tokenizer.ggml.tokens", GgufValue::Kind::kString, "strings");
   if (!tokens)
-    throw UserError(
-        "this GGUF file holds no tokenizer (no tokenizer.ggml.tokens in its metadata)",
-        {f.path().string(), 0, 0, "tokenizer.ggml.tokens"}, kExpected);
+    throw UserError("this GGUF file holds no tokenizer (no tokenizer.ggml.tokens in its metadata)",
+                    {f.path().string(), 0, 0, "tokenizer.ggml.tokens"}, kExpected);
   for (const auto& t : tokens->items) d.tokens.push_back(t.s);
   if (const GgufValue* s =
           array_of(f, "tokenizer.ggml.scores", GgufValue::Kind::kFloat, "numbers")) {
@@ -191,7 +194,8 @@ json get_merges(const GgufFile& f, const Dict& d, const Vocab& vocab,
       const auto sp = m.find(' ');
       if (sp == std::string::npos || m.find(' ', sp + 1) != std::string::npos)
         throw bad(f, "tokenizer.ggml.merges",
-                  "entry " + std::to_string(i) + " ('" + m + "') is not two tokens separated by one space");
+                  "entry " + std::to_string(i) + " ('" + m +
+                      "') is not two tokens separated by one space");
       out.push_back(json::array({m.substr(0, sp), m.substr(sp + 1)}));
     }
     return out;
@@ -240,12 +244,13 @@ json metaspace() {
 
 // LlamaTokenizer's decoder (add_prefix_space is never passed by the builder: True).
 json sentencepiece_decoder() {
-  return {{"type", "Sequence"},
-          {"decoders",
-           json::array({{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
-                        {{"type", "ByteFallback"}},
-                        {{"type", "Fuse"}},
-                        {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}})}};
+  return {
+      {"type", "Sequence"},
+      {"decoders",
+       json::array({{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
+                    {{"type", "ByteFallback"}},
+                    {{"type", "Fuse"}},
+                    {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}})}};
 }
 
 // sentencepiece_tokenizer: LlamaTokenizer(vocab=the tokens as the file spells them, merges).
@@ -268,8 +273,9 @@ Built phi3(const GgufFile& f, const Dict& d) {
   b.tokenizer["normalizer"] = {
       {"type", "Sequence"},
       {"normalizers",
-       json::array({{{"type", "Prepend"}, {"prepend", "\u2581"}},
-                    {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}})}};
+       json::array(
+           {{{"type", "Prepend"}, {"prepend", "\u2581"}},
+            {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}})}};
   b.tokenizer["pre_tokenizer"] = nullptr;
   return b;
 }
@@ -295,10 +301,11 @@ Built byte_level_bpe(const GgufFile& f, const Dict& d) {
   b.tokenizer = {{"normalizer", nullptr},
                  {"pre_tokenizer", byte_level(true)},
                  {"post_processor", nullptr},
-                 {"decoder", {{"type", "ByteLevel"},
-                              {"add_prefix_space", true},
-                              {"trim_offsets", true},
-                              {"use_regex", true}}},
+                 {"decoder",
+                  {{"type", "ByteLevel"},
+                   {"add_prefix_space", true},
+                   {"trim_offsets", true},
+                   {"use_regex", true}}},
                  {"model", bpe(vocab.to_json(), std::move(merges), false)}};
   b.vocab = vocab.ids;
   b.class_specials = {"<|endoftext|>"};
@@ -311,15 +318,17 @@ Built build(const GgufFile& f, const Dict& d) {
     if (d.arch == "phi3") return phi3(f, d);
     if (d.arch == "gemma" || d.arch == "gemma2" || d.arch == "gemma3")
       throw bad(f, "general.architecture",
-                "'" + d.arch + "' has a Gemma sentencepiece vocabulary, which lm-eval does not "
-                "build from GGUF metadata");
+                "'" + d.arch +
+                    "' has a Gemma sentencepiece vocabulary, which lm-eval does not "
+                    "build from GGUF metadata");
     return sentencepiece(f, d);
   }
   if (d.type == "gpt2") return byte_level_bpe(f, d);
   throw bad(f, "tokenizer.ggml.model",
             d.type.empty() ? std::string("is missing")
-                           : "is '" + d.type + "', which lm-eval does not build (transformers' "
-                             "builders: gemma4, gpt2, llama, t5; lm-eval: gpt2, llama)");
+                           : "is '" + d.type +
+                                 "', which lm-eval does not build (transformers' "
+                                 "builders: gemma4, gpt2, llama, t5; lm-eval: gpt2, llama)");
 }
 
 // The added tokens in the order transformers adds them: the class's defaults, the file's control
@@ -419,12 +428,11 @@ GgufTokenizerJson gguf_tokenizer_json(const GgufFile& f) {
     if (d.pre == pre)
       b.tokenizer["pre_tokenizer"] = {
           {"type", "Sequence"},
-          {"pretokenizers",
-           json::array({{{"type", "Split"},
-                         {"pattern", {{"Regex", regex}}},
-                         {"behavior", "Isolated"},
-                         {"invert", false}},
-                        byte_level(false)})}};
+          {"pretokenizers", json::array({{{"type", "Split"},
+                                          {"pattern", {{"Regex", regex}}},
+                                          {"behavior", "Isolated"},
+                                          {"invert", false}},
+                                         byte_level(false)})}};
   b.tokenizer["truncation"] = nullptr;
   b.tokenizer["padding"] = nullptr;
   out.tokenizer = std::move(b.tokenizer);

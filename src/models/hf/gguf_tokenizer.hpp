@@ -1,7 +1,8 @@
 // The tokenizer a GGUF file's metadata describes, built as transformers builds it for
-// AutoTokenizer.from_pretrained(folder, gguf_file=...) (integrations/gguf/gguf_tokenizer_mapping.py:
-// get_gguf_tokenizer, convert_gguf_tokenizer and its builders), as a tokenizer.json and a
-// tokenizer_config.json held in memory for lm-eval's own tokenizer.
+// AutoTokenizer.from_pretrained(folder, gguf_file=...)
+// (integrations/gguf/gguf_tokenizer_mapping.py: get_gguf_tokenizer, convert_gguf_tokenizer and its
+// builders), as a tokenizer.json and a tokenizer_config.json held in memory for lm-eval's own
+// tokenizer.
 #pragma once
 
 #include <nlohmann/json.hpp>

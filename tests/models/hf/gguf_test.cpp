@@ -14,9 +14,9 @@
 #include "lmeval/core/error.hpp"
 #include "models/hf/gguf_file.hpp"
 #include "models/hf/gguf_model.hpp"
+#include "models/hf/gguf_test_support.hpp"
 #include "models/hf/hf_lm.hpp"
 #include "models/hf/transformer.hpp"
-#include "models/hf/gguf_test_support.hpp"
 #include "support/test_support.hpp"
 
 namespace lmeval::hf {
@@ -49,10 +49,10 @@ TEST(GgufDequant, EveryTypeMatchesGgufQuantsBitForBit) {
       }
     done.insert(name);
   }
-  EXPECT_EQ(done, (std::set<std::string>{"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
-                                         "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL",
-                                         "IQ4_XS", "TQ1_0", "TQ2_0", "MXFP4", "NVFP4",
-                                         "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S",
+  EXPECT_EQ(done, (std::set<std::string>{"F32",   "F16",     "BF16",   "Q4_0",  "Q4_1",    "Q5_0",
+                                         "Q5_1",  "Q8_0",    "Q2_K",   "Q3_K",  "Q4_K",    "Q5_K",
+                                         "Q6_K",  "IQ4_NL",  "IQ4_XS", "TQ1_0", "TQ2_0",   "MXFP4",
+                                         "NVFP4", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S",
                                          "IQ1_S", "IQ1_M"}));
   EXPECT_EQ(refused, std::set<std::string>{});
 }

@@ -32,11 +32,11 @@ TEST(GgufTokenizer, EncodesAndDecodesAsTransformers) {
     int bad = 0;
     for (size_t i = 0; i < strings.size() && bad < 5; ++i) {
       const auto ids = g["ids"][i].get<std::vector<TokenId>>();
-      const bool ok = tok->encode(strings[i], true) == ids &&
-                      tok->encode(strings[i], false) ==
-                          g["ids_no_special"][i].get<std::vector<TokenId>>() &&
-                      tok->decode(ids, false) == g["decoded"][i].get<std::string>() &&
-                      tok->decode(ids, true) == g["decoded_skip_special"][i].get<std::string>();
+      const bool ok =
+          tok->encode(strings[i], true) == ids &&
+          tok->encode(strings[i], false) == g["ids_no_special"][i].get<std::vector<TokenId>>() &&
+          tok->decode(ids, false) == g["decoded"][i].get<std::string>() &&
+          tok->decode(ids, true) == g["decoded_skip_special"][i].get<std::string>();
       if (!ok) {
         ++bad;
         ADD_FAILURE() << name << " string " << i << ": '" << strings[i] << "'";
@@ -57,8 +57,8 @@ MiniGguf sentencepiece_file() {
 TEST(GgufTokenizer, MergesComeFromTheScoresWhenTheFileHasNone) {
   MiniGguf g = sentencepiece_file();
   // No scores: transformers' generate_merges would have none to sort by.
-  std::string m = expect_user_error(
-      [&] { gguf_tokenizer(GgufFile(temp_file("noscores.gguf", g.bytes()))); });
+  std::string m =
+      expect_user_error([&] { gguf_tokenizer(GgufFile(temp_file("noscores.gguf", g.bytes()))); });
   EXPECT_NE(m.find("tokenizer.ggml.scores"), std::string::npos) << m;
   g.u32("tokenizer.ggml.bos_token_id", 1);
   MiniGguf::str(g.kv, "tokenizer.ggml.scores");
