@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "models/hf/gguf_bytes.hpp"
 #include "models/hf/gguf_types.hpp"
 
 namespace lmeval::hf::iq {
@@ -45,20 +46,6 @@ const std::vector<uint8_t>& ksigns() {
   return k;
 }
 
-const uint8_t* u8(const std::byte* p) { return reinterpret_cast<const uint8_t*>(p); }
-
-uint16_t u16(const std::byte* p) {
-  uint16_t v = 0;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-
-uint32_t u32(const std::byte* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 float sign(uint32_t bits, int j) { return (bits >> j) & 1 ? -1.0f : 1.0f; }
 
 // `n` values of grid row `row`, times `db`, signs from the bits of `signs`.
@@ -86,7 +73,7 @@ void iq2_xxs(const std::byte* b, float* y) {
 void iq2_xs(const std::byte* b, float* y) {
   static const Grid grid(kIQ2XSGrid);
   const float d = half_to_float(b);
-  const uint8_t* scales = u8(b + 66);
+  const uint8_t* scales = bytes(b + 66);
   for (int k = 0; k < 32; ++k) {
     const uint16_t q = u16(b + 2 + 2 * k);
     const float db = quarter_scale(d, (scales[k / 4] >> (4 * ((k / 2) % 2))) & 0x0f);
@@ -97,10 +84,10 @@ void iq2_xs(const std::byte* b, float* y) {
 void iq2_s(const std::byte* b, float* y) {
   static const Grid grid(kIQ2SGrid);
   const float d = half_to_float(b);
-  const uint8_t* qs = u8(b + 2);
-  const uint8_t* signs = u8(b + 34);
-  const uint8_t* qh = u8(b + 66);
-  const uint8_t* scales = u8(b + 74);
+  const uint8_t* qs = bytes(b + 2);
+  const uint8_t* signs = bytes(b + 34);
+  const uint8_t* qh = bytes(b + 66);
+  const uint8_t* scales = bytes(b + 74);
   for (int k = 0; k < 32; ++k) {
     const float db = quarter_scale(d, (scales[k / 4] >> (4 * ((k / 2) % 2))) & 0x0f);
     const uint32_t index = qs[k] | (((qh[k / 4] >> (2 * (k % 4))) & 3u) << 8);
@@ -111,7 +98,7 @@ void iq2_s(const std::byte* b, float* y) {
 void iq3_xxs(const std::byte* b, float* y) {
   static const Grid grid(kIQ3XXSGrid);
   const float d = half_to_float(b);
-  const uint8_t* qs = u8(b + 2);
+  const uint8_t* qs = bytes(b + 2);
   for (int g = 0; g < 8; ++g) {
     const uint32_t aux = u32(b + 66 + 4 * g);
     const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
@@ -127,10 +114,10 @@ void iq3_xxs(const std::byte* b, float* y) {
 void iq3_s(const std::byte* b, float* y) {
   static const Grid grid(kIQ3SGrid);
   const float d = half_to_float(b);
-  const uint8_t* qs = u8(b + 2);
-  const uint8_t* qh = u8(b + 66);
-  const uint8_t* signs = u8(b + 74);
-  const uint8_t* scales = u8(b + 106);
+  const uint8_t* qs = bytes(b + 2);
+  const uint8_t* qh = bytes(b + 66);
+  const uint8_t* signs = bytes(b + 74);
+  const uint8_t* scales = bytes(b + 106);
   for (int g = 0; g < 8; ++g) {
     const uint32_t s = (scales[g / 2] >> (4 * (g % 2))) & 0x0f;
     const float db = d * static_cast<float>(1 + 2 * s);
@@ -150,7 +137,7 @@ void iq1_rows(float* y, float dl, const float* row, float delta) {
 void iq1_s(const std::byte* b, float* y) {
   static const Grid grid(kIQ1SGrid);
   const float d = half_to_float(b);
-  const uint8_t* qs = u8(b + 2);
+  const uint8_t* qs = bytes(b + 2);
   for (int g = 0; g < 8; ++g) {
     const uint16_t qh = u16(b + 34 + 2 * g);
     const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
@@ -163,8 +150,8 @@ void iq1_s(const std::byte* b, float* y) {
 
 void iq1_m(const std::byte* b, float* y) {
   static const Grid grid(kIQ1SGrid);
-  const uint8_t* qs = u8(b);
-  const uint8_t* qh = u8(b + 32);
+  const uint8_t* qs = bytes(b);
+  const uint8_t* qh = bytes(b + 32);
   std::array<uint16_t, 4> sc{};
   for (int i = 0; i < 4; ++i) sc[static_cast<size_t>(i)] = u16(b + 48 + 2 * i);
   // The f16 super-block scale is the top nibbles of the four scale words.

@@ -15,7 +15,8 @@
 
 namespace lmeval::hf {
 
-namespace {
+// A named namespace, not an anonymous one: in a unity build its names meet gguf_model.cpp's.
+namespace gguf_tokenizer_impl {
 
 using nlohmann::json;
 
@@ -365,9 +366,7 @@ class AddedTokens {
   json list_ = json::array();
 };
 
-}  // namespace
-
-GgufTokenizerJson gguf_tokenizer_json(const GgufFile& f) {
+GgufTokenizerJson tokenizer_json(const GgufFile& f) {
   const Dict d = read_dict(f);
   Built b = build(f, d);
 
@@ -437,6 +436,12 @@ GgufTokenizerJson gguf_tokenizer_json(const GgufFile& f) {
   b.tokenizer["padding"] = nullptr;
   out.tokenizer = std::move(b.tokenizer);
   return out;
+}
+
+}  // namespace gguf_tokenizer_impl
+
+GgufTokenizerJson gguf_tokenizer_json(const GgufFile& f) {
+  return gguf_tokenizer_impl::tokenizer_json(f);
 }
 
 std::unique_ptr<Tokenizer> gguf_tokenizer(const GgufFile& f) {

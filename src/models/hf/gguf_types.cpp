@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "models/hf/gguf_bytes.hpp"
 #include "models/hf/gguf_iq_grids.hpp"
 
 namespace lmeval::hf {
@@ -46,21 +47,7 @@ float bits_to_f32(uint32_t bits) {
   return f;
 }
 
-uint16_t u16(const std::byte* p) {
-  uint16_t v = 0;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-
-uint32_t u32(const std::byte* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 float half(const std::byte* p) { return f16_to_f32(u16(p)); }
-
-const uint8_t* bytes(const std::byte* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 // Q4_0 {f16 d; u8 qs[16]}, Q4_1 {f16 d, m; u8 qs[16]}: element j of the low nibbles, j + 16 of
 // the high ones.
