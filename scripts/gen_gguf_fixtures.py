@@ -15,6 +15,19 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     fixture's tokenizer, which the GGUFs do not carry).
   * dequant.json: for every ggml type gguf.quants can dequantise, random blocks (hex) and
     gguf.quants.dequantize's float32 output of them (hex, little-endian).
+  * llama_block256.gguf: a random llama of 256-wide rows whose 2-D tensors are random blocks
+    of every K-quant and IQ type (BLOCK256; gguf.quants has no quantiser for them), with its
+    transformers goldens as above.
+  * Tokenizers in the GGUFs' metadata, written as llama.cpp's converter writes them
+    (tokenizer.ggml.*): the llama fixture's sentencepiece model (tokens, scores, token types) in
+    the llama and mistral files, a 512-token cut of GPT-2's byte-level BPE (tokens, merges,
+    pre-tokenizer "qwen2") in the qwen2 file, and tokenizer-only files (tok_*.gguf) for the
+    other builders and token kinds: a Llama-3-like byte-level vocabulary (pre "llama-bpe",
+    add_bos_token, user-defined and mislabelled control tokens) and a Phi-3 sentencepiece one.
+    tokenizer_golden.json: AutoTokenizer.from_pretrained(folder, gguf_file=name)'s encodings
+    (with and without special tokens) and decodings of a sample of
+    SHARED/../tokenizers/corpus.jsonl, and golden.json's own_tokenizer_requests: the reference's
+    HFLM(pretrained=folder, gguf_file=name) log-likelihoods with that tokenizer.
 """
 
 import json
@@ -26,6 +39,7 @@ import numpy as np
 import torch
 from gguf import GGMLQuantizationType as T
 from safetensors.numpy import load_file
+import sentencepiece
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 # name: (fixture, GGUF architecture, general.name, {tensor-name pattern: type}, default type)
@@ -45,6 +59,11 @@ MODELS = {
     # load_gguf_checkpoint tests `"mistral" in model_name`, model_name being a list.
     "mistral_q5_1": ("mistral", "llama", "Mistral tiny", {}, T.Q5_1),
     "qwen2_q5_0": ("qwen2", "qwen2", "tiny qwen2", {}, T.Q5_0),
+    # Phi-3 keeps its fused qkv_proj (attn_qkv) and gate_up_proj (ffn_up).
+    "phi3_q8_0": ("phi3", "phi3", "tiny phi3", {"blk.1": T.Q4_1}, T.Q8_0),
+    # Gemma2: norms stored plus one (llama.cpp's Gemma2Model), the sliding window and head_dim
+    # from the metadata, soft-capping and query_pre_attn_scalar from Gemma2Config's defaults.
+    "gemma2_q8_0": ("gemma2", "gemma2", "tiny gemma2", {"blk.0": T.Q5_1}, T.Q8_0),
 }
 
 REQUESTS = [
@@ -53,7 +72,229 @@ REQUESTS = [
     ("Tom and Lily", " went to the park to play"),
 ]
 
-ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2}
+ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
+        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2}
+
+# A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
+# blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
+BLOCK256 = {
+    "token_embd": T.Q4_K,
+    "blk.0.attn_q": T.Q2_K, "blk.0.attn_k": T.Q3_K, "blk.0.attn_v": T.Q5_K,
+    "blk.0.attn_output": T.Q6_K, "blk.0.ffn_gate": T.IQ2_XXS, "blk.0.ffn_up": T.IQ3_S,
+    "blk.1.attn_q": T.IQ2_XS, "blk.1.attn_k": T.IQ2_S, "blk.1.attn_v": T.IQ3_XXS,
+    "blk.1.attn_output": T.IQ1_S, "blk.1.ffn_gate": T.IQ1_M, "blk.1.ffn_up": T.IQ4_XS,
+}
+# ffn_down's rows are the 32-wide intermediate size (a small file): Q8_0 of random values.
+# Where each type keeps its f16 scales (byte offsets in a block), set so that the weights come
+# out small: random bytes elsewhere.
+SCALE_OFFSETS = {T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208]}
+SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_K: 0.00001,
+          T.IQ2_XXS: 0.0005, T.IQ2_XS: 0.0005, T.IQ2_S: 0.0005, T.IQ3_XXS: 0.0005,
+          T.IQ3_S: 0.002, T.IQ1_S: 0.005, T.IQ1_M: 0.005, T.IQ4_XS: 0.00005}
+
+# Which tokenizer each file carries (write_tokenizer's kinds).
+TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
+              "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
+              "gemma2_q8_0": None,
+              "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
+# Tokenizer-only files: name -> (architecture, kind).
+TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3")}
+# Strings that exercise the added tokens, besides the corpus sample.
+EXTRA_STRINGS = ["<s>Hello</s>", "<|endoftext|>The end.<|endoftext|>", "a <think>b</think> c",
+                 "<|begin_of_text|>Hi<|end_of_text|>", "a b", "<|end|><|user|>ok",
+                 "  two spaces", " leading", "x\n\n  y\t", "Once upon a time<unk>"]
+
+
+def sentencepiece_vocab(fixtures):
+    # llama.cpp's LlamaModel._create_vocab_sentencepiece: pieces, scores and token types.
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(fixtures / "llama" / "tokenizer.model"))
+    tokens, scores, types = [], [], []
+    for i in range(sp.get_piece_size()):
+        kind = gguf.TokenType.NORMAL
+        if sp.is_unknown(i):
+            kind = gguf.TokenType.UNKNOWN
+        elif sp.is_control(i):
+            kind = gguf.TokenType.CONTROL
+        elif sp.is_unused(i):
+            kind = gguf.TokenType.UNUSED
+        elif sp.is_byte(i):
+            kind = gguf.TokenType.BYTE
+        tokens.append(sp.id_to_piece(i))
+        scores.append(sp.get_score(i))
+        types.append(int(kind))
+    return tokens, scores, types
+
+
+def gpt2_vocab(fixtures, size):
+    # GPT-2's first size-1 tokens (its 256 byte tokens, then one per merge in merge order) and
+    # the merges that make them, then <|endoftext|>.
+    tok_dir = fixtures.parent / "tokenizers" / "gpt2"
+    vocab = json.loads((tok_dir / "vocab.json").read_text())
+    by_id = {i: t for t, i in vocab.items()}
+    merges = (tok_dir / "merges.txt").read_text().split("\n")[1:size - 256]
+    return [by_id[i] for i in range(size - 1)] + ["<|endoftext|>"], merges
+
+
+def write_tokenizer(w, kind, fixtures):
+    if kind in ("sentencepiece", "phi3"):
+        tokens, scores, types = sentencepiece_vocab(fixtures)
+        if kind == "phi3":
+            tokens += ["<|end|>", "<|user|>"]
+            scores += [0.0, 0.0]
+            types += [int(gguf.TokenType.CONTROL)] * 2
+        w.add_tokenizer_model("llama")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_unk_token_id(0)
+        if kind == "phi3":
+            w.add_bos_token_id(1)
+            w.add_eos_token_id(512)
+            w.add_add_bos_token(False)
+        return
+    tokens, merges = gpt2_vocab(fixtures, 512)
+    types = [int(gguf.TokenType.NORMAL)] * (len(tokens) - 1) + [int(gguf.TokenType.CONTROL)]
+    w.add_tokenizer_model("gpt2")
+    if kind == "qwen2":
+        w.add_tokenizer_pre("qwen2")
+        w.add_bos_token_id(511)
+        w.add_eos_token_id(511)
+        w.add_pad_token_id(511)
+        w.add_add_bos_token(False)
+    else:
+        # A Llama 3 file: its own control tokens (BOS, EOS), a user-defined one, and a control
+        # token written with a space, which transformers leaves out of a byte-level vocabulary.
+        tokens[-1] = "<|begin_of_text|>"
+        tokens += ["<|end_of_text|>", "<think>", "a b"]
+        types += [int(gguf.TokenType.CONTROL), int(gguf.TokenType.USER_DEFINED),
+                  int(gguf.TokenType.CONTROL)]
+        w.add_tokenizer_pre("llama-bpe")
+        w.add_bos_token_id(511)
+        w.add_eos_token_id(512)
+        w.add_add_bos_token(True)
+        w.add_chat_template("{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_token_merges(merges)
+
+
+def random_blocks(rng, qtype, shape):
+    block, size = gguf.GGML_QUANT_SIZES[qtype]
+    n = shape[0] * shape[1] // block
+    raw = rng.integers(0, 256, size=(n, size), dtype=np.uint8)
+    scale = np.float16(SCALES[qtype]).view(np.uint16)
+    if qtype == T.IQ1_M:
+        # The f16 scale is the top nibbles of the four scale words ending the block.
+        words = raw[:, 48:56].copy().view(np.uint16)
+        for i in range(4):
+            words[:, i] = (words[:, i] & 0x0FFF) | (((scale >> (4 * i)) & 0xF) << 12)
+        raw[:, 48:56] = words.view(np.uint8)
+    else:
+        for off in SCALE_OFFSETS.get(qtype, [0]):
+            raw[:, off:off + 2] = np.array([scale], dtype=np.uint16).view(np.uint8)
+    return raw.reshape(shape[0], -1)
+
+
+def write_block256(path, fixtures):
+    rng = np.random.default_rng(256)
+    hidden, inter, heads, kv_heads, layers, vocab = 256, 32, 2, 1, 2, 512
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name("tiny llama k-quants and iq")
+    w.add_context_length(128)
+    w.add_embedding_length(hidden)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(inter)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_freq_base(10000.0)
+    w.add_rope_dimension_count(hidden // heads)
+    w.add_vocab_size(vocab)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    write_tokenizer(w, "sentencepiece", fixtures)
+    head_dim = hidden // heads
+    shapes = {"attn_q": (hidden, hidden), "attn_k": (kv_heads * head_dim, hidden),
+              "attn_v": (kv_heads * head_dim, hidden), "attn_output": (hidden, hidden),
+              "ffn_gate": (inter, hidden), "ffn_up": (inter, hidden)}
+    # numpy shapes (rows, row width); the embedding is tied (no output.weight).
+    w.add_tensor("token_embd.weight", random_blocks(rng, BLOCK256["token_embd"], (vocab, hidden)),
+                 raw_dtype=BLOCK256["token_embd"])
+    w.add_tensor("output_norm.weight", (1 + 0.1 * rng.standard_normal(hidden)).astype(np.float32))
+    for i in range(layers):
+        for norm in ("attn_norm", "ffn_norm"):
+            w.add_tensor(f"blk.{i}.{norm}.weight",
+                         (1 + 0.1 * rng.standard_normal(hidden)).astype(np.float32))
+        for t, shape in shapes.items():
+            qtype = BLOCK256[f"blk.{i}.{t}"]
+            w.add_tensor(f"blk.{i}.{t}.weight", random_blocks(rng, qtype, shape), raw_dtype=qtype)
+        down = (0.05 * rng.standard_normal((hidden, inter))).astype(np.float32)
+        w.add_tensor(f"blk.{i}.ffn_down.weight", gguf.quants.quantize(down, T.Q8_0),
+                     raw_dtype=T.Q8_0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write_tokenizer_file(path, arch, kind, fixtures):
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_name("tokenizer only")
+    w.add_context_length(64)
+    w.add_embedding_length(8)
+    w.add_block_count(1)
+    w.add_feed_forward_length(8)
+    w.add_head_count(2)
+    w.add_head_count_kv(2)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_dimension_count(4)
+    write_tokenizer(w, kind, fixtures)
+    w.add_tensor("token_embd.weight", np.zeros((8, 8), np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def corpus_sample(fixtures):
+    # The first 6 strings of each category of the shared corpus, and EXTRA_STRINGS.
+    rows = [json.loads(line) for line in
+            (fixtures.parent / "tokenizers" / "corpus.jsonl").read_text().split("\n") if line]
+    taken, out = {}, []
+    for r in rows:
+        if taken.get(r["category"], 0) < 6:
+            taken[r["category"]] = taken.get(r["category"], 0) + 1
+            out.append(r["text"])
+    return out + EXTRA_STRINGS
+
+
+def tokenizer_golden(out_dir, names, strings):
+    g = {"strings": strings, "files": {}}
+    for name in names:
+        tok = AutoTokenizer.from_pretrained(str(out_dir), gguf_file=name + ".gguf")
+        ids = [tok(s)["input_ids"] for s in strings]
+        g["files"][name] = {
+            "vocab_size": len(tok),
+            "special": {k: getattr(tok, k) for k in ("bos_token", "eos_token", "unk_token",
+                                                     "pad_token")},
+            "chat_template": tok.chat_template,
+            "ids": ids,
+            "ids_no_special": [tok(s, add_special_tokens=False)["input_ids"] for s in strings],
+            "decoded": [tok.decode(i) for i in ids],
+            "decoded_skip_special": [tok.decode(i, skip_special_tokens=True) for i in ids],
+        }
+    return g
+
+
+def own_tokenizer_requests(out_dir, name):
+    # The reference's HFLM with no tokenizer=: AutoTokenizer(pretrained, gguf_file=...).
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+    lm = HFLM(pretrained=str(out_dir), gguf_file=name + ".gguf", device="cpu", batch_size=1)
+    reqs = [Instance("loglikelihood", {}, (c, x), 0) for c, x in REQUESTS]
+    out = lm.loglikelihood(reqs, disable_tqdm=True)
+    return [{"context": c, "continuation": x, "ids": lm.tok_encode(c + x), "logprob": o[0],
+             "is_greedy": o[1]} for (c, x), o in zip(REQUESTS, out)]
 
 
 def permute(w, n_head):
@@ -62,7 +303,7 @@ def permute(w, n_head):
             .swapaxes(1, 2).reshape(w.shape))
 
 
-def write_gguf(path, fixture_dir, arch, name, types, default):
+def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     cfg = json.loads((fixture_dir / "config.json").read_text())
     weights = load_file(str(fixture_dir / "model.safetensors"))
     n_layers = cfg["num_hidden_layers"]
@@ -80,14 +321,23 @@ def write_gguf(path, fixture_dir, arch, name, types, default):
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
     w.add_rope_dimension_count(head_dim)
     w.add_vocab_size(cfg["vocab_size"])
-    w.add_bos_token_id(cfg["bos_token_id"])
-    w.add_eos_token_id(cfg["eos_token_id"])
-    w.add_pad_token_id(cfg["pad_token_id"])
+    if arch == "gemma2":
+        w.add_key_length(head_dim)
+        w.add_value_length(head_dim)
+        w.add_sliding_window(cfg["sliding_window"])
+    if tokenizer != "qwen2":
+        w.add_bos_token_id(cfg["bos_token_id"])
+        w.add_eos_token_id(cfg["eos_token_id"])
+        w.add_pad_token_id(cfg["pad_token_id"])
     w.add_file_type(int(gguf.LlamaFileType.MOSTLY_Q4_0))
+    if tokenizer:
+        write_tokenizer(w, tokenizer, fixture_dir.parent)
     for hf_name, t in weights.items():
         base, suffix = hf_name.rsplit(".", 1)
         gname = name_map.get_name(base) + "." + suffix
         t = t.astype(np.float32)
+        if arch == "gemma2" and gname.endswith("norm.weight"):
+            t = t + 1
         if arch == "llama" and gname.endswith("attn_q.weight"):
             t = permute(t, cfg["num_attention_heads"])
         if arch == "llama" and gname.endswith("attn_k.weight"):
@@ -181,9 +431,24 @@ def main():
                        "transformers": __import__("transformers").__version__,
                        "torch": torch.__version__}, "models": {}}
     for name, (fixture, arch, gname, types, default) in MODELS.items():
-        write_gguf(out_dir / (name + ".gguf"), fixtures / fixture, arch, gname, types, default)
+        write_gguf(out_dir / (name + ".gguf"), fixtures / fixture, arch, gname, types, default,
+                   TOKENIZERS[name])
         golden["models"][name] = goldens(out_dir, name, fixtures / fixture)
         golden["models"][name]["fixture"] = fixture
+        if TOKENIZERS[name]:
+            golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,
+                                                                                       name)
+    write_block256(out_dir / "llama_block256.gguf", fixtures)
+    golden["models"]["llama_block256"] = goldens(out_dir, "llama_block256", fixtures / "llama")
+    golden["models"]["llama_block256"]["fixture"] = "llama"
+    golden["models"]["llama_block256"]["own_tokenizer_requests"] = own_tokenizer_requests(
+        out_dir, "llama_block256")
+    for name, (arch, kind) in TOKENIZER_FILES.items():
+        write_tokenizer_file(out_dir / (name + ".gguf"), arch, kind, fixtures)
+    tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", *TOKENIZER_FILES],
+                                  corpus_sample(fixtures))
+    (out_dir / "tokenizer_golden.json").write_text(
+        json.dumps(tok_golden, ensure_ascii=False, separators=(",", ":")) + "\n")
     (out_dir / "golden.json").write_text(json.dumps(golden, separators=(",", ":")) + "\n")
     (out_dir / "dequant.json").write_text(json.dumps(dequant_goldens(), indent=0) + "\n")
 

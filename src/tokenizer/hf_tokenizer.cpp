@@ -159,63 +159,65 @@ size_t space_at_start(std::string_view s) {
 
 // ---- tokenizer_config.json ----
 
+TokenizerConfig TokenizerConfig::from_json(const Json& j, const Where& w) {
+  TokenizerConfig c;
+  expect_object(j, w);
+  if (j.contains("add_bos_token") && !j["add_bos_token"].is_null()) {
+    c.add_bos_token = opt_bool(j, w, "add_bos_token", false);
+  }
+  if (j.contains("add_eos_token") && !j["add_eos_token"].is_null()) {
+    c.add_eos_token = opt_bool(j, w, "add_eos_token", false);
+  }
+  if (j.contains("legacy") && !j["legacy"].is_null()) c.legacy = opt_bool(j, w, "legacy", true);
+  c.clean_up_tokenization_spaces = opt_bool(j, w, "clean_up_tokenization_spaces", false);
+  if (j.contains("bos_token")) c.bos = token_text(j["bos_token"], w / "bos_token");
+  if (j.contains("eos_token")) c.eos = token_text(j["eos_token"], w / "eos_token");
+  if (j.contains("pad_token")) c.pad = token_text(j["pad_token"], w / "pad_token");
+  if (j.contains("unk_token")) c.unk = token_text(j["unk_token"], w / "unk_token");
+  if (j.contains("chat_template") && !j["chat_template"].is_null()) {
+    const Json& ct = j["chat_template"];
+    Where cw = w / "chat_template";
+    c.chat_template_source = w.file + " $.chat_template";
+    if (ct.is_string()) {
+      c.chat_templates["default"] = ct.get<std::string>();
+    } else if (ct.is_array()) {
+      c.named_chat_templates = true;
+      for (size_t i = 0; i < ct.size(); ++i) {
+        c.chat_templates[req_string(ct[i], cw[i], "name")] = req_string(ct[i], cw[i], "template");
+      }
+    } else {
+      fail(cw, "expected a string or a list of {name, template}");
+    }
+  }
+  if (j.contains("model_max_length") && !j["model_max_length"].is_null()) {
+    const Json& m = j["model_max_length"];
+    if (!m.is_number()) fail(w / "model_max_length", "expected a number");
+    // transformers writes VERY_LARGE_INTEGER (1e30) for "no limit": treated as unset.
+    double d = m.get<double>();
+    if (d < 1e18)
+      c.model_max_length = m.is_number_integer() ? m.get<int64_t>() : static_cast<int64_t>(d);
+  }
+  if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
+    Where aw = w / "added_tokens_decoder";
+    for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end(); ++it) {
+      TokenId id = 0;
+      try {
+        id = static_cast<TokenId>(std::stol(it.key()));
+      } catch (const std::exception&) {
+        fail(aw / it.key(), "added_tokens_decoder keys must be token ids");
+      }
+      auto text = token_text(it.value(), aw / it.key());
+      if (text) c.added_tokens.emplace_back(id, *text);
+    }
+  }
+  return c;
+}
+
 TokenizerConfig TokenizerConfig::load(const std::filesystem::path& dir) {
   TokenizerConfig c;
   auto cfg_path = dir / "tokenizer_config.json";
-  if (std::filesystem::exists(cfg_path)) {
-    Json j = parse_json_file(cfg_path);
-    Where w{cfg_path.string(), "$"};
-    expect_object(j, w);
-    if (j.contains("add_bos_token") && !j["add_bos_token"].is_null()) {
-      c.add_bos_token = opt_bool(j, w, "add_bos_token", false);
-    }
-    if (j.contains("add_eos_token") && !j["add_eos_token"].is_null()) {
-      c.add_eos_token = opt_bool(j, w, "add_eos_token", false);
-    }
-    if (j.contains("legacy") && !j["legacy"].is_null()) c.legacy = opt_bool(j, w, "legacy", true);
-    c.clean_up_tokenization_spaces = opt_bool(j, w, "clean_up_tokenization_spaces", false);
-    if (j.contains("bos_token")) c.bos = token_text(j["bos_token"], w / "bos_token");
-    if (j.contains("eos_token")) c.eos = token_text(j["eos_token"], w / "eos_token");
-    if (j.contains("pad_token")) c.pad = token_text(j["pad_token"], w / "pad_token");
-    if (j.contains("unk_token")) c.unk = token_text(j["unk_token"], w / "unk_token");
-    if (j.contains("chat_template") && !j["chat_template"].is_null()) {
-      const Json& ct = j["chat_template"];
-      Where cw = w / "chat_template";
-      c.chat_template_source = cfg_path.string() + " $.chat_template";
-      if (ct.is_string()) {
-        c.chat_templates["default"] = ct.get<std::string>();
-      } else if (ct.is_array()) {
-        c.named_chat_templates = true;
-        for (size_t i = 0; i < ct.size(); ++i) {
-          c.chat_templates[req_string(ct[i], cw[i], "name")] = req_string(ct[i], cw[i], "template");
-        }
-      } else {
-        fail(cw, "expected a string or a list of {name, template}");
-      }
-    }
-    if (j.contains("model_max_length") && !j["model_max_length"].is_null()) {
-      const Json& m = j["model_max_length"];
-      if (!m.is_number()) fail(w / "model_max_length", "expected a number");
-      // transformers writes VERY_LARGE_INTEGER (1e30) for "no limit": treated as unset.
-      double d = m.get<double>();
-      if (d < 1e18)
-        c.model_max_length = m.is_number_integer() ? m.get<int64_t>() : static_cast<int64_t>(d);
-    }
-    if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
-      Where aw = w / "added_tokens_decoder";
-      for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end();
-           ++it) {
-        TokenId id = 0;
-        try {
-          id = static_cast<TokenId>(std::stol(it.key()));
-        } catch (const std::exception&) {
-          fail(aw / it.key(), "added_tokens_decoder keys must be token ids");
-        }
-        auto text = token_text(it.value(), aw / it.key());
-        if (text) c.added_tokens.emplace_back(id, *text);
-      }
-    }
-  }
+  if (std::filesystem::exists(cfg_path))
+    c = from_json(parse_json_file(cfg_path), Where{cfg_path.string(), "$"});
   auto map_path = dir / "special_tokens_map.json";
   if (std::filesystem::exists(map_path)) {
     Json j = parse_json_file(map_path);
@@ -324,7 +326,7 @@ size_t TokenTrie::longest_at(std::string_view text, size_t pos, size_t& index) c
 
 HfTokenizer::HfTokenizer(const std::filesystem::path& json_path, TokenizerConfig config) {
   try {
-    build(json_path, std::move(config));
+    build(parse_json_file(json_path), Where{json_path.string(), "$"}, std::move(config));
   } catch (const Json::exception& e) {
     // A shape the explicit checks missed: still bad input, not a crash.
     throw UserError(std::string("unexpected content in tokenizer.json: ") + e.what(),
@@ -332,9 +334,16 @@ HfTokenizer::HfTokenizer(const std::filesystem::path& json_path, TokenizerConfig
   }
 }
 
-void HfTokenizer::build(const std::filesystem::path& json_path, TokenizerConfig config) {
-  Json j = parse_json_file(json_path);
-  Where root{json_path.string(), "$"};
+HfTokenizer::HfTokenizer(const Json& j, const std::string& source, TokenizerConfig config) {
+  try {
+    build(j, Where{source, "$"}, std::move(config));
+  } catch (const Json::exception& e) {
+    throw UserError(std::string("unexpected content in the tokenizer: ") + e.what(),
+                    SourceLocation{source, 0, 0, {}});
+  }
+}
+
+void HfTokenizer::build(const Json& j, const Where& root, TokenizerConfig config) {
   expect_object(j, root);
   normalizer_ = make_normalizer(j.value("normalizer", Json()), root / "normalizer");
   pre_tokenizer_ = make_pre_tokenizer(j.value("pre_tokenizer", Json()), root / "pre_tokenizer");
@@ -588,6 +597,14 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
   tok::TokenizerConfig config = tok::TokenizerConfig::load(dir);
   if (!json.empty()) return std::make_unique<tok::HfTokenizer>(json, std::move(config));
   return tok::make_sentencepiece_tokenizer(model, std::move(config));
+}
+
+std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& tokenizer,
+                                               const nlohmann::json& tokenizer_config,
+                                               const std::string& source) {
+  tok::TokenizerConfig config =
+      tok::TokenizerConfig::from_json(tokenizer_config, tok::Where{source, "$"});
+  return std::make_unique<tok::HfTokenizer>(tokenizer, source, std::move(config));
 }
 
 }  // namespace lmeval

@@ -31,6 +31,8 @@ struct TokenizerConfig {
   // Reads `dir`/tokenizer_config.json, special_tokens_map.json and chat_template.jinja when
   // present.
   static TokenizerConfig load(const std::filesystem::path& dir);
+  // The facts of a tokenizer_config.json's object `j`; `w` names it for messages.
+  static TokenizerConfig from_json(const Json& j, const Where& w);
 };
 
 class TokenizerBase : public Tokenizer {
@@ -81,6 +83,8 @@ class HfTokenizer : public TokenizerBase {
  public:
   // `json_path`: the tokenizer.json; `config`: tokenizer_config.json of its folder.
   HfTokenizer(const std::filesystem::path& json_path, TokenizerConfig config);
+  // A tokenizer.json's object held in memory; `source` names it for messages.
+  HfTokenizer(const Json& j, const std::string& source, TokenizerConfig config);
 
   std::vector<TokenId> encode(std::string_view text, bool add_special_tokens) const override;
   std::string decode(std::span<const TokenId> ids, bool skip_special_tokens) const override;
@@ -94,7 +98,7 @@ class HfTokenizer : public TokenizerBase {
     bool at_start;
     TokenId token;  // -1: text still to tokenize
   };
-  void build(const std::filesystem::path& json_path, TokenizerConfig config);
+  void build(const Json& j, const Where& root, TokenizerConfig config);
   void split_added(const TokenTrie& trie, const Part& part, std::vector<Part>& out) const;
 
   std::unique_ptr<Normalizer> normalizer_;

@@ -94,3 +94,20 @@ const std::string& byte_to_char(unsigned char b) { return table().to_char[b]; }
 int char_to_byte(char32_t c) { return c < 0x200 ? table().from_char[c] : -1; }
 
 }  // namespace lmeval::tok
+
+namespace lmeval {
+
+std::string byte_level_spelling(std::string_view bytes) {
+  std::string out;
+  for (char c : bytes) out += tok::byte_to_char(static_cast<unsigned char>(c));
+  return out;
+}
+
+bool is_byte_level_spelled(std::string_view token) {
+  size_t i = 0;
+  while (i < token.size())
+    if (tok::char_to_byte(tok::next_cp(token, i)) < 0) return false;
+  return true;
+}
+
+}  // namespace lmeval

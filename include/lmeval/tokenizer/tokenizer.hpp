@@ -1,6 +1,8 @@
 // The one tokenizer interface the rest of lm-eval uses (tokenizer.json pipelines, SentencePiece).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -60,6 +62,18 @@ class Tokenizer {
 // model_max_length() is empty when tokenizer_config.json gives none or gives transformers'
 // "no limit" sentinel (1e30).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path);
+
+// A tokenizer described in memory: `tokenizer` as a tokenizer.json holds it and
+// `tokenizer_config` as a tokenizer_config.json does (what transformers builds from a GGUF file's
+// metadata, models/hf/gguf_tokenizer.hpp). `source` names where they came from, for messages.
+std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& tokenizer,
+                                               const nlohmann::json& tokenizer_config,
+                                               const std::string& source);
+
+// GPT-2's byte-level alphabet (convert_slow_tokenizer.bytes_to_unicode): each byte of `bytes`
+// as its printable character; and whether every character of `token` is one of those.
+std::string byte_level_spelling(std::string_view bytes);
+bool is_byte_level_spelled(std::string_view token);
 
 // transformers' clean_up_tokenization: " ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",
 // " ' " -> "'", " n't" -> "n't", " 'm" -> "'m", " 's" -> "'s", " 've" -> "'ve", " 're" -> "'re".

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include "lmeval/core/error.hpp"
 
@@ -23,11 +24,19 @@ struct GgufArch {
   // The config class's defaults for keys the metadata may leave out (transformers builds the
   // config class from the mapped keys alone).
   const char* defaults;
+  // Block tensors whose transformers name differs from kBlockNames' (gguf-py's tensor map of the
+  // architecture): "ffn_up" is Phi-3's fused gate_up_proj.
+  std::vector<std::pair<const char*, const char*>> block_names = {};
+  // GGUF_CONFIG_MAPPING's keys of this architecture beyond kArchKeys.
+  std::vector<std::pair<const char*, const char*>> keys = {};
+  // Gemma2TensorProcessor: llama.cpp stores Gemma's norm weights plus one; transformers takes
+  // the one off every "*norm.weight".
+  bool norm_minus_one = false;
 };
 
-// LlamaConfig, Qwen2Config, Qwen3Config of transformers 5.23. Qwen3Config's head_dim is 128
-// whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 3> kArchs = {{
+// LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
+// is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
+const std::array<GgufArch, 5> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -37,6 +46,33 @@ const std::array<GgufArch, 3> kArchs = {{
     {"qwen3", "qwen3", "Qwen3ForCausalLM", false,
      R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "use_sliding_window": false, "head_dim": 128, "hidden_act": "silu"})"},
+    // llama.cpp's Phi-3 files keep the fused projections; rope_factors_long/short (LongRoPE)
+    // have no transformers parameter and no config key maps to rope scaling: plain RoPE, as there.
+    {"phi3",
+     "phi3",
+     "Phi3ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 4096, "original_max_position_embeddings": 4096,
+         "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "bos_token_id": 1,
+         "eos_token_id": 32000, "pad_token_id": 32000, "hidden_act": "silu",
+         "sliding_window": null})",
+     {{"attn_qkv", "self_attn.qkv_proj"}, {"ffn_up", "mlp.gate_up_proj"}}},
+    // Gemma2Config's defaults: no metadata key maps to the soft-capping or query_pre_attn_scalar
+    // (llama.cpp writes gemma2.attn_logit_softcapping, which transformers does not read).
+    {"gemma2",
+     "gemma2",
+     "Gemma2ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 8192, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+         "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh", "pad_token_id": 0,
+         "eos_token_id": 1, "bos_token_id": 2, "query_pre_attn_scalar": 256,
+         "sliding_window": 4096, "final_logit_softcapping": 30.0,
+         "attn_logit_softcapping": 50.0, "attention_bias": false})",
+     {{"post_attention_norm", "post_attention_layernorm"},
+      {"ffn_norm", "pre_feedforward_layernorm"},
+      {"post_ffw_norm", "post_feedforward_layernorm"}},
+     {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
+     true},
 }};
 
 // GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
@@ -82,7 +118,8 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
     {"output", "lm_head"},
 }};
 
-const char* kExpected = "a GGUF file of a llama, qwen2 or qwen3 model (as llama.cpp converts them)";
+const char* kExpected =
+    "a GGUF file of a llama, qwen2, qwen3, phi3 or gemma2 model (as llama.cpp converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -180,6 +217,7 @@ Json gguf_config_json(const GgufFile& f) {
   };
   const std::string prefix = std::string(g.gguf) + ".";
   for (const auto& [k, to] : kArchKeys) set(prefix + k, to);
+  for (const auto& [k, to] : g.keys) set(prefix + k, to);
   if (g.head_dim_from_rope) set(prefix + "rope.dimension_count", "head_dim");
   for (const auto& [k, to] : kTokenizerKeys) set(k, to);
   // load_gguf_checkpoint: tied unless the file has output.weight; the vocabulary's size from the
@@ -199,7 +237,9 @@ Json gguf_config_json(const GgufFile& f) {
 
 GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
   config_ = gguf_config_json(file_);
-  arch_ = arch_of(file_).gguf;
+  const GgufArch& arch = arch_of(file_);
+  arch_ = arch.gguf;
+  norm_minus_one_ = arch.norm_minus_one;
   const int64_t layers = config_["num_hidden_layers"].get<int64_t>();
   for (const auto& t : file_.tensors()) {
     const auto dot = t.name.rfind('.');
@@ -216,8 +256,11 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
       if (end == std::string::npos || idx.empty() || idx.size() > 9 ||
           idx.find_first_not_of("0123456789") != std::string::npos || std::stoll(idx) >= layers)
         continue;
+      const std::string block = base.substr(end + 1);
       for (const auto& [from, to] : kBlockNames)
-        if (base.substr(end + 1) == from) hf = "model.layers." + idx + "." + to;
+        if (block == from) hf = "model.layers." + idx + "." + to;
+      for (const auto& [from, to] : arch.block_names)
+        if (block == from) hf = "model.layers." + idx + "." + to;
     }
     // Tensors transformers has no parameter for (rope_freqs, ...) are skipped, as there.
     if (!hf.empty()) by_hf_name_[hf + suffix] = &t;
@@ -257,6 +300,8 @@ const TensorView* GgufTensors::find(const std::string& name) const {
       reverse_permute(*values, rows, t.numel() / std::max<int64_t>(rows, 1), heads);
     }
   }
+  if (norm_minus_one_ && t.name.find("norm.weight") != std::string::npos)
+    for (float& x : *values) x -= 1.0f;
   v.data = reinterpret_cast<const std::byte*>(values->data());
   v.nbytes = values->size() * sizeof(float);
   v.file = file_.path().string();

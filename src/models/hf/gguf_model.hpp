@@ -17,7 +17,7 @@
 
 namespace lmeval::hf {
 
-// The GGUF architectures lm-eval reads natively, for messages ("llama, qwen2, qwen3").
+// The GGUF architectures lm-eval reads natively, for messages ("llama, qwen2, ...").
 std::string gguf_native_architectures();
 
 // The config.json transformers builds from the GGUF's metadata (its GGUF_CONFIG_MAPPING, the
@@ -42,6 +42,7 @@ class GgufTensors {
   GgufFile file_;
   Json config_;
   std::string arch_;
+  bool norm_minus_one_ = false;
   std::map<std::string, const GgufTensorInfo*> by_hf_name_;
   mutable std::map<std::string, TensorView> made_;
   mutable std::mutex mutex_;

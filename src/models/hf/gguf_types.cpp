@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "models/hf/gguf_bytes.hpp"
+#include "models/hf/gguf_iq_grids.hpp"
+
 namespace lmeval::hf {
 
 namespace {
@@ -44,21 +47,7 @@ float bits_to_f32(uint32_t bits) {
   return f;
 }
 
-uint16_t u16(const std::byte* p) {
-  uint16_t v = 0;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-
-uint32_t u32(const std::byte* p) {
-  uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 float half(const std::byte* p) { return f16_to_f32(u16(p)); }
-
-const uint8_t* bytes(const std::byte* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 // Q4_0 {f16 d; u8 qs[16]}, Q4_1 {f16 d, m; u8 qs[16]}: element j of the low nibbles, j + 16 of
 // the high ones.
@@ -372,20 +361,20 @@ const std::array<GgmlType, 34> kTypes = {{
     {kQ5_K, "Q5_K", 256, 176, true},
     {kQ6_K, "Q6_K", 256, 210, true},
     {kQ8_K, "Q8_K", 256, 292, false},
-    {kIQ2_XXS, "IQ2_XXS", 256, 66, false},
-    {kIQ2_XS, "IQ2_XS", 256, 74, false},
-    {kIQ3_XXS, "IQ3_XXS", 256, 98, false},
-    {kIQ1_S, "IQ1_S", 256, 50, false},
+    {kIQ2_XXS, "IQ2_XXS", 256, 66, true},
+    {kIQ2_XS, "IQ2_XS", 256, 74, true},
+    {kIQ3_XXS, "IQ3_XXS", 256, 98, true},
+    {kIQ1_S, "IQ1_S", 256, 50, true},
     {kIQ4_NL, "IQ4_NL", 32, 18, true},
-    {kIQ3_S, "IQ3_S", 256, 110, false},
-    {kIQ2_S, "IQ2_S", 256, 82, false},
+    {kIQ3_S, "IQ3_S", 256, 110, true},
+    {kIQ2_S, "IQ2_S", 256, 82, true},
     {kIQ4_XS, "IQ4_XS", 256, 136, true},
     {kI8, "I8", 1, 1, false},
     {kI16, "I16", 1, 2, false},
     {kI32, "I32", 1, 4, false},
     {kI64, "I64", 1, 8, false},
     {kF64, "F64", 1, 8, false},
-    {kIQ1_M, "IQ1_M", 256, 56, false},
+    {kIQ1_M, "IQ1_M", 256, 56, true},
     {kBF16, "BF16", 1, 2, true},
     {kTQ1_0, "TQ1_0", 256, 54, true},
     {kTQ2_0, "TQ2_0", 256, 66, true},
@@ -395,6 +384,8 @@ const std::array<GgmlType, 34> kTypes = {{
 }};
 
 }  // namespace
+
+float half_to_float(const std::byte* p) { return half(p); }
 
 const GgmlType* ggml_type(uint32_t id) {
   for (const auto& t : kTypes)
@@ -476,6 +467,27 @@ void dequantize(const GgmlType& t, const std::byte* src, float* dst, int64_t n) 
         break;
       case kNVFP4:
         nvfp4(b, y);
+        break;
+      case kIQ2_XXS:
+        iq::iq2_xxs(b, y);
+        break;
+      case kIQ2_XS:
+        iq::iq2_xs(b, y);
+        break;
+      case kIQ2_S:
+        iq::iq2_s(b, y);
+        break;
+      case kIQ3_XXS:
+        iq::iq3_xxs(b, y);
+        break;
+      case kIQ3_S:
+        iq::iq3_s(b, y);
+        break;
+      case kIQ1_S:
+        iq::iq1_s(b, y);
+        break;
+      case kIQ1_M:
+        iq::iq1_m(b, y);
         break;
       default:
         return;  // not dequantizable: callers check first

@@ -23,6 +23,9 @@ const GgmlType* ggml_type(uint32_t id);
 // The names of the types lm-eval dequantises, for messages ("F32, F16, ...").
 std::string dequantizable_type_names();
 
+// The IEEE half-precision number at `p` (little-endian) as float32.
+float half_to_float(const std::byte* p);
+
 // `n` elements (a whole number of blocks) of type `t` from `src` into `dst`. `t` must be
 // dequantizable.
 void dequantize(const GgmlType& t, const std::byte* src, float* dst, int64_t n);

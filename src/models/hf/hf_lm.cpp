@@ -26,6 +26,7 @@
 #include "lmeval/models/special_tokens.hpp"
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/generation.hpp"
+#include "models/hf/gguf_tokenizer.hpp"
 #include "models/hf/python_model.hpp"
 #include "models/hf/seq2seq_lm.hpp"
 
@@ -110,7 +111,8 @@ fs::path model_folder(const std::string& name, const std::string& revision,
 namespace {
 
 // gguf_file=: HFLM passes it to from_pretrained, which finds it inside pretrained; the config and
-// the weights come from it (gguf_model.hpp), the tokenizer from tokenizer=. Empty without one.
+// the weights come from it (gguf_model.hpp), the tokenizer from tokenizer= or else from its
+// metadata (gguf_tokenizer.hpp). Empty without one.
 fs::path gguf_path(const HfArgs& args) {
   if (args.gguf_file.empty()) return {};
   const std::string key = "--model_args gguf_file";
@@ -129,13 +131,6 @@ fs::path gguf_path(const HfArgs& args) {
     throw UserError("gguf_file '" + args.gguf_file + "' is not a file in " + dir.string(),
                     {p.string(), 0, 0, key},
                     "the name of a GGUF file inside the pretrained folder");
-  if (args.tokenizer.empty())
-    throw UserError(
-        "lm-eval does not build a tokenizer from a GGUF file's metadata (the "
-        "reference does, with transformers' GGUF tokenizer converters)",
-        {p.string(), 0, 0, "--model_args tokenizer"},
-        "tokenizer=FOLDER: the Hugging Face tokenizer of the model the GGUF file was "
-        "converted from (tokenizer.json or tokenizer.model)");
   if (!args.peft.empty() || !args.delta.empty())
     throw UserError(
         std::string(args.peft.empty() ? "delta" : "peft") +
@@ -170,12 +165,17 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
                                  : args.subfolder.empty()
                                      ? fs::path(args.tokenizer)
                                      : fs::path(args.tokenizer) / args.subfolder;
+  // HFLM._create_tokenizer passes gguf_file to AutoTokenizer when tokenizer= is not given.
+  auto load_model_tokenizer = [&] {
+    return !gguf.empty() && args.tokenizer.empty() ? gguf_tokenizer(GgufFile(gguf))
+                                                   : load_tokenizer(tokenizer_dir);
+  };
   // What lm-eval cannot run itself runs through transformers (transformers_path.hpp).
   // With a GGUF file the folder's config.json (if any) is not the model's: only the model_args
   // can send it through transformers (the GGUF file, a file, has no config.json inside).
   transformers_reason_ = transformers_path_reason(args, gguf.empty() ? dir : gguf);
   if (transformers_reason_) {
-    tokenizer_ = load_tokenizer(tokenizer_dir);
+    tokenizer_ = load_model_tokenizer();
     model_ = PythonModel::load(dir, args, *transformers_reason_,
                                static_cast<int64_t>(tokenizer_->vocab_size()));
   } else {
@@ -190,7 +190,7 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
         throw;
       model_does_not_fit(dir, lo);
     }
-    tokenizer_ = load_tokenizer(tokenizer_dir);
+    tokenizer_ = load_model_tokenizer();
   }
   if (!args.peft.empty() &&
       static_cast<int64_t>(tokenizer_->vocab_size()) != model_->config().vocab_size)
