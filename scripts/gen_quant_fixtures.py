@@ -13,14 +13,15 @@ quantization_config, a model.safetensors of a few dozen KB, and a golden.json wi
 Independent sources: transformers' FineGrainedFP8 dequantisation (dequantize=True) and
 compressed-tensors' decompression (through transformers' CompressedTensorsHfQuantizer) load the
 checkpoints themselves; AutoAWQ's own awq.utils.packing_utils.dequantize_gemm dequantises the AWQ
-one. GPTQ's kernels (gptqmodel, auto-gptq) do not install without CUDA, so the GPTQ weights are
+one; bitsandbytes' CPU backend quantises, serialises and dequantises the bitsandbytes ones
+(transformers loading them in float32). GPTQ's kernels (gptqmodel, auto-gptq) do not install without CUDA, so the GPTQ weights are
 unpacked here by a re-implementation of their unpacking (AutoGPTQ's QuantLinear: qweight's
 fields down the input rows, 3-bit ones straddling words, qzeros across the output columns, v1
 zero points stored less one), written from their sources and stated as such.
 
 Usage: python scripts/gen_quant_fixtures.py tests/fixtures/hf_quant
-Needs torch, transformers, safetensors, compressed-tensors, autoawq (installed --no-deps: only its
-pure-torch packing_utils is used).
+Needs torch, transformers, safetensors, compressed-tensors, bitsandbytes (its CPU backend), autoawq
+(installed --no-deps: only its pure-torch packing_utils is used).
 """
 import hashlib
 import importlib.util
@@ -348,6 +349,43 @@ def ct_fixture(outdir, model, name, fmt, bits, kind, strategy, group_size, symme
                   transformers.CompressedTensorsConfig(run_compressed=False), scale_dtype)
 
 
+def bnb_fixture(outdir, model, name, kwargs):
+    """bitsandbytes quantises the float16 model on the CPU and serialises it (save_pretrained:
+    Linear4bit's quant_state tensors); the goldens are transformers loading
+    that checkpoint in float32 on the CPU, each dequantised weight read back through the loaded
+    layer's own forward on an identity matrix (exact: one product by 1.0 per output)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.join(tmp, "base")
+        model.save_pretrained(base)
+        q = transformers.AutoModelForCausalLM.from_pretrained(
+            base, dtype=torch.float16, device_map="cpu",
+            quantization_config=transformers.BitsAndBytesConfig(**kwargs))
+        d = os.path.join(outdir, name)
+        shutil.rmtree(d, ignore_errors=True)
+        q.save_pretrained(d)
+    for extra in ("generation_config.json",):
+        if os.path.exists(os.path.join(d, extra)):
+            os.remove(os.path.join(d, extra))
+    m = transformers.AutoModelForCausalLM.from_pretrained(
+        d, dtype=torch.float32, device_map="cpu", attn_implementation="eager").eval()
+    dequantised = {}
+    with torch.no_grad():
+        for lin in linear_names(model):
+            layer = m.get_submodule(lin)
+            eye = torch.eye(layer.in_features, dtype=torch.float32)
+            dequantised[lin + ".weight"] = layer(eye).T.contiguous()
+    golden = {"meta": meta(name, "bitsandbytes on the CPU (the loaded Linear4bit's forward on "
+                                 "an identity matrix)",
+                           "transformers loading the checkpoint (float32, CPU)",
+                           weights_dtype="float32",
+                           bitsandbytes=importlib.import_module("bitsandbytes").__version__),
+              "dequantised": dequantised_entry(dequantised), **logprobs_of(m)}
+    with open(os.path.join(d, "golden.json"), "w") as fh:
+        json.dump(golden, fh, separators=(",", ":"))
+    print(name, os.path.getsize(os.path.join(d, "model.safetensors")), "bytes", flush=True)
+
+
 def main():
     outdir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -368,6 +406,11 @@ def main():
                                               8, "int", "channel", None, True, torch.float16),
         "ct_fp8_channel": lambda: ct_fixture(outdir, model, "ct_fp8_channel", "float-quantized",
                                              8, "float", "channel", None, True, torch.bfloat16),
+        "bnb_nf4_double": lambda: bnb_fixture(outdir, model, "bnb_nf4_double", dict(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.float32)),
+        "bnb_fp4": lambda: bnb_fixture(outdir, model, "bnb_fp4", dict(
+            load_in_4bit=True, bnb_4bit_quant_type="fp4", bnb_4bit_compute_dtype=torch.float32)),
     }
     for name, make in makers.items():
         if not only or name in only:

@@ -31,6 +31,15 @@ std::optional<std::string> quantization_reason(const Json& q, const std::string&
   const std::string method = text_field(q, "quant_method");
   // The formats src/models/hf/quant_weights.cpp dequantises at load.
   if (method == "gptq" || method == "fp8") return std::nullopt;
+  // A 4-bit checkpoint bitsandbytes serialised (quant_state tensors beside each weight) is
+  // dequantised at load; its 8-bit (LLM.int8()) matmul quantises the activations too, so an
+  // 8-bit checkpoint stays with transformers.
+  if (method == "bitsandbytes") {
+    const bool four = q.contains("load_in_4bit") && q["load_in_4bit"].is_boolean() &&
+                      q["load_in_4bit"].get<bool>();
+    if (four) return std::nullopt;
+    return "bitsandbytes 8-bit: LLM.int8() quantises the activations as well";
+  }
   if (method == "awq") {
     const std::string version = lower(text_field(q, "version"));
     if (version.empty() || version == "gemm") return std::nullopt;

@@ -20,6 +20,7 @@ struct QuantizedWeights::Module {
     kAwq,     // qweight [in, out/8], eight 4-bit columns a word in AWQ's interleaved order
     kPacked,  // compressed-tensors pack-quantized: weight_packed [out, in·bits/32] along rows
     kScaled,  // an int8 / float8 weight [out, in] times its scales (fp8, naive/float-quantized)
+    kBnb4,    // bitsandbytes nf4/fp4: two codes a byte, a code table times per-block absmax
   };
   Kind kind = Kind::kScaled;
   const TensorView* q = nullptr;
@@ -32,6 +33,14 @@ struct QuantizedWeights::Module {
   bool zero_plus_one = false;  // GPTQ v1 stores each zero point less one
   bool zeros_packed = false;   // compressed-tensors' asymmetric zero points, packed down the rows
   int64_t offset = 0;          // subtracted from each unpacked field (signed compressed-tensors)
+  // bitsandbytes 4-bit: quant_state's code table, absmax (uint8 codes when double quantised,
+  // with the nested table, absmax and offset), block sizes and the dtype it dequantises to.
+  const TensorView* quant_map = nullptr;
+  const TensorView* nested_absmax = nullptr;
+  const TensorView* nested_quant_map = nullptr;
+  int64_t blocksize = 64, nested_blocksize = 256;
+  float nested_offset = 0.0f;
+  std::string out_dtype = "F32";
 };
 
 namespace {
@@ -332,6 +341,92 @@ void add_compressed(const QuantConfig& c, const CtWeights& ct, const WeightFiles
   (void)c;
 }
 
+// bitsandbytes' serialisation (Linear4bit's _save_to_state_dict): a 4-bit weight keeps its
+// QuantState as weight.absmax, weight.quant_map, weight.nested_* and a JSON of the rest in
+// weight.quant_state.bitsandbytes__nf4 (or __fp4).
+std::string torch_dtype_name(const std::string& torch_name) {
+  if (torch_name == "float16") return "F16";
+  if (torch_name == "bfloat16") return "BF16";
+  return "F32";
+}
+
+void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& prefix,
+              const TensorView& state, Module& m) {
+  m.kind = Module::Kind::kBnb4;
+  m.q = &w;
+  require_dtype(w, {"U8"}, "uint8 bytes of packed 4-bit codes");
+  Json j;
+  try {
+    j = Json::parse(std::string(reinterpret_cast<const char*>(state.data), state.nbytes));
+  } catch (const Json::exception& e) {
+    throw bad_tensor(state, std::string("is not the JSON of a QuantState: ") + e.what(),
+                     "bitsandbytes' packed quant_state");
+  }
+  auto field = [&](const char* key) -> const Json& {
+    if (!j.is_object() || !j.contains(key))
+      throw bad_tensor(state, std::string("lacks ") + key, "bitsandbytes' packed quant_state");
+    return j[key];
+  };
+  const Json& shape = field("shape");
+  if (!shape.is_array() || shape.size() != 2 || !shape[0].is_number_integer() ||
+      !shape[1].is_number_integer())
+    throw bad_tensor(state, "has shape " + shape.dump(), "the weight's [out, in]");
+  m.rows = shape[0].get<int64_t>();
+  m.cols = shape[1].get<int64_t>();
+  m.blocksize = field("blocksize").is_number_integer() ? field("blocksize").get<int64_t>() : 0;
+  if (m.blocksize <= 0) throw bad_tensor(state, "has blocksize " + field("blocksize").dump(), "a positive block size");
+  m.out_dtype = torch_dtype_name(field("dtype").is_string() ? field("dtype").get<std::string>() : "");
+  if (w.nbytes * 2 < static_cast<size_t>(m.rows * m.cols))
+    throw bad_tensor(w, "holds " + std::to_string(w.nbytes) + " bytes",
+                     "two codes a byte for the " + shape.dump() + " weight");
+  const int64_t blocks = ceil_div(m.rows * m.cols, m.blocksize);
+  m.scales = &companion(files, w, prefix + "weight.absmax", "the blocks' absmax");
+  m.quant_map = &companion(files, w, prefix + "weight.quant_map", "the 16-entry code table");
+  require_shape(*m.quant_map, {16}, "nf4 or fp4's 16 codes");
+  require_shape(*m.scales, {blocks}, "one absmax per block of " + std::to_string(m.blocksize));
+  if (m.scales->dtype == "U8") {  // double quantisation
+    m.nested_absmax = &companion(files, w, prefix + "weight.nested_absmax", "the absmax codes' absmax");
+    m.nested_quant_map =
+        &companion(files, w, prefix + "weight.nested_quant_map", "the absmax codes' table");
+    require_shape(*m.nested_quant_map, {256}, "256 codes");
+    m.nested_blocksize = field("nested_blocksize").is_number_integer()
+                             ? field("nested_blocksize").get<int64_t>() : 0;
+    if (m.nested_blocksize <= 0)
+      throw bad_tensor(state, "has nested_blocksize " + field("nested_blocksize").dump(), "a positive block size");
+    require_shape(*m.nested_absmax, {ceil_div(blocks, m.nested_blocksize)},
+                  "one per block of " + std::to_string(m.nested_blocksize) + " absmax codes");
+    const Json& off = field("nested_offset");
+    if (!off.is_number()) throw bad_tensor(state, "has nested_offset " + off.dump(), "a number");
+    m.nested_offset = off.get<float>();
+  }
+}
+
+// bitsandbytes' dequantize_4bit on the CPU: code · absmax in float32 (the absmax first
+// dequantize_blockwise'd from its codes, plus the offset), cast to the QuantState's dtype.
+std::vector<float> bnb4_values(const Module& m) {
+  const int64_t n = m.rows * m.cols;
+  std::vector<float> out(static_cast<size_t>(n));
+  std::vector<float> absmax;
+  if (m.nested_absmax) {
+    const std::vector<int64_t> codes = quant::ints_of(*m.scales);
+    const std::vector<float> table = float_values(*m.nested_quant_map);
+    const std::vector<float> outer = float_values(*m.nested_absmax);
+    absmax.resize(codes.size());
+    for (size_t i = 0; i < codes.size(); ++i)
+      absmax[i] = table[codes[i]] * outer[i / m.nested_blocksize] + m.nested_offset;
+  } else {
+    absmax = float_values(*m.scales);
+  }
+  const std::vector<float> code = float_values(*m.quant_map);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(m.q->data);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t b = bytes[i / 2];
+    const int nibble = i % 2 == 0 ? b >> 4 : b & 0xF;  // the first code in the high nibble
+    out[i] = quant::round_to_dtype(code[nibble] * absmax[i / m.blocksize], m.out_dtype);
+  }
+  return out;
+}
+
 // The q values of a module, row-major [rows, cols], before zero points and scales.
 std::vector<float> unpacked(const Module& m) {
   std::vector<float> q(static_cast<size_t>(m.rows * m.cols));
@@ -372,6 +467,8 @@ std::vector<float> unpacked(const Module& m) {
       }
       break;
     }
+    case Module::Kind::kBnb4:
+      break;  // bnb4_values
     case Module::Kind::kScaled:
       if (m.q->dtype.starts_with("F8")) {
         q = quant::fp8_values(*m.q);
@@ -430,7 +527,24 @@ std::vector<float> zero_points(const Module& m, int64_t grid_rows, int64_t grid_
 
 // The methods transformers knows (its AUTO_QUANTIZATION_CONFIG_MAPPING) but lm-eval does not run
 // natively: hf_transformers_path.cpp sends those to transformers, so only the unknown reach here.
-const char* const kNative[] = {"gptq", "awq", "fp8", "compressed-tensors"};
+const char* const kNative[] = {"gptq", "awq", "fp8", "compressed-tensors", "bitsandbytes"};
+
+}  // namespace
+
+namespace {
+
+TensorView owned_view(const std::string& name, const Module& m, std::vector<float> values) {
+  auto owned = std::make_shared<std::vector<float>>(std::move(values));
+  TensorView v;
+  v.name = name;
+  v.dtype = "F32";
+  v.shape = {m.rows, m.cols};
+  v.data = reinterpret_cast<const std::byte*>(owned->data());
+  v.nbytes = owned->size() * sizeof(float);
+  v.file = m.q->file;
+  v.owner = std::move(owned);
+  return v;
+}
 
 }  // namespace
 
@@ -452,7 +566,8 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
   if (method == "mxfp4") return nullptr;  // the GPT-OSS experts' own format (arch/gpt_oss.cpp)
   if (std::find(std::begin(kNative), std::end(kNative), method) == std::end(kNative))
     throw c.bad("quant_method", "quant_method '" + method + "' is not one lm-eval or transformers reads",
-                "gptq, awq, fp8, compressed-tensors, or another method transformers knows");
+                "gptq, awq, fp8, compressed-tensors, bitsandbytes, or another method transformers "
+                "knows");
   auto out = std::unique_ptr<QuantizedWeights>(new QuantizedWeights());
   out->method_ = method;
   // Fp8Dequantize._dequantize_one: (q · s) in float32, then .to() the parameter's dtype, which is
@@ -464,8 +579,8 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
         model_dtype = cfg[key].get<std::string>();
         break;
       }
-  if (model_dtype == "bfloat16") out->fp8_round_ = "BF16";
-  if (model_dtype == "float16" || model_dtype == "half") out->fp8_round_ = "F16";
+  if (model_dtype == "bfloat16") out->model_round_ = "BF16";
+  if (model_dtype == "float16" || model_dtype == "half") out->model_round_ = "F16";
   CtWeights ct;
   std::string ct_format;
   if (method == "compressed-tensors") {
@@ -516,6 +631,28 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
     if (name.ends_with(".weight_shape") || name.ends_with(".input_scale") ||
         name.ends_with(".activation_scale") || name.ends_with(".input_zero_point"))
       out->hidden_.insert(name);
+  if (method == "bitsandbytes") {
+    // Serialised 4-bit only: 8-bit checkpoints go to transformers (quantization_reason).
+    if (!c.flag("load_in_4bit", false))
+      throw c.bad("load_in_4bit", "load_in_4bit is not true",
+                  "a 4-bit bitsandbytes checkpoint (8-bit ones run on transformers)");
+    for (const std::string& name : files.names()) {
+      const TensorView& t = *files.find(name);
+      const TensorView* state = files.find(name + ".quant_state.bitsandbytes__nf4");
+      if (!state) state = files.find(name + ".quant_state.bitsandbytes__fp4");
+      if (!name.ends_with(".weight") || (t.dtype != "U8" && !state)) continue;
+      if (!state)
+        throw UserError("quantised tensor '" + name + "' has no '" + name +
+                            ".quant_state.bitsandbytes__nf4' (or __fp4) beside it",
+                        {t.file, 0, 0, name + ".quant_state.bitsandbytes__nf4"},
+                        "bitsandbytes' packed quant_state");
+      const std::string p = name.substr(0, name.size() - 6);
+      add(p, t, [&](Module& m) { add_bnb4(files, t, p, *state, m); });
+      const Module& m = *out->modules_[name];
+      for (const TensorView* x : {state, m.quant_map, m.nested_absmax, m.nested_quant_map})
+        if (x) out->hidden_.insert(x->name);
+    }
+  }
   if (out->modules_.empty())
     throw UserError("config.json's quantization_config names " + method +
                         " but no weights of the checkpoint are quantised that way",
@@ -529,6 +666,7 @@ TensorView QuantizedWeights::dequantised(const std::string& name) const {
   auto it = modules_.find(name);
   if (it == modules_.end()) return {};
   const Module& m = *it->second;
+  if (m.kind == Module::Kind::kBnb4) return owned_view(name, m, bnb4_values(m));
   quant::ScaleGrid grid;
   const bool transposed_scales = m.kind == Module::Kind::kGptq || m.kind == Module::Kind::kAwq;
   const std::vector<float> s = float_values(*m.scales);
@@ -557,19 +695,10 @@ TensorView QuantizedWeights::dequantised(const std::string& name) const {
   // FP8 dequantisation multiplies in float32 and rounds the product to the model's dtype.
   const bool fp8 = method_ == "fp8";
   grid.dtype = fp8 ? "F32" : m.scales->dtype;
-  auto values = std::make_shared<std::vector<float>>(
-      quant::dequantise(unpacked(m), m.rows, m.cols, grid));
+  std::vector<float> values = quant::dequantise(unpacked(m), m.rows, m.cols, grid);
   if (fp8)
-    for (float& x : *values) x = quant::round_to_dtype(x, fp8_round_);
-  TensorView v;
-  v.name = name;
-  v.dtype = "F32";
-  v.shape = {m.rows, m.cols};
-  v.data = reinterpret_cast<const std::byte*>(values->data());
-  v.nbytes = values->size() * sizeof(float);
-  v.file = m.q->file;
-  v.owner = std::move(values);
-  return v;
+    for (float& x : values) x = quant::round_to_dtype(x, model_round_);
+  return owned_view(name, m, std::move(values));
 }
 
 std::vector<std::string> QuantizedWeights::names(const std::vector<std::string>& stored) const {

@@ -1,5 +1,6 @@
 // Pre-quantised checkpoints read natively (issue 29 point 5): config.json's quantization_config
-// says how the linear layers' weights were packed (GPTQ, AWQ, FP8, compressed-tensors) and each
+// says how the linear layers' weights were packed (GPTQ, AWQ, FP8, compressed-tensors,
+// bitsandbytes 4-bit) and each
 // such weight is served as float32, dequantised as the package that reads the format does on the
 // CPU (quant_formats.hpp), so the architectures see an ordinary "<module>.weight". No torch.
 #pragma once
@@ -46,7 +47,8 @@ class QuantizedWeights {
  private:
   QuantizedWeights();
   std::string method_;
-  std::string fp8_round_ = "F32";  // the dtype FP8 products are rounded to
+  // The model's dtype, which transformers casts FP8 products to.
+  std::string model_round_ = "F32";
   std::map<std::string, std::unique_ptr<Module>> modules_;  // by "<module>.weight"
   std::set<std::string> hidden_;                            // packed tensors and their scales
 };

@@ -27,7 +27,7 @@ using nlohmann::json;
 const std::vector<std::string> kQuantFixtures = {
     "gptq_4bit", "gptq_4bit_act_v2", "gptq_3bit",          "gptq_2bit",       "gptq_8bit",
     "awq_gemm",  "fp8_block",        "fp8_tensor",         "ct_int4_group_asym",
-    "ct_int8_channel", "ct_fp8_channel"};
+    "ct_int8_channel", "ct_fp8_channel", "bnb_nf4_double",     "bnb_fp4"};
 
 fs::path quant_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_quant" / name;
@@ -37,12 +37,20 @@ json golden_of(const fs::path& dir) {
   return json::parse(lmeval::testing::read_file(dir / "golden.json"));
 }
 
+// The dtype= the goldens' weights were made in: the checkpoint's own ("auto") unless the golden
+// says (bitsandbytes' were loaded in float32).
+WeightSources sources_of(const json& golden) {
+  WeightSources s;
+  s.dtype = golden["meta"].value("weights_dtype", "auto");
+  return s;
+}
+
 class QuantFixtureTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(QuantFixtureTest, DequantisedWeightsAreThePackagesBitForBit) {
   const fs::path dir = quant_fixture(GetParam());
   const json golden = golden_of(dir);
-  auto archive = WeightArchive::open(dir);
+  auto archive = WeightArchive::open(dir, sources_of(golden));
   ASSERT_FALSE(golden["dequantised"].empty());
   for (const auto& [name, want] : golden["dequantised"].items()) {
     const TensorView* t = archive->find(name);
@@ -58,16 +66,18 @@ TEST_P(QuantFixtureTest, DequantisedWeightsAreThePackagesBitForBit) {
   // The model sees plain weights: the packed tensors and their scales are not among its names.
   for (const std::string& n : archive->names())
     for (const char* packed : {"qweight", "qzeros", ".scales", "g_idx", "weight_packed",
-                               "weight_scale", "weight_zero_point", "weight_shape"})
+                               "weight_scale", "weight_zero_point", "weight_shape", "absmax",
+                               "quant_map", "quant_state"})
       EXPECT_EQ(n.find(packed), std::string::npos) << n;
 }
 
 TEST_P(QuantFixtureTest, LogprobsMatchTransformers) {
   const fs::path dir = quant_fixture(GetParam());
   const json golden = golden_of(dir);
-  // float32 arithmetic over the weights as the checkpoint's dtype makes them (weights.dtype
-  // auto), as the goldens were made.
-  auto model = Transformer::load(dir, testing::f32());
+  // float32 arithmetic over the weights as the goldens' dtype makes them.
+  LoadOptions options = testing::f32();
+  options.weights = sources_of(golden);
+  auto model = Transformer::load(dir, options);
   const auto got = testing::next_token_logprobs(*model, golden["inputs"]);
   EXPECT_LT(testing::max_diff(got, golden["next_token_logprobs"]), 1e-4) << GetParam();
   const int64_t V = model->config().vocab_size;
