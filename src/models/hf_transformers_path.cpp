@@ -55,13 +55,34 @@ std::optional<std::string> quantization_reason(const Json& q, const std::string&
   // GPT-OSS's MXFP4 experts are dequantised by their architecture (arch/gpt_oss.cpp).
   if (method == "mxfp4" && arch == "GptOssForCausalLM") return std::nullopt;
   // transformers' AUTO_QUANTIZATION_CONFIG_MAPPING (quantizers/auto.py) and bitsandbytes' name.
-  static const char* const kTransformers[] = {
-      "gguf",      "awq",    "bitsandbytes", "bitsandbytes_4bit", "bitsandbytes_8bit",
-      "eetq",      "gptq",   "aqlm",         "quanto",            "quark",
-      "fouroversix", "fp_quant", "hqq",      "compressed-tensors", "fbgemm_fp8",
-      "higgs",     "torchao", "bitnet",      "vptq",              "spqr",
-      "fp8",       "nvfp4",  "mxfp8",        "auto-round",        "mxfp4",
-      "metal",     "sinq",   "gemma"};
+  static const char* const kTransformers[] = {"gguf",
+                                              "awq",
+                                              "bitsandbytes",
+                                              "bitsandbytes_4bit",
+                                              "bitsandbytes_8bit",
+                                              "eetq",
+                                              "gptq",
+                                              "aqlm",
+                                              "quanto",
+                                              "quark",
+                                              "fouroversix",
+                                              "fp_quant",
+                                              "hqq",
+                                              "compressed-tensors",
+                                              "fbgemm_fp8",
+                                              "higgs",
+                                              "torchao",
+                                              "bitnet",
+                                              "vptq",
+                                              "spqr",
+                                              "fp8",
+                                              "nvfp4",
+                                              "mxfp8",
+                                              "auto-round",
+                                              "mxfp4",
+                                              "metal",
+                                              "sinq",
+                                              "gemma"};
   for (const char* m : kTransformers)
     if (method == m) return method;
   // A method nobody reads: the native loader names the field (exit 2) rather than transformers

@@ -35,11 +35,11 @@ float round_to_dtype(float v, const std::string& dtype);
 // A 2-D grid of scales (and zero points) over a [rows, cols] weight: element (r, c) takes cell
 // (r / block_rows, group(c)), where group(c) is c / block_cols or, with g_idx, g_idx[c].
 struct ScaleGrid {
-  std::vector<float> scales;    // [grid_rows, grid_cols]
-  std::vector<float> zeros;     // same shape, or empty for none
+  std::vector<float> scales;  // [grid_rows, grid_cols]
+  std::vector<float> zeros;   // same shape, or empty for none
   int64_t grid_rows = 1, grid_cols = 1;
   int64_t block_rows = 1, block_cols = 1;
-  std::vector<int64_t> g_idx;   // per column, or empty
+  std::vector<int64_t> g_idx;  // per column, or empty
   // The dtype the package computes in (its scales'): each operation is rounded to it.
   std::string dtype = "F32";
 };

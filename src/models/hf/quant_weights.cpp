@@ -28,11 +28,11 @@ struct QuantizedWeights::Module {
   const TensorView* zeros = nullptr;  // none: zero points are 0 (symmetric)
   const TensorView* g_idx = nullptr;
   int bits = 4;
-  int64_t rows = 0, cols = 0;  // the weight's [out, in]
+  int64_t rows = 0, cols = 0;              // the weight's [out, in]
   int64_t block_rows = 0, block_cols = 0;  // 0: the scales' grid divides the weight evenly
-  bool zero_plus_one = false;  // GPTQ v1 stores each zero point less one
-  bool zeros_packed = false;   // compressed-tensors' asymmetric zero points, packed down the rows
-  int64_t offset = 0;          // subtracted from each unpacked field (signed compressed-tensors)
+  bool zero_plus_one = false;              // GPTQ v1 stores each zero point less one
+  bool zeros_packed = false;  // compressed-tensors' asymmetric zero points, packed down the rows
+  int64_t offset = 0;         // subtracted from each unpacked field (signed compressed-tensors)
   // bitsandbytes 4-bit: quant_state's code table, absmax (uint8 codes when double quantised,
   // with the nested table, absmax and offset), block sizes and the dtype it dequantises to.
   const TensorView* quant_map = nullptr;
@@ -135,11 +135,13 @@ void add_gptq(const QuantConfig& c, const WeightFiles& files, const TensorView& 
   m.bits = static_cast<int>(c.integer("bits", 4));
   require_bits(c, "bits", m.bits, {2, 3, 4, 8});
   const int64_t group = c.integer("group_size", 128);
-  if (group == 0 || group < -1) throw c.bad("group_size", "group_size is 0", "-1 or a positive size");
+  if (group == 0 || group < -1)
+    throw c.bad("group_size", "group_size is 0", "-1 or a positive size");
   // gptqmodel's checkpoint_format: "gptq" (v1) stores zero points minus one, "gptq_v2" as they are.
   const std::string format = lower(c.text("checkpoint_format", c.text("format", "gptq")));
   if (format != "gptq" && format != "gptq_v2")
-    throw c.bad("checkpoint_format", "checkpoint_format is '" + format + "'", "\"gptq\" or \"gptq_v2\"");
+    throw c.bad("checkpoint_format", "checkpoint_format is '" + format + "'",
+                "\"gptq\" or \"gptq_v2\"");
   m.zero_plus_one = format == "gptq";
   require_dtype(qweight, {"I32"}, "int32 words of packed weights");
   if (qweight.shape.size() != 2 || (qweight.shape[0] * 32) % m.bits != 0)
@@ -171,17 +173,20 @@ void add_awq(const QuantConfig& c, const WeightFiles& files, const TensorView& q
   require_bits(c, c.has("bits") ? "bits" : "w_bit", m.bits, {4});
   const std::string version = lower(c.text("version", "gemm"));
   if (version != "gemm")
-    throw c.bad("version", "version is '" + version + "'", "\"gemm\" (the other layouts run on transformers)");
+    throw c.bad("version", "version is '" + version + "'",
+                "\"gemm\" (the other layouts run on transformers)");
   const int64_t group = c.integer("group_size", c.integer("q_group_size", 128));
   require_dtype(qweight, {"I32"}, "int32 words of packed weights");
   if (qweight.shape.size() != 2)
-    throw bad_tensor(qweight, "has shape " + shape_text(qweight.shape), "[in_features, out_features/8]");
+    throw bad_tensor(qweight, "has shape " + shape_text(qweight.shape),
+                     "[in_features, out_features/8]");
   m.q = &qweight;
   m.cols = qweight.shape[0];
   m.rows = qweight.shape[1] * 8;
   if (group <= 0 || m.cols % group != 0)
-    throw c.bad("group_size", "group_size " + std::to_string(group) + " does not divide in_features " +
-                                  std::to_string(m.cols) + " of " + qweight.name,
+    throw c.bad("group_size",
+                "group_size " + std::to_string(group) + " does not divide in_features " +
+                    std::to_string(m.cols) + " of " + qweight.name,
                 "a positive divisor of every layer's in_features");
   m.block_cols = group;
   m.scales = &companion(files, qweight, prefix + "scales", "the layer's AWQ scales");
@@ -269,9 +274,11 @@ CtWeights ct_weights(const QuantConfig& c) {
   CtWeights out;
   out.bits = static_cast<int>(w.integer("num_bits", 8));
   const std::string type = w.text("type", "int");
-  if (type != "int" && type != "float") throw wbad("type", "type is '" + type + "'", "\"int\" or \"float\"");
+  if (type != "int" && type != "float")
+    throw wbad("type", "type is '" + type + "'", "\"int\" or \"float\"");
   out.is_float = type == "float";
-  if (out.is_float && out.bits != 8) throw wbad("num_bits", "num_bits is " + std::to_string(out.bits), "8 for float weights");
+  if (out.is_float && out.bits != 8)
+    throw wbad("num_bits", "num_bits is " + std::to_string(out.bits), "8 for float weights");
   if (!out.is_float && (out.bits < 1 || out.bits > 8))
     throw wbad("num_bits", "num_bits is " + std::to_string(out.bits), "1 to 8");
   out.symmetric = w.flag("symmetric", true);
@@ -298,7 +305,8 @@ void add_compressed(const QuantConfig& c, const CtWeights& ct, const WeightFiles
   if (packed) {
     m.kind = Module::Kind::kPacked;
     require_dtype(q, {"I32"}, "int32 words of packed weights");
-    const TensorView& shape = companion(files, q, prefix + "weight_shape", "the weight's [out, in]");
+    const TensorView& shape =
+        companion(files, q, prefix + "weight_shape", "the weight's [out, in]");
     const std::vector<int64_t> s = quant::ints_of(shape);
     if (s.size() != 2 || s[0] <= 0 || s[1] <= 0)
       throw bad_tensor(shape, "holds " + shape_text(s), "the weight's [out, in]");
@@ -330,9 +338,9 @@ void add_compressed(const QuantConfig& c, const CtWeights& ct, const WeightFiles
       require_shape(*z, m.scales->shape, "the scales' shape");
     }
   } else if (!ct.symmetric) {
-    throw UserError("quantised tensor '" + q.name + "' has no '" + prefix + "weight_zero_point' beside it",
-                    {q.file, 0, 0, prefix + "weight_zero_point"},
-                    "zero points for an asymmetric scheme");
+    throw UserError(
+        "quantised tensor '" + q.name + "' has no '" + prefix + "weight_zero_point' beside it",
+        {q.file, 0, 0, prefix + "weight_zero_point"}, "zero points for an asymmetric scheme");
   }
   if (const TensorView* g = files.find(prefix + "weight_g_idx")) {
     require_shape(*g, {m.cols}, "one group index per input feature");
@@ -374,8 +382,10 @@ void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& 
   m.rows = shape[0].get<int64_t>();
   m.cols = shape[1].get<int64_t>();
   m.blocksize = field("blocksize").is_number_integer() ? field("blocksize").get<int64_t>() : 0;
-  if (m.blocksize <= 0) throw bad_tensor(state, "has blocksize " + field("blocksize").dump(), "a positive block size");
-  m.out_dtype = torch_dtype_name(field("dtype").is_string() ? field("dtype").get<std::string>() : "");
+  if (m.blocksize <= 0)
+    throw bad_tensor(state, "has blocksize " + field("blocksize").dump(), "a positive block size");
+  m.out_dtype =
+      torch_dtype_name(field("dtype").is_string() ? field("dtype").get<std::string>() : "");
   if (w.nbytes * 2 < static_cast<size_t>(m.rows * m.cols))
     throw bad_tensor(w, "holds " + std::to_string(w.nbytes) + " bytes",
                      "two codes a byte for the " + shape.dump() + " weight");
@@ -385,14 +395,17 @@ void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& 
   require_shape(*m.quant_map, {16}, "nf4 or fp4's 16 codes");
   require_shape(*m.scales, {blocks}, "one absmax per block of " + std::to_string(m.blocksize));
   if (m.scales->dtype == "U8") {  // double quantisation
-    m.nested_absmax = &companion(files, w, prefix + "weight.nested_absmax", "the absmax codes' absmax");
+    m.nested_absmax =
+        &companion(files, w, prefix + "weight.nested_absmax", "the absmax codes' absmax");
     m.nested_quant_map =
         &companion(files, w, prefix + "weight.nested_quant_map", "the absmax codes' table");
     require_shape(*m.nested_quant_map, {256}, "256 codes");
     m.nested_blocksize = field("nested_blocksize").is_number_integer()
-                             ? field("nested_blocksize").get<int64_t>() : 0;
+                             ? field("nested_blocksize").get<int64_t>()
+                             : 0;
     if (m.nested_blocksize <= 0)
-      throw bad_tensor(state, "has nested_blocksize " + field("nested_blocksize").dump(), "a positive block size");
+      throw bad_tensor(state, "has nested_blocksize " + field("nested_blocksize").dump(),
+                       "a positive block size");
     require_shape(*m.nested_absmax, {ceil_div(blocks, m.nested_blocksize)},
                   "one per block of " + std::to_string(m.nested_blocksize) + " absmax codes");
     const Json& off = field("nested_offset");
@@ -451,8 +464,8 @@ std::vector<float> unpacked(const Module& m) {
       const int64_t per_row = m.rows / 8;
       for (int64_t i = 0; i < m.cols; ++i)
         for (int64_t o = 0; o < m.rows; ++o)
-          q[o * m.cols + i] = static_cast<float>(
-              (w[i * per_row + o / 8] >> (4 * kReverse[o % 8])) & 0xFu);
+          q[o * m.cols + i] =
+              static_cast<float>((w[i * per_row + o / 8] >> (4 * kReverse[o % 8])) & 0xFu);
       break;
     }
     case Module::Kind::kPacked: {
@@ -462,8 +475,8 @@ std::vector<float> unpacked(const Module& m) {
       for (int64_t r = 0; r < m.rows; ++r) {
         std::copy(w.begin() + r * per_row, w.begin() + (r + 1) * per_row, row.begin());
         for (int64_t c = 0; c < m.cols; ++c)
-          q[r * m.cols + c] =
-              static_cast<float>(static_cast<int64_t>(quant::bit_field(row.data(), c, m.bits)) - m.offset);
+          q[r * m.cols + c] = static_cast<float>(
+              static_cast<int64_t>(quant::bit_field(row.data(), c, m.bits)) - m.offset);
       }
       break;
     }
@@ -513,8 +526,8 @@ std::vector<float> zero_points(const Module& m, int64_t grid_rows, int64_t grid_
     for (int64_t g = 0; g < grid_cols; ++g) {
       for (int64_t k = 0; k < words; ++k) col[k] = w[k * grid_cols + g];
       for (int64_t r = 0; r < grid_rows; ++r)
-        z[r * grid_cols + g] =
-            static_cast<float>(static_cast<int64_t>(quant::bit_field(col.data(), r, m.bits)) - m.offset);
+        z[r * grid_cols + g] = static_cast<float>(
+            static_cast<int64_t>(quant::bit_field(col.data(), r, m.bits)) - m.offset);
     }
     return z;
   }
@@ -557,7 +570,8 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
   const fs::path cfg_path = dir / "config.json";
   if (!fs::exists(cfg_path)) return nullptr;
   const Json cfg = load_json_file(cfg_path, "config.json");
-  if (!cfg.is_object() || !cfg.contains("quantization_config") || cfg["quantization_config"].is_null())
+  if (!cfg.is_object() || !cfg.contains("quantization_config") ||
+      cfg["quantization_config"].is_null())
     return nullptr;
   const Json& qj = cfg["quantization_config"];
   const QuantConfig c(cfg_path, qj);
@@ -565,7 +579,8 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
   const std::string method = c.text("quant_method", "");
   if (method == "mxfp4") return nullptr;  // the GPT-OSS experts' own format (arch/gpt_oss.cpp)
   if (std::find(std::begin(kNative), std::end(kNative), method) == std::end(kNative))
-    throw c.bad("quant_method", "quant_method '" + method + "' is not one lm-eval or transformers reads",
+    throw c.bad("quant_method",
+                "quant_method '" + method + "' is not one lm-eval or transformers reads",
                 "gptq, awq, fp8, compressed-tensors, bitsandbytes, or another method transformers "
                 "knows");
   auto out = std::unique_ptr<QuantizedWeights>(new QuantizedWeights());

@@ -164,8 +164,9 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("(hqq)"), std::string::npos) << *why;
-  write_folder({{"architectures", {"LlamaForCausalLM"}},
-                {"quantization_config", {{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}}});
+  write_folder(
+      {{"architectures", {"LlamaForCausalLM"}},
+       {"quantization_config", {{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}}});
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("LLM.int8()"), std::string::npos) << *why;

@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::vector<std::string> kQuantFixtures = {
-    "gptq_4bit", "gptq_4bit_act_v2", "gptq_3bit",          "gptq_2bit",       "gptq_8bit",
-    "awq_gemm",  "fp8_block",        "fp8_tensor",         "ct_int4_group_asym",
-    "ct_int8_channel", "ct_fp8_channel", "bnb_nf4_double",     "bnb_fp4"};
+    "gptq_4bit",      "gptq_4bit_act_v2", "gptq_3bit",  "gptq_2bit",          "gptq_8bit",
+    "awq_gemm",       "fp8_block",        "fp8_tensor", "ct_int4_group_asym", "ct_int8_channel",
+    "ct_fp8_channel", "bnb_nf4_double",   "bnb_fp4"};
 
 fs::path quant_fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_quant" / name;
@@ -65,9 +65,9 @@ TEST_P(QuantFixtureTest, DequantisedWeightsAreThePackagesBitForBit) {
   }
   // The model sees plain weights: the packed tensors and their scales are not among its names.
   for (const std::string& n : archive->names())
-    for (const char* packed : {"qweight", "qzeros", ".scales", "g_idx", "weight_packed",
-                               "weight_scale", "weight_zero_point", "weight_shape", "absmax",
-                               "quant_map", "quant_state"})
+    for (const char* packed :
+         {"qweight", "qzeros", ".scales", "g_idx", "weight_packed", "weight_scale",
+          "weight_zero_point", "weight_shape", "absmax", "quant_map", "quant_state"})
       EXPECT_EQ(n.find(packed), std::string::npos) << n;
 }
 
@@ -156,17 +156,20 @@ TEST_F(QuantFaults, UnsupportedBitsNameTheField) {
 }
 
 TEST_F(QuantFaults, MissingCompanionTensorIsNamed) {
-  const std::string e = error_of("gptq_4bit", [](json&) {}, "model.layers.1.mlp.down_proj.qzeros",
-                                 "model.layers.1.mlp.down_proj.qzerox");
+  const std::string e = error_of(
+      "gptq_4bit", [](json&) {}, "model.layers.1.mlp.down_proj.qzeros",
+      "model.layers.1.mlp.down_proj.qzerox");
   expect_has(e, "model.safetensors");
   expect_has(e, "model.layers.1.mlp.down_proj.qzeros");
-  expect_has(error_of("fp8_block", [](json&) {}, "model.layers.0.mlp.up_proj.weight_scale_inv",
-                      "model.layers.0.mlp.up_proj.weight_scale_inx"),
+  expect_has(error_of(
+                 "fp8_block", [](json&) {}, "model.layers.0.mlp.up_proj.weight_scale_inv",
+                 "model.layers.0.mlp.up_proj.weight_scale_inx"),
              "model.layers.0.mlp.up_proj.weight_scale_inv");
-  expect_has(error_of("ct_int4_group_asym", [](json&) {},
-                      "model.layers.0.self_attn.v_proj.weight_zero_point",
-                      "model.layers.0.self_attn.v_proj.weight_zero_poinx"),
-             "model.layers.0.self_attn.v_proj.weight_zero_point");
+  expect_has(
+      error_of(
+          "ct_int4_group_asym", [](json&) {}, "model.layers.0.self_attn.v_proj.weight_zero_point",
+          "model.layers.0.self_attn.v_proj.weight_zero_poinx"),
+      "model.layers.0.self_attn.v_proj.weight_zero_point");
 }
 
 TEST_F(QuantFaults, ShapesThatDoNotFitTheConfigAreNamed) {
