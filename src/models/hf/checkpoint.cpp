@@ -18,6 +18,7 @@
 #include "lmeval/core/input_checks.hpp"
 #include "models/hf/json_file.hpp"
 #include "models/hf/lora.hpp"
+#include "models/hf/quant_weights.hpp"
 #include "models/hf/weight_edits.hpp"
 #include "models/hf/weight_files.hpp"
 
@@ -175,6 +176,8 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir,
   archive->edits_ = std::make_unique<std::map<std::string, std::vector<TensorEdit>>>();
   archive->base_ =
       sources.gguf.empty() ? WeightFiles::open_model(dir) : WeightFiles::open_gguf(sources.gguf);
+  if (sources.gguf.empty())
+    archive->quant_ = QuantizedWeights::open(dir, *archive->base_, sources.dtype);
   if (sources.peft.empty() && sources.delta.empty()) return archive;
   const ArchConfig cfg = load_arch_config(dir);
   if (!sources.peft.empty())
@@ -273,17 +276,25 @@ std::vector<TensorEdit> WeightArchive::delta_edits(const TensorView& base) const
 }
 
 const TensorView* WeightArchive::find(const std::string& name) const {
-  const TensorView* base = base_->find(name);
-  if (!base) return nullptr;
+  const bool quantised = quant_ && quant_->serves(name);
+  const TensorView* base = quantised ? nullptr : base_->find(name);
+  if (!quantised && (!base || (quant_ && quant_->hides(name)))) return nullptr;
   auto it = edits_->find(name);
-  if (!delta_ && it == edits_->end()) return base;
+  if (!quantised && !delta_ && it == edits_->end()) return base;
   std::lock_guard<std::mutex> lock(made_mutex_);
   if (auto m = made_.find(name); m != made_.end()) return &m->second;
+  TensorView dequantised;
+  if (quantised) {
+    dequantised = quant_->dequantised(name);
+    base = &dequantised;
+  }
   std::vector<TensorEdit> edits = it == edits_->end() ? std::vector<TensorEdit>{} : it->second;
   if (delta_)
     for (auto& e : delta_edits(*base)) edits.push_back(e);
   TensorView v;
-  if (edits.size() == 1 && edits[0].kind == TensorEdit::Kind::kReplace) {
+  if (edits.empty()) {
+    v = std::move(dequantised);
+  } else if (edits.size() == 1 && edits[0].kind == TensorEdit::Kind::kReplace) {
     v = *edits[0].a;  // served from the adapter's file as it is
   } else {
     auto values = std::make_shared<std::vector<float>>(apply_edits(*base, edits));
@@ -298,7 +309,9 @@ const TensorView* WeightArchive::find(const std::string& name) const {
   return &made_.insert_or_assign(name, std::move(v)).first->second;
 }
 
-std::vector<std::string> WeightArchive::names() const { return base_->names(); }
+std::vector<std::string> WeightArchive::names() const {
+  return quant_ ? quant_->names(base_->names()) : base_->names();
+}
 
 void WeightArchive::release(const TensorView& t) const {
   {

@@ -64,10 +64,12 @@ struct WeightSources {
 
 class WeightFiles;
 class LoraAdapter;
+class QuantizedWeights;
 struct TensorEdit;
 
-// All weights of a model: its folder's weight files (weight_files.hpp), with an adapter or a
-// delta applied to each tensor as it is asked for.
+// All weights of a model: its folder's weight files (weight_files.hpp), pre-quantised ones
+// dequantised (quant_weights.hpp), with an adapter or a delta applied to each tensor as it is
+// asked for.
 class WeightArchive {
  public:
   // Throws UserError when the folder has no weights, or for a bad adapter or delta.
@@ -85,6 +87,7 @@ class WeightArchive {
   std::vector<TensorEdit> delta_edits(const TensorView& base) const;
 
   std::unique_ptr<WeightFiles> base_, delta_;
+  std::unique_ptr<QuantizedWeights> quant_;  // a pre-quantised checkpoint's packed weights
   std::unique_ptr<LoraAdapter> adapter_;
   std::string delta_round_;  // the dtype the delta is added in ("" = float32)
   std::string embedding_;    // the input embedding when lm_head is tied to it (for delta=)

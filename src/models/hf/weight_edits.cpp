@@ -152,6 +152,8 @@ bool editable_dtype(const std::string& d) {
   return d == "F32" || d == "F16" || d == "BF16" || d == "F64";
 }
 
+std::vector<float> float_values(const TensorView& t) { return we::to_float(t); }
+
 float round_to_half(float v) { return we::rounded(v, "F16"); }
 float round_to_bfloat16(float v) { return we::rounded(v, "BF16"); }
 

@@ -31,6 +31,9 @@ struct TensorEdit {
 // True for the dtypes edits read (F32, F16, BF16, F64).
 bool editable_dtype(const std::string& dtype);
 
+// The elements of a view of an editable dtype as float32 (RuntimeError for another dtype).
+std::vector<float> float_values(const TensorView& t);
+
 // The tensor's values after its edits, in order, as float32 row-major. Shapes are checked by the
 // code that makes the edits; a mismatch here is a RuntimeError.
 std::vector<float> apply_edits(const TensorView& base, const std::vector<TensorEdit>& edits);

@@ -152,11 +152,33 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
       args_of({{"pretrained", dir_.string()}, {"trust_remote_code", "True"}}), dir_);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("modeling_x.XForCausalLM"), std::string::npos) << *why;
+  // A method or layout lm-eval does not dequantise itself (quant_weights.cpp) goes to
+  // transformers, named; the ones it does, and a method nobody knows, stay native.
   write_folder({{"architectures", {"LlamaForCausalLM"}},
-                {"quantization_config", {{"quant_method", "awq"}}}});
+                {"quantization_config", {{"quant_method", "awq"}, {"version", "gemv"}}}});
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("(awq)"), std::string::npos) << *why;
+  EXPECT_NE(why->find("(awq, version gemv)"), std::string::npos) << *why;
+  write_folder({{"architectures", {"LlamaForCausalLM"}},
+                {"quantization_config", {{"quant_method", "hqq"}}}});
+  why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("(hqq)"), std::string::npos) << *why;
+  write_folder(
+      {{"architectures", {"LlamaForCausalLM"}},
+       {"quantization_config", {{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}}});
+  why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("LLM.int8()"), std::string::npos) << *why;
+  for (const Json& q : {Json{{"quant_method", "awq"}, {"version", "GEMM"}},
+                        Json{{"quant_method", "bitsandbytes"}, {"load_in_4bit", true}},
+                        Json{{"quant_method", "gptq"}, {"bits", 4}}, Json{{"quant_method", "fp8"}},
+                        Json{{"quant_method", "compressed-tensors"}, {"format", "pack-quantized"}},
+                        Json{{"quant_method", "no-such-method"}}}) {
+    write_folder({{"architectures", {"LlamaForCausalLM"}}, {"quantization_config", q}});
+    EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_))
+        << q.dump();
+  }
   // GPT-OSS's MXFP4 experts are dequantised natively; MXFP4 on another architecture is not.
   write_folder({{"architectures", {"GptOssForCausalLM"}},
                 {"quantization_config", {{"quant_method", "mxfp4"}}}});

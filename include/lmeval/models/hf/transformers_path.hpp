@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lmeval/core/json.hpp"
 #include "lmeval/models/hf/hf_args.hpp"
 
 namespace lmeval::hf {
@@ -17,6 +18,13 @@ namespace lmeval::hf {
 // method, or a from_pretrained setting only transformers applies. nullopt: it runs natively.
 std::optional<std::string> transformers_path_reason(const HfArgs& args,
                                                     const std::filesystem::path& dir);
+
+// Why transformers, not lm-eval, dequantises a checkpoint with this config.json
+// quantization_config (for a natively run architecture `arch`): the method and format named, or
+// nullopt when the native loader reads it (src/models/hf/quant_weights.cpp) or when no one knows
+// the method (the native loader then names the field).
+std::optional<std::string> quantization_reason(const Json& quantization_config,
+                                               const std::string& arch);
 
 // The architectures (config.json's architectures[0]) the native plugin runs: its registry
 // (arch/registry.cpp) as CMake reads it from the sources, so lm-eval knows them without opening

@@ -1,0 +1,189 @@
+// Pre-quantised checkpoints read natively (tests/fixtures/hf_quant, made by
+// scripts/gen_quant_fixtures.py): every weight dequantised bit for bit as the package that reads
+// its format, the log-probs as transformers', and a bad quantization_config or a missing or
+// misshapen tensor named.
+#include "models/hf/quant_weights.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+
+#include "lmeval/core/error.hpp"
+#include "lmeval/core/sha256.hpp"
+#include "models/hf/ckpt_fixtures.hpp"
+#include "models/hf/quant_formats.hpp"
+#include "models/hf/transformer.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::vector<std::string> kQuantFixtures = {
+    "gptq_4bit",      "gptq_4bit_act_v2", "gptq_3bit",  "gptq_2bit",          "gptq_8bit",
+    "awq_gemm",       "fp8_block",        "fp8_tensor", "ct_int4_group_asym", "ct_int8_channel",
+    "ct_fp8_channel", "bnb_nf4_double",   "bnb_fp4"};
+
+fs::path quant_fixture(const std::string& name) {
+  return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_quant" / name;
+}
+
+json golden_of(const fs::path& dir) {
+  return json::parse(lmeval::testing::read_file(dir / "golden.json"));
+}
+
+// The dtype= the goldens' weights were made in: the checkpoint's own ("auto") unless the golden
+// says (bitsandbytes' were loaded in float32).
+WeightSources sources_of(const json& golden) {
+  WeightSources s;
+  s.dtype = golden["meta"].value("weights_dtype", "auto");
+  return s;
+}
+
+class QuantFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantFixtureTest, DequantisedWeightsAreThePackagesBitForBit) {
+  const fs::path dir = quant_fixture(GetParam());
+  const json golden = golden_of(dir);
+  auto archive = WeightArchive::open(dir, sources_of(golden));
+  ASSERT_FALSE(golden["dequantised"].empty());
+  for (const auto& [name, want] : golden["dequantised"].items()) {
+    const TensorView* t = archive->find(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_EQ(t->dtype, "F32") << name;
+    const std::string bytes(reinterpret_cast<const char*>(t->data), t->nbytes);
+    std::string head;
+    for (size_t i = 0; i < 4 && i * 4 < t->nbytes; ++i)
+      head += std::to_string(reinterpret_cast<const float*>(t->data)[i]) + " ";
+    EXPECT_EQ(sha256_hex(bytes), want["sha256"].get<std::string>())
+        << name << ": got " << head << "want " << want["head"].dump();
+  }
+  // The model sees plain weights: the packed tensors and their scales are not among its names.
+  for (const std::string& n : archive->names())
+    for (const char* packed :
+         {"qweight", "qzeros", ".scales", "g_idx", "weight_packed", "weight_scale",
+          "weight_zero_point", "weight_shape", "absmax", "quant_map", "quant_state"})
+      EXPECT_EQ(n.find(packed), std::string::npos) << n;
+}
+
+TEST_P(QuantFixtureTest, LogprobsMatchTransformers) {
+  const fs::path dir = quant_fixture(GetParam());
+  const json golden = golden_of(dir);
+  // float32 arithmetic over the weights as the goldens' dtype makes them.
+  LoadOptions options = testing::f32();
+  options.weights = sources_of(golden);
+  auto model = Transformer::load(dir, options);
+  const auto got = testing::next_token_logprobs(*model, golden["inputs"]);
+  EXPECT_LT(testing::max_diff(got, golden["next_token_logprobs"]), 1e-4) << GetParam();
+  const int64_t V = model->config().vocab_size;
+  double last = 0;
+  for (size_t i = 0; i < golden["inputs"].size(); ++i) {
+    const auto ids = golden["inputs"][i].get<std::vector<Token>>();
+    const std::vector<float> lp = model->full_logprobs({ids}, {}, {});
+    const auto& want = golden["last_row_logprobs"][i];
+    for (int64_t v = 0; v < V; ++v)
+      last = std::max(last, std::abs(lp[(ids.size() - 1) * V + v] - want[v].get<double>()));
+  }
+  EXPECT_LT(last, 1e-4) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(HfQuant, QuantFixtureTest, ::testing::ValuesIn(kQuantFixtures),
+                         [](const auto& info) { return info.param; });
+
+// The float8 encodings as torch decodes them (torch.float8_e4m3fn / float8_e5m2 .float()).
+TEST(HfQuantFormats, Fp8BytesDecodeAsTorch) {
+  EXPECT_EQ(quant::fp8_to_float(0x7E, false), 448.0f);
+  EXPECT_EQ(quant::fp8_to_float(0x01, false), 0.001953125f);  // the smallest subnormal, 2^-9
+  EXPECT_EQ(quant::fp8_to_float(0xB8, false), -1.0f);
+  EXPECT_TRUE(std::isnan(quant::fp8_to_float(0x7F, false)));
+  EXPECT_EQ(quant::fp8_to_float(0x7B, true), 57344.0f);
+  EXPECT_TRUE(std::isinf(quant::fp8_to_float(0x7C, true)));
+  EXPECT_EQ(quant::fp8_to_float(0x3C, true), 1.0f);
+}
+
+// A copy of a fixture with its config or its weights file changed, and the error loading it.
+class QuantFaults : public ::testing::Test {
+ protected:
+  std::string error_of(const std::string& fixture, const std::function<void(json&)>& edit_config,
+                       const std::string& rename_from = "", const std::string& rename_to = "") {
+    for (const auto& e : fs::directory_iterator(quant_fixture(fixture)))
+      scratch_.write(e.path().filename(), lmeval::testing::read_file(e.path()));
+    json cfg = json::parse(lmeval::testing::read_file(scratch_.path() / "config.json"));
+    edit_config(cfg["quantization_config"]);
+    scratch_.write("config.json", cfg.dump());
+    if (!rename_from.empty()) {
+      // Same-length names keep the safetensors header valid: the tensor is simply not there.
+      std::string bytes = lmeval::testing::read_file(scratch_.path() / "model.safetensors");
+      const auto at = bytes.find("\"" + rename_from + "\"");
+      EXPECT_NE(at, std::string::npos) << rename_from;
+      bytes.replace(at + 1, rename_to.size(), rename_to);
+      scratch_.write("model.safetensors", bytes);
+    }
+    try {
+      auto archive = WeightArchive::open(scratch_.path());
+      return "";
+    } catch (const UserError& e) {
+      return std::string(e.what()) + " | " + e.where().to_string() + " | " + e.expected();
+    }
+  }
+  lmeval::testing::ScratchDir scratch_{"lmeval_quant_faults"};
+};
+
+void expect_has(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "want '" << part << "' in: " << text;
+}
+
+TEST_F(QuantFaults, UnknownMethodNamesTheField) {
+  const std::string e = error_of("gptq_4bit", [](json& q) { q["quant_method"] = "gptq-ish"; });
+  expect_has(e, "config.json");
+  expect_has(e, "$.quantization_config.quant_method");
+  expect_has(e, "gptq-ish");
+}
+
+TEST_F(QuantFaults, UnsupportedBitsNameTheField) {
+  const std::string e = error_of("gptq_4bit", [](json& q) { q["bits"] = 5; });
+  expect_has(e, "$.quantization_config.bits");
+  expect_has(e, "one of 2, 3, 4, 8");
+  expect_has(error_of("awq_gemm", [](json& q) { q["bits"] = 8; }), "$.quantization_config.bits");
+  expect_has(error_of("ct_int4_group_asym",
+                      [](json& q) { q["config_groups"]["group_0"]["weights"]["num_bits"] = 12; }),
+             "$.quantization_config.config_groups.group_0.weights.num_bits");
+}
+
+TEST_F(QuantFaults, MissingCompanionTensorIsNamed) {
+  const std::string e = error_of(
+      "gptq_4bit", [](json&) {}, "model.layers.1.mlp.down_proj.qzeros",
+      "model.layers.1.mlp.down_proj.qzerox");
+  expect_has(e, "model.safetensors");
+  expect_has(e, "model.layers.1.mlp.down_proj.qzeros");
+  expect_has(error_of(
+                 "fp8_block", [](json&) {}, "model.layers.0.mlp.up_proj.weight_scale_inv",
+                 "model.layers.0.mlp.up_proj.weight_scale_inx"),
+             "model.layers.0.mlp.up_proj.weight_scale_inv");
+  expect_has(
+      error_of(
+          "ct_int4_group_asym", [](json&) {}, "model.layers.0.self_attn.v_proj.weight_zero_point",
+          "model.layers.0.self_attn.v_proj.weight_zero_poinx"),
+      "model.layers.0.self_attn.v_proj.weight_zero_point");
+}
+
+TEST_F(QuantFaults, ShapesThatDoNotFitTheConfigAreNamed) {
+  // group_size 16 wants twice the groups of scales the checkpoint has.
+  std::string e = error_of("gptq_4bit", [](json& q) { q["group_size"] = 16; });
+  expect_has(e, ".scales");
+  expect_has(e, "[groups, out_features]");
+  e = error_of("fp8_block", [](json& q) { q["weight_block_size"] = {16, 16}; });
+  expect_has(e, "weight_scale_inv");
+  e = error_of("awq_gemm", [](json& q) { q["group_size"] = 48; });
+  expect_has(e, "$.quantization_config.group_size");
+  e = error_of("gptq_4bit", [](json& q) { q["checkpoint_format"] = "marlin"; });
+  expect_has(e, "$.quantization_config.checkpoint_format");
+}
+
+}  // namespace
+}  // namespace lmeval::hf
