@@ -83,6 +83,8 @@ def write(outdir, name, cfg, tensors, golden):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     save_file(tensors, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+    # save_pretrained would write it; the dict of an unsaved model's config lacks it.
+    cfg["architectures"] = cfg.get("architectures") or ["LlamaForCausalLM"]
     with open(os.path.join(d, "config.json"), "w") as fh:
         json.dump(cfg, fh, indent=2)
     with open(os.path.join(d, "golden.json"), "w") as fh:

@@ -31,13 +31,13 @@ std::optional<std::string> quantization_reason(const Json& q, const std::string&
   const std::string method = text_field(q, "quant_method");
   // The formats src/models/hf/quant_weights.cpp dequantises at load.
   if (method == "gptq" || method == "fp8") return std::nullopt;
-  // A 4-bit checkpoint bitsandbytes serialised (quant_state tensors beside each weight) is
-  // dequantised at load; its 8-bit (LLM.int8()) matmul quantises the activations too, so an
-  // 8-bit checkpoint stays with transformers.
+  // bitsandbytes stays with transformers: its 8-bit (LLM.int8()) matmul quantises the
+  // activations too, and quant_weights.cpp's 4-bit dequantisation does not yet give
+  // bitsandbytes' values (rounding to the QuantState's dtype differs; docs/models.md).
   if (method == "bitsandbytes") {
     const bool four = q.contains("load_in_4bit") && q["load_in_4bit"].is_boolean() &&
                       q["load_in_4bit"].get<bool>();
-    if (four) return std::nullopt;
+    if (four) return "bitsandbytes 4-bit: its dequantisation is not yet native";
     return "bitsandbytes 8-bit: LLM.int8() quantises the activations as well";
   }
   if (method == "awq") {

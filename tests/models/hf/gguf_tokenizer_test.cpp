@@ -99,8 +99,12 @@ TEST(GgufTokenizer, BadMetadataIsNamed) {
       .texts("tokenizer.ggml.tokens", {"a"})
       .texts("tokenizer.ggml.merges", {"a"});
   EXPECT_NE(msg("merge.gguf", merge).find("not two tokens"), std::string::npos);
-  MiniGguf flag = sentencepiece_file();
-  flag.u32("tokenizer.ggml.add_bos_token", 1);
+  // A vocabulary that builds (sentencepiece_file() has no scores, refused before the flags).
+  MiniGguf flag = MiniGguf::llama();
+  flag.text("tokenizer.ggml.model", "gpt2")
+      .texts("tokenizer.ggml.tokens", {"a"})
+      .texts("tokenizer.ggml.merges", {})
+      .u32("tokenizer.ggml.add_bos_token", 1);
   EXPECT_NE(msg("flag.gguf", flag).find("add_bos_token' is not a bool"), std::string::npos);
   MiniGguf gemma = sentencepiece_file();
   gemma.kv.clear();
