@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::vector<std::string> kQuantFixtures = {
-    "gptq_4bit",      "gptq_4bit_act_v2", "gptq_3bit",  "gptq_2bit",          "gptq_8bit",
-    "awq_gemm",       "fp8_block",        "fp8_tensor", "ct_int4_group_asym", "ct_int8_channel",
-    "ct_fp8_channel"};
+    "gptq_4bit",          "gptq_4bit_act_v2", "gptq_3bit",     "gptq_2bit",
+    "gptq_8bit",          "awq_gemm",         "fp8_block",     "fp8_tensor",
+    "ct_int4_group_asym", "ct_int8_channel",  "ct_fp8_channel"};
 // bnb_nf4_double and bnb_fp4 (made by the same script) are left out until the 4-bit
 // dequantisation rounds as bitsandbytes does: such checkpoints run through transformers.
 
