@@ -14,7 +14,9 @@ Independent sources: transformers' FineGrainedFP8 dequantisation (dequantize=Tru
 compressed-tensors' decompression (through transformers' CompressedTensorsHfQuantizer) load the
 checkpoints themselves; AutoAWQ's own awq.utils.packing_utils.dequantize_gemm dequantises the AWQ
 one; bitsandbytes' CPU backend quantises, serialises and dequantises the bitsandbytes ones
-(transformers loading them in float32). GPTQ's kernels (gptqmodel, auto-gptq) do not install without CUDA, so the GPTQ weights are
+(transformers loading them in float32; where transformers' own forward is not a product with
+the dequantised weight, a 4-bit compute dtype other than float32 or LLM.int8(), the log-probs
+are a float twin's and that forward's are kept apart as transformers_forward). GPTQ's kernels (gptqmodel, auto-gptq) do not install without CUDA, so the GPTQ weights are
 unpacked here by a re-implementation of their unpacking (AutoGPTQ's QuantLinear: qweight's
 fields down the input rows, 3-bit ones straddling words, qzeros across the output columns, v1
 zero points stored less one), written from their sources and stated as such.
@@ -351,11 +353,9 @@ def ct_fixture(outdir, model, name, fmt, bits, kind, strategy, group_size, symme
                   transformers.CompressedTensorsConfig(run_compressed=False), scale_dtype)
 
 
-def bnb_fixture(outdir, model, name, kwargs):
-    """bitsandbytes quantises the float16 model on the CPU and serialises it (save_pretrained:
-    Linear4bit's quant_state tensors); the goldens are transformers loading
-    that checkpoint in float32 on the CPU, each dequantised weight read back through the loaded
-    layer's own forward on an identity matrix (exact: one product by 1.0 per output)."""
+def bnb_quantised(outdir, model, name, kwargs):
+    """bitsandbytes quantises the float16 model on the CPU and transformers serialises it
+    (save_pretrained: Linear4bit's quant_state tensors, Linear8bitLt's SCB and weight_format)."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "base")
@@ -371,21 +371,135 @@ def bnb_fixture(outdir, model, name, kwargs):
             os.remove(os.path.join(d, extra))
     m = transformers.AutoModelForCausalLM.from_pretrained(
         d, dtype=torch.float32, device_map="cpu", attn_implementation="eager").eval()
+    # transformers 5.23 keeps a pre-quantised bitsandbytes checkpoint's float tensors (norms,
+    # embeddings, lm_head) in the checkpoint's float16 whatever dtype= says, so the model as
+    # loaded runs in float16 around the quantised layers: how far that is from float32 is
+    # measured (as_loaded_max_abs_diff), then those tensors are made float32 for the goldens.
+    as_loaded = logprobs_of(m)
+    bnb_nn = importlib.import_module("bitsandbytes.nn")
+    for mod in m.modules():
+        if isinstance(mod, (bnb_nn.Linear4bit, bnb_nn.Linear8bitLt)):
+            continue
+        for prm in mod.parameters(recurse=False):
+            if prm.is_floating_point():
+                prm.data = prm.data.float()
+    return d, m, as_loaded
+
+
+def max_abs_diff(a, b):
+    return float(f"{max(abs(x - y) for key in ('next_token_logprobs', 'last_row_logprobs') for ra, rb in zip(a[key], b[key]) for x, y in zip(ra, rb)):.3g}")
+
+
+def bnb_cpu_meta():
+    bnb_f = importlib.import_module("bitsandbytes.functional")
+    return {"bitsandbytes": importlib.import_module("bitsandbytes").__version__,
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "avx512bf16": bool(bnb_f.has_avx512bf16())}
+
+
+def bnb_twin_golden(m, dequantised):
+    """The log-probs of a float32 twin of the loaded model holding the dequantised weights (what
+    a native dequantisation reaches), and apart those of transformers' own forward with its
+    largest difference from them."""
+    twin = transformers.LlamaForCausalLM(m.config).eval()
+    sd = {k: v.float() for k, v in m.state_dict().items() if k in twin.state_dict()}
+    sd.update({k: v.float() for k, v in dequantised.items()})
+    twin.load_state_dict(sd)
+    twin_lp, own_lp = logprobs_of(twin), logprobs_of(m)
+    own = {k: own_lp[k] for k in ("next_token_logprobs", "last_row_logprobs")}
+    return twin_lp, own, max_abs_diff(twin_lp, own_lp)
+
+
+def bnb4_dequantised(layer):
+    """The weight as Linear4bit's forward dequantises it on the CPU (matmul_4bit ->
+    torch.ops.bitsandbytes.gemm_4bit, default backend): the nested absmax through
+    dequantize_blockwise (blocks of 256) plus the offset, then dequantize_4bit to the compute
+    dtype. Read through the ops themselves, not through a product with an identity matrix,
+    which would turn fp4's -0.0 codes into +0.0."""
+    ops = torch.ops.bitsandbytes
+    qs = layer.weight.quant_state
+    absmax = qs.absmax
+    if qs.nested:
+        absmax = ops.dequantize_blockwise.default(qs.absmax, qs.state2.absmax, qs.state2.code,
+                                                  256, torch.float32) + qs.offset
+    return ops.dequantize_4bit.default(layer.weight.data, absmax, qs.blocksize, qs.quant_type,
+                                       qs.shape, layer.compute_dtype)
+
+
+def bnb4_fixture(outdir, model, name, kwargs):
+    """The goldens are transformers loading the checkpoint in float32 on the CPU. On a CPU with
+    AVX512-BF16 bitsandbytes' Linear4bit.forward repacks the weight and runs gemv_4bit in
+    bfloat16 (inputs, table and absmax rounded to bfloat16) instead: that path is switched off
+    here (support_avx512bf16_for_cpu = False) so that the goldens are the dequantise-then-matmul
+    arithmetic every CPU without it, and CUDA, run; meta.avx512bf16 says what this CPU has."""
+    d, m, as_loaded = bnb_quantised(outdir, model, name, kwargs)
     dequantised = {}
     with torch.no_grad():
         for lin in linear_names(model):
             layer = m.get_submodule(lin)
+            layer.support_avx512bf16_for_cpu = False
+            w = bnb4_dequantised(layer)
+            # The layer's own forward gives the same numbers (an identity matrix reads them).
             eye = torch.eye(layer.in_features, dtype=torch.float32)
-            dequantised[lin + ".weight"] = layer(eye).T.contiguous()
-    golden = {"meta": meta(name, "bitsandbytes on the CPU (the loaded Linear4bit's forward on "
-                                 "an identity matrix)",
-                           "transformers loading the checkpoint (float32, CPU)",
-                           weights_dtype="float32",
-                           bitsandbytes=importlib.import_module("bitsandbytes").__version__),
-              "dequantised": dequantised_entry(dequantised), **logprobs_of(m)}
+            assert torch.equal(layer(eye).T, w.float()), lin
+            dequantised[lin + ".weight"] = w
+    by = ("bitsandbytes' CPU ops as Linear4bit.forward runs them (dequantize_blockwise + "
+          "offset, dequantize_4bit to the compute dtype)")
+    loaded = ("transformers loading the checkpoint (dtype=float32, CPU, "
+              "support_avx512bf16_for_cpu off, the float tensors then made float32)")
+    if kwargs["bnb_4bit_compute_dtype"] == torch.float32:
+        # The dequantised float32 weights times float32 inputs: the twin's numbers exactly.
+        lp = logprobs_of(m)
+        golden = {"meta": meta(name, by, loaded, weights_dtype="float32",
+                               as_loaded_max_abs_diff=max_abs_diff(lp, as_loaded),
+                               **bnb_cpu_meta()),
+                  "dequantised": dequantised_entry(dequantised), **lp}
+    else:
+        # Linear4bit casts its input to the compute dtype too: that forward is kept apart.
+        twin_lp, own, diff = bnb_twin_golden(m, dequantised)
+        golden = {"meta": meta(name, by, "transformers on a float32 twin holding those weights; "
+                                         "transformers_forward: " + loaded,
+                               weights_dtype="float32", transformers_forward_max_abs_diff=diff,
+                               as_loaded_max_abs_diff=max_abs_diff(twin_lp, as_loaded),
+                               **bnb_cpu_meta()),
+                  "dequantised": dequantised_entry(dequantised), **twin_lp,
+                  "transformers_forward": own}
     with open(os.path.join(d, "golden.json"), "w") as fh:
         json.dump(golden, fh, separators=(",", ":"))
-    print(name, os.path.getsize(os.path.join(d, "model.safetensors")), "bytes", flush=True)
+    print(name, os.path.getsize(os.path.join(d, "model.safetensors")), "bytes; transformers'"
+          " forward vs the dequantised weights:", golden["meta"].get(
+              "transformers_forward_max_abs_diff", 0), flush=True)
+
+
+def bnb8_fixture(outdir, model, name):
+    """LLM.int8(): the weights dequantised by bitsandbytes' int8_vectorwise_dequant (what its
+    int8_mixed_scaled_mm applies to the weight columns of outlier activations); the log-probs
+    of a float twin holding them (what a native dequantisation can reach) and, apart, those of
+    transformers' own Linear8bitLt forward, which also quantises the activations to int8."""
+    d, m, as_loaded = bnb_quantised(outdir, model, name, dict(load_in_8bit=True))
+    bnb_f = importlib.import_module("bitsandbytes.functional")
+    dequantised = {}
+    with torch.no_grad():
+        for lin in linear_names(model):
+            layer = m.get_submodule(lin)
+            cb = layer.weight.data if layer.state.CB is None else layer.state.CB
+            scb = layer.weight.SCB if layer.state.SCB is None else layer.state.SCB
+            dequantised[lin + ".weight"] = bnb_f.int8_vectorwise_dequant(cb, scb)
+    twin_lp, own, diff = bnb_twin_golden(m, dequantised)
+    golden = {"meta": meta(name, "bitsandbytes' int8_vectorwise_dequant (weight · SCB · 1/127)",
+                           "transformers on a float32 twin holding those weights; "
+                           "transformers_forward: transformers loading the checkpoint (dtype="
+                           "float32, CPU, the float tensors then made float32: LLM.int8() "
+                           "quantises the activations too)",
+                           weights_dtype="float32", transformers_forward_max_abs_diff=diff,
+                           as_loaded_max_abs_diff=max_abs_diff(twin_lp, as_loaded),
+                           **bnb_cpu_meta()),
+              "dequantised": dequantised_entry(dequantised), **twin_lp,
+              "transformers_forward": own}
+    with open(os.path.join(d, "golden.json"), "w") as fh:
+        json.dump(golden, fh, separators=(",", ":"))
+    print(name, os.path.getsize(os.path.join(d, "model.safetensors")), "bytes; transformers'"
+          " forward vs the dequantised weights:", diff, flush=True)
 
 
 def main():
@@ -408,11 +522,17 @@ def main():
                                               8, "int", "channel", None, True, torch.float16),
         "ct_fp8_channel": lambda: ct_fixture(outdir, model, "ct_fp8_channel", "float-quantized",
                                              8, "float", "channel", None, True, torch.bfloat16),
-        "bnb_nf4_double": lambda: bnb_fixture(outdir, model, "bnb_nf4_double", dict(
+        "bnb_nf4_double": lambda: bnb4_fixture(outdir, model, "bnb_nf4_double", dict(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
             bnb_4bit_compute_dtype=torch.float32)),
-        "bnb_fp4": lambda: bnb_fixture(outdir, model, "bnb_fp4", dict(
+        "bnb_fp4": lambda: bnb4_fixture(outdir, model, "bnb_fp4", dict(
             load_in_4bit=True, bnb_4bit_quant_type="fp4", bnb_4bit_compute_dtype=torch.float32)),
+        "bnb_nf4_bf16": lambda: bnb4_fixture(outdir, model, "bnb_nf4_bf16", dict(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)),
+        "bnb_fp4_fp16": lambda: bnb4_fixture(outdir, model, "bnb_fp4_fp16", dict(
+            load_in_4bit=True, bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.float16)),
+        "bnb_int8": lambda: bnb8_fixture(outdir, model, "bnb_int8"),
     }
     for name, make in makers.items():
         if not only or name in only:

@@ -31,14 +31,17 @@ std::optional<std::string> quantization_reason(const Json& q, const std::string&
   const std::string method = text_field(q, "quant_method");
   // The formats src/models/hf/quant_weights.cpp dequantises at load.
   if (method == "gptq" || method == "fp8") return std::nullopt;
-  // bitsandbytes stays with transformers: its 8-bit (LLM.int8()) matmul quantises the
-  // activations too, and quant_weights.cpp's 4-bit dequantisation does not yet give
-  // bitsandbytes' values (rounding to the QuantState's dtype differs; docs/models.md).
+  // bitsandbytes 4-bit is dequantised natively as its CPU gemm_4bit does (bit for bit,
+  // docs/models.md); 8-bit stays with transformers: LLM.int8()'s matmul quantises the
+  // activations too, which a dequantised weight cannot reproduce.
   if (method == "bitsandbytes") {
     const bool four = q.contains("load_in_4bit") && q["load_in_4bit"].is_boolean() &&
                       q["load_in_4bit"].get<bool>();
-    if (four) return "bitsandbytes 4-bit: its dequantisation is not yet native";
-    return "bitsandbytes 8-bit: LLM.int8() quantises the activations as well";
+    if (!four) return "bitsandbytes 8-bit: LLM.int8() quantises the activations as well";
+    const std::string storage = text_field(q, "bnb_4bit_quant_storage");
+    if (!storage.empty() && storage != "uint8")
+      return "bitsandbytes 4-bit, quant_storage " + storage;
+    return std::nullopt;
   }
   if (method == "awq") {
     const std::string version = lower(text_field(q, "version"));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/bnb_formats.hpp"
 #include "models/hf/json_file.hpp"
 #include "models/hf/quant_formats.hpp"
 #include "models/hf/weight_edits.hpp"
@@ -21,6 +22,7 @@ struct QuantizedWeights::Module {
     kPacked,  // compressed-tensors pack-quantized: weight_packed [out, in·bits/32] along rows
     kScaled,  // an int8 / float8 weight [out, in] times its scales (fp8, naive/float-quantized)
     kBnb4,    // bitsandbytes nf4/fp4: two codes a byte, a code table times per-block absmax
+    kBnb8,    // bitsandbytes LLM.int8(): an int8 weight [out, in] times its rows' SCB / 127
   };
   Kind kind = Kind::kScaled;
   const TensorView* q = nullptr;
@@ -33,11 +35,13 @@ struct QuantizedWeights::Module {
   bool zero_plus_one = false;              // GPTQ v1 stores each zero point less one
   bool zeros_packed = false;  // compressed-tensors' asymmetric zero points, packed down the rows
   int64_t offset = 0;         // subtracted from each unpacked field (signed compressed-tensors)
-  // bitsandbytes 4-bit: quant_state's code table, absmax (uint8 codes when double quantised,
-  // with the nested table, absmax and offset), block sizes and the dtype it dequantises to.
+  // bitsandbytes 4-bit: quant_state's code table (checked; the CPU kernel's own is used),
+  // absmax (uint8 codes when double quantised, with the nested table, absmax and offset), block
+  // sizes and the compute dtype it dequantises to. 8-bit: scales holds SCB.
   const TensorView* quant_map = nullptr;
   const TensorView* nested_absmax = nullptr;
   const TensorView* nested_quant_map = nullptr;
+  const float* code_table = nullptr;
   int64_t blocksize = 64, nested_blocksize = 256;
   float nested_offset = 0.0f;
   std::string out_dtype = "F32";
@@ -352,14 +356,23 @@ void add_compressed(const QuantConfig& c, const CtWeights& ct, const WeightFiles
 // bitsandbytes' serialisation (Linear4bit's _save_to_state_dict): a 4-bit weight keeps its
 // QuantState as weight.absmax, weight.quant_map, weight.nested_* and a JSON of the rest in
 // weight.quant_state.bitsandbytes__nf4 (or __fp4).
-std::string torch_dtype_name(const std::string& torch_name) {
-  if (torch_name == "float16") return "F16";
-  if (torch_name == "bfloat16") return "BF16";
-  return "F32";
+//
+// transformers runs such a layer as Linear4bit(compute_dtype=bnb_4bit_compute_dtype): its
+// forward casts the input to the compute dtype and bitsandbytes' gemm_4bit (default backend on
+// the CPU) dequantises the weight to the input's dtype, so the values are rounded to the compute
+// dtype, not to the QuantState's dtype (the dtype the weight had when it was quantised).
+std::string bnb_compute_dtype(const QuantConfig& c) {
+  // BitsAndBytesConfig: None means float32; a string is getattr(torch, name).
+  const std::string name = c.text("bnb_4bit_compute_dtype", "float32");
+  if (name == "float32" || name == "float") return "F32";
+  if (name == "bfloat16") return "BF16";
+  if (name == "float16" || name == "half") return "F16";
+  throw c.bad("bnb_4bit_compute_dtype", "bnb_4bit_compute_dtype is '" + name + "'",
+              "float32, bfloat16 or float16");
 }
 
-void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& prefix,
-              const TensorView& state, Module& m) {
+void add_bnb4(const QuantConfig& c, const WeightFiles& files, const TensorView& w,
+              const std::string& prefix, const TensorView& state, Module& m) {
   m.kind = Module::Kind::kBnb4;
   m.q = &w;
   require_dtype(w, {"U8"}, "uint8 bytes of packed 4-bit codes");
@@ -375,20 +388,25 @@ void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& 
       throw bad_tensor(state, std::string("lacks ") + key, "bitsandbytes' packed quant_state");
     return j[key];
   };
+  const Json& type = field("quant_type");
+  m.code_table = type.is_string() ? quant::bnb4_code_table(type.get<std::string>()) : nullptr;
+  if (!m.code_table)
+    throw bad_tensor(state, "has quant_type " + type.dump(), "quant_type \"nf4\" or \"fp4\"");
   const Json& shape = field("shape");
   if (!shape.is_array() || shape.size() != 2 || !shape[0].is_number_integer() ||
-      !shape[1].is_number_integer())
+      !shape[1].is_number_integer() || shape[0].get<int64_t>() <= 0 || shape[1].get<int64_t>() <= 0)
     throw bad_tensor(state, "has shape " + shape.dump(), "the weight's [out, in]");
   m.rows = shape[0].get<int64_t>();
   m.cols = shape[1].get<int64_t>();
   m.blocksize = field("blocksize").is_number_integer() ? field("blocksize").get<int64_t>() : 0;
   if (m.blocksize <= 0)
     throw bad_tensor(state, "has blocksize " + field("blocksize").dump(), "a positive block size");
-  m.out_dtype =
-      torch_dtype_name(field("dtype").is_string() ? field("dtype").get<std::string>() : "");
-  if (w.nbytes * 2 < static_cast<size_t>(m.rows * m.cols))
+  m.out_dtype = bnb_compute_dtype(c);
+  // Params4bit keeps the codes as [(out·in + 1) / 2, 1] bytes.
+  if (w.nbytes != static_cast<size_t>(ceil_div(m.rows * m.cols, 2)))
     throw bad_tensor(w, "holds " + std::to_string(w.nbytes) + " bytes",
-                     "two codes a byte for the " + shape.dump() + " weight");
+                     std::to_string(ceil_div(m.rows * m.cols, 2)) + " (two codes a byte for the " +
+                         shape.dump() + " weight its quant_state names)");
   const int64_t blocks = ceil_div(m.rows * m.cols, m.blocksize);
   m.scales = &companion(files, w, prefix + "weight.absmax", "the blocks' absmax");
   m.quant_map = &companion(files, w, prefix + "weight.quant_map", "the 16-entry code table");
@@ -400,44 +418,60 @@ void add_bnb4(const WeightFiles& files, const TensorView& w, const std::string& 
     m.nested_quant_map =
         &companion(files, w, prefix + "weight.nested_quant_map", "the absmax codes' table");
     require_shape(*m.nested_quant_map, {256}, "256 codes");
+    require_dtype(*m.nested_quant_map, {"F32"}, "float32 codes");
+    require_dtype(*m.nested_absmax, {"F32"}, "float32 absmax");
     m.nested_blocksize = field("nested_blocksize").is_number_integer()
                              ? field("nested_blocksize").get<int64_t>()
                              : 0;
-    if (m.nested_blocksize <= 0)
+    // matmul_4bit raises NotImplementedError for nested blocks of another size.
+    if (m.nested_blocksize != 256)
       throw bad_tensor(state, "has nested_blocksize " + field("nested_blocksize").dump(),
-                       "a positive block size");
+                       "256 (the only one bitsandbytes' matmul_4bit runs)");
     require_shape(*m.nested_absmax, {ceil_div(blocks, m.nested_blocksize)},
                   "one per block of " + std::to_string(m.nested_blocksize) + " absmax codes");
     const Json& off = field("nested_offset");
     if (!off.is_number()) throw bad_tensor(state, "has nested_offset " + off.dump(), "a number");
     m.nested_offset = off.get<float>();
+  } else {
+    require_dtype(*m.scales, {"F32"}, "float32 absmax, or uint8 codes when double quantised");
   }
 }
 
-// bitsandbytes' dequantize_4bit on the CPU: code · absmax in float32 (the absmax first
-// dequantize_blockwise'd from its codes, plus the offset), cast to the QuantState's dtype.
+// bitsandbytes' gemm_4bit on the CPU (backends/default/ops.py): the absmax first
+// dequantize_blockwise'd from its codes plus the offset, then the CPU kernel's dequantize_4bit.
 std::vector<float> bnb4_values(const Module& m) {
-  const int64_t n = m.rows * m.cols;
-  std::vector<float> out(static_cast<size_t>(n));
-  std::vector<float> absmax;
-  if (m.nested_absmax) {
-    const std::vector<int64_t> codes = quant::ints_of(*m.scales);
-    const std::vector<float> table = float_values(*m.nested_quant_map);
-    const std::vector<float> outer = float_values(*m.nested_absmax);
-    absmax.resize(codes.size());
-    for (size_t i = 0; i < codes.size(); ++i)
-      absmax[i] = table[codes[i]] * outer[i / m.nested_blocksize] + m.nested_offset;
-  } else {
-    absmax = float_values(*m.scales);
+  const std::vector<float> absmax =
+      m.nested_absmax ? quant::bnb_nested_absmax(
+                            quant::ints_of(*m.scales), float_values(*m.nested_quant_map),
+                            float_values(*m.nested_absmax), m.nested_blocksize, m.nested_offset)
+                      : float_values(*m.scales);
+  return quant::bnb4_dequantise(reinterpret_cast<const uint8_t*>(m.q->data), m.rows * m.cols,
+                                m.code_table, absmax, m.blocksize, m.out_dtype);
+}
+
+// Linear8bitLt's serialisation: weight int8 [out, in], weight.SCB float32 [out] (each row's
+// absmax) and weight_format 0 (row-major, the only layout bitsandbytes still writes).
+void add_bnb8(const WeightFiles& files, const TensorView& w, const std::string& prefix, Module& m) {
+  m.kind = Module::Kind::kBnb8;
+  m.q = &w;
+  if (w.shape.size() != 2)
+    throw bad_tensor(w, "has shape " + shape_text(w.shape), "an int8 weight [out, in]");
+  m.rows = w.shape[0];
+  m.cols = w.shape[1];
+  m.scales = &companion(files, w, prefix + "SCB", "the rows' int8 scales (SCB)");
+  require_dtype(*m.scales, {"F32"}, "float32 row scales");
+  require_shape(*m.scales, {m.rows}, "one scale per output row of " + w.name);
+  if (const TensorView* f = files.find(prefix + "weight_format")) {
+    const std::vector<int64_t> v = quant::ints_of(*f);
+    if (v.size() != 1 || v[0] != 0)
+      throw bad_tensor(*f, "is not 0", "0 (row-major; the tiled formats are no longer read)");
+    m.zeros = f;  // hidden with the module's other tensors
   }
-  const std::vector<float> code = float_values(*m.quant_map);
-  const auto* bytes = reinterpret_cast<const uint8_t*>(m.q->data);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint8_t b = bytes[i / 2];
-    const int nibble = i % 2 == 0 ? b >> 4 : b & 0xF;  // the first code in the high nibble
-    out[i] = quant::round_to_dtype(code[nibble] * absmax[i / m.blocksize], m.out_dtype);
-  }
-  return out;
+}
+
+std::vector<float> bnb8_values(const Module& m) {
+  return quant::bnb_int8_dequantise(reinterpret_cast<const int8_t*>(m.q->data), m.rows, m.cols,
+                                    float_values(*m.scales));
 }
 
 // The q values of a module, row-major [rows, cols], before zero points and scales.
@@ -481,7 +515,8 @@ std::vector<float> unpacked(const Module& m) {
       break;
     }
     case Module::Kind::kBnb4:
-      break;  // bnb4_values
+    case Module::Kind::kBnb8:
+      break;  // bnb4_values, bnb8_values
     case Module::Kind::kScaled:
       if (m.q->dtype.starts_with("F8")) {
         q = quant::fp8_values(*m.q);
@@ -647,22 +682,30 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
         name.ends_with(".activation_scale") || name.ends_with(".input_zero_point"))
       out->hidden_.insert(name);
   if (method == "bitsandbytes") {
-    // Serialised 4-bit only: 8-bit checkpoints go to transformers (quantization_reason).
-    if (!c.flag("load_in_4bit", false))
-      throw c.bad("load_in_4bit", "load_in_4bit is not true",
-                  "a 4-bit bitsandbytes checkpoint (8-bit ones run on transformers)");
+    const bool four = c.flag("load_in_4bit", false), eight = c.flag("load_in_8bit", false);
+    if (four == eight)
+      throw c.bad("load_in_4bit",
+                  four ? "load_in_4bit and load_in_8bit are both true"
+                       : "neither load_in_4bit nor load_in_8bit is true",
+                  "one of them true: a 4-bit or an 8-bit bitsandbytes checkpoint");
     for (const std::string& name : files.names()) {
       const TensorView& t = *files.find(name);
+      if (!name.ends_with(".weight")) continue;
+      const std::string p = name.substr(0, name.size() - 6);
+      if (eight) {
+        if (t.dtype != "I8") continue;
+        add(p, t, [&](Module& m) { add_bnb8(files, t, p, m); });
+        continue;
+      }
       const TensorView* state = files.find(name + ".quant_state.bitsandbytes__nf4");
       if (!state) state = files.find(name + ".quant_state.bitsandbytes__fp4");
-      if (!name.ends_with(".weight") || (t.dtype != "U8" && !state)) continue;
+      if (t.dtype != "U8" && !state) continue;
       if (!state)
         throw UserError("quantised tensor '" + name + "' has no '" + name +
                             ".quant_state.bitsandbytes__nf4' (or __fp4) beside it",
                         {t.file, 0, 0, name + ".quant_state.bitsandbytes__nf4"},
                         "bitsandbytes' packed quant_state");
-      const std::string p = name.substr(0, name.size() - 6);
-      add(p, t, [&](Module& m) { add_bnb4(files, t, p, *state, m); });
+      add(p, t, [&](Module& m) { add_bnb4(c, files, t, p, *state, m); });
       const Module& m = *out->modules_[name];
       for (const TensorView* x : {state, m.quant_map, m.nested_absmax, m.nested_quant_map})
         if (x) out->hidden_.insert(x->name);
@@ -682,6 +725,7 @@ TensorView QuantizedWeights::dequantised(const std::string& name) const {
   if (it == modules_.end()) return {};
   const Module& m = *it->second;
   if (m.kind == Module::Kind::kBnb4) return owned_view(name, m, bnb4_values(m));
+  if (m.kind == Module::Kind::kBnb8) return owned_view(name, m, bnb8_values(m));
   quant::ScaleGrid grid;
   const bool transposed_scales = m.kind == Module::Kind::kGptq || m.kind == Module::Kind::kAwq;
   const std::vector<float> s = float_values(*m.scales);

@@ -1,6 +1,6 @@
 // Pre-quantised checkpoints read natively (issue 29 point 5): config.json's quantization_config
 // says how the linear layers' weights were packed (GPTQ, AWQ, FP8, compressed-tensors,
-// bitsandbytes 4-bit) and each
+// bitsandbytes 4-bit and 8-bit) and each
 // such weight is served as float32, dequantised as the package that reads the format does on the
 // CPU (quant_formats.hpp), so the architectures see an ordinary "<module>.weight". No torch.
 #pragma once
@@ -32,7 +32,7 @@ class QuantizedWeights {
                                                 const std::string& dtype = "auto");
   ~QuantizedWeights();
 
-  // The quant_method ("gptq", "awq", "fp8", "compressed-tensors").
+  // The quant_method ("gptq", "awq", "fp8", "compressed-tensors", "bitsandbytes").
   const std::string& method() const { return method_; }
   // The float32 weight of a quantised module (one `serves`), owning its values; an empty view
   // (data == nullptr) for another name.

@@ -170,14 +170,20 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("LLM.int8()"), std::string::npos) << *why;
-  write_folder(
-      {{"architectures", {"LlamaForCausalLM"}},
-       {"quantization_config", {{"quant_method", "bitsandbytes"}, {"load_in_4bit", true}}}});
+  // bitsandbytes 4-bit is native, unless its codes are stored in another dtype than uint8.
+  write_folder({{"architectures", {"LlamaForCausalLM"}},
+                {"quantization_config",
+                 {{"quant_method", "bitsandbytes"},
+                  {"load_in_4bit", true},
+                  {"bnb_4bit_quant_storage", "bfloat16"}}}});
   why = transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_);
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("bitsandbytes 4-bit"), std::string::npos) << *why;
+  EXPECT_NE(why->find("bitsandbytes 4-bit, quant_storage bfloat16"), std::string::npos) << *why;
   for (const Json& q : {Json{{"quant_method", "awq"}, {"version", "GEMM"}},
                         Json{{"quant_method", "gptq"}, {"bits", 4}}, Json{{"quant_method", "fp8"}},
+                        Json{{"quant_method", "bitsandbytes"},
+                             {"load_in_4bit", true},
+                             {"bnb_4bit_quant_storage", "uint8"}},
                         Json{{"quant_method", "compressed-tensors"}, {"format", "pack-quantized"}},
                         Json{{"quant_method", "no-such-method"}}}) {
     write_folder({{"architectures", {"LlamaForCausalLM"}}, {"quantization_config", q}});
