@@ -465,7 +465,6 @@ void add_bnb8(const WeightFiles& files, const TensorView& w, const std::string& 
     const std::vector<int64_t> v = quant::ints_of(*f);
     if (v.size() != 1 || v[0] != 0)
       throw bad_tensor(*f, "is not 0", "0 (row-major; the tiled formats are no longer read)");
-    m.zeros = f;  // hidden with the module's other tensors
   }
 }
 
@@ -695,6 +694,7 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::open(const fs::path& dir,
       if (eight) {
         if (t.dtype != "I8") continue;
         add(p, t, [&](Module& m) { add_bnb8(files, t, p, m); });
+        if (files.find(p + "weight_format")) out->hidden_.insert(p + "weight_format");
         continue;
       }
       const TensorView* state = files.find(name + ".quant_state.bitsandbytes__nf4");

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -257,9 +258,24 @@ TEST_F(QuantFaults, BadBitsandbytesSerialisationsAreNamed) {
       "bnb_int8", [](json&) {}, "model.layers.1.mlp.up_proj.SCB", "model.layers.1.mlp.up_proj.SCX");
   expect_has(e, "model.safetensors");
   expect_has(e, "model.layers.1.mlp.up_proj.SCB");
+  e = error_of_bytes("bnb_nf4_double", "\"nested_blocksize\": 256", "\"nested_blocksize\": 128");
+  expect_has(e, "nested_blocksize 128");
+  expect_has(e, "256 (the only one bitsandbytes' matmul_4bit runs)");
+  // weight_format 1 (a tiled layout): its one byte, found through the safetensors header.
+  std::string bytes = lmeval::testing::read_file(quant_fixture("bnb_int8") / "model.safetensors");
+  uint64_t header = 0;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  const json h = json::parse(bytes.substr(8, header));
+  const std::string format = "model.layers.0.self_attn.k_proj.weight_format";
+  bytes[8 + header + h[format]["data_offsets"][0].get<size_t>()] = 1;
+  e = error_of("bnb_int8", [&](json&) { scratch_.write("model.safetensors", bytes); });
+  expect_has(e, format);
+  expect_has(e, "0 (row-major");
   e = error_of("bnb_fp4", [](json& q) { q["load_in_4bit"] = false; });
   expect_has(e, "config.json");
   expect_has(e, "$.quantization_config.load_in_4bit");
+  e = error_of("bnb_int8", [](json& q) { q["load_in_4bit"] = true; });
+  expect_has(e, "load_in_4bit and load_in_8bit are both true");
   e = error_of("bnb_fp4", [](json& q) { q["bnb_4bit_compute_dtype"] = "float8"; });
   expect_has(e, "$.quantization_config.bnb_4bit_compute_dtype");
   expect_has(e, "float32, bfloat16 or float16");
