@@ -7,6 +7,9 @@
 #          [MAX_GEN_TOKS] [REF_BS]
 # e.g. scripts/bench_generation.sh VENV ../shared/models/stories260K main/build/lm-eval \
 #        build/lm-eval gsm8k 5 16 128 16
+# LMEVAL_BENCH_INCLUDE=DIR adds --include_path DIR to all three runs (scripts/bench_tasks holds
+# bench_ifeval_like, IFEval's long generations); LMEVAL_BENCH_MAX_POS=N runs a copy of MODEL_DIR
+# whose config allows N positions (stories260K's 512 cannot hold a prompt and 1280 new tokens).
 set -euo pipefail
 venv=$1 model=$(realpath "$2") before=$3 after=$4
 task=${5:-gsm8k} shots=${6:-5} limit=${7:-16} gen=${8:-128} ref_bs=${9:-16}
@@ -17,6 +20,15 @@ export LMEVAL_HF_DATA=$shared/hf_data HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 \
   TOKENIZERS_PARALLELISM=false
 common=(--tasks "$task" --num_fewshot "$shots" --limit "$limit" --device cpu --log_samples
         --gen_kwargs "max_gen_toks=$gen")
+if [ -n "${LMEVAL_BENCH_INCLUDE:-}" ]; then
+  common+=(--include_path "$(realpath "$LMEVAL_BENCH_INCLUDE")")
+fi
+if [ -n "${LMEVAL_BENCH_MAX_POS:-}" ]; then
+  cp -r "$model" "$out/model"
+  python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['max_position_embeddings']=int(sys.argv[2]); json.dump(c, open(p, 'w'), indent=2)" \
+    "$out/model/config.json" "$LMEVAL_BENCH_MAX_POS"
+  model=$out/model
+fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load $(cut -d' ' -f1-3 /proc/loadavg) (shared)"
 echo "task $task ${shots}-shot, $limit docs, max_gen_toks $gen, model $model (float32); logs $out"
 timed() {  # name, command...: wall seconds into $out/name.time
