@@ -14,6 +14,7 @@
 #include "lmeval/core/python_env.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
+#include "models/api/anthropic_completions_lm.hpp"
 #include "models/api/api_lm.hpp"
 #include "models/api/gguf_lm.hpp"
 #include "models/api/sglang_lm.hpp"
@@ -495,6 +496,22 @@ void register_api_models(ModelRegistry& registry) {
     (void)api::parse_textsynth_args(args, false);
   };
   registry.add(std::move(t));
+
+  ModelInfoEntry c;
+  c.name = "anthropic-completions";
+  c.description =
+      "Anthropic's legacy Text Completions API /v1/complete (ANTHROPIC_API_KEY; generation "
+      "only; the reference's AnthropicLM)";
+  c.status = "client of Anthropic's API";
+  c.args = api::anthropic_completions_arg_infos();
+  c.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::AnthropicCompletionsLM>(
+        api::parse_anthropic_completions_args(args));
+  };
+  c.check = [](const Json& args, const ModelOptions&) {
+    (void)api::parse_anthropic_completions_args(args);
+  };
+  registry.add(std::move(c));
 }
 
 }  // namespace lmeval

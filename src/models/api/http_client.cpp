@@ -235,7 +235,10 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
         im.idle.push_back(e);
         Verdict v = judge_transport(t->response).value_or(Verdict::done());
         if (v.kind == Verdict::kDone) v = judge(t->index, t->response);
-        if (v.kind == Verdict::kRetry && t->attempt < options_.retry.max_attempts && !stopped) {
+        const int cap = t->response.status == 429 && options_.retry.rate_limited_attempts > 0
+                            ? options_.retry.rate_limited_attempts
+                            : options_.retry.max_attempts;
+        if (v.kind == Verdict::kRetry && t->attempt < cap && !stopped) {
           double wait = options_.retry.wait_s(t->attempt);
           if (t->response.retry_after_s)
             wait = std::max(wait, std::min(*t->response.retry_after_s, 60.0));
