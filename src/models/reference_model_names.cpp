@@ -68,8 +68,6 @@ std::vector<RefusedModelName> make_table() {
       {"vllm-vlm", "vLLM's offline engine with image inputs (VLLM_VLM)",
        "nothing yet for images: lm-eval runs text-only models (a vLLM server with --model "
        "local-completions for text)"},
-      {"watsonx_llm", "IBM watsonx.ai (WatsonxLLM)",
-       "an OpenAI-compatible endpoint for the model with --model local-completions"},
       {"winml", "Windows ML / ONNX models (WindowsML)", hf + " on the original checkpoint"},
   };
   return t;

@@ -20,6 +20,7 @@
 #include "models/api/sglang_lm.hpp"
 #include "models/api/textsynth_lm.hpp"
 #include "models/api/vllm_lm.hpp"
+#include "models/api/watsonx_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
 // about every member left to its default. (Popped at the end: unity builds join files.)
@@ -512,6 +513,20 @@ void register_api_models(ModelRegistry& registry) {
     (void)api::parse_anthropic_completions_args(args);
   };
   registry.add(std::move(c));
+
+  ModelInfoEntry w;
+  w.name = "watsonx_llm";
+  w.description =
+      "IBM watsonx.ai software (WATSONX_URL, WATSONX_USERNAME, WATSONX_API_KEY or "
+      "WATSONX_PASSWORD, WATSONX_PROJECT_ID; the reference's WatsonxLLM)";
+  w.status = "client of a watsonx.ai software instance";
+  w.args = api::watsonx_arg_infos();
+  w.passes_other_args = true;  // WatsonxLLM ignores the keys it does not read
+  w.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::WatsonxLM>(api::parse_watsonx_args(args));
+  };
+  w.check = [](const Json& args, const ModelOptions&) { (void)api::parse_watsonx_args(args); };
+  registry.add(std::move(w));
 }
 
 }  // namespace lmeval
