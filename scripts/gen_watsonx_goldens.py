@@ -5,8 +5,11 @@ local fake watsonx.ai software (Cloud Pak for Data) server: HTTPS on a free loop
 throwaway self-signed certificate (the SDK refuses http:// URLs), trusted through SSL_CERT_FILE.
 WATSONX_URL without "cloud.ibm.com" is the software flow: the SDK exchanges username + API key
 (or password) at /icp4d-api/v1/authorize for a bearer token, reads the project, the model specs,
-then posts /ml/v1/text/generation and /ml/v1/text/tokenization. Records every request (method,
-path with query, body, Authorization), the fake's answer, and WatsonxLLM's results or exception.
+then posts /ml/v1/text/generation and /ml/v1/text/tokenization. One case uses an IBM Cloud URL:
+the SDK then posts the key to IBM Cloud's IAM host; this process resolves *.cloud.ibm.com to the
+fake (whose certificate names them), nothing leaves the machine. Records every request (method,
+host, path with query, body, Content-Type, Authorization), the fake's answer, and WatsonxLLM's
+results or exception.
 
 The fake tokenizes with the regex \\s*\\S+ (a "</s>" appended to a tokenization of a text with
 EOS in it, one "X" token put first for a text with MISMATCH in it); a generation's input_tokens
@@ -22,6 +25,7 @@ import base64
 import json
 import os
 import re
+import socket
 import ssl
 import subprocess
 import sys
@@ -61,11 +65,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, method):
         n = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(n)) if n else None
+        raw = self.rfile.read(n).decode() if n else ""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw  # IAM's form-encoded body
+        host = (self.headers.get("Host") or "").split(":")[0]
         p = self.path
         status, ans = 404, {"errors": [{"code": "not_found", "message": "fake: " + p}]}
         if p.startswith("/ml/wml_services/"):
             status, ans = 200, {"version": "5.1.0"}
+        elif p == "/identity/token":
+            status, ans = 200, {"access_token": TOKEN, "refresh_token": "not_supported",
+                                "token_type": "Bearer", "expires_in": 3600,
+                                "expiration": 4102444800, "scope": "ibm openid"}
         elif p == "/icp4d-api/v1/authorize":
             status, ans = 200, {"_messageCode_": "200", "message": "Success", "token": TOKEN}
         elif p.startswith("/v2/projects/"):
@@ -102,7 +115,8 @@ class Handler(BaseHTTPRequestHandler):
                                 "choices": [{"index": 0, "message": {"role": "assistant",
                                                                      "content": "chat:" + last},
                                              "finish_reason": "stop"}]}
-        exchanges.append({"method": method, "path": p, "body": body,
+        exchanges.append({"method": method, "host": host, "path": p, "body": body,
+                          "content_type": self.headers.get("Content-Type"),
                           "authorization": self.headers.get("Authorization"),
                           "status": status, "answer": ans})
         data = json.dumps(ans).encode()
@@ -119,11 +133,27 @@ class Handler(BaseHTTPRequestHandler):
         self.answer("POST")
 
 
+# IBM Cloud: the SDK sends the key to IBM Cloud's IAM host, fixed by the service URL. This
+# process resolves those hosts (and the service's) to the fake, whose certificate names them.
+CLOUD_URL = "https://us-south.ml.cloud.ibm.com"
+CLOUD_HOSTS = ["*.cloud.ibm.com", "*.ml.cloud.ibm.com"]
+_getaddrinfo = socket.getaddrinfo
+
+
+def _loopback(host, port, *a, **k):
+    if isinstance(host, str) and host.endswith(".cloud.ibm.com"):
+        return _getaddrinfo("127.0.0.1", server.server_port, *a, **k)
+    return _getaddrinfo(host, port, *a, **k)
+
+
+socket.getaddrinfo = _loopback
+
 tmp = tempfile.mkdtemp()
 cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
 subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
                 "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:" + ",DNS:".join(CLOUD_HOSTS)],
+               check=True, capture_output=True)
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(cert, key)
@@ -202,6 +232,9 @@ cases = [
     run("model_id=ibm/granite-3-8b-instruct",
         env={"WATSONX_URL": "<URL>", "WATSONX_USERNAME": "u", "WATSONX_API_KEY": KEY,
              "WATSONX_SPACE_ID": "space-1"}, calls=[GEN]),
+    run("model_id=ibm/granite-3-8b-instruct",
+        env={"WATSONX_URL": CLOUD_URL, "WATSONX_API_KEY": KEY, "WATSONX_PROJECT_ID": "proj-3"},
+        calls=[GEN, ("loglikelihood", [["Q: a", " b"]])]),
     run("model_id=ibm/granite-3-8b-instruct", env={"WATSONX_URL": "<URL>"}),
     run("temperature=0.5"),
 ]

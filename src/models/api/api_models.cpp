@@ -517,9 +517,9 @@ void register_api_models(ModelRegistry& registry) {
   ModelInfoEntry w;
   w.name = "watsonx_llm";
   w.description =
-      "IBM watsonx.ai software (WATSONX_URL, WATSONX_USERNAME, WATSONX_API_KEY or "
-      "WATSONX_PASSWORD, WATSONX_PROJECT_ID; the reference's WatsonxLLM)";
-  w.status = "client of a watsonx.ai software instance";
+      "IBM watsonx.ai (WATSONX_URL, WATSONX_API_KEY, WATSONX_PROJECT_ID; software also "
+      "WATSONX_USERNAME; the reference's WatsonxLLM)";
+  w.status = "client of IBM watsonx.ai";
   w.args = api::watsonx_arg_infos();
   w.passes_other_args = true;  // WatsonxLLM ignores the keys it does not read
   w.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {

@@ -4,6 +4,8 @@
 
 #include <curl/curl.h>
 
+#include <strings.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -112,7 +114,11 @@ HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options))
                     static_cast<long>(options_.max_in_flight + 4));
   // No "Expect: 100-continue" round trip for large bodies: servers answer POSTs directly.
   impl_->headers = curl_slist_append(impl_->headers, "Expect:");
-  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  // JSON unless the caller names another type (a form-encoded token exchange).
+  const bool typed = std::any_of(options_.headers.begin(), options_.headers.end(), [](auto& h) {
+    return h.size() >= 13 && strncasecmp(h.c_str(), "Content-Type:", 13) == 0;
+  });
+  if (!typed) impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
   for (const auto& h : options_.headers)
     impl_->headers = curl_slist_append(impl_->headers, h.c_str());
 }

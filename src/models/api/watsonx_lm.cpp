@@ -131,18 +131,38 @@ WatsonxArgs parse_watsonx_args(const Json& model_args) {
   if (a.url.rfind("https://", 0) != 0 && !loopback)
     throw UserError("`url` must start with `https://`.", {"", 0, 0, "WATSONX_URL"},
                     "WATSONX_URL=https://<your watsonx.ai host>");
-  if (a.url.find("cloud.ibm.com") != std::string::npos)
-    throw UserError(
-        "watsonx_llm: IBM Cloud URLs are not supported yet (the SDK exchanges the key at IBM "
-        "Cloud's IAM, which lm-eval does not reproduce); watsonx.ai software URLs are",
-        {"", 0, 0, "WATSONX_URL"},
-        "a watsonx.ai software (Cloud Pak for Data) URL, or the model behind an "
-        "OpenAI-compatible endpoint with --model local-completions");
-  if (a.username.empty())
+  // get_watsonx_credentials: a URL without "cloud.ibm.com" is watsonx.ai software.
+  // LMEVAL_WATSONX_IAM_URL (lm-eval's own) names another IAM token URL, which also means IBM
+  // Cloud (a private IAM endpoint, or a test server).
+  const std::string iam_override = env("LMEVAL_WATSONX_IAM_URL");
+  if (a.url.find("cloud.ibm.com") != std::string::npos || !iam_override.empty()) {
+    std::string base = a.url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    // HrefDefinitions.get_iam_token_url: production IAM for the SDK's production URLs.
+    static const char* const kProduction[] = {
+        "https://ca-tor.ml.cloud.ibm.com",         "https://private.ca-tor.ml.cloud.ibm.com",
+        "https://wxai-qa.ml.cloud.ibm.com",        "https://private.wxai-qa.ml.cloud.ibm.com",
+        "https://us-south.ml.cloud.ibm.com",       "https://eu-gb.ml.cloud.ibm.com",
+        "https://eu-de.ml.cloud.ibm.com",          "https://jp-tok.ml.cloud.ibm.com",
+        "https://au-syd.ml.cloud.ibm.com",         "https://private.us-south.ml.cloud.ibm.com",
+        "https://private.eu-gb.ml.cloud.ibm.com",  "https://private.eu-de.ml.cloud.ibm.com",
+        "https://private.jp-tok.ml.cloud.ibm.com", "https://private.au-syd.ml.cloud.ibm.com"};
+    bool production = false;
+    for (const char* u : kProduction) production |= base == u;
+    a.iam_url = !iam_override.empty() ? iam_override
+                : production          ? "https://iam.cloud.ibm.com/identity/token"
+                                      : "https://iam.test.cloud.ibm.com/identity/token";
+    if (a.api_key.empty())
+      throw UserError(
+          "watsonx_llm: IBM Cloud needs WATSONX_API_KEY (the SDK exchanges the key "
+          "at IBM Cloud's IAM for a token)",
+          {"", 0, 0, "WATSONX_API_KEY"}, "your IBM Cloud API key");
+  } else if (a.username.empty()) {
     throw UserError(
         "watsonx_llm: watsonx.ai software needs WATSONX_USERNAME (the SDK "
         "authorizes username with API key or password)",
         {"", 0, 0, "WATSONX_USERNAME"}, "your watsonx.ai software user name");
+  }
   a.url = checked_base_url(a.url, kName, "WATSONX_URL=https://<your watsonx.ai host>");
   return a;
 }
@@ -198,34 +218,46 @@ LoglikelihoodResult watsonx_log_likelihood(const Json& input_tokens,
 
 namespace {
 
-// /icp4d-api/v1/authorize: username with api_key (else password), as the SDK sends them; the
-// answer's token is the bearer token of every later request.
-std::string authorize(const WatsonxArgs& a) {
+// The bearer token of every later request. IBM Cloud: IAMTokenAuth's form body (the key as it
+// is, the grant type URL-encoded) with its fixed Basic authorization, answered by access_token;
+// software: /icp4d-api/v1/authorize with username and api_key (else password), answered by token.
+std::string fetch_token(const WatsonxArgs& a) {
   HttpClientOptions o;
   o.timeout_s = a.timeout_s;
+  const bool cloud = !a.iam_url.empty();
+  std::string body, url, field;
+  if (cloud) {
+    o.headers = {"Content-Type: application/x-www-form-urlencoded",
+                 "Authorization: Basic Yng6Yng="};
+    body = "apikey=" + a.api_key + "&grant_type=urn%3Aibm%3Aparams%3Aoauth%3Agrant-type%3Aapikey";
+    url = a.iam_url;
+    field = "access_token";
+  } else {
+    Json b = {{"username", a.username}};
+    if (!a.api_key.empty())
+      b["api_key"] = a.api_key;
+    else
+      b["password"] = a.password;
+    body = b.dump();
+    url = a.url + "/icp4d-api/v1/authorize";
+    field = "token";
+  }
   HttpClient client(o);
-  Json body = {{"username", a.username}};
-  if (!a.api_key.empty())
-    body["api_key"] = a.api_key;
-  else
-    body["password"] = a.password;
   std::string token;
-  const std::string url = a.url + "/icp4d-api/v1/authorize";
-  auto failures =
-      client.post_all(url, {body.dump()}, [&](size_t, const HttpResponse& r) -> Verdict {
-        if (auto v = judge_transport(r)) return *v;
-        try {
-          const Json ans = parse_body(r.body);
-          if (!ans.is_object() || !ans.contains("token") || !ans["token"].is_string())
-            return Verdict::fail("the answer has no token");
-          token = ans["token"].get<std::string>();
-        } catch (const MalformedResponse& e) {
-          return Verdict::retry(e.what());
-        }
-        return Verdict::done();
-      });
+  auto failures = client.post_all(url, {body}, [&](size_t, const HttpResponse& r) -> Verdict {
+    if (auto v = judge_transport(r)) return *v;
+    try {
+      const Json ans = parse_body(r.body);
+      if (!ans.is_object() || !ans.contains(field) || !ans[field].is_string())
+        return Verdict::fail("the answer has no " + field);
+      token = ans[field].get<std::string>();
+    } catch (const MalformedResponse& e) {
+      return Verdict::retry(e.what());
+    }
+    return Verdict::done();
+  });
   if (!failures.empty())
-    throw RuntimeError("watsonx_llm: authorizing at " + url + " failed after " +
+    throw RuntimeError("watsonx_llm: getting a token at " + url + " failed after " +
                        std::to_string(failures.front().attempts) +
                        " attempt(s): " + failures.front().message);
   return token;
@@ -233,7 +265,7 @@ std::string authorize(const WatsonxArgs& a) {
 
 HttpClientOptions watsonx_options(const WatsonxArgs& a) {
   HttpClientOptions o;
-  o.headers.push_back("Authorization: Bearer " + authorize(a));
+  o.headers.push_back("Authorization: Bearer " + fetch_token(a));
   return o;
 }
 

@@ -1,8 +1,8 @@
 // WatsonxLM: the reference's WatsonxLLM (`watsonx_llm`, lm_eval/models/ibm_watsonx_ai.py) over
-// the watsonx.ai REST API as the ibm-watsonx-ai SDK (1.8.1) calls it on watsonx.ai software
-// (Cloud Pak for Data): a bearer token from /icp4d-api/v1/authorize, then
-// /ml/v1/text/generation, /ml/v1/text/tokenization and /ml/v1/text/chat. Credentials from the
-// reference's WATSONX_* variables.
+// the watsonx.ai REST API as the ibm-watsonx-ai SDK (1.8.1) calls it: a bearer token from IBM
+// Cloud's IAM (a WATSONX_URL with cloud.ibm.com) or from watsonx.ai software's (Cloud Pak for
+// Data) /icp4d-api/v1/authorize, then /ml/v1/text/generation, /ml/v1/text/tokenization and
+// /ml/v1/text/chat. Credentials from the reference's WATSONX_* variables.
 #pragma once
 
 #include <string>
@@ -27,6 +27,7 @@ struct WatsonxArgs : RequestLimits {
   std::string api_key;   // never printed
   std::string password;  // never printed
   std::string project_id;
+  std::string iam_url;  // IBM Cloud: the IAM token URL; empty: software (/icp4d-api)
 };
 
 const std::vector<ModelArgInfo>& watsonx_arg_infos();

@@ -67,16 +67,16 @@ std::vector<Json> posts(const Json& c) {
 
 // What a POST body is for.
 std::string kind(const Json& body) {
-  if (body.contains("username")) return "authorize";
+  if (body.is_string() || body.contains("username")) return "authorize";  // IAM's form, /icp4d
   if (body.contains("messages")) return "chat";
   if (body.contains("parameters") && body["parameters"].contains("return_tokens"))
     return "tokenize";
   return "generate";
 }
 
-const char* const kVars[] = {"WATSONX_URL",        "WATSONX_API_KEY",  "WATSONX_TOKEN",
-                             "WATSONX_PROJECT_ID", "WATSONX_SPACE_ID", "WATSONX_USERNAME",
-                             "WATSONX_PASSWORD"};
+const char* const kVars[] = {"WATSONX_URL",        "WATSONX_API_KEY",       "WATSONX_TOKEN",
+                             "WATSONX_PROJECT_ID", "WATSONX_SPACE_ID",      "WATSONX_USERNAME",
+                             "WATSONX_PASSWORD",   "LMEVAL_WATSONX_IAM_URL"};
 
 class WatsonxEnv : public ::testing::Test {
  protected:
@@ -94,11 +94,16 @@ class WatsonxEnv : public ::testing::Test {
         ::unsetenv(kVars[i]);
   }
   // The case's variables, <URL> being `url`.
+  // An IBM Cloud URL is the fake too, its IAM token URL through LMEVAL_WATSONX_IAM_URL.
   static void set_env(const Json& c, const std::string& url) {
     for (const char* n : kVars) ::unsetenv(n);
     for (auto it = c["env"].begin(); it != c["env"].end(); ++it) {
       std::string v = it.value();
       if (v == "<URL>") v = url;
+      if (v.find("cloud.ibm.com") != std::string::npos) {
+        v = url;
+        ::setenv("LMEVAL_WATSONX_IAM_URL", (url + "/identity/token").c_str(), 1);
+      }
       ::setenv(it.key().c_str(), v.c_str(), 1);
     }
   }
@@ -190,11 +195,13 @@ TEST_F(WatsonxEnv, SameRequestsAndResultsAsTheReference) {
       got[kind(bodies[i])].push_back(bodies[i]);
       if (kind(bodies[i]) != "authorize")
         EXPECT_EQ(auth[i], "Bearer " + g["token"].get<std::string>()) << i;
+      else if (bodies[i].is_string())  // IAMTokenAuth's fixed Basic authorization
+        EXPECT_EQ(auth[i], c["init_exchanges"][0]["authorization"]) << i;
     }
     EXPECT_EQ(got, want);
     ++checked;
   }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(checked, 8);
 }
 
 TEST_F(WatsonxEnv, MissingSettingsAreTheReferencesErrors) {
@@ -212,11 +219,9 @@ TEST_F(WatsonxEnv, MissingSettingsAreTheReferencesErrors) {
     }
   }
   const Json ok = g["cases"][0];
-  for (const auto& [var, value, field] :
-       {std::tuple<const char*, const char*, const char*>{"WATSONX_URL", "http://wx.example",
-                                                          "WATSONX_URL"},
-        {"WATSONX_URL", "https://us-south.ml.cloud.ibm.com", "WATSONX_URL"},
-        {"WATSONX_USERNAME", "", "WATSONX_USERNAME"}}) {
+  for (const auto& [var, value, field] : {std::tuple<const char*, const char*, const char*>{
+                                              "WATSONX_URL", "http://wx.example", "WATSONX_URL"},
+                                          {"WATSONX_USERNAME", "", "WATSONX_USERNAME"}}) {
     set_env(ok, "https://wx.example");
     ::setenv(var, value, 1);
     try {
@@ -226,6 +231,26 @@ TEST_F(WatsonxEnv, MissingSettingsAreTheReferencesErrors) {
       EXPECT_EQ(e.where().field, field) << e.what();
     }
   }
+}
+
+TEST_F(WatsonxEnv, IbmCloudNeedsAnApiKey) {
+  for (const char* n : kVars) ::unsetenv(n);
+  ::setenv("WATSONX_URL", "https://us-south.ml.cloud.ibm.com", 1);
+  ::setenv("WATSONX_USERNAME", "u", 1);
+  ::setenv("WATSONX_PASSWORD", "p-1", 1);
+  ::setenv("WATSONX_PROJECT_ID", "p", 1);
+  try {
+    parse_watsonx_args(Json{{"model_id", "m"}});
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.where().field, "WATSONX_API_KEY") << e.what();
+  }
+  ::setenv("WATSONX_API_KEY", "k-1", 1);
+  EXPECT_EQ(parse_watsonx_args(Json{{"model_id", "m"}}).iam_url,
+            "https://iam.cloud.ibm.com/identity/token");
+  ::setenv("WATSONX_URL", "https://yp-qa.ml.cloud.ibm.com", 1);
+  EXPECT_EQ(parse_watsonx_args(Json{{"model_id", "m"}}).iam_url,
+            "https://iam.test.cloud.ibm.com/identity/token");
 }
 
 TEST_F(WatsonxEnv, RefusalsAndFailures) {
