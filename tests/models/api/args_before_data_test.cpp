@@ -51,7 +51,8 @@ INSTANTIATE_TEST_SUITE_P(
                            "num_concurrent"},
                       Case{"local-chat-completions", "model=m,base_url=ftp://x", "base_url"},
                       Case{"openai-completions", "model=m", "OPENAI_API_KEY"},
-                      Case{"anthropic-completions", "model=m,foo=1", "--model_args foo"}));
+                      Case{"anthropic-completions", "model=m,foo=1", "--model_args foo"},
+                      Case{"watsonx_llm", "temperature=0.5", "--model_args model_id"}));
 
 }  // namespace
 }  // namespace lmeval::api
