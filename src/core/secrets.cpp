@@ -187,8 +187,10 @@ std::vector<std::string> secret_values_in(std::string_view text) {
 std::string redact(std::string_view text, const std::vector<std::string>& extra) {
   std::string out = mask_secrets(text);
   std::vector<std::string> values = extra;
+  // The API backends' credential variables (the reference's and their SDKs' names).
   for (const char* var : {"OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
-                          "ANTHROPIC_API_KEY", "TEXTSYNTH_API_KEY", "WANDB_API_KEY"})
+                          "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "TEXTSYNTH_API_SECRET_KEY",
+                          "WANDB_API_KEY", "WATSONX_API_KEY", "WATSONX_PASSWORD", "WATSONX_TOKEN"})
     if (const char* v = std::getenv(var); v && *v) values.emplace_back(v);
   for (const auto& v : values) {
     if (v.size() < 4 || v == "***") continue;

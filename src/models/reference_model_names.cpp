@@ -22,10 +22,6 @@ std::vector<RefusedModelName> make_table() {
   const std::string server = kServer, hf = kHf;
   const std::string kNoTorch = kNoTorchText;
   std::vector<RefusedModelName> t = {
-      // AnthropicLM calls the SDK's client.get_tokenizer(), which anthropic's SDK no longer has,
-      // and the legacy /v1/complete endpoint, which Anthropic retired.
-      {"anthropic-completions", "Anthropic's legacy Text Completions API (AnthropicLM), retired",
-       "--model anthropic-chat (the Messages API, ANTHROPIC_API_KEY) with --apply_chat_template"},
       {"azure-openai-chat-completions", "Azure OpenAI's chat API (AzureOpenaiChatCompletionsLM)",
        "--model local-chat-completions with base_url=<the deployment's chat/completions URL> and "
        "header={\"api-key\": ...}"},
@@ -72,8 +68,6 @@ std::vector<RefusedModelName> make_table() {
       {"vllm-vlm", "vLLM's offline engine with image inputs (VLLM_VLM)",
        "nothing yet for images: lm-eval runs text-only models (a vLLM server with --model "
        "local-completions for text)"},
-      {"watsonx_llm", "IBM watsonx.ai (WatsonxLLM)",
-       "an OpenAI-compatible endpoint for the model with --model local-completions"},
       {"winml", "Windows ML / ONNX models (WindowsML)", hf + " on the original checkpoint"},
   };
   return t;

@@ -38,6 +38,18 @@ TEST(Core_Secrets, RedactsEnvironmentAndGivenValues) {
   EXPECT_EQ(redact("error near sk-ENVSECRET here"), "error near *** here");
   EXPECT_EQ(redact("value q-1234 leaked", {"q-1234"}), "value *** leaked");
   unsetenv("OPENAI_API_KEY");
+  // The variables the API backends read their keys from (the reference's and their SDKs').
+  for (const char* var : {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "TEXTSYNTH_API_SECRET_KEY",
+                          "WATSONX_API_KEY", "WATSONX_PASSWORD", "WATSONX_TOKEN"}) {
+    const char* was = std::getenv(var);
+    const std::string saved = was ? was : "";
+    setenv(var, "v-ENVSECRET-2", 1);
+    EXPECT_EQ(redact("near v-ENVSECRET-2 here"), "near *** here") << var;
+    if (was)
+      setenv(var, saved.c_str(), 1);
+    else
+      unsetenv(var);
+  }
   auto values = secret_values_in("api_key=sk-1,token=tt");
   ASSERT_EQ(values.size(), 2u);
   EXPECT_EQ(values[0], "sk-1");

@@ -1,4 +1,4 @@
-// Anthropic Messages API bodies and answers (anthropic_payload.hpp).
+// Anthropic API bodies and answers (anthropic_payload.hpp).
 #include "models/api/anthropic_payload.hpp"
 
 #include "lmeval/core/unicode.hpp"
@@ -69,6 +69,28 @@ std::string parse_anthropic_message(const Json& answer) {
     if (block.is_object() && block.contains("text") && block["text"].is_string())
       return block["text"].get<std::string>();
   throw MalformedResponse("the answer's content has no text block");
+}
+
+Json anthropic_completion_payload(const std::string& model, const std::string& prompt,
+                                  const Json& max_tokens_to_sample, const Json& temperature,
+                                  const Json& stop, const Json& extra) {
+  Json stops = Json::array({kHumanPrompt});
+  for (const auto& s : stop) stops.push_back(s);
+  Json out = {{"max_tokens_to_sample", max_tokens_to_sample},
+              {"model", model},
+              {"prompt", std::string(kHumanPrompt) + " " + prompt + kAiPrompt}};
+  if (extra.contains("metadata")) out["metadata"] = extra["metadata"];
+  out["stop_sequences"] = stops;
+  out["temperature"] = temperature;
+  for (const char* k : {"top_k", "top_p"})
+    if (extra.contains(k)) out[k] = extra[k];
+  return out;
+}
+
+std::string parse_anthropic_completion(const Json& answer) {
+  if (!answer.is_object() || !answer.contains("completion") || !answer["completion"].is_string())
+    throw MalformedResponse("the answer has no `completion` text");
+  return answer["completion"].get<std::string>();
 }
 
 }  // namespace lmeval::api

@@ -1,5 +1,7 @@
-// The JSON of Anthropic Messages API requests and the reading of their answers, as the
-// reference's AnthropicChat (lm_eval/models/anthropic_llms.py) builds and parses them.
+// The JSON of Anthropic API requests and the reading of their answers, as the reference
+// builds and parses them (lm_eval/models/anthropic_llms.py): the Messages API's (AnthropicChat)
+// and the legacy Text Completions API's (AnthropicLM over the anthropic SDK's
+// client.completions).
 #pragma once
 
 #include <optional>
@@ -25,5 +27,22 @@ Json anthropic_messages_payload(const Json& model, const Json& messages, const J
 // AnthropicChat.parse_generations for one answer: the text of its first content block with a
 // text (the reference takes content[0]["text"]). Throws MalformedResponse when there is none.
 std::string parse_anthropic_message(const Json& answer);
+
+// The anthropic SDK's HUMAN_PROMPT and AI_PROMPT (anthropic 0.38.0).
+inline constexpr const char* kHumanPrompt = "\n\nHuman:";
+inline constexpr const char* kAiPrompt = "\n\nAssistant:";
+
+// The body of anthropic_completion(client, model, prompt, max_tokens_to_sample, temperature,
+// stop, **kwargs) as client.completions.create sends it: the prompt as
+// f"{HUMAN_PROMPT} {prompt}{AI_PROMPT}", stop_sequences [HUMAN_PROMPT] + stop, and `extra`
+// (AnthropicLM's other model_args: metadata, top_k, top_p) in create()'s order. `stop` must be
+// a list (the reference's list + None or list + str is a TypeError).
+Json anthropic_completion_payload(const std::string& model, const std::string& prompt,
+                                  const Json& max_tokens_to_sample, const Json& temperature,
+                                  const Json& stop, const Json& extra);
+
+// Completion.completion of one answer. The SDK builds its models without validation, so the
+// reference gets None for an answer without it; lm-eval throws MalformedResponse.
+std::string parse_anthropic_completion(const Json& answer);
 
 }  // namespace lmeval::api

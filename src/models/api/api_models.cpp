@@ -14,11 +14,13 @@
 #include "lmeval/core/python_env.hpp"
 #include "lmeval/data/hub_client.hpp"
 #include "lmeval/models/model_arg_table.hpp"
+#include "models/api/anthropic_completions_lm.hpp"
 #include "models/api/api_lm.hpp"
 #include "models/api/gguf_lm.hpp"
 #include "models/api/sglang_lm.hpp"
 #include "models/api/textsynth_lm.hpp"
 #include "models/api/vllm_lm.hpp"
+#include "models/api/watsonx_lm.hpp"
 
 // Each table entry names only the members it sets (designated initializers); GCC 12 would warn
 // about every member left to its default. (Popped at the end: unity builds join files.)
@@ -495,6 +497,36 @@ void register_api_models(ModelRegistry& registry) {
     (void)api::parse_textsynth_args(args, false);
   };
   registry.add(std::move(t));
+
+  ModelInfoEntry c;
+  c.name = "anthropic-completions";
+  c.description =
+      "Anthropic's legacy Text Completions API /v1/complete (ANTHROPIC_API_KEY; generation "
+      "only; the reference's AnthropicLM)";
+  c.status = "client of Anthropic's API";
+  c.args = api::anthropic_completions_arg_infos();
+  c.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::AnthropicCompletionsLM>(
+        api::parse_anthropic_completions_args(args));
+  };
+  c.check = [](const Json& args, const ModelOptions&) {
+    (void)api::parse_anthropic_completions_args(args);
+  };
+  registry.add(std::move(c));
+
+  ModelInfoEntry w;
+  w.name = "watsonx_llm";
+  w.description =
+      "IBM watsonx.ai (WATSONX_URL, WATSONX_API_KEY, WATSONX_PROJECT_ID; software also "
+      "WATSONX_USERNAME; the reference's WatsonxLLM)";
+  w.status = "client of IBM watsonx.ai";
+  w.args = api::watsonx_arg_infos();
+  w.passes_other_args = true;  // WatsonxLLM ignores the keys it does not read
+  w.factory = [](const Json& args, const ModelOptions&) -> std::unique_ptr<LM> {
+    return std::make_unique<api::WatsonxLM>(api::parse_watsonx_args(args));
+  };
+  w.check = [](const Json& args, const ModelOptions&) { (void)api::parse_watsonx_args(args); };
+  registry.add(std::move(w));
 }
 
 }  // namespace lmeval

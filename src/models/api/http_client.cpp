@@ -4,6 +4,8 @@
 
 #include <curl/curl.h>
 
+#include <strings.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -112,7 +114,11 @@ HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options))
                     static_cast<long>(options_.max_in_flight + 4));
   // No "Expect: 100-continue" round trip for large bodies: servers answer POSTs directly.
   impl_->headers = curl_slist_append(impl_->headers, "Expect:");
-  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  // JSON unless the caller names another type (a form-encoded token exchange).
+  const bool typed = std::any_of(options_.headers.begin(), options_.headers.end(), [](auto& h) {
+    return h.size() >= 13 && strncasecmp(h.c_str(), "Content-Type:", 13) == 0;
+  });
+  if (!typed) impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
   for (const auto& h : options_.headers)
     impl_->headers = curl_slist_append(impl_->headers, h.c_str());
 }
@@ -235,7 +241,10 @@ std::vector<HttpFailure> HttpClient::post_all(const std::string& url,
         im.idle.push_back(e);
         Verdict v = judge_transport(t->response).value_or(Verdict::done());
         if (v.kind == Verdict::kDone) v = judge(t->index, t->response);
-        if (v.kind == Verdict::kRetry && t->attempt < options_.retry.max_attempts && !stopped) {
+        const int cap = t->response.status == 429 && options_.retry.rate_limited_attempts > 0
+                            ? options_.retry.rate_limited_attempts
+                            : options_.retry.max_attempts;
+        if (v.kind == Verdict::kRetry && t->attempt < cap && !stopped) {
           double wait = options_.retry.wait_s(t->attempt);
           if (t->response.retry_after_s)
             wait = std::max(wait, std::min(*t->response.retry_after_s, 60.0));

@@ -50,7 +50,9 @@ INSTANTIATE_TEST_SUITE_P(
                            "model=m,base_url=http://127.0.0.1:9/v1/completions,num_concurrent=0",
                            "num_concurrent"},
                       Case{"local-chat-completions", "model=m,base_url=ftp://x", "base_url"},
-                      Case{"openai-completions", "model=m", "OPENAI_API_KEY"}));
+                      Case{"openai-completions", "model=m", "OPENAI_API_KEY"},
+                      Case{"anthropic-completions", "model=m,foo=1", "--model_args foo"},
+                      Case{"watsonx_llm", "temperature=0.5", "--model_args model_id"}));
 
 }  // namespace
 }  // namespace lmeval::api

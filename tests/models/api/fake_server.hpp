@@ -41,6 +41,7 @@ class FakeServer {
     server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server_.Post(".*", [this](const httplib::Request& req, httplib::Response& res) {
       Json body = Json::parse(req.body, nullptr, false);
+      if (body.is_discarded()) body = req.body;  // a form or other non-JSON body, as it came
       int call;
       {
         std::lock_guard<std::mutex> lock(mu_);

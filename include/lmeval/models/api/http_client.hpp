@@ -30,6 +30,9 @@ struct RetryPolicy {
   double min_wait_s = 1.0;
   double max_wait_s = 10.0;
   double jitter = 0.25;
+  // Attempts in all when the failures are 429s (rate limits); 0: max_attempts. A backend whose
+  // reference retries rate limits longer than other failures sets it.
+  int rate_limited_attempts = 0;
   // Seconds to wait after failed attempt `attempt` (1-based), before jitter.
   double wait_s(int attempt) const;
 };
