@@ -95,14 +95,16 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 # Which tokenizer each file carries (write_tokenizer's kinds).
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
               "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
-              "gemma2_q8_0": None,
+              "gemma2_q8_0": "gemma",
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
-TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3")}
+TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3"),
+                   "tok_gemma3": ("gemma3", "gemma")}
 # Strings that exercise the added tokens, besides the corpus sample.
 EXTRA_STRINGS = ["<s>Hello</s>", "<|endoftext|>The end.<|endoftext|>", "a <think>b</think> c",
                  "<|begin_of_text|>Hi<|end_of_text|>", "a b", "<|end|><|user|>ok",
-                 "  two spaces", " leading", "x\n\n  y\t", "Once upon a time<unk>"]
+                 "  two spaces", " leading", "x\n\n  y\t", "Once upon a time<unk>",
+                 "<start_of_turn>user\nhi<end_of_turn>", "a   b    c", "<bos>x<eos>", "tab\tend "]
 
 
 def sentencepiece_vocab(fixtures):
@@ -135,7 +137,38 @@ def gpt2_vocab(fixtures, size):
     return [by_id[i] for i in range(size - 1)] + ["<|endoftext|>"], merges
 
 
+def gemma_vocab(fixtures):
+    # A Gemma-shaped sentencepiece vocabulary on the llama fixture's pieces, as llama.cpp's
+    # GemmaModel writes one: <pad> <eos> <bos> <unk> first, runs of spaces stored as real
+    # spaces (which GemmaTokenizer looks up as "\u2581\u2581"), control turn markers, no merges,
+    # and scores that do not follow the pieces' order (transformers sorts by position instead).
+    tokens, scores, types = sentencepiece_vocab(fixtures)
+    control, normal = int(gguf.TokenType.CONTROL), int(gguf.TokenType.NORMAL)
+    swaps = {0: ("<pad>", control), 1: ("<eos>", control), 2: ("<bos>", control),
+             3: ("<unk>", int(gguf.TokenType.UNKNOWN)), 4: ("<mask>", control),
+             5: ("<start_of_turn>", control), 6: ("<end_of_turn>", control),
+             7: ("  ", normal), 8: ("   ", normal), 9: ("\n\n", normal)}
+    for i, (t, kind) in swaps.items():
+        tokens[i], types[i] = t, kind
+    rng = np.random.default_rng(3)
+    scores = [float(x) for x in -rng.permutation(len(tokens))]
+    return tokens, scores, types
+
+
 def write_tokenizer(w, kind, fixtures):
+    if kind == "gemma":
+        tokens, scores, types = gemma_vocab(fixtures)
+        w.add_tokenizer_model("llama")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_bos_token_id(2)
+        w.add_eos_token_id(1)
+        w.add_unk_token_id(3)
+        w.add_pad_token_id(0)
+        w.add_add_bos_token(True)
+        w.add_add_eos_token(False)
+        return
     if kind in ("sentencepiece", "phi3"):
         tokens, scores, types = sentencepiece_vocab(fixtures)
         if kind == "phi3":
@@ -325,7 +358,7 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
         w.add_sliding_window(cfg["sliding_window"])
-    if tokenizer != "qwen2":
+    if tokenizer not in ("qwen2", "gemma"):
         w.add_bos_token_id(cfg["bos_token_id"])
         w.add_eos_token_id(cfg["eos_token_id"])
         w.add_pad_token_id(cfg["pad_token_id"])
@@ -445,7 +478,8 @@ def main():
         out_dir, "llama_block256")
     for name, (arch, kind) in TOKENIZER_FILES.items():
         write_tokenizer_file(out_dir / (name + ".gguf"), arch, kind, fixtures)
-    tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", *TOKENIZER_FILES],
+    tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", "gemma2_q8_0",
+                                            *TOKENIZER_FILES],
                                   corpus_sample(fixtures))
     (out_dir / "tokenizer_golden.json").write_text(
         json.dumps(tok_golden, ensure_ascii=False, separators=(",", ":")) + "\n")
