@@ -64,7 +64,14 @@ MODELS = {
     # Gemma2: norms stored plus one (llama.cpp's Gemma2Model), the sliding window and head_dim
     # from the metadata, soft-capping and query_pre_attn_scalar from Gemma2Config's defaults.
     "gemma2_q8_0": ("gemma2", "gemma2", "tiny gemma2", {"blk.0": T.Q5_1}, T.Q8_0),
+    # Gemma3 (tests/fixtures/hf_arch/gemma3, a 128-token vocabulary: no text requests): norms
+    # stored plus one, q/k norms included; Gemma3TextConfig's defaults for what no key maps to.
+    "gemma3_q8_0": ("hf_arch/gemma3", "gemma3", "tiny gemma3", {"blk.1": T.Q4_0}, T.Q8_0),
 }
+# SHARED/fixtures/llama, set by main (the requests' tokenizer).
+LLAMA_TOKENIZER = []
+# Fixtures under tests/fixtures (the others are SHARED/fixtures').
+REPO_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 REQUESTS = [
     ("Once upon a time", " there was a little girl"),
@@ -73,7 +80,8 @@ REQUESTS = [
 ]
 
 ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
-        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2}
+        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2,
+        "gemma3": gguf.MODEL_ARCH.GEMMA3}
 
 # A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
 # blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
@@ -95,7 +103,7 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 # Which tokenizer each file carries (write_tokenizer's kinds).
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
               "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
-              "gemma2_q8_0": "gemma",
+              "gemma2_q8_0": "gemma", "gemma3_q8_0": None,
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
 TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3"),
@@ -350,11 +358,12 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
     w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
-    w.add_rope_freq_base(cfg["rope_parameters"]["rope_theta"])
+    rope = cfg["rope_parameters"]
+    w.add_rope_freq_base((rope.get("full_attention") or rope)["rope_theta"])
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
     w.add_rope_dimension_count(head_dim)
     w.add_vocab_size(cfg["vocab_size"])
-    if arch == "gemma2":
+    if arch in ("gemma2", "gemma3"):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
         w.add_sliding_window(cfg["sliding_window"])
@@ -369,7 +378,7 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
         base, suffix = hf_name.rsplit(".", 1)
         gname = name_map.get_name(base) + "." + suffix
         t = t.astype(np.float32)
-        if arch == "gemma2" and gname.endswith("norm.weight"):
+        if arch in ("gemma2", "gemma3") and gname.endswith("norm.weight"):
             t = t + 1
         if arch == "llama" and gname.endswith("attn_q.weight"):
             t = permute(t, cfg["num_attention_heads"])
@@ -401,9 +410,11 @@ def goldens(out_dir, name, fixture_dir):
     # Every fixture has the same tokenizer files; the llama folder's is read for all, since
     # transformers 5's AutoTokenizer builds another tokenizer from the same files in the qwen2
     # folder (its config.json's model_type chooses the class).
-    tok = AutoTokenizer.from_pretrained(str(fixture_dir.parent / "llama"))
+    tok = AutoTokenizer.from_pretrained(str(LLAMA_TOKENIZER[0]))
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
+                             "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
+                             "attn_logit_softcapping",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
          "inputs": [], "requests": []}
@@ -415,7 +426,12 @@ def goldens(out_dir, name, fixture_dir):
             g["inputs"].append({"input_ids": ids, "next_token_logprobs": nxt,
                                 "argmax": lp.argmax(-1).tolist(),
                                 "last_row_logprobs": lp[-1].tolist()})
-        for ctx, cont in REQUESTS:
+        # A short greedy generation from the first input.
+        first = fixture_golden["inputs"][0]["input_ids"]
+        out = model.generate(torch.tensor([first]), max_new_tokens=8, do_sample=False,
+                             eos_token_id=None, pad_token_id=0)
+        g["generation"] = {"prompt": first, "new_tokens": out[0, len(first):].tolist()}
+        for ctx, cont in (REQUESTS if model.config.vocab_size >= 512 else []):
             # HFLM._encode_pair: the whole encoded, the context's tokens cut off its front.
             whole = tok(ctx + cont)["input_ids"]
             ctx_ids = tok(ctx)["input_ids"]
@@ -460,13 +476,15 @@ def dequant_goldens():
 def main():
     fixtures, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
+    LLAMA_TOKENIZER.append(fixtures / "llama")
     golden = {"meta": {"gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
                        "transformers": __import__("transformers").__version__,
                        "torch": torch.__version__}, "models": {}}
     for name, (fixture, arch, gname, types, default) in MODELS.items():
-        write_gguf(out_dir / (name + ".gguf"), fixtures / fixture, arch, gname, types, default,
+        fixture_dir = fixtures / fixture if (fixtures / fixture).is_dir() else REPO_FIXTURES / fixture
+        write_gguf(out_dir / (name + ".gguf"), fixture_dir, arch, gname, types, default,
                    TOKENIZERS[name])
-        golden["models"][name] = goldens(out_dir, name, fixtures / fixture)
+        golden["models"][name] = goldens(out_dir, name, fixture_dir)
         golden["models"][name]["fixture"] = fixture
         if TOKENIZERS[name]:
             golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,

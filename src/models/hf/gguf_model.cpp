@@ -32,11 +32,14 @@ struct GgufArch {
   // Gemma2TensorProcessor: llama.cpp stores Gemma's norm weights plus one; transformers takes
   // the one off every "*norm.weight".
   bool norm_minus_one = false;
+  // Gemma3TextConfig keeps rope_theta as rope_parameters.full_attention's (the sliding layers
+  // keep their 10000): rope.freq_base goes there.
+  bool layer_type_rope = false;
 };
 
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
 // is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 5> kArchs = {{
+const std::array<GgufArch, 6> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -72,6 +75,26 @@ const std::array<GgufArch, 5> kArchs = {{
       {"ffn_norm", "pre_feedforward_layernorm"},
       {"post_ffw_norm", "post_feedforward_layernorm"}},
      {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
+     true},
+    // load_gguf_checkpoint makes a gemma3 file's model_type gemma3_text (its text backbone);
+    // Gemma3TextConfig's defaults: five sliding layers to one global, query_pre_attn_scalar 256,
+    // no soft-capping. Gemma2TensorProcessor takes the one off every norm, q/k norms included.
+    {"gemma3",
+     "gemma3_text",
+     "Gemma3ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 131072, "rms_norm_eps": 1e-06, "head_dim": 256,
+         "hidden_activation": "gelu_pytorch_tanh", "pad_token_id": 0, "eos_token_id": 1,
+         "bos_token_id": 2, "query_pre_attn_scalar": 256, "sliding_window": 4096,
+         "sliding_window_pattern": 6, "final_logit_softcapping": null,
+         "attn_logit_softcapping": null, "attention_bias": false,
+         "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                             "full_attention": {"rope_type": "default", "rope_theta": 1000000.0}}})",
+     {{"post_attention_norm", "post_attention_layernorm"},
+      {"ffn_norm", "pre_feedforward_layernorm"},
+      {"post_ffw_norm", "post_feedforward_layernorm"}},
+     {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
+     true,
      true},
 }};
 
@@ -119,7 +142,8 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3 or gemma2 model (as llama.cpp converts them)";
+    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2 or gemma3 model (as llama.cpp converts "
+    "them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -222,6 +246,10 @@ Json gguf_config_json(const GgufFile& f) {
   for (const auto& [k, to] : kTokenizerKeys) set(k, to);
   // load_gguf_checkpoint: tied unless the file has output.weight; the vocabulary's size from the
   // tokenizer's tokens when the architecture's vocab_size is absent.
+  if (g.layer_type_rope && c.contains("rope_theta")) {
+    c["rope_parameters"]["full_attention"]["rope_theta"] = c["rope_theta"];
+    c.erase("rope_theta");
+  }
   c["tie_word_embeddings"] = f.tensor("output.weight") == nullptr;
   if (!c.contains("vocab_size"))
     if (const GgufValue* t = f.find("tokenizer.ggml.tokens");
