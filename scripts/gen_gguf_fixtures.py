@@ -67,6 +67,9 @@ MODELS = {
     # Gemma3 (tests/fixtures/hf_arch/gemma3, a 128-token vocabulary: no text requests): norms
     # stored plus one, q/k norms included; Gemma3TextConfig's defaults for what no key maps to.
     "gemma3_q8_0": ("hf_arch/gemma3", "gemma3", "tiny gemma3", {"blk.1": T.Q4_0}, T.Q8_0),
+    # StableLM (LayerNorms with biases, partial rotary, parallel residual): the fixture's
+    # per-head q/k LayerNorms are left out, since no GGUF key maps to qk_layernorm.
+    "stablelm_q5_0": ("hf_arch/stablelm", "stablelm", "tiny stablelm", {"blk.0": T.Q8_0}, T.Q5_0),
 }
 # SHARED/fixtures/llama, set by main (the requests' tokenizer).
 LLAMA_TOKENIZER = []
@@ -81,7 +84,7 @@ REQUESTS = [
 
 ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
         "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2,
-        "gemma3": gguf.MODEL_ARCH.GEMMA3}
+        "gemma3": gguf.MODEL_ARCH.GEMMA3, "stablelm": gguf.MODEL_ARCH.STABLELM}
 
 # A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
 # blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
@@ -103,7 +106,7 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 # Which tokenizer each file carries (write_tokenizer's kinds).
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
               "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
-              "gemma2_q8_0": "gemma", "gemma3_q8_0": None,
+              "gemma2_q8_0": "gemma", "gemma3_q8_0": None, "stablelm_q5_0": None,
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
 TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3"),
@@ -357,7 +360,10 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.add_feed_forward_length(cfg["intermediate_size"])
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
-    w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
+    if arch == "stablelm":
+        w.add_layer_norm_eps(cfg["layer_norm_eps"])
+    else:
+        w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     rope = cfg["rope_parameters"]
     w.add_rope_freq_base((rope.get("full_attention") or rope)["rope_theta"])
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
@@ -376,6 +382,8 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
         write_tokenizer(w, tokenizer, fixture_dir.parent)
     for hf_name, t in weights.items():
         base, suffix = hf_name.rsplit(".", 1)
+        if name_map.get_name(base) is None:
+            continue  # no GGUF tensor (StableLM's per-head q/k norms)
         gname = name_map.get_name(base) + "." + suffix
         t = t.astype(np.float32)
         if arch in ("gemma2", "gemma3") and gname.endswith("norm.weight"):
@@ -414,7 +422,8 @@ def goldens(out_dir, name, fixture_dir):
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
                              "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
-                             "attn_logit_softcapping",
+                             "attn_logit_softcapping", "layer_norm_eps", "use_qkv_bias",
+                             "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
          "inputs": [], "requests": []}

@@ -35,11 +35,14 @@ struct GgufArch {
   // Gemma3TextConfig keeps rope_theta as rope_parameters.full_attention's (the sliding layers
   // keep their 10000): rope.freq_base goes there.
   bool layer_type_rope = false;
+  // kArchKeys' entries this architecture's mapping leaves out (StableLM's has no rope.freq_base
+  // and no RMS epsilon: a file's values there are ignored, as there).
+  std::vector<const char*> unmapped = {};
 };
 
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
 // is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 6> kArchs = {{
+const std::array<GgufArch, 7> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -96,6 +99,21 @@ const std::array<GgufArch, 6> kArchs = {{
      {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
      true,
      true},
+    // StableLmConfig's defaults; load_gguf_checkpoint sets use_qkv_bias and
+    // use_parallel_residual from the tensors (gguf_config_json). No key maps to qk_layernorm.
+    {"stablelm",
+     "stablelm",
+     "StableLmForCausalLM",
+     false,
+     R"({"max_position_embeddings": 4096, "layer_norm_eps": 1e-05, "hidden_act": "silu",
+         "rope_parameters": {"rope_theta": 10000.0, "partial_rotary_factor": 0.25,
+                             "rope_type": "default"},
+         "qk_layernorm": false, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": null})",
+     {},
+     {{"attention.layer_norm_epsilon", "layer_norm_eps"}},
+     false,
+     false,
+     {"rope.freq_base", "attention.layer_norm_rms_epsilon"}},
 }};
 
 // GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
@@ -142,8 +160,8 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2 or gemma3 model (as llama.cpp converts "
-    "them)";
+    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3 or stablelm model (as llama.cpp "
+    "converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -240,12 +258,27 @@ Json gguf_config_json(const GgufFile& f) {
     c[to] = to_json(*v);
   };
   const std::string prefix = std::string(g.gguf) + ".";
-  for (const auto& [k, to] : kArchKeys) set(prefix + k, to);
+  for (const auto& [k, to] : kArchKeys)
+    if (std::none_of(g.unmapped.begin(), g.unmapped.end(),
+                     [&](const char* u) { return std::strcmp(u, k) == 0; }))
+      set(prefix + k, to);
   for (const auto& [k, to] : g.keys) set(prefix + k, to);
   if (g.head_dim_from_rope) set(prefix + "rope.dimension_count", "head_dim");
   for (const auto& [k, to] : kTokenizerKeys) set(k, to);
   // load_gguf_checkpoint: tied unless the file has output.weight; the vocabulary's size from the
   // tokenizer's tokens when the architecture's vocab_size is absent.
+  if (std::string(g.gguf) == "stablelm") {
+    // load_gguf_checkpoint: q/k/v biases when any tensor name holds attn_{q,k,v}.bias, a
+    // parallel residual unless one holds ffn_norm (substring tests, as there).
+    bool bias = false, ffn_norm = false;
+    for (const auto& t : f.tensors()) {
+      for (const char* b : {"attn_q.bias", "attn_k.bias", "attn_v.bias"})
+        bias = bias || t.name.find(b) != std::string::npos;
+      ffn_norm = ffn_norm || t.name.find("ffn_norm") != std::string::npos;
+    }
+    c["use_qkv_bias"] = bias;
+    c["use_parallel_residual"] = !ffn_norm;
+  }
   if (g.layer_type_rope && c.contains("rope_theta")) {
     c["rope_parameters"]["full_attention"]["rope_theta"] = c["rope_theta"];
     c.erase("rope_theta");

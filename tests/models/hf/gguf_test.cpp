@@ -145,11 +145,14 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     for (const char* k : {"num_key_value_heads", "max_position_embeddings", "vocab_size",
                           "bos_token_id", "eos_token_id", "tie_word_embeddings"})
       EXPECT_EQ(c[k].dump(), want[k].dump()) << name << " " << k;
-    EXPECT_EQ(c["rms_norm_eps"].get<double>(), want["rms_norm_eps"].get<double>()) << name;
-    if (want["rope_parameters"].contains("full_attention")) {
+    const char* eps = want.contains("rms_norm_eps") ? "rms_norm_eps" : "layer_norm_eps";
+    EXPECT_EQ(c.at(eps).get<double>(), want[eps].get<double>()) << name;
+    for (const char* k : {"use_qkv_bias", "use_parallel_residual"})
+      if (want.contains(k)) EXPECT_EQ(c.at(k), want[k]) << name << " " << k;
+    if (!c.contains("rope_theta")) {
       EXPECT_EQ(json::parse(c["rope_parameters"].dump()), want["rope_parameters"]) << name;
       for (const char* k : {"query_pre_attn_scalar", "sliding_window"})
-        EXPECT_EQ(c[k], want[k]) << name << " " << k;
+        if (want.contains(k)) EXPECT_EQ(c.at(k), want[k]) << name << " " << k;
     } else {
       EXPECT_EQ(c["rope_theta"].get<double>(), want["rope_parameters"]["rope_theta"].get<double>());
     }
