@@ -70,6 +70,10 @@ MODELS = {
     # StableLM (LayerNorms with biases, partial rotary, parallel residual): the fixture's
     # per-head q/k LayerNorms are left out, since no GGUF key maps to qk_layernorm.
     "stablelm_q5_0": ("hf_arch/stablelm", "stablelm", "tiny stablelm", {"blk.0": T.Q8_0}, T.Q5_0),
+    # Starcoder2 (LayerNorms, biases everywhere, c_fc/c_proj as ffn_up/ffn_down): the mapping
+    # reads no vocab_size, so the file carries a token list ("tokens") for transformers to count.
+    "starcoder2_q8_0": ("hf_arch/starcoder2", "starcoder2", "tiny starcoder2", {"blk.1": T.Q4_1},
+                        T.Q8_0),
 }
 # SHARED/fixtures/llama, set by main (the requests' tokenizer).
 LLAMA_TOKENIZER = []
@@ -84,7 +88,8 @@ REQUESTS = [
 
 ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
         "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2,
-        "gemma3": gguf.MODEL_ARCH.GEMMA3, "stablelm": gguf.MODEL_ARCH.STABLELM}
+        "gemma3": gguf.MODEL_ARCH.GEMMA3, "stablelm": gguf.MODEL_ARCH.STABLELM,
+        "starcoder2": gguf.MODEL_ARCH.STARCODER2}
 
 # A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
 # blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
@@ -107,6 +112,7 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
               "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
               "gemma2_q8_0": "gemma", "gemma3_q8_0": None, "stablelm_q5_0": None,
+              "starcoder2_q8_0": "tokens",
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
 TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3"),
@@ -166,7 +172,11 @@ def gemma_vocab(fixtures):
     return tokens, scores, types
 
 
-def write_tokenizer(w, kind, fixtures):
+def write_tokenizer(w, kind, fixtures, vocab_size=0):
+    if kind == "tokens":
+        # Only a token list of the model's size (no tokenizer is built from it here).
+        w.add_token_list([f"<t{i}>" for i in range(vocab_size)])
+        return
     if kind == "gemma":
         tokens, scores, types = gemma_vocab(fixtures)
         w.add_tokenizer_model("llama")
@@ -360,8 +370,8 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.add_feed_forward_length(cfg["intermediate_size"])
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
-    if arch == "stablelm":
-        w.add_layer_norm_eps(cfg["layer_norm_eps"])
+    if arch in ("stablelm", "starcoder2"):
+        w.add_layer_norm_eps(cfg.get("layer_norm_eps") or cfg["norm_epsilon"])
     else:
         w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
     rope = cfg["rope_parameters"]
@@ -379,7 +389,7 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
         w.add_pad_token_id(cfg["pad_token_id"])
     w.add_file_type(int(gguf.LlamaFileType.MOSTLY_Q4_0))
     if tokenizer:
-        write_tokenizer(w, tokenizer, fixture_dir.parent)
+        write_tokenizer(w, tokenizer, LLAMA_TOKENIZER[0].parent, cfg["vocab_size"])
     for hf_name, t in weights.items():
         base, suffix = hf_name.rsplit(".", 1)
         if name_map.get_name(base) is None:
@@ -422,7 +432,7 @@ def goldens(out_dir, name, fixture_dir):
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
                              "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
-                             "attn_logit_softcapping", "layer_norm_eps", "use_qkv_bias",
+                             "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "use_qkv_bias",
                              "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
@@ -495,7 +505,7 @@ def main():
                    TOKENIZERS[name])
         golden["models"][name] = goldens(out_dir, name, fixture_dir)
         golden["models"][name]["fixture"] = fixture
-        if TOKENIZERS[name]:
+        if TOKENIZERS[name] not in (None, "tokens"):
             golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,
                                                                                        name)
     write_block256(out_dir / "llama_block256.gguf", fixtures)

@@ -42,7 +42,7 @@ struct GgufArch {
 
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
 // is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 7> kArchs = {{
+const std::array<GgufArch, 8> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -114,6 +114,20 @@ const std::array<GgufArch, 7> kArchs = {{
      false,
      false,
      {"rope.freq_base", "attention.layer_norm_rms_epsilon"}},
+    // Starcoder2Config's defaults (no sliding window unless config.json says so); the mapping
+    // has no vocab_size: the vocabulary's size comes from tokenizer.ggml.tokens.
+    {"starcoder2",
+     "starcoder2",
+     "Starcoder2ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 4096, "norm_epsilon": 1e-05, "hidden_act": "gelu_pytorch_tanh",
+         "rope_theta": 10000.0, "use_bias": true, "sliding_window": null, "bos_token_id": 50256,
+         "eos_token_id": 50256, "pad_token_id": null})",
+     {{"ffn_up", "mlp.c_fc"}, {"ffn_down", "mlp.c_proj"}},
+     {{"attention.layer_norm_epsilon", "norm_epsilon"}},
+     false,
+     false,
+     {"rope.freq_base", "attention.layer_norm_rms_epsilon", "vocab_size"}},
 }};
 
 // GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
@@ -160,8 +174,8 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3 or stablelm model (as llama.cpp "
-    "converts them)";
+    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3, stablelm or starcoder2 model (as "
+    "llama.cpp converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},

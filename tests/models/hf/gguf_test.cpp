@@ -145,8 +145,13 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     for (const char* k : {"num_key_value_heads", "max_position_embeddings", "vocab_size",
                           "bos_token_id", "eos_token_id", "tie_word_embeddings"})
       EXPECT_EQ(c[k].dump(), want[k].dump()) << name << " " << k;
-    const char* eps = want.contains("rms_norm_eps") ? "rms_norm_eps" : "layer_norm_eps";
-    EXPECT_EQ(c.at(eps).get<double>(), want[eps].get<double>()) << name;
+    int epsilons = 0;
+    for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon"})
+      if (want.contains(eps)) {
+        ++epsilons;
+        EXPECT_EQ(c.at(eps).get<double>(), want[eps].get<double>()) << name;
+      }
+    EXPECT_EQ(epsilons, 1) << name;
     for (const char* k : {"use_qkv_bias", "use_parallel_residual"})
       if (want.contains(k)) EXPECT_EQ(c.at(k), want[k]) << name << " " << k;
     if (!c.contains("rope_theta")) {
