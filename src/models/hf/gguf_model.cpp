@@ -223,7 +223,24 @@ const GgufArch& arch_of(const GgufFile& f) {
             "transformers), or a llama.cpp server (--model gguf)");
       return g;
     }
-  throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval",
+  // The other architectures transformers 5.23's loader accepts (GGUF_SUPPORTED_ARCHITECTURES and
+  // load_gguf_checkpoint's renames): lm-eval runs the first group natively from safetensors but
+  // does not map their GGUF tensors yet; the second it has no native implementation of.
+  static const std::array<const char*, 6> kNativeElsewhere = {"qwen2moe", "qwen3moe", "gpt-oss",
+                                                              "falcon",   "bloom",    "gpt2"};
+  static const std::array<const char*, 8> kTransformersOnly = {
+      "lfm2", "t5", "t5encoder", "mamba", "nemotron", "gemma4", "deci", "minimax-m2"};
+  auto in = [&](const auto& list) {
+    return std::any_of(list.begin(), list.end(), [&](const char* n) { return a->s == n; });
+  };
+  std::string why;
+  if (in(kNativeElsewhere))
+    why =
+        " (transformers reads it; lm-eval runs this architecture natively from the Hugging "
+        "Face checkpoint, not yet from a GGUF file)";
+  else if (in(kTransformersOnly))
+    why = " (transformers reads it; lm-eval has no native implementation of this architecture)";
+  throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval" + why,
                   {f.path().string(), 0, 0, "general.architecture"},
                   "one of " + gguf_native_architectures() +
                       "; serve other GGUF files with llama.cpp's server and evaluate them with "

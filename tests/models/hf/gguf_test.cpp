@@ -177,6 +177,20 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   EXPECT_NE(m.find("GGUF architecture 'gpt2' is not read natively"), std::string::npos) << m;
   EXPECT_NE(m.find("general.architecture"), std::string::npos) << m;
   EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
+  EXPECT_NE(m.find("natively from the Hugging Face checkpoint"), std::string::npos) << m;
+  for (const char* arch : {"qwen3moe", "falcon", "bloom"}) {
+    const fs::path p = temp_file(std::string(arch) + ".gguf", MiniGguf::llama(arch).bytes());
+    m = expect_user_error([&] { gguf_config_json(GgufFile(p)); });
+    EXPECT_NE(m.find(p.string()), std::string::npos) << m;
+    EXPECT_NE(m.find("not yet from a GGUF file"), std::string::npos) << m;
+  }
+  const fs::path nemotron = temp_file("nemotron.gguf", MiniGguf::llama("nemotron").bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(nemotron)); });
+  EXPECT_NE(m.find("no native implementation"), std::string::npos) << m;
+  const fs::path rwkv = temp_file("rwkv.gguf", MiniGguf::llama("rwkv6").bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(rwkv)); });
+  EXPECT_EQ(m.find("transformers reads it"), std::string::npos) << m;
+  EXPECT_NE(m.find("'rwkv6'"), std::string::npos) << m;
   MiniGguf named = MiniGguf::llama();
   named.text("general.name", "mistral");
   const fs::path mistral = temp_file("mistral.gguf", named.bytes());
