@@ -420,6 +420,52 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.close()
 
 
+def write_gpt2(path, fixture_dir, fixtures):
+    # llama.cpp's GPT2Model: Conv1D weights transposed to [out, in]. transformers reads no
+    # n_positions and no n_inner from a GGUF (GPT2Config's 1024 and 4 * n_embd), so the
+    # fixture's 256 positions and 128-wide MLP are zero-padded to those sizes: the same function.
+    cfg = json.loads((fixture_dir / "config.json").read_text())
+    weights = {k: v.astype(np.float32) for k, v in
+               load_file(str(fixture_dir / "model.safetensors")).items()}
+    n_embd, n_layer = cfg["n_embd"], cfg["n_layer"]
+    inner, full = cfg["n_inner"], 4 * cfg["n_embd"]
+    name_map = gguf.get_tensor_name_map(gguf.MODEL_ARCH.GPT2, n_layer)
+    w = gguf.GGUFWriter(str(path), "gpt2")
+    w.add_name("tiny gpt2")
+    w.add_context_length(1024)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(n_layer)
+    w.add_feed_forward_length(full)
+    w.add_head_count(cfg["n_head"])
+    w.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    w.add_bos_token_id(cfg["bos_token_id"])
+    w.add_eos_token_id(cfg["eos_token_id"])
+    write_tokenizer(w, "tokens", fixtures, cfg["vocab_size"])
+    for hf_name, t in weights.items():
+        if hf_name.endswith(".attn.bias") or hf_name.endswith(".attn.masked_bias"):
+            continue
+        base, suffix = hf_name.rsplit(".", 1)
+        gname = name_map.get_name(base) + "." + suffix
+        if base == "transformer.wpe":
+            t = np.concatenate([t, np.zeros((1024 - t.shape[0], n_embd), np.float32)])
+        if base.endswith("mlp.c_fc"):
+            pad = np.zeros(t.shape[:-1] + (full - inner,), np.float32)
+            t = np.concatenate([t, pad], axis=-1)
+        if base.endswith("mlp.c_proj") and suffix == "weight":
+            t = np.concatenate([t, np.zeros((full - inner, n_embd), np.float32)])
+        if t.ndim == 2 and base.split(".")[-1] in ("c_attn", "c_proj", "c_fc"):
+            t = np.ascontiguousarray(t.T)
+        if t.ndim == 2:
+            qtype = T.Q4_1 if ".h.1." in hf_name else T.Q8_0
+            w.add_tensor(gname, gguf.quants.quantize(t, qtype), raw_dtype=qtype)
+        else:
+            w.add_tensor(gname, t)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def goldens(out_dir, name, fixture_dir):
     model = AutoModelForCausalLM.from_pretrained(str(out_dir), gguf_file=name + ".gguf",
                                                  dtype=torch.float32)
@@ -432,7 +478,8 @@ def goldens(out_dir, name, fixture_dir):
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
                              "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
-                             "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "use_qkv_bias",
+                             "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon",
+                             "n_positions", "n_inner", "use_qkv_bias",
                              "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
@@ -508,6 +555,9 @@ def main():
         if TOKENIZERS[name] not in (None, "tokens"):
             golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,
                                                                                        name)
+    write_gpt2(out_dir / "gpt2_q8_0.gguf", fixtures / "gpt2", fixtures)
+    golden["models"]["gpt2_q8_0"] = goldens(out_dir, "gpt2_q8_0", fixtures / "gpt2")
+    golden["models"]["gpt2_q8_0"]["fixture"] = "gpt2"
     write_block256(out_dir / "llama_block256.gguf", fixtures)
     golden["models"]["llama_block256"] = goldens(out_dir, "llama_block256", fixtures / "llama")
     golden["models"]["llama_block256"]["fixture"] = "llama"

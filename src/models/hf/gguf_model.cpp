@@ -38,11 +38,16 @@ struct GgufArch {
   // kArchKeys' entries this architecture's mapping leaves out (StableLM's has no rope.freq_base
   // and no RMS epsilon: a file's values there are ignored, as there).
   std::vector<const char*> unmapped = {};
+  // GPT-2's layout: its own prefixes and top-level names (kModelNames otherwise), and
+  // GPT2TensorProcessor's transposes (llama.cpp stores its Conv1D weights [out, in]).
+  const char* layer_prefix = "model.layers.";
+  std::vector<std::pair<const char*, const char*>> model_names = {};
+  std::vector<const char*> transposed = {};
 };
 
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
 // is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 8> kArchs = {{
+const std::array<GgufArch, 9> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -128,6 +133,37 @@ const std::array<GgufArch, 8> kArchs = {{
      false,
      false,
      {"rope.freq_base", "attention.layer_norm_rms_epsilon", "vocab_size"}},
+    // GPT2Config's defaults: the mapping's n_ctx and feed_forward_length are no GPT2Config fields
+    // (n_positions stays 1024, n_inner None: 4 * n_embd), the vocabulary's size from the tokens.
+    {"gpt2",
+     "gpt2",
+     "GPT2LMHeadModel",
+     false,
+     R"({"n_positions": 1024, "n_inner": null, "activation_function": "gelu_new",
+         "layer_norm_epsilon": 1e-05, "bos_token_id": 50256, "eos_token_id": 50256})",
+     {{"attn_norm", "ln_1"},
+      {"ffn_norm", "ln_2"},
+      {"attn_qkv", "attn.c_attn"},
+      {"attn_output", "attn.c_proj"},
+      {"ffn_up", "mlp.c_fc"},
+      {"ffn_down", "mlp.c_proj"}},
+     {{"block_count", "n_layer"},
+      {"context_length", "n_ctx"},
+      {"embedding_length", "n_embd"},
+      {"feed_forward_length", "feed_forward_length"},
+      {"attention.head_count", "n_head"},
+      {"attention.layer_norm_epsilon", "layer_norm_epsilon"}},
+     false,
+     false,
+     {"context_length", "block_count", "feed_forward_length", "embedding_length", "rope.freq_base",
+      "attention.head_count", "attention.head_count_kv", "attention.layer_norm_rms_epsilon",
+      "vocab_size"},
+     "transformer.h.",
+     {{"token_embd", "transformer.wte"},
+      {"position_embd", "transformer.wpe"},
+      {"output_norm", "transformer.ln_f"},
+      {"output", "lm_head"}},
+     {"attn_qkv.weight", "ffn_down.weight", "ffn_up.weight", "attn_output.weight"}},
 }};
 
 // GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
@@ -174,8 +210,9 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3, stablelm or starcoder2 model (as "
-    "llama.cpp converts them)";
+    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3, stablelm, starcoder2 or gpt2 "
+    "model "
+    "(as llama.cpp converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -226,8 +263,8 @@ const GgufArch& arch_of(const GgufFile& f) {
   // The other architectures transformers 5.23's loader accepts (GGUF_SUPPORTED_ARCHITECTURES and
   // load_gguf_checkpoint's renames): lm-eval runs the first group natively from safetensors but
   // does not map their GGUF tensors yet; the second it has no native implementation of.
-  static const std::array<const char*, 6> kNativeElsewhere = {"qwen2moe", "qwen3moe", "gpt-oss",
-                                                              "falcon",   "bloom",    "gpt2"};
+  static const std::array<const char*, 5> kNativeElsewhere = {"qwen2moe", "qwen3moe", "gpt-oss",
+                                                              "falcon", "bloom"};
   static const std::array<const char*, 8> kTransformersOnly = {
       "lfm2", "t5", "t5encoder", "mamba", "nemotron", "gemma4", "deci", "minimax-m2"};
   auto in = [&](const auto& list) {
@@ -332,15 +369,23 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
   const GgufArch& arch = arch_of(file_);
   arch_ = arch.gguf;
   norm_minus_one_ = arch.norm_minus_one;
-  const int64_t layers = config_["num_hidden_layers"].get<int64_t>();
+  const int64_t layers =
+      config_[config_.contains("n_layer") ? "n_layer" : "num_hidden_layers"].get<int64_t>();
+  layer_prefix_ = arch.layer_prefix;
+  for (const char* t : arch.transposed) transposed_.emplace_back(t);
   for (const auto& t : file_.tensors()) {
     const auto dot = t.name.rfind('.');
     if (dot == std::string::npos) continue;
     const std::string base = t.name.substr(0, dot), suffix = t.name.substr(dot);
     if (suffix != ".weight" && suffix != ".bias") continue;
     std::string hf;
-    for (const auto& [from, to] : kModelNames)
-      if (base == from) hf = to;
+    if (arch.model_names.empty()) {
+      for (const auto& [from, to] : kModelNames)
+        if (base == from) hf = to;
+    } else {
+      for (const auto& [from, to] : arch.model_names)
+        if (base == from) hf = to;
+    }
     if (hf.empty() && base.rfind("blk.", 0) == 0) {
       const auto end = base.find('.', 4);
       const std::string idx =
@@ -350,9 +395,9 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
         continue;
       const std::string block = base.substr(end + 1);
       for (const auto& [from, to] : kBlockNames)
-        if (block == from) hf = "model.layers." + idx + "." + to;
+        if (block == from) hf = layer_prefix_ + idx + "." + to;
       for (const auto& [from, to] : arch.block_names)
-        if (block == from) hf = "model.layers." + idx + "." + to;
+        if (block == from) hf = layer_prefix_ + idx + "." + to;
     }
     // Tensors transformers has no parameter for (rope_freqs, ...) are skipped, as there.
     if (!hf.empty()) by_hf_name_[hf + suffix] = &t;
@@ -391,6 +436,18 @@ const TensorView* GgufTensors::find(const std::string& name) const {
       const int64_t rows = v.shape[0];
       reverse_permute(*values, rows, t.numel() / std::max<int64_t>(rows, 1), heads);
     }
+  }
+  // GPT2TensorProcessor: weights.T for the names holding these (substring tests, as there).
+  if (v.shape.size() == 2 &&
+      std::any_of(transposed_.begin(), transposed_.end(),
+                  [&](const std::string& n) { return t.name.find(n) != std::string::npos; })) {
+    const int64_t rows = v.shape[0], cols = v.shape[1];
+    std::vector<float> out(values->size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        out[static_cast<size_t>(c * rows + r)] = (*values)[static_cast<size_t>(r * cols + c)];
+    values->swap(out);
+    std::swap(v.shape[0], v.shape[1]);
   }
   if (norm_minus_one_ && t.name.find("norm.weight") != std::string::npos)
     for (float& x : *values) x -= 1.0f;

@@ -142,11 +142,12 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     const Json c = gguf_config_json(GgufFile(fixtures() / (name + ".gguf")));
     const json& want = g["config"];
     EXPECT_EQ(c["model_type"], want["model_type"]) << name;
-    for (const char* k : {"num_key_value_heads", "max_position_embeddings", "vocab_size",
-                          "bos_token_id", "eos_token_id", "tie_word_embeddings"})
-      EXPECT_EQ(c[k].dump(), want[k].dump()) << name << " " << k;
+    for (const char* k :
+         {"num_key_value_heads", "max_position_embeddings", "vocab_size", "bos_token_id",
+          "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner"})
+      if (want.contains(k)) EXPECT_EQ(c.at(k).dump(), want[k].dump()) << name << " " << k;
     int epsilons = 0;
-    for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon"})
+    for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon"})
       if (want.contains(eps)) {
         ++epsilons;
         EXPECT_EQ(c.at(eps).get<double>(), want[eps].get<double>()) << name;
@@ -154,7 +155,9 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     EXPECT_EQ(epsilons, 1) << name;
     for (const char* k : {"use_qkv_bias", "use_parallel_residual"})
       if (want.contains(k)) EXPECT_EQ(c.at(k), want[k]) << name << " " << k;
-    if (!c.contains("rope_theta")) {
+    if (!want.contains("rope_parameters")) {
+      EXPECT_FALSE(c.contains("rope_theta")) << name;
+    } else if (!c.contains("rope_theta")) {
       EXPECT_EQ(json::parse(c["rope_parameters"].dump()), want["rope_parameters"]) << name;
       for (const char* k : {"query_pre_attn_scalar", "sliding_window"})
         if (want.contains(k)) EXPECT_EQ(c.at(k), want[k]) << name << " " << k;
@@ -172,10 +175,11 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
 }
 
 TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
-  const fs::path gpt2 = temp_file("gpt2.gguf", MiniGguf::llama("gpt2").bytes());
-  std::string m = expect_user_error([&] { gguf_config_json(GgufFile(gpt2)); });
-  EXPECT_NE(m.find("GGUF architecture 'gpt2' is not read natively"), std::string::npos) << m;
+  const fs::path oss = temp_file("gpt-oss.gguf", MiniGguf::llama("gpt-oss").bytes());
+  std::string m = expect_user_error([&] { gguf_config_json(GgufFile(oss)); });
+  EXPECT_NE(m.find("GGUF architecture 'gpt-oss' is not read natively"), std::string::npos) << m;
   EXPECT_NE(m.find("general.architecture"), std::string::npos) << m;
+  EXPECT_NE(m.find(oss.string()), std::string::npos) << m;
   EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
   EXPECT_NE(m.find("natively from the Hugging Face checkpoint"), std::string::npos) << m;
   for (const char* arch : {"qwen3moe", "falcon", "bloom"}) {
@@ -273,7 +277,10 @@ TEST(GgufModel, HflmScoresRequestsAsTheReferencesHfGgufPath) {
       EXPECT_NEAR(res[i].loglikelihood, g["requests"][i]["logprob"].get<double>(), 1e-4) << name;
       EXPECT_EQ(res[i].is_greedy, g["requests"][i]["is_greedy"].get<bool>()) << name;
     }
-    EXPECT_EQ(lm.max_length(), g["config"]["max_position_embeddings"].get<int64_t>());
+    const json& c = g["config"];
+    EXPECT_EQ(
+        lm.max_length(),
+        c[c.contains("n_positions") ? "n_positions" : "max_position_embeddings"].get<int64_t>());
   }
 }
 
