@@ -4,7 +4,8 @@
 Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf
 
 Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequantize):
-  * <name>.gguf: shared/fixtures' tiny llama, mistral and qwen2 models converted as llama.cpp's
+  * <name>.gguf: shared/fixtures' tiny llama, mistral, qwen2, phi3, gemma2 and gpt2 models and
+    tests/fixtures/hf_arch's gemma3, stablelm and starcoder2 converted as llama.cpp's
     convert_hf_to_gguf.py lays them out (its tensor names, 2-D weights quantised, norms and
     biases F32, Q and K rows of the llama architecture permuted as its LlamaModel.permute does),
     at the quantisation types named in MODELS below.
@@ -12,7 +13,8 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     AutoModelForCausalLM.from_pretrained(folder, gguf_file=name) in float32: next-token
     log-probs, argmaxes and last-row log-softmax of the fixture's three inputs, and the
     log-likelihoods of a few text requests encoded as HFLM encodes them (with the llama
-    fixture's tokenizer, which the GGUFs do not carry).
+    fixture's tokenizer; none for the 128-token vocabularies), and an 8-token greedy
+    generation (generate(do_sample=False)) from the first input.
   * dequant.json: for every ggml type gguf.quants can dequantise, random blocks (hex) and
     gguf.quants.dequantize's float32 output of them (hex, little-endian).
   * llama_block256.gguf: a random llama of 256-wide rows whose 2-D tensors are random blocks
@@ -22,7 +24,8 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     (tokenizer.ggml.*): the llama fixture's sentencepiece model (tokens, scores, token types) in
     the llama and mistral files, a 512-token cut of GPT-2's byte-level BPE (tokens, merges,
     pre-tokenizer "qwen2") in the qwen2 file, and tokenizer-only files (tok_*.gguf) for the
-    other builders and token kinds: a Llama-3-like byte-level vocabulary (pre "llama-bpe",
+    other builders and token kinds: a Gemma-shaped sentencepiece vocabulary (also in the gemma2
+    file: gemma_tokenizer's respelling and position-ordered merges), a Llama-3-like byte-level vocabulary (pre "llama-bpe",
     add_bos_token, user-defined and mislabelled control tokens) and a Phi-3 sentencepiece one.
     tokenizer_golden.json: AutoTokenizer.from_pretrained(folder, gguf_file=name)'s encodings
     (with and without special tokens) and decodings of a sample of
