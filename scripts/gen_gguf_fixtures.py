@@ -4,7 +4,8 @@
 Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf
 
 Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequantize):
-  * <name>.gguf: shared/fixtures' tiny llama, mistral and qwen2 models converted as llama.cpp's
+  * <name>.gguf: shared/fixtures' tiny llama, mistral, qwen2, phi3, gemma2 and gpt2 models and
+    tests/fixtures/hf_arch's gemma3, stablelm and starcoder2 converted as llama.cpp's
     convert_hf_to_gguf.py lays them out (its tensor names, 2-D weights quantised, norms and
     biases F32, Q and K rows of the llama architecture permuted as its LlamaModel.permute does),
     at the quantisation types named in MODELS below.
@@ -12,7 +13,8 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     AutoModelForCausalLM.from_pretrained(folder, gguf_file=name) in float32: next-token
     log-probs, argmaxes and last-row log-softmax of the fixture's three inputs, and the
     log-likelihoods of a few text requests encoded as HFLM encodes them (with the llama
-    fixture's tokenizer, which the GGUFs do not carry).
+    fixture's tokenizer; none for the 128-token vocabularies), and an 8-token greedy
+    generation (generate(do_sample=False)) from the first input.
   * dequant.json: for every ggml type gguf.quants can dequantise, random blocks (hex) and
     gguf.quants.dequantize's float32 output of them (hex, little-endian).
   * llama_block256.gguf: a random llama of 256-wide rows whose 2-D tensors are random blocks
@@ -22,7 +24,8 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     (tokenizer.ggml.*): the llama fixture's sentencepiece model (tokens, scores, token types) in
     the llama and mistral files, a 512-token cut of GPT-2's byte-level BPE (tokens, merges,
     pre-tokenizer "qwen2") in the qwen2 file, and tokenizer-only files (tok_*.gguf) for the
-    other builders and token kinds: a Llama-3-like byte-level vocabulary (pre "llama-bpe",
+    other builders and token kinds: a Gemma-shaped sentencepiece vocabulary (also in the gemma2
+    file: gemma_tokenizer's respelling and position-ordered merges), a Llama-3-like byte-level vocabulary (pre "llama-bpe",
     add_bos_token, user-defined and mislabelled control tokens) and a Phi-3 sentencepiece one.
     tokenizer_golden.json: AutoTokenizer.from_pretrained(folder, gguf_file=name)'s encodings
     (with and without special tokens) and decodings of a sample of
@@ -64,7 +67,21 @@ MODELS = {
     # Gemma2: norms stored plus one (llama.cpp's Gemma2Model), the sliding window and head_dim
     # from the metadata, soft-capping and query_pre_attn_scalar from Gemma2Config's defaults.
     "gemma2_q8_0": ("gemma2", "gemma2", "tiny gemma2", {"blk.0": T.Q5_1}, T.Q8_0),
+    # Gemma3 (tests/fixtures/hf_arch/gemma3, a 128-token vocabulary: no text requests): norms
+    # stored plus one, q/k norms included; Gemma3TextConfig's defaults for what no key maps to.
+    "gemma3_q8_0": ("hf_arch/gemma3", "gemma3", "tiny gemma3", {"blk.1": T.Q4_0}, T.Q8_0),
+    # StableLM (LayerNorms with biases, partial rotary, parallel residual): the fixture's
+    # per-head q/k LayerNorms are left out, since no GGUF key maps to qk_layernorm.
+    "stablelm_q5_0": ("hf_arch/stablelm", "stablelm", "tiny stablelm", {"blk.0": T.Q8_0}, T.Q5_0),
+    # Starcoder2 (LayerNorms, biases everywhere, c_fc/c_proj as ffn_up/ffn_down): the mapping
+    # reads no vocab_size, so the file carries a token list ("tokens") for transformers to count.
+    "starcoder2_q8_0": ("hf_arch/starcoder2", "starcoder2", "tiny starcoder2", {"blk.1": T.Q4_1},
+                        T.Q8_0),
 }
+# SHARED/fixtures/llama, set by main (the requests' tokenizer).
+LLAMA_TOKENIZER = []
+# Fixtures under tests/fixtures (the others are SHARED/fixtures').
+REPO_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 REQUESTS = [
     ("Once upon a time", " there was a little girl"),
@@ -73,7 +90,9 @@ REQUESTS = [
 ]
 
 ARCH = {"llama": gguf.MODEL_ARCH.LLAMA, "qwen2": gguf.MODEL_ARCH.QWEN2,
-        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2}
+        "phi3": gguf.MODEL_ARCH.PHI3, "gemma2": gguf.MODEL_ARCH.GEMMA2,
+        "gemma3": gguf.MODEL_ARCH.GEMMA3, "stablelm": gguf.MODEL_ARCH.STABLELM,
+        "starcoder2": gguf.MODEL_ARCH.STARCODER2}
 
 # A llama of 256-wide rows (K-quants and the IQ types need 256-element blocks) with random
 # blocks of each of those types, layer by layer (gguf.quants cannot quantise to them).
@@ -95,14 +114,17 @@ SCALES = {T.Q2_K: 0.002, T.Q3_K: 0.0005, T.Q4_K: 0.00005, T.Q5_K: 0.00003, T.Q6_
 # Which tokenizer each file carries (write_tokenizer's kinds).
 TOKENIZERS = {"llama_q4_0": "sentencepiece", "llama_mixed": "sentencepiece",
               "llama_block256": "sentencepiece", "phi3_q8_0": "sentencepiece",
-              "gemma2_q8_0": None,
+              "gemma2_q8_0": "gemma", "gemma3_q8_0": None, "stablelm_q5_0": None,
+              "starcoder2_q8_0": "tokens",
               "mistral_q5_1": "sentencepiece", "qwen2_q5_0": "qwen2"}
 # Tokenizer-only files: name -> (architecture, kind).
-TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3")}
+TOKENIZER_FILES = {"tok_llama3": ("llama", "llama3"), "tok_phi3": ("phi3", "phi3"),
+                   "tok_gemma3": ("gemma3", "gemma")}
 # Strings that exercise the added tokens, besides the corpus sample.
 EXTRA_STRINGS = ["<s>Hello</s>", "<|endoftext|>The end.<|endoftext|>", "a <think>b</think> c",
                  "<|begin_of_text|>Hi<|end_of_text|>", "a b", "<|end|><|user|>ok",
-                 "  two spaces", " leading", "x\n\n  y\t", "Once upon a time<unk>"]
+                 "  two spaces", " leading", "x\n\n  y\t", "Once upon a time<unk>",
+                 "<start_of_turn>user\nhi<end_of_turn>", "a   b    c", "<bos>x<eos>", "tab\tend "]
 
 
 def sentencepiece_vocab(fixtures):
@@ -135,7 +157,42 @@ def gpt2_vocab(fixtures, size):
     return [by_id[i] for i in range(size - 1)] + ["<|endoftext|>"], merges
 
 
-def write_tokenizer(w, kind, fixtures):
+def gemma_vocab(fixtures):
+    # A Gemma-shaped sentencepiece vocabulary on the llama fixture's pieces, as llama.cpp's
+    # GemmaModel writes one: <pad> <eos> <bos> <unk> first, runs of spaces stored as real
+    # spaces (which GemmaTokenizer looks up as "\u2581\u2581"), control turn markers, no merges,
+    # and scores that do not follow the pieces' order (transformers sorts by position instead).
+    tokens, scores, types = sentencepiece_vocab(fixtures)
+    control, normal = int(gguf.TokenType.CONTROL), int(gguf.TokenType.NORMAL)
+    swaps = {0: ("<pad>", control), 1: ("<eos>", control), 2: ("<bos>", control),
+             3: ("<unk>", int(gguf.TokenType.UNKNOWN)), 4: ("<mask>", control),
+             5: ("<start_of_turn>", control), 6: ("<end_of_turn>", control),
+             7: ("  ", normal), 8: ("   ", normal), 9: ("\n\n", normal)}
+    for i, (t, kind) in swaps.items():
+        tokens[i], types[i] = t, kind
+    rng = np.random.default_rng(3)
+    scores = [float(x) for x in -rng.permutation(len(tokens))]
+    return tokens, scores, types
+
+
+def write_tokenizer(w, kind, fixtures, vocab_size=0):
+    if kind == "tokens":
+        # Only a token list of the model's size (no tokenizer is built from it here).
+        w.add_token_list([f"<t{i}>" for i in range(vocab_size)])
+        return
+    if kind == "gemma":
+        tokens, scores, types = gemma_vocab(fixtures)
+        w.add_tokenizer_model("llama")
+        w.add_token_list(tokens)
+        w.add_token_scores(scores)
+        w.add_token_types(types)
+        w.add_bos_token_id(2)
+        w.add_eos_token_id(1)
+        w.add_unk_token_id(3)
+        w.add_pad_token_id(0)
+        w.add_add_bos_token(True)
+        w.add_add_eos_token(False)
+        return
     if kind in ("sentencepiece", "phi3"):
         tokens, scores, types = sentencepiece_vocab(fixtures)
         if kind == "phi3":
@@ -316,27 +373,33 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.add_feed_forward_length(cfg["intermediate_size"])
     w.add_head_count(cfg["num_attention_heads"])
     w.add_head_count_kv(cfg["num_key_value_heads"])
-    w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
-    w.add_rope_freq_base(cfg["rope_parameters"]["rope_theta"])
+    if arch in ("stablelm", "starcoder2"):
+        w.add_layer_norm_eps(cfg.get("layer_norm_eps") or cfg["norm_epsilon"])
+    else:
+        w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
+    rope = cfg["rope_parameters"]
+    w.add_rope_freq_base((rope.get("full_attention") or rope)["rope_theta"])
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
     w.add_rope_dimension_count(head_dim)
     w.add_vocab_size(cfg["vocab_size"])
-    if arch == "gemma2":
+    if arch in ("gemma2", "gemma3"):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
         w.add_sliding_window(cfg["sliding_window"])
-    if tokenizer != "qwen2":
+    if tokenizer not in ("qwen2", "gemma"):
         w.add_bos_token_id(cfg["bos_token_id"])
         w.add_eos_token_id(cfg["eos_token_id"])
         w.add_pad_token_id(cfg["pad_token_id"])
     w.add_file_type(int(gguf.LlamaFileType.MOSTLY_Q4_0))
     if tokenizer:
-        write_tokenizer(w, tokenizer, fixture_dir.parent)
+        write_tokenizer(w, tokenizer, LLAMA_TOKENIZER[0].parent, cfg["vocab_size"])
     for hf_name, t in weights.items():
         base, suffix = hf_name.rsplit(".", 1)
+        if name_map.get_name(base) is None:
+            continue  # no GGUF tensor (StableLM's per-head q/k norms)
         gname = name_map.get_name(base) + "." + suffix
         t = t.astype(np.float32)
-        if arch == "gemma2" and gname.endswith("norm.weight"):
+        if arch in ("gemma2", "gemma3") and gname.endswith("norm.weight"):
             t = t + 1
         if arch == "llama" and gname.endswith("attn_q.weight"):
             t = permute(t, cfg["num_attention_heads"])
@@ -360,6 +423,52 @@ def write_gguf(path, fixture_dir, arch, name, types, default, tokenizer):
     w.close()
 
 
+def write_gpt2(path, fixture_dir, fixtures):
+    # llama.cpp's GPT2Model: Conv1D weights transposed to [out, in]. transformers reads no
+    # n_positions and no n_inner from a GGUF (GPT2Config's 1024 and 4 * n_embd), so the
+    # fixture's 256 positions and 128-wide MLP are zero-padded to those sizes: the same function.
+    cfg = json.loads((fixture_dir / "config.json").read_text())
+    weights = {k: v.astype(np.float32) for k, v in
+               load_file(str(fixture_dir / "model.safetensors")).items()}
+    n_embd, n_layer = cfg["n_embd"], cfg["n_layer"]
+    inner, full = cfg["n_inner"], 4 * cfg["n_embd"]
+    name_map = gguf.get_tensor_name_map(gguf.MODEL_ARCH.GPT2, n_layer)
+    w = gguf.GGUFWriter(str(path), "gpt2")
+    w.add_name("tiny gpt2")
+    w.add_context_length(1024)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(n_layer)
+    w.add_feed_forward_length(full)
+    w.add_head_count(cfg["n_head"])
+    w.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    w.add_bos_token_id(cfg["bos_token_id"])
+    w.add_eos_token_id(cfg["eos_token_id"])
+    write_tokenizer(w, "tokens", fixtures, cfg["vocab_size"])
+    for hf_name, t in weights.items():
+        if hf_name.endswith(".attn.bias") or hf_name.endswith(".attn.masked_bias"):
+            continue
+        base, suffix = hf_name.rsplit(".", 1)
+        gname = name_map.get_name(base) + "." + suffix
+        if base == "transformer.wpe":
+            t = np.concatenate([t, np.zeros((1024 - t.shape[0], n_embd), np.float32)])
+        if base.endswith("mlp.c_fc"):
+            pad = np.zeros(t.shape[:-1] + (full - inner,), np.float32)
+            t = np.concatenate([t, pad], axis=-1)
+        if base.endswith("mlp.c_proj") and suffix == "weight":
+            t = np.concatenate([t, np.zeros((full - inner, n_embd), np.float32)])
+        if t.ndim == 2 and base.split(".")[-1] in ("c_attn", "c_proj", "c_fc"):
+            t = np.ascontiguousarray(t.T)
+        if t.ndim == 2:
+            qtype = T.Q4_1 if ".h.1." in hf_name else T.Q8_0
+            w.add_tensor(gname, gguf.quants.quantize(t, qtype), raw_dtype=qtype)
+        else:
+            w.add_tensor(gname, t)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def goldens(out_dir, name, fixture_dir):
     model = AutoModelForCausalLM.from_pretrained(str(out_dir), gguf_file=name + ".gguf",
                                                  dtype=torch.float32)
@@ -368,9 +477,13 @@ def goldens(out_dir, name, fixture_dir):
     # Every fixture has the same tokenizer files; the llama folder's is read for all, since
     # transformers 5's AutoTokenizer builds another tokenizer from the same files in the qwen2
     # folder (its config.json's model_type chooses the class).
-    tok = AutoTokenizer.from_pretrained(str(fixture_dir.parent / "llama"))
+    tok = AutoTokenizer.from_pretrained(str(LLAMA_TOKENIZER[0]))
     g = {"config": {k: v for k, v in model.config.to_dict().items()
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
+                             "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
+                             "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon",
+                             "n_positions", "n_inner", "use_qkv_bias",
+                             "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
          "inputs": [], "requests": []}
@@ -382,7 +495,12 @@ def goldens(out_dir, name, fixture_dir):
             g["inputs"].append({"input_ids": ids, "next_token_logprobs": nxt,
                                 "argmax": lp.argmax(-1).tolist(),
                                 "last_row_logprobs": lp[-1].tolist()})
-        for ctx, cont in REQUESTS:
+        # A short greedy generation from the first input.
+        first = fixture_golden["inputs"][0]["input_ids"]
+        out = model.generate(torch.tensor([first]), max_new_tokens=8, do_sample=False,
+                             eos_token_id=None, pad_token_id=0)
+        g["generation"] = {"prompt": first, "new_tokens": out[0, len(first):].tolist()}
+        for ctx, cont in (REQUESTS if model.config.vocab_size >= 512 else []):
             # HFLM._encode_pair: the whole encoded, the context's tokens cut off its front.
             whole = tok(ctx + cont)["input_ids"]
             ctx_ids = tok(ctx)["input_ids"]
@@ -427,17 +545,22 @@ def dequant_goldens():
 def main():
     fixtures, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
+    LLAMA_TOKENIZER.append(fixtures / "llama")
     golden = {"meta": {"gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
                        "transformers": __import__("transformers").__version__,
                        "torch": torch.__version__}, "models": {}}
     for name, (fixture, arch, gname, types, default) in MODELS.items():
-        write_gguf(out_dir / (name + ".gguf"), fixtures / fixture, arch, gname, types, default,
+        fixture_dir = fixtures / fixture if (fixtures / fixture).is_dir() else REPO_FIXTURES / fixture
+        write_gguf(out_dir / (name + ".gguf"), fixture_dir, arch, gname, types, default,
                    TOKENIZERS[name])
-        golden["models"][name] = goldens(out_dir, name, fixtures / fixture)
+        golden["models"][name] = goldens(out_dir, name, fixture_dir)
         golden["models"][name]["fixture"] = fixture
-        if TOKENIZERS[name]:
+        if TOKENIZERS[name] not in (None, "tokens"):
             golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir,
                                                                                        name)
+    write_gpt2(out_dir / "gpt2_q8_0.gguf", fixtures / "gpt2", fixtures)
+    golden["models"]["gpt2_q8_0"] = goldens(out_dir, "gpt2_q8_0", fixtures / "gpt2")
+    golden["models"]["gpt2_q8_0"]["fixture"] = "gpt2"
     write_block256(out_dir / "llama_block256.gguf", fixtures)
     golden["models"]["llama_block256"] = goldens(out_dir, "llama_block256", fixtures / "llama")
     golden["models"]["llama_block256"]["fixture"] = "llama"
@@ -445,7 +568,8 @@ def main():
         out_dir, "llama_block256")
     for name, (arch, kind) in TOKENIZER_FILES.items():
         write_tokenizer_file(out_dir / (name + ".gguf"), arch, kind, fixtures)
-    tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", *TOKENIZER_FILES],
+    tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", "gemma2_q8_0",
+                                            *TOKENIZER_FILES],
                                   corpus_sample(fixtures))
     (out_dir / "tokenizer_golden.json").write_text(
         json.dumps(tok_golden, ensure_ascii=False, separators=(",", ":")) + "\n")

@@ -32,11 +32,22 @@ struct GgufArch {
   // Gemma2TensorProcessor: llama.cpp stores Gemma's norm weights plus one; transformers takes
   // the one off every "*norm.weight".
   bool norm_minus_one = false;
+  // Gemma3TextConfig keeps rope_theta as rope_parameters.full_attention's (the sliding layers
+  // keep their 10000): rope.freq_base goes there.
+  bool layer_type_rope = false;
+  // kArchKeys' entries this architecture's mapping leaves out (StableLM's has no rope.freq_base
+  // and no RMS epsilon: a file's values there are ignored, as there).
+  std::vector<const char*> unmapped = {};
+  // GPT-2's layout: its own prefixes and top-level names (kModelNames otherwise), and
+  // GPT2TensorProcessor's transposes (llama.cpp stores its Conv1D weights [out, in]).
+  const char* layer_prefix = "model.layers.";
+  std::vector<std::pair<const char*, const char*>> model_names = {};
+  std::vector<const char*> transposed = {};
 };
 
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config of transformers 5.23. Qwen3Config's head_dim
 // is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it for qwen3.
-const std::array<GgufArch, 5> kArchs = {{
+const std::array<GgufArch, 9> kArchs = {{
     {"llama", "llama", "LlamaForCausalLM", true,
      R"({"max_position_embeddings": 2048, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
          "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu"})"},
@@ -73,6 +84,86 @@ const std::array<GgufArch, 5> kArchs = {{
       {"post_ffw_norm", "post_feedforward_layernorm"}},
      {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
      true},
+    // load_gguf_checkpoint makes a gemma3 file's model_type gemma3_text (its text backbone);
+    // Gemma3TextConfig's defaults: five sliding layers to one global, query_pre_attn_scalar 256,
+    // no soft-capping. Gemma2TensorProcessor takes the one off every norm, q/k norms included.
+    {"gemma3",
+     "gemma3_text",
+     "Gemma3ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 131072, "rms_norm_eps": 1e-06, "head_dim": 256,
+         "hidden_activation": "gelu_pytorch_tanh", "pad_token_id": 0, "eos_token_id": 1,
+         "bos_token_id": 2, "query_pre_attn_scalar": 256, "sliding_window": 4096,
+         "sliding_window_pattern": 6, "final_logit_softcapping": null,
+         "attn_logit_softcapping": null, "attention_bias": false,
+         "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                             "full_attention": {"rope_type": "default", "rope_theta": 1000000.0}}})",
+     {{"post_attention_norm", "post_attention_layernorm"},
+      {"ffn_norm", "pre_feedforward_layernorm"},
+      {"post_ffw_norm", "post_feedforward_layernorm"}},
+     {{"attention.key_length", "head_dim"}, {"attention.sliding_window", "sliding_window"}},
+     true,
+     true},
+    // StableLmConfig's defaults; load_gguf_checkpoint sets use_qkv_bias and
+    // use_parallel_residual from the tensors (gguf_config_json). No key maps to qk_layernorm.
+    {"stablelm",
+     "stablelm",
+     "StableLmForCausalLM",
+     false,
+     R"({"max_position_embeddings": 4096, "layer_norm_eps": 1e-05, "hidden_act": "silu",
+         "rope_parameters": {"rope_theta": 10000.0, "partial_rotary_factor": 0.25,
+                             "rope_type": "default"},
+         "qk_layernorm": false, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": null})",
+     {},
+     {{"attention.layer_norm_epsilon", "layer_norm_eps"}},
+     false,
+     false,
+     {"rope.freq_base", "attention.layer_norm_rms_epsilon"}},
+    // Starcoder2Config's defaults (no sliding window unless config.json says so); the mapping
+    // has no vocab_size: the vocabulary's size comes from tokenizer.ggml.tokens.
+    {"starcoder2",
+     "starcoder2",
+     "Starcoder2ForCausalLM",
+     false,
+     R"({"max_position_embeddings": 4096, "norm_epsilon": 1e-05, "hidden_act": "gelu_pytorch_tanh",
+         "rope_theta": 10000.0, "use_bias": true, "sliding_window": null, "bos_token_id": 50256,
+         "eos_token_id": 50256, "pad_token_id": null})",
+     {{"ffn_up", "mlp.c_fc"}, {"ffn_down", "mlp.c_proj"}},
+     {{"attention.layer_norm_epsilon", "norm_epsilon"}},
+     false,
+     false,
+     {"rope.freq_base", "attention.layer_norm_rms_epsilon", "vocab_size"}},
+    // GPT2Config's defaults: the mapping's n_ctx and feed_forward_length are no GPT2Config fields
+    // (n_positions stays 1024, n_inner None: 4 * n_embd), the vocabulary's size from the tokens.
+    {"gpt2",
+     "gpt2",
+     "GPT2LMHeadModel",
+     false,
+     R"({"n_positions": 1024, "n_inner": null, "activation_function": "gelu_new",
+         "layer_norm_epsilon": 1e-05, "bos_token_id": 50256, "eos_token_id": 50256})",
+     {{"attn_norm", "ln_1"},
+      {"ffn_norm", "ln_2"},
+      {"attn_qkv", "attn.c_attn"},
+      {"attn_output", "attn.c_proj"},
+      {"ffn_up", "mlp.c_fc"},
+      {"ffn_down", "mlp.c_proj"}},
+     {{"block_count", "n_layer"},
+      {"context_length", "n_ctx"},
+      {"embedding_length", "n_embd"},
+      {"feed_forward_length", "feed_forward_length"},
+      {"attention.head_count", "n_head"},
+      {"attention.layer_norm_epsilon", "layer_norm_epsilon"}},
+     false,
+     false,
+     {"context_length", "block_count", "feed_forward_length", "embedding_length", "rope.freq_base",
+      "attention.head_count", "attention.head_count_kv", "attention.layer_norm_rms_epsilon",
+      "vocab_size"},
+     "transformer.h.",
+     {{"token_embd", "transformer.wte"},
+      {"position_embd", "transformer.wpe"},
+      {"output_norm", "transformer.ln_f"},
+      {"output", "lm_head"}},
+     {"attn_qkv.weight", "ffn_down.weight", "ffn_up.weight", "attn_output.weight"}},
 }};
 
 // GGUF_CONFIG_MAPPING's entries shared by these architectures: "<arch>.<key>" -> config key.
@@ -119,7 +210,9 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3 or gemma2 model (as llama.cpp converts them)";
+    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3, stablelm, starcoder2 or gpt2 "
+    "model "
+    "(as llama.cpp converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -167,7 +260,24 @@ const GgufArch& arch_of(const GgufFile& f) {
             "transformers), or a llama.cpp server (--model gguf)");
       return g;
     }
-  throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval",
+  // The other architectures transformers 5.23's loader accepts (GGUF_SUPPORTED_ARCHITECTURES and
+  // load_gguf_checkpoint's renames): lm-eval runs the first group natively from safetensors but
+  // does not map their GGUF tensors yet; the second it has no native implementation of.
+  static const std::array<const char*, 5> kNativeElsewhere = {"qwen2moe", "qwen3moe", "gpt-oss",
+                                                              "falcon", "bloom"};
+  static const std::array<const char*, 8> kTransformersOnly = {
+      "lfm2", "t5", "t5encoder", "mamba", "nemotron", "gemma4", "deci", "minimax-m2"};
+  auto in = [&](const auto& list) {
+    return std::any_of(list.begin(), list.end(), [&](const char* n) { return a->s == n; });
+  };
+  std::string why;
+  if (in(kNativeElsewhere))
+    why =
+        " (transformers reads it; lm-eval runs this architecture natively from the Hugging "
+        "Face checkpoint, not yet from a GGUF file)";
+  else if (in(kTransformersOnly))
+    why = " (transformers reads it; lm-eval has no native implementation of this architecture)";
+  throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval" + why,
                   {f.path().string(), 0, 0, "general.architecture"},
                   "one of " + gguf_native_architectures() +
                       "; serve other GGUF files with llama.cpp's server and evaluate them with "
@@ -216,12 +326,31 @@ Json gguf_config_json(const GgufFile& f) {
     c[to] = to_json(*v);
   };
   const std::string prefix = std::string(g.gguf) + ".";
-  for (const auto& [k, to] : kArchKeys) set(prefix + k, to);
+  for (const auto& [k, to] : kArchKeys)
+    if (std::none_of(g.unmapped.begin(), g.unmapped.end(),
+                     [&](const char* u) { return std::strcmp(u, k) == 0; }))
+      set(prefix + k, to);
   for (const auto& [k, to] : g.keys) set(prefix + k, to);
   if (g.head_dim_from_rope) set(prefix + "rope.dimension_count", "head_dim");
   for (const auto& [k, to] : kTokenizerKeys) set(k, to);
   // load_gguf_checkpoint: tied unless the file has output.weight; the vocabulary's size from the
   // tokenizer's tokens when the architecture's vocab_size is absent.
+  if (std::string(g.gguf) == "stablelm") {
+    // load_gguf_checkpoint: q/k/v biases when any tensor name holds attn_{q,k,v}.bias, a
+    // parallel residual unless one holds ffn_norm (substring tests, as there).
+    bool bias = false, ffn_norm = false;
+    for (const auto& t : f.tensors()) {
+      for (const char* b : {"attn_q.bias", "attn_k.bias", "attn_v.bias"})
+        bias = bias || t.name.find(b) != std::string::npos;
+      ffn_norm = ffn_norm || t.name.find("ffn_norm") != std::string::npos;
+    }
+    c["use_qkv_bias"] = bias;
+    c["use_parallel_residual"] = !ffn_norm;
+  }
+  if (g.layer_type_rope && c.contains("rope_theta")) {
+    c["rope_parameters"]["full_attention"]["rope_theta"] = c["rope_theta"];
+    c.erase("rope_theta");
+  }
   c["tie_word_embeddings"] = f.tensor("output.weight") == nullptr;
   if (!c.contains("vocab_size"))
     if (const GgufValue* t = f.find("tokenizer.ggml.tokens");
@@ -240,15 +369,23 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
   const GgufArch& arch = arch_of(file_);
   arch_ = arch.gguf;
   norm_minus_one_ = arch.norm_minus_one;
-  const int64_t layers = config_["num_hidden_layers"].get<int64_t>();
+  const int64_t layers =
+      config_[config_.contains("n_layer") ? "n_layer" : "num_hidden_layers"].get<int64_t>();
+  layer_prefix_ = arch.layer_prefix;
+  for (const char* t : arch.transposed) transposed_.emplace_back(t);
   for (const auto& t : file_.tensors()) {
     const auto dot = t.name.rfind('.');
     if (dot == std::string::npos) continue;
     const std::string base = t.name.substr(0, dot), suffix = t.name.substr(dot);
     if (suffix != ".weight" && suffix != ".bias") continue;
     std::string hf;
-    for (const auto& [from, to] : kModelNames)
-      if (base == from) hf = to;
+    if (arch.model_names.empty()) {
+      for (const auto& [from, to] : kModelNames)
+        if (base == from) hf = to;
+    } else {
+      for (const auto& [from, to] : arch.model_names)
+        if (base == from) hf = to;
+    }
     if (hf.empty() && base.rfind("blk.", 0) == 0) {
       const auto end = base.find('.', 4);
       const std::string idx =
@@ -258,9 +395,9 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
         continue;
       const std::string block = base.substr(end + 1);
       for (const auto& [from, to] : kBlockNames)
-        if (block == from) hf = "model.layers." + idx + "." + to;
+        if (block == from) hf = layer_prefix_ + idx + "." + to;
       for (const auto& [from, to] : arch.block_names)
-        if (block == from) hf = "model.layers." + idx + "." + to;
+        if (block == from) hf = layer_prefix_ + idx + "." + to;
     }
     // Tensors transformers has no parameter for (rope_freqs, ...) are skipped, as there.
     if (!hf.empty()) by_hf_name_[hf + suffix] = &t;
@@ -299,6 +436,18 @@ const TensorView* GgufTensors::find(const std::string& name) const {
       const int64_t rows = v.shape[0];
       reverse_permute(*values, rows, t.numel() / std::max<int64_t>(rows, 1), heads);
     }
+  }
+  // GPT2TensorProcessor: weights.T for the names holding these (substring tests, as there).
+  if (v.shape.size() == 2 &&
+      std::any_of(transposed_.begin(), transposed_.end(),
+                  [&](const std::string& n) { return t.name.find(n) != std::string::npos; })) {
+    const int64_t rows = v.shape[0], cols = v.shape[1];
+    std::vector<float> out(values->size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        out[static_cast<size_t>(c * rows + r)] = (*values)[static_cast<size_t>(r * cols + c)];
+    values->swap(out);
+    std::swap(v.shape[0], v.shape[1]);
   }
   if (norm_minus_one_ && t.name.find("norm.weight") != std::string::npos)
     for (float& x : *values) x -= 1.0f;

@@ -43,6 +43,8 @@ class GgufTensors {
   Json config_;
   std::string arch_;
   bool norm_minus_one_ = false;
+  std::string layer_prefix_;
+  std::vector<std::string> transposed_;
   std::map<std::string, const GgufTensorInfo*> by_hf_name_;
   mutable std::map<std::string, TensorView> made_;
   mutable std::mutex mutex_;

@@ -281,6 +281,54 @@ Built phi3(const GgufFile& f, const Dict& d) {
   return b;
 }
 
+// Python's str.isspace, for gemma_tokenizer's `not t.strip()`.
+bool python_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+// gemma_tokenizer: a token of whitespace holding a space is respelled as that many "\u2581"
+// (llama.cpp stores Gemma's space runs as real spaces); without the file's merges, they are
+// rebuilt with each token's position (-index) as its score, not the file's scores. Then
+// GemmaTokenizer: spaces normalised to "\u2581", no prefix space, <unk> as the BPE's unknown.
+Built gemma(const GgufFile& f, const Dict& d) {
+  Dict respelled = d;
+  for (auto& t : respelled.tokens) {
+    const std::u32string cps = unicode::decode(t);
+    if (t.find(' ') != std::string::npos && std::all_of(cps.begin(), cps.end(), python_space)) {
+      std::string r;
+      for (size_t i = 0; i < cps.size(); ++i) r += "\u2581";
+      t = std::move(r);
+    }
+  }
+  const Vocab vocab(respelled.tokens);
+  // {token: -index}: first appearance's place, last appearance's position.
+  std::vector<std::pair<std::string, double>> positions;
+  for (const auto& k : vocab.keys) positions.emplace_back(k, -static_cast<double>(vocab.ids.at(k)));
+  json model = bpe(vocab.to_json(), get_merges(f, respelled, vocab, &positions), true);
+  model["unk_token"] = "<unk>";
+  Built b;
+  b.tokenizer = {
+      {"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}},
+      {"pre_tokenizer",
+       {{"type", "Split"},
+        {"pattern", {{"String", " "}}},
+        {"behavior", "MergedWithPrevious"},
+        {"invert", false}}},
+      {"post_processor", nullptr},
+      {"decoder",
+       {{"type", "Sequence"},
+        {"decoders",
+         json::array({{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
+                      {{"type", "ByteFallback"}},
+                      {{"type", "Fuse"}}})}}},
+      {"model", std::move(model)}};
+  b.vocab = vocab.ids;
+  b.class_specials = {"<unk>", "<bos>", "<eos>", "<pad>", "<mask>"};
+  return b;
+}
+
 json byte_level(bool use_regex) {
   return {{"type", "ByteLevel"},
           {"add_prefix_space", false},
@@ -317,11 +365,7 @@ Built build(const GgufFile& f, const Dict& d) {
   // select_tokenizer_builder.
   if (d.type == "llama") {
     if (d.arch == "phi3") return phi3(f, d);
-    if (d.arch == "gemma" || d.arch == "gemma2" || d.arch == "gemma3")
-      throw bad(f, "general.architecture",
-                "'" + d.arch +
-                    "' has a Gemma sentencepiece vocabulary, which lm-eval does not "
-                    "build from GGUF metadata");
+    if (d.arch == "gemma" || d.arch == "gemma2" || d.arch == "gemma3") return gemma(f, d);
     return sentencepiece(f, d);
   }
   if (d.type == "gpt2") return byte_level_bpe(f, d);
