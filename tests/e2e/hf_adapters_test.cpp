@@ -211,6 +211,23 @@ TEST(AdapterList, BadAdapterAmongSeveralIsExit2BeforeAnyRun) {
           << e.path() << ": results were written before the bad adapter was found";
 }
 
+// A seq2seq model takes no adapter (models.md, backend): a list of them is refused as one is,
+// before any run.
+TEST(AdapterList, Seq2seqWithSeveralAdaptersIsExit2BeforeAnyRun) {
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  const fs::path t5 = lmeval::testing::source_dir() / "tests/fixtures/hf_arch/t5";
+  auto r = lmeval::testing::run_command(
+      q(lmeval::testing::lmeval_binary()) + " run --model hf --model_args " +
+      q("pretrained=" + t5.string() + ",peft=[" + (ckpt() / "lora_plain").string() + "," +
+        (ckpt() / "lora_mts").string() + "]") +
+      " --device cpu --tasks demo_story_cloze");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("peft is not supported for encoder-decoder (seq2seq) models"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("adapter 1/2"), std::string::npos) << r.err;
+}
+
 TEST(AdapterList, EmptyEntryIsExit2NamingPeft) {
   lmeval::testing::ScratchDir d("lmeval_adapters_bad");
   auto r = lmeval::testing::run_command(
