@@ -238,12 +238,6 @@ void WeightArchive::switch_adapter(const fs::path& peft) {
   adapter_ = std::move(adapter);
 }
 
-std::vector<std::string> WeightArchive::edited_names() const {
-  std::vector<std::string> out;
-  for (const auto& [name, e] : *edits_) out.push_back(name);
-  return out;
-}
-
 std::vector<TensorEdit> WeightArchive::delta_edits(const TensorView& base) const {
   // HFLM._create_model: `for name, param in self._model.state_dict().items(): param.data +=
   // _model_delta.state_dict()[name]`.

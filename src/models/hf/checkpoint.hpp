@@ -87,8 +87,6 @@ class WeightArchive {
   // switch_adapter would (UserError naming the file and the module) and keeps nothing.
   void check_adapter(const std::filesystem::path& peft) const;
   void switch_adapter(const std::filesystem::path& peft);
-  // The names the present adapter edits (the tensors a switch changes, with the next's).
-  std::vector<std::string> edited_names() const;
 
  private:
   WeightArchive();
