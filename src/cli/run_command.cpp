@@ -42,7 +42,8 @@ std::string resume_hint(const Interrupted& e, const EvalConfig& cfg) {
   return line + "add --use_cache PATH to a run to make it resumable";
 }
 
-int run_one(EvalConfig& cfg, const std::optional<Launch>& launch);
+int run_one(EvalConfig& cfg, const std::optional<Launch>& launch, LM* shared = nullptr);
+int run_adapters(std::vector<EvalConfig>& runs, const std::optional<Launch>& launch);
 
 int run_main(RunFlags& f) {
   collect_dict_occurrences(raw_args(), f);
@@ -103,23 +104,38 @@ int run_main(RunFlags& f) {
       throw UserError("several peft adapters cannot be sharded in one command",
                       {"", 0, 0, "--model_args peft"},
                       "one adapter per sharded run (or no --shard / launcher)");
-    int code = 0;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      spdlog::info("adapter {}/{}: {}", i + 1, runs.size(),
-                   runs[i].model_args["peft"].get<std::string>());
-      const int c = run_one(runs[i], launch);
-      if (code == 0) code = c;
-    }
-    return code;
+    return run_adapters(runs, launch);
   }
   return run_one(cfg, launch);
 }
 
-// One evaluation: the model phase, then the partial file of a shard or the results.
-int run_one(EvalConfig& cfg, const std::optional<Launch>& launch) {
+// Several adapters over one base: the model is built once, with the first adapter, and switched
+// to each next one when it can be (every adapter checked against it before the first run);
+// otherwise each run builds its own.
+int run_adapters(std::vector<EvalConfig>& runs, const std::optional<Launch>& launch) {
+  std::vector<std::string> adapters;
+  for (const auto& r : runs) adapters.push_back(r.model_args["peft"].get<std::string>());
+  std::unique_ptr<LM> model = build_model(runs[0]);
+  const bool shared = model->prepare_adapters(adapters);
+  int code = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    spdlog::info("adapter {}/{}: {}", i + 1, runs.size(), adapters[i]);
+    if (shared) model->use_adapter(i);
+    // A model that cannot switch serves the first run only.
+    LM* lent = shared || i == 0 ? model.get() : nullptr;
+    const int c = run_one(runs[i], launch, lent);
+    if (!shared && i == 0) model.reset();
+    if (code == 0) code = c;
+  }
+  return code;
+}
+
+// One evaluation: the model phase, then the partial file of a shard or the results. `shared`: a
+// model built from cfg that outlives the run.
+int run_one(EvalConfig& cfg, const std::optional<Launch>& launch, LM* shared) {
   EvalOutput out;
   try {
-    out = evaluate(cfg);
+    out = shared ? evaluate_on(cfg, *shared) : evaluate(cfg);
   } catch (const Interrupted& e) {
     throw Interrupted(e.signal(), resume_hint(e, cfg));
   }

@@ -17,6 +17,7 @@
 #include "lmeval/data/local_data_source.hpp"
 #include "lmeval/filters/filter.hpp"
 #include "lmeval/models/api/api_models.hpp"
+#include "lmeval/models/borrowed_lm.hpp"
 #include "lmeval/models/reference_model_names.hpp"
 #include "lmeval/tasks/function_registry.hpp"
 #include "plan.hpp"
@@ -232,6 +233,15 @@ EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> given_model) {
   if (log) out.samples = collect_samples(outcomes[0]);
   if (!cfg.fewshot_seeds.empty()) add_seed_results(out, passes, outcomes, plan.groups, rc, log);
   return out;
+}
+
+std::unique_ptr<LM> build_model(const EvalConfig& cfg) {
+  register_builtins();
+  return build_run_model(cfg);
+}
+
+EvalOutput evaluate_on(const EvalConfig& cfg, LM& model) {
+  return evaluate(cfg, with_response_cache(cfg, std::make_unique<BorrowedLM>(model)));
 }
 
 }  // namespace lmeval

@@ -30,14 +30,14 @@ Json model_args_with_secrets(const EvalConfig& cfg) {
   return args;
 }
 
-std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
+std::unique_ptr<LM> bare_model(const EvalConfig& cfg) {
   check_model_name(cfg.model);
   const ModelInfoEntry* entry = ModelRegistry::instance().find(cfg.model);
-  std::unique_ptr<LM> model = entry->factory(model_args_with_secrets(cfg), model_options(cfg));
-  if (cfg.use_cache)
-    model = make_caching_lm(std::move(model), *cfg.use_cache,
-                            cache_identity(cfg.model, cfg.model_args));
-  return model;
+  return entry->factory(model_args_with_secrets(cfg), model_options(cfg));
+}
+
+std::unique_ptr<LM> model_from_registry(const EvalConfig& cfg) {
+  return with_response_cache(cfg, bare_model(cfg));
 }
 
 bool wants_chat(const EvalConfig& cfg) {
@@ -46,6 +46,17 @@ bool wants_chat(const EvalConfig& cfg) {
 }
 
 }  // namespace
+
+std::unique_ptr<LM> with_response_cache(const EvalConfig& cfg, std::unique_ptr<LM> model) {
+  if (!cfg.use_cache) return model;
+  return make_caching_lm(std::move(model), *cfg.use_cache,
+                         cache_identity(cfg.model, cfg.model_args));
+}
+
+std::unique_ptr<LM> build_run_model(const EvalConfig& cfg) {
+  check_model_args(cfg);
+  return bare_model(cfg);
+}
 
 void check_model_args(const EvalConfig& cfg) {
   check_model_name(cfg.model);

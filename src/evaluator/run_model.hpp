@@ -22,6 +22,13 @@ struct RunModel {
 // behind --use_cache's CachingLM.
 RunModel prepare_model(const EvalConfig& cfg, std::unique_ptr<LM> given);
 
+// cfg.model from the registry, model_args checked first, without --use_cache's wrapper: the model
+// several runs share (evaluate_on).
+std::unique_ptr<LM> build_run_model(const EvalConfig& cfg);
+
+// `model` behind cfg's --use_cache wrapper (keyed by cfg's model and model_args), or as it is.
+std::unique_ptr<LM> with_response_cache(const EvalConfig& cfg, std::unique_ptr<LM> model);
+
 // cfg.model's model_args read as its factory reads them (the backend's check), so that a bad
 // value is exit 2 before any task or dataset is loaded; the reference builds its LM first too.
 void check_model_args(const EvalConfig& cfg);

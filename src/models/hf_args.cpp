@@ -170,7 +170,7 @@ ModelArgTable<HfArgs> make_hf_table() {
                         .accepted = "a PEFT LoRA adapter folder or Hub repo id",
                         .doc = "LoRA adapter merged into the weights at load, as peft computes "
                                "it (same revision as pretrained); peft=a,b or peft=[a,b]: one run "
-                               "and one results file per adapter"},
+                               "and one results file per adapter, the base loaded once"},
                        true,
                        [](HfArgs& a, const Json& v) {
                          // A list was split into one run per adapter before the model

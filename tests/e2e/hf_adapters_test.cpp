@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include "support/scratch_dir.hpp"
@@ -131,6 +132,101 @@ TEST_P(AdapterList, OneRunPerAdapterEachAsTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, AdapterList, ::testing::Values("commas", "brackets", "config"));
+
+// Runs `adapters` (folder names under hf_ckpt) over the llama fixture in one command; returns the
+// command's result and leaves results and samples under `out`.
+lmeval::testing::CommandResult run_adapters(const fs::path& dir,
+                                            const std::vector<std::string>& adapters,
+                                            const fs::path& out, const std::string& extra = "") {
+  std::string list;
+  for (const auto& a : adapters) list += (list.empty() ? "" : ",") + (ckpt() / a).string();
+  const std::string args = "pretrained=" + (ckpt() / "llama").string() + ",tokenizer=" +
+                           (lmeval::testing::shared_dir() / "fixtures/llama").string() +
+                           ",dtype=float32,peft=" + (adapters.size() > 1 ? "[" + list + "]" : list);
+  return lmeval::testing::run_command(
+      q(lmeval::testing::lmeval_binary()) + " run --model hf --model_args " + q(args) +
+      " --device cpu --include_path " + q(dir) +
+      " --tasks adapter_reqs --log_samples --output_path " + q(out) + extra);
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// One base for three adapters: the model is built once (one "hf: loaded" line), and each
+// adapter's log-likelihoods are those of that adapter run alone, bit for bit. The order puts a
+// modules_to_save adapter (whole tensors replaced) and an embedding adapter before others, so a
+// tensor either left changed would show in the next adapter's numbers.
+TEST(AdapterList, SharedBaseScoresEachAdapterAsItsOwnRunBitForBit) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  lmeval::testing::ScratchDir d("lmeval_adapters_shared");
+  write_task(d.path(), golden_of("lora_plain")["requests"]);
+  const std::vector<std::string> order = {"lora_mts", "lora_embed", "lora_plain"};
+  auto shared = run_adapters(d.path(), order, d.path() / "shared");
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_EQ(count_of(shared.err, "hf: loaded "), 1u) << shared.err;
+  EXPECT_NE(shared.err.find("hf: base model loaded once for 3 adapters"), std::string::npos)
+      << shared.err;
+  EXPECT_EQ(count_of(shared.err, "hf: switched to adapter "), 2u) << shared.err;
+  const auto together = samples_by_adapter(d.path() / "shared");
+  ASSERT_EQ(together.size(), 3u) << shared.err;
+  for (const auto& a : order) {
+    SCOPED_TRACE(a);
+    auto alone = run_adapters(d.path(), {a}, d.path() / ("alone_" + a));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const auto own = samples_by_adapter(d.path() / ("alone_" + a));
+    ASSERT_EQ(own.count(a), 1u);
+    ASSERT_EQ(together.count(a), 1u);
+    ASSERT_FALSE(own.at(a).empty());
+    // The samples' log-likelihoods as written (full precision): equal, not close.
+    EXPECT_EQ(Json(together.at(a)).dump(), Json(own.at(a)).dump());
+  }
+  // The adapters differ from each other, so equal numbers above are not those of one adapter.
+  EXPECT_NE(Json(together.at("lora_mts")).dump(), Json(together.at("lora_plain")).dump());
+  EXPECT_NE(Json(together.at("lora_embed")).dump(), Json(together.at("lora_plain")).dump());
+}
+
+// A bad adapter among several is found before the first runs: exit 2 naming its file and module,
+// and no results written for the good ones before it.
+TEST(AdapterList, BadAdapterAmongSeveralIsExit2BeforeAnyRun) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  lmeval::testing::ScratchDir d("lmeval_adapters_bad_module");
+  write_task(d.path(), golden_of("lora_plain")["requests"]);
+  const fs::path out = d.path() / "out";
+  auto r = run_adapters(d.path(), {"lora_plain", "lora_mts", "lora_missing_module"}, out);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("module model.layers.5.self_attn.q_proj is not in the base model"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("lora_missing_module/adapter_model.safetensors"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("adapter 1/3"), std::string::npos) << r.err;
+  if (fs::exists(out))
+    for (const auto& e : fs::recursive_directory_iterator(out))
+      EXPECT_NE(e.path().filename().string().rfind("results_", 0), 0u)
+          << e.path() << ": results were written before the bad adapter was found";
+}
+
+// A seq2seq model takes no adapter (models.md, backend): a list of them is refused as one is,
+// before any run.
+TEST(AdapterList, Seq2seqWithSeveralAdaptersIsExit2BeforeAnyRun) {
+  if (!has_hf_backend()) GTEST_SKIP() << "lm-eval was built without libtorch (no hf plugin)";
+  const fs::path t5 = lmeval::testing::source_dir() / "tests/fixtures/hf_arch/t5";
+  auto r = lmeval::testing::run_command(
+      q(lmeval::testing::lmeval_binary()) + " run --model hf --model_args " +
+      q("pretrained=" + t5.string() + ",peft=[" + (ckpt() / "lora_plain").string() + "," +
+        (ckpt() / "lora_mts").string() + "]") +
+      " --device cpu --tasks demo_story_cloze");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("peft is not supported for encoder-decoder (seq2seq) models"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("adapter 1/2"), std::string::npos) << r.err;
+}
 
 TEST(AdapterList, EmptyEntryIsExit2NamingPeft) {
   lmeval::testing::ScratchDir d("lmeval_adapters_bad");

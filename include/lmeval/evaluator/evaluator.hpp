@@ -46,4 +46,12 @@ std::shared_ptr<DataSource> make_data_source(const EvalConfig& cfg);
 // `model` may be supplied by the caller (tests); otherwise it is built from cfg.model.
 EvalOutput evaluate(const EvalConfig& cfg, std::unique_ptr<LM> model = nullptr);
 
+// cfg.model built as evaluate() builds it (model_args checked first), for runs that share it.
+std::unique_ptr<LM> build_model(const EvalConfig& cfg);
+
+// evaluate() on `model`, built from cfg by build_model and kept by the caller for further runs
+// (several adapters over one base: LM::prepare_adapters), behind cfg's --use_cache wrapper as a
+// model evaluate() builds would be.
+EvalOutput evaluate_on(const EvalConfig& cfg, LM& model);
+
 }  // namespace lmeval

@@ -94,6 +94,18 @@ class LM {
   // bos_token, eos_token, ... as strings, plus chat_template_args (enable_thinking, ...).
   virtual Json chat_template_variables() const { return Json::object(); }
 
+  // Several adapters over one base in one command (hf's peft=a,b): true when this model can run
+  // each of `adapters` in turn without being built again, after checking that every one fits it
+  // (a UserError naming the file and the module, before any of them runs); false (the default):
+  // the caller builds a model per adapter. The model runs adapters[0] until use_adapter says.
+  virtual bool prepare_adapters(const std::vector<std::string>& adapters) {
+    (void)adapters;
+    return false;
+  }
+  // Makes adapters[i] of prepare_adapters the one the model runs with: its answers are then those
+  // of a model built with that adapter alone.
+  virtual void use_adapter(size_t i) { (void)i; }
+
   void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
   void set_answer_sink(AnswerSink sink) { sink_ = std::move(sink); }
 

@@ -54,6 +54,10 @@ class CausalModel {
     return out;
   }
   virtual double activation_bytes_per_token(int64_t length) const = 0;
+  // As Transformer's (several adapters over one base); false: the model is built per adapter.
+  virtual bool switches_adapters() const { return false; }
+  virtual void check_adapter(const std::filesystem::path& peft) const { (void)peft; }
+  virtual void switch_adapter(const std::filesystem::path& peft) { (void)peft; }
   // The native Transformer, or null (tests and the benchmark reach its own methods).
   virtual Transformer* native() { return nullptr; }
 };
@@ -93,6 +97,9 @@ class NativeModel final : public CausalModel {
   double activation_bytes_per_token(int64_t length) const override {
     return t_->activation_bytes_per_token(length);
   }
+  bool switches_adapters() const override { return t_->switches_adapters(); }
+  void check_adapter(const std::filesystem::path& peft) const override { t_->check_adapter(peft); }
+  void switch_adapter(const std::filesystem::path& peft) override { t_->switch_adapter(peft); }
   Transformer* native() override { return t_.get(); }
 
  private:

@@ -180,10 +180,9 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir,
     archive->quant_ = QuantizedWeights::open(dir, *archive->base_, sources.dtype);
   if (sources.peft.empty() && sources.delta.empty()) return archive;
   const ArchConfig cfg = load_arch_config(dir);
-  if (!sources.peft.empty())
-    archive->adapter_ = LoraAdapter::open(
-        sources.peft, {archive->base_.get(), cfg.architecture, cfg.tie_word_embeddings},
-        *archive->edits_);
+  archive->architecture_ = cfg.architecture;
+  archive->tied_embeddings_ = cfg.tie_word_embeddings;
+  if (!sources.peft.empty()) archive->switch_adapter(sources.peft);
   if (!sources.delta.empty()) {
     // HFLM._create_model loads the delta with from_pretrained, so it is a model folder of the
     // same architecture.
@@ -222,6 +221,21 @@ std::unique_ptr<WeightArchive> WeightArchive::open(const fs::path& dir,
     }
   }
   return archive;
+}
+
+void WeightArchive::check_adapter(const fs::path& peft) const {
+  std::map<std::string, std::vector<TensorEdit>> edits;
+  LoraAdapter::open(peft, {base_.get(), architecture_, tied_embeddings_}, edits);
+}
+
+void WeightArchive::switch_adapter(const fs::path& peft) {
+  // Opened before the present one is let go, so that a bad adapter leaves the archive as it was.
+  auto edits = std::make_unique<std::map<std::string, std::vector<TensorEdit>>>();
+  auto adapter = LoraAdapter::open(peft, {base_.get(), architecture_, tied_embeddings_}, *edits);
+  std::lock_guard<std::mutex> lock(made_mutex_);
+  made_.clear();
+  edits_ = std::move(edits);
+  adapter_ = std::move(adapter);
 }
 
 std::vector<TensorEdit> WeightArchive::delta_edits(const TensorView& base) const {

@@ -82,11 +82,19 @@ class WeightArchive {
   std::vector<std::string> names() const;
   void release(const TensorView& t) const;
 
+  // Several adapters over one base (peft=a,b): the edits of the adapter `peft` in place of the
+  // present adapter's, the base's files left open. check_adapter reads and checks one as
+  // switch_adapter would (UserError naming the file and the module) and keeps nothing.
+  void check_adapter(const std::filesystem::path& peft) const;
+  void switch_adapter(const std::filesystem::path& peft);
+
  private:
   WeightArchive();
   std::vector<TensorEdit> delta_edits(const TensorView& base) const;
 
   std::unique_ptr<WeightFiles> base_, delta_;
+  std::string architecture_;                 // config.json's, for adapters (GPT-2's Conv1D layers)
+  bool tied_embeddings_ = false;             // for adapters: an embedding tied to the output layer
   std::unique_ptr<QuantizedWeights> quant_;  // a pre-quantised checkpoint's packed weights
   std::unique_ptr<LoraAdapter> adapter_;
   std::string delta_round_;  // the dtype the delta is added in ("" = float32)

@@ -254,6 +254,37 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
             std::to_string(max_length_) + "; " + execution_line());
 }
 
+bool HFLM::prepare_adapters(const std::vector<std::string>& adapters) {
+  if (args_.peft.empty() || !model_->switches_adapters()) return false;
+  // HFLM._create_model's revision for each adapter, as for the one it loads. Every adapter is
+  // checked before the first runs, so that a long run does not stop at its last adapter.
+  const std::string revision = args_.revision.empty() ? "main" : args_.revision;
+  adapters_.clear();
+  for (const auto& a : adapters) {
+    fs::path dir = hub::resolve_adapter_dir(a, revision);
+    model_->check_adapter(dir);
+    adapters_.emplace_back(a, std::move(dir));
+  }
+  active_adapter_ = 0;
+  log::info("hf: base model loaded once for " + std::to_string(adapters.size()) +
+            " adapters (each adapter's tensors merged in turn)");
+  return true;
+}
+
+void HFLM::use_adapter(size_t i) {
+  if (i >= adapters_.size())
+    throw RuntimeError("hf: adapter " + std::to_string(i + 1) + " of " +
+                       std::to_string(adapters_.size()) + " was not prepared");
+  if (i != active_adapter_ || adapters_[i].first != args_.peft) {
+    model_->switch_adapter(adapters_[i].second);
+    active_adapter_ = i;
+    args_.peft = adapters_[i].first;
+    log::info("hf: switched to adapter " + args_.peft);
+  }
+  // Each run's throughput is its own, as a model built for it would count.
+  phases_.clear();
+}
+
 // The one log line's account of which path runs the model, and why.
 std::string HFLM::execution_line() const {
   if (!transformers_reason_) return "runs natively (lm-eval's own forward pass)";

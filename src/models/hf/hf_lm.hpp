@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ class HFLM : public LM {
   std::optional<size_t> token_count(const std::string& text) const override {
     return tokenizer_->encode(text, false).size();
   }
+  // Several peft adapters over one base: the native model switches between them in place.
+  bool prepare_adapters(const std::vector<std::string>& adapters) override;
+  void use_adapter(size_t i) override;
 
   // HFLM.tok_encode (spec §6.4).
   std::vector<Token> tok_encode(const std::string& text,
@@ -110,6 +114,9 @@ class HFLM : public LM {
   std::optional<bool> batch_special_tokens(const std::string& first_context) const;
 
   HfArgs args_;
+  // prepare_adapters' adapters (as given, and their folders) and the one the model runs with.
+  std::vector<std::pair<std::string, std::filesystem::path>> adapters_;
+  size_t active_adapter_ = 0;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<CausalModel> model_;
   std::optional<std::string> transformers_reason_;

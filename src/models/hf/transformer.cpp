@@ -271,12 +271,34 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     return 0;
   });
   impl->warn_unused(*archive);
+  if (!options.weights.peft.empty()) impl->adapter_archive = std::move(archive);
   if (cfg.rope != RopeType::kNone) impl->inv_freq_for_length(0);  // a bad rope config fails at load
   if (cfg.embed_scale)
     impl->embed_normalizer =
         at::scalar_tensor(std::sqrt(static_cast<double>(cfg.hidden_size)), at::kFloat)
             .to(impl->fopt());
   return std::unique_ptr<Transformer>(new Transformer(std::move(impl)));
+}
+
+bool Transformer::switches_adapters() const { return impl_->adapter_archive != nullptr; }
+
+void Transformer::check_adapter(const std::filesystem::path& peft) const {
+  if (!impl_->adapter_archive) throw RuntimeError("hf: this model was loaded without an adapter");
+  impl_->adapter_archive->check_adapter(peft);
+}
+
+void Transformer::switch_adapter(const std::filesystem::path& peft) {
+  if (!impl_->adapter_archive) throw RuntimeError("hf: this model was loaded without an adapter");
+  c10::InferenceMode guard;
+  impl_->adapter_archive->switch_adapter(peft);
+  // The architecture's loader again, over the same open files: the stacked tensors ([q; k; v],
+  // [gate; up]) an adapter's module is part of are known to it alone.
+  impl_->n_params = 0;
+  impl_->used_tensors.clear();
+  guarded([&] {
+    impl_->load_weights(*impl_->adapter_archive);
+    return 0;
+  });
 }
 
 const ArchConfig& Transformer::config() const { return impl_->cfg; }

@@ -133,6 +133,15 @@ class Transformer {
   // tokens (rows x length) throws OutOfMemory, as a full device would. 0 = off.
   void simulate_memory_limit(int64_t tokens);
 
+  // Several adapters over one base (peft=a,b; a model loaded with a peft adapter only): checks
+  // an adapter against the base as a load would (UserError naming the file and the module), and
+  // switches to one: the base's files, kept open since the load, are read again with the
+  // adapter's edits in place of the present one's, so every tensor is what a load with that
+  // adapter alone makes.
+  bool switches_adapters() const;
+  void check_adapter(const std::filesystem::path& peft) const;
+  void switch_adapter(const std::filesystem::path& peft);
+
   struct Impl;
 
  private:

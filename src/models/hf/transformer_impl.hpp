@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <new>
 #include <set>
 #include <string>
@@ -193,6 +194,8 @@ struct Transformer::Impl {
   Tensor take(const WeightArchive& w, const std::vector<std::string>& names,
               const std::vector<int64_t>& shape, bool required, bool count = true);
   std::set<std::string> used_tensors;  // names take() found, for the unused-tensor warning
+  // Kept after the load of a model with a peft adapter only, to switch to another adapter.
+  std::unique_ptr<WeightArchive> adapter_archive;
   void warn_unused(const WeightArchive& w) const;
 
   // ----- forward -------------------------------------------------------------------------

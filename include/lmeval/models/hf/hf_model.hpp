@@ -32,7 +32,7 @@ std::filesystem::path hf_plugin_dir();
 std::unique_ptr<LM> load_hf_model(const Json& model_args, const ModelOptions& options);
 
 // Bumped whenever the classes passed between lm-eval and the plugin change layout.
-inline constexpr int kHfPluginAbi = 1;
+inline constexpr int kHfPluginAbi = 2;
 
 }  // namespace lmeval
 
