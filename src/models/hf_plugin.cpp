@@ -56,6 +56,13 @@ std::string how_to_build(const std::string& flavour) {
          "or point LMEVAL_PLUGIN_DIR at the folder that holds it";
 }
 
+// libgomp (libtorch's OpenMP) reads OMP_WAIT_POLICY once, when the plugin loads it. Its default
+// lets a worker that finished its share spin before sleeping; on cores shared with other jobs the
+// spinning thread holds the core the straggler needs, and every parallel region of a decode step
+// waits for a time slice: a small model's generations ran more than 8x slower that way
+// (docs/performance.md, "OpenMP wait policy"). PASSIVE sleeps at once. The user's own setting wins.
+void default_openmp_wait_policy() { setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0); }
+
 // Opens (once per process) and checks a plugin; UserError when absent or unusable.
 CreateFn open_plugin(const std::string& flavour) {
   static std::mutex mu;
@@ -71,6 +78,7 @@ CreateFn open_plugin(const std::string& flavour) {
   if (!fs::exists(path))
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
+  default_openmp_wait_policy();
   // Never closed: libtorch does not support being unloaded.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
