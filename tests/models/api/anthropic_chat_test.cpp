@@ -14,6 +14,7 @@
 #include "models/api/anthropic_payload.hpp"
 #include "models/api/api_lm.hpp"
 #include "models/api/fake_server.hpp"
+#include "models/api/one_doc_run.hpp"
 #include "models/api/openai_payload.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
@@ -152,28 +153,14 @@ TEST_F(AnthropicKey, TheKeyIsInNoOutput) {
       (void)body;
     });
     lmeval::testing::ScratchDir scratch("lmeval_anthropic");
-    scratch.write("data/test.jsonl", "{\"q\": \"Hi\", \"a\": \"x\"}\n");
-    scratch.write("tasks/tg.yaml",
-                  "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
-                      (scratch.path() / "data/test.jsonl").string() +
-                      "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
-                      "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
-    const auto r = lmeval::testing::run_command(
-        "cd '" + scratch.path().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
-        lmeval::testing::lmeval_binary().string() +
-        "' run --model anthropic-chat --model_args model=claude-x,base_url=" +
-        server.url("/v1/messages") +
-        ",max_retries=1 --apply_chat_template --tasks tg --include_path tasks --output_path out "
-        "--log_samples --verbosity DEBUG");
+    const auto r =
+        test::run_one_doc(scratch, "",
+                          "--model anthropic-chat --model_args model=claude-x,base_url=" +
+                              server.url("/v1/messages") + ",max_retries=1 --apply_chat_template");
     EXPECT_EQ(r.exit_code, status == 200 ? 0 : 1) << r.err;
     ASSERT_GE(server.calls(), 1);
     EXPECT_EQ(server.headers()[0].value("x-api-key", ""), key);
-    EXPECT_EQ(r.out.find(key), std::string::npos);
-    EXPECT_EQ(r.err.find(key), std::string::npos) << r.err;
-    if (fs::exists(scratch.path() / "out"))
-      for (const auto& e : fs::recursive_directory_iterator(scratch.path() / "out"))
-        if (e.is_regular_file())
-          EXPECT_EQ(lmeval::testing::read_file(e.path()).find(key), std::string::npos) << e.path();
+    test::expect_secret_in_no_output(r, scratch, key);
   }
 }
 

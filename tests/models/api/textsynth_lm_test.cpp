@@ -12,6 +12,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
 #include "models/api/fake_server.hpp"
+#include "models/api/one_doc_run.hpp"
 #include "models/api/textsynth_lm.hpp"
 #include "models/model_arg_docs.hpp"
 #include "support/scratch_dir.hpp"
@@ -136,26 +137,12 @@ TEST_F(TextSynthKey, TheKeyIsInNoOutput) {
       return FakeReply{status, status == 200 ? R"({"text":"x"})" : R"({"error":"bad key"})"};
     });
     lmeval::testing::ScratchDir scratch("lmeval_textsynth");
-    scratch.write("data/test.jsonl", "{\"q\": \"Hi\", \"a\": \"x\"}\n");
-    scratch.write("tasks/tg.yaml",
-                  "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
-                      (scratch.path() / "data/test.jsonl").string() +
-                      "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
-                      "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
-    const auto r = lmeval::testing::run_command(
-        "cd '" + scratch.path().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
-        lmeval::testing::lmeval_binary().string() +
-        "' run --model textsynth --model_args engine=e,base_url=" + server.url("") +
-        " --tasks tg --include_path tasks --output_path out --log_samples --verbosity DEBUG");
+    const auto r = test::run_one_doc(
+        scratch, "", "--model textsynth --model_args engine=e,base_url=" + server.url(""));
     EXPECT_EQ(r.exit_code, status == 200 ? 0 : 1) << r.err;
     ASSERT_GE(server.calls(), 1);
     EXPECT_EQ(server.auth_headers()[0], "Bearer " + key);
-    EXPECT_EQ(r.out.find(key), std::string::npos);
-    EXPECT_EQ(r.err.find(key), std::string::npos) << r.err;
-    if (std::filesystem::exists(scratch.path() / "out"))
-      for (const auto& e : std::filesystem::recursive_directory_iterator(scratch.path() / "out"))
-        if (e.is_regular_file())
-          EXPECT_EQ(lmeval::testing::read_file(e.path()).find(key), std::string::npos) << e.path();
+    test::expect_secret_in_no_output(r, scratch, key);
   }
 }
 

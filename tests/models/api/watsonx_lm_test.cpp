@@ -17,6 +17,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
 #include "models/api/fake_server.hpp"
+#include "models/api/one_doc_run.hpp"
 #include "models/api/watsonx_lm.hpp"
 #include "models/model_arg_docs.hpp"
 #include "support/scratch_dir.hpp"
@@ -325,28 +326,12 @@ TEST_F(WatsonxEnv, TheKeyIsInNoOutput) {
     });
     set_env(g["cases"][0], server.url(""));
     lmeval::testing::ScratchDir scratch("lmeval_watsonx");
-    scratch.write("data/test.jsonl", "{\"q\": \"Hi\", \"a\": \"x\"}\n");
-    scratch.write("tasks/tg.yaml",
-                  "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
-                      (scratch.path() / "data/test.jsonl").string() +
-                      "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
-                      "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
-    const auto r = lmeval::testing::run_command(
-        "cd '" + scratch.path().string() + "' && LMEVAL_NO_INDEX_CACHE=1 '" +
-        lmeval::testing::lmeval_binary().string() +
-        "' run --model watsonx_llm --model_args model_id=ibm/granite-3-8b-instruct --tasks tg "
-        "--include_path tasks --output_path out --log_samples --verbosity DEBUG");
+    const auto r = test::run_one_doc(
+        scratch, "", "--model watsonx_llm --model_args model_id=ibm/granite-3-8b-instruct");
     EXPECT_EQ(r.exit_code, status == 200 ? 0 : 1) << r.err;
     ASSERT_GE(server.calls(), 2);
-    for (const std::string& secret : {key, token}) {
-      EXPECT_EQ(r.out.find(secret), std::string::npos);
-      EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
-      if (fs::exists(scratch.path() / "out"))
-        for (const auto& e : fs::recursive_directory_iterator(scratch.path() / "out"))
-          if (e.is_regular_file())
-            EXPECT_EQ(lmeval::testing::read_file(e.path()).find(secret), std::string::npos)
-                << e.path();
-    }
+    for (const std::string& secret : {key, token})
+      test::expect_secret_in_no_output(r, scratch, secret);
   }
 }
 
