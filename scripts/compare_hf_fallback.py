@@ -9,6 +9,11 @@ stories260K tokenizer (vocab 512) and float32 weights:
   bloom         BloomForCausalLM (ALiBi attention: not native either)
   remote_code   a folder whose config.json's auto_map names its own configuration and modeling
                 files (written here), run with trust_remote_code=True
+  peft_loha     tests/fixtures/hf_ckpt's Llama with its LoHa adapter (peft=): a PEFT type lm-eval
+                does not merge, so peft applies it in transformers
+  peft_dora, peft_ia3, peft_ia3_gpt2
+                the same base models with DoRA and IA3 adapters, which lm-eval merges natively
+                (for comparison; the ckpt fixtures' tokenizer: ../shared/fixtures/llama)
 The tasks, written here too, give every request type: a multiple-choice task (loglikelihood, the
 demo story cloze), a rolling-loglikelihood task and a greedy generate_until task.
 
@@ -149,6 +154,15 @@ def make_models(root, only):
                     f.write(CONFIG_PY if fn.startswith("config") else MODELING_PY)
         copy_tokenizer(d)
         out["remote_code"] = (d, ",trust_remote_code=True")
+    ckpt = os.path.join(ROOT, "tests", "fixtures", "hf_ckpt")
+    tokenizer = os.path.join(ROOT, "..", "shared", "fixtures", "llama")
+    for name, base, adapter in (("peft_loha", "llama", "loha_llama"),
+                                ("peft_dora", "llama", "dora_llama"),
+                                ("peft_ia3", "llama", "ia3_llama"),
+                                ("peft_ia3_gpt2", "gpt2", "ia3_gpt2")):
+        if not only or name in only:
+            out[name] = (os.path.join(ckpt, base),
+                         f",tokenizer={tokenizer},peft={os.path.join(ckpt, adapter)}")
     return out
 
 
@@ -232,7 +246,8 @@ def ours(build, model_args, tasks_dir, limit, out_dir):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"lm-eval exited {p.returncode}: {p.stderr[-2000:]}")
-    lines = [l for l in p.stderr.splitlines() if "runs through transformers" in l]
+    lines = [l for l in p.stderr.splitlines()
+             if "runs through transformers" in l or "runs natively" in l]
     samples = {}
     for t in TASKS:
         files = glob.glob(os.path.join(out_dir, "**", f"samples_{t}_*.jsonl"), recursive=True)

@@ -9,6 +9,7 @@
 #include "lmeval/core/input_checks.hpp"
 #include "lmeval/core/input_file.hpp"
 #include "lmeval/core/log.hpp"
+#include "lmeval/data/hub_client.hpp"
 
 namespace lmeval::hf {
 
@@ -149,6 +150,24 @@ std::optional<std::string> transformers_path_reason(const HfArgs& args, const fs
       return "config.json's quantization_config (" + *why + ") has no native path: transformers " +
              "dequantises it";
   if (!is_native) return "architecture '" + arch + "' has no native implementation in lm-eval";
+  if (!args.peft.empty()) {
+    // HFLM passes its revision to PeftModel.from_pretrained; an adapter that cannot be had is the
+    // native loader's to report.
+    std::optional<fs::path> adapter;
+    std::error_code ec;
+    if (fs::is_directory(args.peft, ec)) {
+      adapter = fs::path(args.peft);
+    } else {
+      try {
+        adapter =
+            hub::resolve_adapter_dir(args.peft, args.revision.empty() ? "main" : args.revision);
+      } catch (const std::exception&) {
+      }
+    }
+    if (adapter)
+      if (auto why = adapter_reason(*adapter))
+        return "the peft adapter " + args.peft + " has " + *why + ": peft applies it";
+  }
   return std::nullopt;
 }
 

@@ -2,13 +2,17 @@
 // transformers path), over tests/fixtures/fake_transformers (a pure-Python stand-in for torch and
 // transformers): the one log line naming the path and why, the results recording it, and the
 // errors: an environment without torch (exit 2, what is missing and how to install it), an
-// exception in from_pretrained (exit 2, its message), no Python plugin (exit 2, how to build it).
+// exception in from_pretrained (exit 2, its message), no Python plugin (exit 2, how to build it);
+// a native model with a peft adapter lm-eval does not merge (tests/fixtures/fake_peft's PeftModel
+// applies it; without peft, exit 2 saying how to install it).
 // Skipped, saying why, without the hf plugin, the Python plugin or ../shared's llama tokenizer.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "lmeval/core/json.hpp"
 #include "support/test_support.hpp"
@@ -55,14 +59,22 @@ class TransformersPathCli : public ::testing::Test {
     for (const auto& [k, v] : extra.items()) c[k] = v;
     std::ofstream(dir_ / "model" / "config.json", std::ios::trunc) << c.dump();
   }
-  // `lm-eval run` of the folder's model with `fake` (a folder under tests/fixtures) first on
-  // PYTHONPATH.
-  lmeval::testing::CommandResult run(const std::string& fake, const std::string& extra = "") const {
-    return run_command("PYTHONPATH=" + quoted(source_dir() / "tests/fixtures" / fake) + " " +
-                       quoted(lmeval_binary()) + " run --model hf --device cpu --model_args " +
-                       "pretrained=" + quoted(dir_ / "model") +
-                       " --tasks demo_story_cloze --limit 2 --output_path " + quoted(dir_ / "out") +
-                       " " + extra);
+  // `lm-eval run` of the folder's model with `fake` (folders under tests/fixtures, joined by ':')
+  // first on PYTHONPATH; `model_args` follow pretrained.
+  lmeval::testing::CommandResult run(const std::string& fake, const std::string& extra = "",
+                                     const std::string& model_args = "") const {
+    std::string path;
+    for (size_t at = 0; at <= fake.size();) {
+      const size_t end = std::min(fake.find(':', at), fake.size());
+      path += (path.empty() ? "" : ":") +
+              (source_dir() / "tests/fixtures" / fake.substr(at, end - at)).string();
+      at = end + 1;
+    }
+    return run_command(
+        "FAKE_TRANSFORMERS_LOG=" + quoted(dir_ / "calls.jsonl") + " PYTHONPATH=" + quoted(path) +
+        " " + quoted(lmeval_binary()) + " run --model hf --device cpu --model_args " +
+        "pretrained=" + quoted(dir_ / "model") + model_args +
+        " --tasks demo_story_cloze --limit 2 --output_path " + quoted(dir_ / "out") + " " + extra);
   }
 
   fs::path dir_;
@@ -97,6 +109,51 @@ TEST_F(TransformersPathCli, WithoutTorchItIsExit2SayingWhatIsMissingAndHowToInst
   EXPECT_NE(r.err.find("runs through transformers"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("lacks torch"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("pip install torch transformers"), std::string::npos) << r.err;
+}
+
+// A Llama (an architecture lm-eval runs) with a LoHa adapter: peft applies it, in transformers.
+TEST_F(TransformersPathCli, AnAdapterLmEvalDoesNotMergeRunsThroughPeft) {
+  write_config({{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}});
+  const fs::path adapter = source_dir() / "tests/fixtures/hf_ckpt/loha_llama";
+  auto r = run("fake_transformers:fake_peft", "", ",peft=" + quoted(adapter));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.err, "runs through transformers in the embedded Python"), 1U) << r.err;
+  EXPECT_NE(r.err.find("has peft_type LOHA (lm-eval merges LORA, DoRA included, and IA3"),
+            std::string::npos)
+      << r.err;
+  Json results;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "out"))
+    if (e.path().filename().string().rfind("results_", 0) == 0)
+      results = Json::parse(lmeval::testing::read_file(e.path()));
+  ASSERT_TRUE(results.contains("config")) << "no results file";
+  EXPECT_EQ(results["config"]["hf_execution"]["path"], "transformers");
+  EXPECT_NE(results["config"]["hf_execution"]["reason"].get<std::string>().find("peft_type LOHA"),
+            std::string::npos);
+  bool applied = false;
+  std::istringstream calls(lmeval::testing::read_file(dir_ / "calls.jsonl"));
+  for (std::string line; std::getline(calls, line);) {
+    const Json c = Json::parse(line);
+    if (c["call"] == "PeftModel.from_pretrained") {
+      applied = true;
+      EXPECT_EQ(c["path"], adapter.string());
+      EXPECT_EQ(c["kwargs"], (Json{{"revision", "main"}}));  // HFLM._create_model's call
+    }
+  }
+  EXPECT_TRUE(applied);
+  // A LoRA adapter on the same model runs natively (no fake torch needed).
+  auto native = run("fake_transformers:fake_peft", "",
+                    ",peft=" + quoted(source_dir() / "tests/fixtures/hf_ckpt/lora_plain"));
+  EXPECT_EQ(count(native.err, "runs through transformers"), 0U) << native.err;
+}
+
+TEST_F(TransformersPathCli, AnAdapterPeftMustApplyWithoutPeftIsExit2SayingHowToInstallIt) {
+  write_config({{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}});
+  auto r = run("fake_transformers", "",
+               ",peft=" + quoted(source_dir() / "tests/fixtures/hf_ckpt/loha_llama"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("runs through transformers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lacks peft"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pip install peft"), std::string::npos) << r.err;
 }
 
 TEST_F(TransformersPathCli, AnExceptionInFromPretrainedIsExit2WithItsMessage) {

@@ -176,7 +176,10 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   transformers_reason_ = transformers_path_reason(args, gguf.empty() ? dir : gguf);
   if (transformers_reason_) {
     tokenizer_ = load_model_tokenizer();
-    model_ = PythonModel::load(dir, args, *transformers_reason_,
+    // The adapter as lm-eval fetched it (a Hub id resolved by its own client).
+    HfArgs python_args = args;
+    if (!lo.weights.peft.empty()) python_args.peft = lo.weights.peft.string();
+    model_ = PythonModel::load(dir, python_args, *transformers_reason_,
                                static_cast<int64_t>(tokenizer_->vocab_size()));
   } else {
     try {
@@ -192,7 +195,8 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
     }
     tokenizer_ = load_model_tokenizer();
   }
-  if (!args.peft.empty() &&
+  // transformers_model.py resizes them as HFLM does.
+  if (!transformers_reason_ && !args.peft.empty() &&
       static_cast<int64_t>(tokenizer_->vocab_size()) != model_->config().vocab_size)
     // HFLM._create_model calls resize_token_embeddings(len(tokenizer)) before the adapter:
     // rows cut off, or new rows drawn at random. lm-eval keeps the model's rows.
@@ -260,10 +264,19 @@ bool HFLM::prepare_adapters(const std::vector<std::string>& adapters) {
   // checked before the first runs, so that a long run does not stop at its last adapter.
   const std::string revision = args_.revision.empty() ? "main" : args_.revision;
   adapters_.clear();
+  std::vector<fs::path> dirs;
   for (const auto& a : adapters) {
-    fs::path dir = hub::resolve_adapter_dir(a, revision);
-    model_->check_adapter(dir);
-    adapters_.emplace_back(a, std::move(dir));
+    dirs.push_back(hub::resolve_adapter_dir(a, revision));
+    // One that peft must apply needs a model of its own, built by transformers.
+    if (auto why = adapter_reason(dirs.back())) {
+      log::info("hf: adapter " + a + " has " + *why +
+                ", so each adapter's run builds its own model");
+      return false;
+    }
+  }
+  for (size_t i = 0; i < adapters.size(); ++i) {
+    model_->check_adapter(dirs[i]);
+    adapters_.emplace_back(adapters[i], dirs[i]);
   }
   active_adapter_ = 0;
   log::info("hf: base model loaded once for " + std::to_string(adapters.size()) +

@@ -4,8 +4,14 @@
 // - its output gains scaling · lora_B(lora_A(x)), scaling = lora_alpha / r (lora_alpha / √r with
 //   use_rslora), r and lora_alpha per module from rank_pattern / alpha_pattern (get_pattern_key);
 //   merged here into the weight: W + scaling · B·A, transposed for Conv1D layers and embeddings;
+// - with use_dora (DoRA, lora/variants.py DoraLinearVariant and DoraEmbeddingVariant), each
+//   output of W + scaling · B·A is then rescaled to lora_magnitude_vector / its L2 norm;
+// - IA3 (peft_type IA3, ia3/layer.py): a vector ia3_l per targeted layer scales its input when
+//   feedforward_modules names the layer, else its output (bias included), merged into the weight;
 // - every other tensor the adapter holds (modules_to_save copies, trained biases, an embedding's
 //   base_layer) is loaded in place of the base's.
+// Other peft types and LoRA variants are peft's to apply (adapter_config_reason): lm-eval runs
+// them through transformers.
 #include "models/hf/lora.hpp"
 
 #include <cmath>
@@ -14,6 +20,7 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/log.hpp"
 #include "lmeval/core/regex.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "models/hf/json_file.hpp"
 
 namespace lmeval::hf {
@@ -37,6 +44,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // adapter_config.json, as LoraConfig reads it.
 struct Config {
   std::string path;
+  std::string type;          // LORA or IA3
+  bool dora = false;         // use_dora
+  Json feedforward_modules;  // IA3
   int64_t r = 8;
   double alpha = 8;
   bool rslora = false;
@@ -103,6 +113,19 @@ struct Config {
     return false;
   }
 
+  // IA3Model._check_target_module_feedforward: a regular expression matching the whole key, or
+  // a name the key ends with (on no dot boundary, unlike target_modules).
+  bool feedforward(const std::string& key) const {
+    if (feedforward_modules.is_string())
+      return regex(feedforward_modules.get<std::string>(), "feedforward_modules")
+          ->fullmatch(key)
+          .has_value();
+    if (feedforward_modules.is_array())
+      for (const auto& f : feedforward_modules)
+        if (ends_with(key, f.get<std::string>())) return true;
+    return false;
+  }
+
   // get_pattern_key: the first pattern matching the end of the key on a dot boundary.
   const Json* pattern_value(const Json& patterns, const std::string& key,
                             const std::string& field) const {
@@ -134,9 +157,22 @@ Config read_config(const fs::path& dir) {
   const std::string type = has("peft_type") && j["peft_type"].is_string()
                                ? j["peft_type"].get<std::string>()
                                : std::string("(none)");
-  if (type != "LORA")
+  // HFLM loads those through transformers and peft (hf_lm.cpp asks adapter_reason first).
+  if (auto why = adapter_config_reason(j)) {
+    std::string field = "peft_type";
+    if (type == "LORA")
+      for (const auto& [k, v] : j.items())
+        if (why->rfind(k + " ", 0) == 0) field = k;
+    throw c.bad(field, "the adapter has " + *why + ": peft applies it, not lm-eval's loader",
+                "an adapter lm-eval merges (LORA, DoRA included, or IA3), or lm-eval choosing the "
+                "transformers path for it");
+  }
+  if (type != "LORA" && type != "IA3")
     throw c.bad("peft_type",
-                "peft_type " + type + " is not supported: lm-eval applies LoRA adapters", "LORA");
+                has("peft_type") ? "peft_type is " + j["peft_type"].dump()
+                                 : std::string("adapter_config.json has no peft_type"),
+                "a PEFT type such as \"LORA\"");
+  c.type = type;
   if (has("r")) {
     if (!j["r"].is_number_integer() || j["r"].get<int64_t>() <= 0)
       throw c.bad("r", "r is " + j["r"].dump(), "a positive integer");
@@ -172,6 +208,7 @@ Config read_config(const fs::path& dir) {
   c.target_modules = names("target_modules", true);
   c.exclude_modules = names("exclude_modules", true);
   c.layers_pattern = names("layers_pattern", true);
+  c.feedforward_modules = names("feedforward_modules", true);
   for (const auto& m : names("modules_to_save", false)) c.modules_to_save.push_back(m);
   if (has("layers_to_transform")) {
     const Json& l = j["layers_to_transform"];
@@ -192,16 +229,11 @@ Config read_config(const fs::path& dir) {
     if (!ok) throw c.bad(k, std::string(k) + " is " + j[k].dump(), "a mapping of names to numbers");
     (std::string(k) == "rank_pattern" ? c.rank_pattern : c.alpha_pattern) = j[k];
   }
-  // LoRA variants and layer surgery that change what is computed beyond W + scaling·B·A.
-  for (const char* k : {"use_dora", "use_qalora"})
-    if (has(k) && j[k] != false)
-      throw c.bad(k, std::string(k) + " adapters are not supported: lm-eval merges plain LoRA",
-                  "false");
-  for (const char* k : {"use_bdlora", "velora_config", "monteclora_config", "arrow_config",
-                        "kasa_config", "alora_invocation_tokens", "layer_replication",
-                        "trainable_token_indices", "megatron_config", "target_parameters"})
-    if (has(k) && !(j[k].is_array() && j[k].empty()) && !(j[k].is_object() && j[k].empty()))
-      throw c.bad(k, std::string(k) + " is set; lm-eval merges plain LoRA only", "null");
+  if (has("use_dora")) {
+    if (!j["use_dora"].is_boolean())
+      throw c.bad("use_dora", "use_dora is " + j["use_dora"].dump(), "true or false");
+    c.dora = type == "LORA" && j["use_dora"].get<bool>();
+  }
   return c;
 }
 
@@ -209,6 +241,8 @@ Config read_config(const fs::path& dir) {
 struct ModuleWeights {
   const TensorView *a = nullptr, *b = nullptr, *b_bias = nullptr;  // lora_A, lora_B (linear)
   const TensorView *emb_a = nullptr, *emb_b = nullptr;             // lora_embedding_A/B
+  const TensorView* magnitude = nullptr;                           // DoRA
+  const TensorView* ia3 = nullptr;                                 // IA3's ia3_l
 };
 
 }  // namespace lr
@@ -280,12 +314,16 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
       modules[m4].emb_a = t;
     } else if (auto m5 = module_of(".lora_embedding_B"); !m5.empty()) {
       modules[m5].emb_b = t;
-    } else if (key.find("lora_magnitude_vector") != std::string::npos) {
-      throw bad(name, "the adapter is a DoRA adapter (" + name + "), which lm-eval does not merge",
-                "a plain LoRA adapter");
-    } else if (key.find("lora_") != std::string::npos) {
-      throw bad(name, "adapter tensor '" + name + "' is of no LoRA layer lm-eval knows",
-                "lora_A / lora_B / lora_embedding_A / lora_embedding_B tensors");
+    } else if (auto m6 = module_of(".lora_magnitude_vector"); !m6.empty()) {
+      modules[m6].magnitude = t;
+    } else if (auto m7 = module_of(".lora_magnitude_vector.weight"); !m7.empty()) {
+      modules[m7].magnitude = t;
+    } else if (auto m8 = module_of(".ia3_l"); !m8.empty()) {
+      modules[m8].ia3 = t;
+    } else if (key.find("lora_") != std::string::npos || key.find("ia3_") != std::string::npos) {
+      throw bad(name, "adapter tensor '" + name + "' is of no LoRA or IA3 layer lm-eval knows",
+                "lora_A / lora_B / lora_embedding_A / lora_embedding_B / lora_magnitude_vector "
+                "or ia3_l tensors");
     } else {
       // A wrapped layer's own parameters are saved under base_layer (an embedding targeted by
       // LoRA); the model's tensor is the unwrapped name.
@@ -344,18 +382,73 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
                       {config.path, 0, 0, "$.target_modules"}, "names of the base model's layers");
   }
 
-  std::vector<std::string> ignored;
+  // peft decides the layout from the layer, whatever fan_in_fan_out says: GPT-2's Conv1D layers
+  // store [in, out] (and nn.Linear [out, in]); embeddings are [vocab, dim].
+  auto conv1d_layer = [&](const std::string& module) {
+    return base.architecture == "GPT2LMHeadModel" &&
+           (lr::ends_with(module, ".c_attn") || lr::ends_with(module, ".c_proj") ||
+            lr::ends_with(module, ".c_fc"));
+  };
+  const bool ia3 = config.type == "IA3";
+  // all-linear targets every linear layer but the output layer, as the adapter was saved.
+  const bool all_linear =
+      config.target_modules.is_string() && config.target_modules.get<std::string>() == "all-linear";
+  std::vector<std::string> ignored, unused_magnitudes;
   for (const auto& [module, w] : modules) {
     const bool embedding = w.emb_a || w.emb_b;
     const TensorView* fa = embedding ? w.emb_a : w.a;
     const TensorView* fb = embedding ? w.emb_b : w.b;
-    const std::string first = (fa ? fa : fb ? fb : w.b_bias)->name;
+    const TensorView* lora_any = fa ? fa : fb ? fb : w.b_bias ? w.b_bias : w.magnitude;
+    if (ia3 ? lora_any != nullptr : w.ia3 != nullptr)
+      throw bad((lora_any ? lora_any : w.ia3)->name,
+                "module " + module + " has " + (ia3 ? "LoRA tensors" : "an IA3 vector (ia3_l)") +
+                    " in an adapter whose adapter_config.json gives peft_type " + config.type,
+                "the tensors of a " + config.type + " adapter");
+    if (ia3) {
+      // IA3 (ia3/layer.py Linear.merge): W · ia3_l, the vector [out, 1] for a layer whose output
+      // it scales (the bias too), [1, in] for a feedforward layer, whose input it scales.
+      if (!all_linear && !config.targets(module)) {
+        ignored.push_back(module);
+        continue;
+      }
+      const std::string name = w.ia3->name;
+      const TensorView* weight = base_tensor(module + ".weight");
+      if (!weight)
+        throw bad(name,
+                  "module " + module + " is not in the base model (an adapter of another model?)",
+                  "the layers of the base model the adapter was trained on");
+      editable(*weight, name);
+      editable(*w.ia3, name);
+      if (weight->shape.size() != 2)
+        throw bad(name, "module " + module + " has a weight of " + lr::shape_text(weight->shape),
+                  "a linear layer");
+      const bool conv1d = conv1d_layer(module), ff = config.feedforward(module);
+      const int64_t in = weight->shape[conv1d ? 0 : 1], out = weight->shape[conv1d ? 1 : 0];
+      const std::vector<int64_t> want =
+          ff ? std::vector<int64_t>{1, in} : std::vector<int64_t>{out, 1};
+      if (w.ia3->shape != want)
+        throw bad(name,
+                  "module " + module + ": ia3_l " + lr::shape_text(w.ia3->shape) +
+                      " does not fit its weight " + lr::shape_text(weight->shape) + " (" +
+                      (ff ? "a feedforward layer: one factor per input" : "one factor per output") +
+                      "; an adapter of another model?)",
+                  "ia3_l " + lr::shape_text(want));
+      TensorEdit e;
+      e.kind = TensorEdit::Kind::kScale;
+      e.a = w.ia3;
+      e.axis = ff != conv1d ? 1 : 0;  // the input is a column of [out, in], a row of [in, out]
+      edits[weight->name].push_back(e);
+      if (const TensorView* bias = base_tensor(module + ".bias"); bias && !ff) {
+        editable(*bias, name);
+        e.axis = 0;
+        edits[bias->name].push_back(e);
+      }
+      continue;
+    }
+    const std::string first = lora_any->name;
     if (!fa || !fb || (embedding && (w.a || w.b)))
       throw bad(first, "module " + module + " lacks its " + (fa ? "lora_B" : "lora_A") + " tensor",
                 "both LoRA factors of every adapted module");
-    // all-linear targets every linear layer but the output layer, as the adapter was saved.
-    const bool all_linear = config.target_modules.is_string() &&
-                            config.target_modules.get<std::string>() == "all-linear";
     if (!all_linear && !config.targets(module)) {
       ignored.push_back(module);
       continue;
@@ -389,12 +482,7 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
                     " and " + std::to_string(fb->shape[1]) +
                     " where adapter_config.json gives r=" + std::to_string(rank),
                 "lora_A [r, in] and lora_B [out, r]");
-    // peft decides the layout from the layer, whatever fan_in_fan_out says: GPT-2's Conv1D
-    // layers store [in, out] (and nn.Linear [out, in]); embeddings are [vocab, dim].
-    const bool conv1d = base.architecture == "GPT2LMHeadModel" &&
-                        (lr::ends_with(module, ".c_attn") || lr::ends_with(module, ".c_proj") ||
-                         lr::ends_with(module, ".c_fc"));
-    const bool transposed = embedding || conv1d;
+    const bool transposed = embedding || conv1d_layer(module);
     const std::vector<int64_t> want = transposed ? std::vector<int64_t>{fa->shape[1], fb->shape[0]}
                                                  : std::vector<int64_t>{fb->shape[0], fa->shape[1]};
     if (weight->shape != want)
@@ -410,6 +498,26 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
     e.scale = config.rslora ? alpha / std::sqrt(static_cast<double>(rank))
                             : alpha / static_cast<double>(rank);
     e.transposed = transposed;
+    if (config.dora) {
+      // A magnitude peft would not find in the file is its initial norm of W + scaling·B·A with
+      // the factors before loading (random for init_lora_weights=False): not reproducible.
+      if (!w.magnitude)
+        throw bad(first,
+                  "module " + module +
+                      " lacks its lora_magnitude_vector (adapter_config.json sets use_dora)",
+                  "a magnitude vector for every module of a DoRA adapter");
+      const int64_t outputs = weight->shape[transposed ? 1 : 0];
+      if (w.magnitude->shape != std::vector<int64_t>{outputs})
+        throw bad(w.magnitude->name,
+                  "module " + module + ": lora_magnitude_vector " +
+                      lr::shape_text(w.magnitude->shape) + " does not fit its weight " +
+                      lr::shape_text(weight->shape),
+                  "one magnitude per output, [" + std::to_string(outputs) + "]");
+      editable(*w.magnitude, w.magnitude->name);
+      e.magnitude = w.magnitude;
+    } else if (w.magnitude) {
+      unused_magnitudes.push_back(module);
+    }
     edits[weight->name].push_back(e);
     if (w.b_bias) {
       // lora_bias: lora_B's bias is scaled with it and lands on the layer's bias.
@@ -431,12 +539,17 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
       edits[bias->name].push_back(be);
     }
   }
+  if (!unused_magnitudes.empty())
+    // peft builds no DoRA layers without use_dora and loads the file's other tensors only.
+    log::warn("hf: " + file + " holds DoRA magnitudes (" + unused_magnitudes.front() +
+              (unused_magnitudes.size() > 1 ? ", ..." : "") +
+              ") but adapter_config.json does not set use_dora: not applied, as in peft");
   if (!ignored.empty()) {
     std::string list;
     for (size_t i = 0; i < ignored.size() && i < 5; ++i) list += (i ? ", " : "") + ignored[i];
     if (ignored.size() > 5) list += ", ...";
     // peft loads only the layers the config targets and skips the rest of the file's tensors.
-    log::warn("hf: " + std::to_string(ignored.size()) + " LoRA module" +
+    log::warn("hf: " + std::to_string(ignored.size()) + " " + config.type + " module" +
               (ignored.size() == 1 ? "" : "s") + " of " + file +
               " not targeted by adapter_config.json, so not applied, as in peft (" + list + ")");
   }

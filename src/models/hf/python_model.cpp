@@ -69,10 +69,17 @@ std::unique_ptr<PythonModel> PythonModel::load(const fs::path& dir, const HfArgs
   throw_if_stopped();
   if (!m->handle_) {
     const std::string missing = kPythonMissingPackages;
-    if (error.rfind(missing, 0) == 0)
-      throw UserError(needs + ", and " + py.described + " lacks " + error.substr(missing.size()) +
-                          ": " + install_hint(py.described),
-                      where, "torch and transformers in the active Python environment");
+    if (error.rfind(missing, 0) == 0) {
+      const std::string what = error.substr(missing.size());
+      // transformers_model.py asks for peft alone once torch and transformers are there.
+      if (what.rfind("peft", 0) == 0)
+        throw UserError(needs + ", and " + py.described + " lacks " + what +
+                            ": install it into that environment: pip install peft",
+                        {"", 0, 0, "--model_args peft"}, "peft in the active Python environment");
+      throw UserError(
+          needs + ", and " + py.described + " lacks " + what + ": " + install_hint(py.described),
+          where, "torch and transformers in the active Python environment");
+    }
     throw UserError(needs + ", and building it there raised " + error, where,
                     "a model transformers can load with these model_args");
   }

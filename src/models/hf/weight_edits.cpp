@@ -138,6 +138,38 @@ void add_low_rank(std::vector<float>& w, const TensorView& base, const TensorEdi
   for (auto& th : pool) th.join();
 }
 
+// DoRA's merge (peft's DoraLinearVariant.merge_safe): W' = (m / ‖W'‖) · W' per output, the norm
+// taken in float32 over the input dimension. peft detaches the norm from the gradient, which
+// changes nothing at inference.
+void rescale_to_magnitude(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
+  const std::vector<float> m = to_float(*e.magnitude);
+  const int64_t rows = base.shape[0], cols = base.shape[1];
+  const int64_t outputs = e.transposed ? cols : rows, inputs = e.transposed ? rows : cols;
+  require(static_cast<int64_t>(m.size()) == outputs, base,
+          "the DoRA magnitude does not have one value per output");
+  auto at = [&](int64_t o, int64_t i) -> float& {
+    return e.transposed ? w[i * cols + o] : w[o * cols + i];
+  };
+  for (int64_t o = 0; o < outputs; ++o) {
+    double sq = 0;
+    for (int64_t i = 0; i < inputs; ++i) sq += static_cast<double>(at(o, i)) * at(o, i);
+    const float factor = m[o] / static_cast<float>(std::sqrt(sq));
+    for (int64_t i = 0; i < inputs; ++i) at(o, i) *= factor;
+  }
+}
+
+void scale_along(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
+  const std::vector<float> f = to_float(*e.a);
+  const int64_t rows = base.shape.empty() ? 1 : base.shape[0];
+  const int64_t cols = base.shape.size() == 2 ? base.shape[1] : 1;
+  require(base.shape.size() == 1 || base.shape.size() == 2, base,
+          "scaled tensor is not 1-D or 2-D");
+  require(static_cast<int64_t>(f.size()) == (e.axis == 0 ? rows : cols), base,
+          "the scaling vector does not fit the tensor");
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) w[r * cols + c] *= f[e.axis == 0 ? r : c];
+}
+
 float rounded(float v, const std::string& dtype) {
   if (dtype == "F16") return half_to_float(float_to_half(v));
   if (dtype == "BF16") return float_of(static_cast<uint32_t>(float_to_bf16(v)) << 16);
@@ -178,6 +210,10 @@ std::vector<float> apply_edits(const TensorView& base, const std::vector<TensorE
       }
       case TensorEdit::Kind::kLowRank:
         we::add_low_rank(w, base, e);
+        if (e.magnitude) we::rescale_to_magnitude(w, base, e);
+        break;
+      case TensorEdit::Kind::kScale:
+        we::scale_along(w, base, e);
         break;
     }
   }

@@ -15,6 +15,7 @@ struct TensorEdit {
     kReplace,  // the tensor becomes `a` (a PEFT adapter's modules_to_save, trained biases)
     kAdd,      // += scale · a (delta=; a LoRA bias: scale · lora_B.bias)
     kLowRank,  // += scale · b·a, with a = lora_A [r, in] and b = lora_B [out, r]
+    kScale,    // ×= a along `axis`: IA3's vector, one factor per row (0) or per column (1)
   };
   Kind kind = Kind::kAdd;
   const TensorView* a = nullptr;
@@ -23,6 +24,11 @@ struct TensorEdit {
   // kLowRank: the product is stored transposed, [in, out] (GPT-2's Conv1D weights; embeddings,
   // whose lora_embedding_A is [r, vocab] and lora_embedding_B [dim, r]).
   bool transposed = false;
+  // kLowRank with DoRA: then each output row (each column when transposed) is rescaled to
+  // magnitude / its L2 norm, the norm of W + scale·b·a, as peft's DoraLinearLayer.get_weight_norm.
+  const TensorView* magnitude = nullptr;
+  // kScale: 0 scales rows (a 1-D tensor's elements), 1 columns.
+  int axis = 0;
   // kAdd: "F16" / "BF16" rounds both operands and the sum to that dtype, as torch's in-place add
   // of tensors of that dtype does (HFLM adds delta weights to a model loaded in it).
   std::string round_to;

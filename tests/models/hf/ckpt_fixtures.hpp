@@ -1,5 +1,5 @@
-// tests/fixtures/hf_ckpt (scripts/gen_ckpt_fixtures.py): its folders, its goldens and the
-// next-token log-probs they are compared with.
+// tests/fixtures/hf_ckpt (scripts/gen_ckpt_fixtures.py, scripts/gen_peft_fixtures.py): its folders,
+// its goldens and the next-token log-probs they are compared with.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -25,6 +25,11 @@ inline std::filesystem::path ckpt_fixtures() {
 
 inline nlohmann::json ckpt_goldens() {
   return nlohmann::json::parse(lmeval::testing::read_file(ckpt_fixtures() / "goldens.json"));
+}
+
+// The adapters of scripts/gen_peft_fixtures.py (DoRA, IA3, LoHa) over the same base models.
+inline nlohmann::json peft_goldens() {
+  return nlohmann::json::parse(lmeval::testing::read_file(ckpt_fixtures() / "peft_goldens.json"));
 }
 
 // float32 on the CPU whatever the checkpoint's dtype, as the goldens were made.

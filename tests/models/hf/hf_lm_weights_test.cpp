@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "models/hf/ckpt_fixtures.hpp"
 #include "models/hf/hf_lm.hpp"
 #include "models/hf/weight_edits.hpp"
@@ -53,6 +54,55 @@ TEST(HfWeightArgs, LoglikelihoodsAsTheReferenceHflm) {
     EXPECT_EQ(info.contains("peft_sha"), g["model_args"].contains("peft"));
     EXPECT_EQ(info.contains("delta_sha"), g["model_args"].contains("delta"));
   }
+}
+
+// The golden's loglikelihoods (HFLM.loglikelihood with the same model_args) from `lm`.
+void expect_as_reference(HFLM& lm, const json& g) {
+  std::vector<LoglikelihoodRequest> reqs;
+  for (const auto& r : g["requests"]) reqs.push_back({r[0], r[1]});
+  const auto res = lm.loglikelihood(reqs);
+  ASSERT_EQ(res.size(), reqs.size());
+  for (size_t i = 0; i < res.size(); ++i) {
+    EXPECT_NEAR(res[i].loglikelihood, g["loglikelihood"][i].get<double>(), 1e-4) << i;
+    EXPECT_EQ(res[i].is_greedy, g["is_greedy"][i].get<bool>()) << i;
+  }
+}
+
+TEST(HfWeightArgs, DoraAndIa3LoglikelihoodsAsTheReferenceHflm) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  size_t merged = 0;
+  const json goldens = testing::peft_goldens()["hflm"];
+  for (const auto& g : goldens) {
+    SCOPED_TRACE(g["model_args"].dump());
+    // LoHa runs through transformers and peft (tests/cli/transformers_path_test.cpp;
+    // scripts/compare_hf_fallback.py against the reference).
+    if (adapter_reason(ckpt_fixtures() / g["model_args"]["peft"].get<std::string>())) continue;
+    HFLM lm(parse_hf_args(model_args(g["model_args"]), {}));
+    EXPECT_FALSE(lm.transformers_reason());
+    expect_as_reference(lm, g);
+    ++merged;
+  }
+  EXPECT_EQ(merged, 4u);
+}
+
+TEST(HfWeightArgs, SeveralAdaptersSwitchUnlessPeftMustApplyOne) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  HFLM lm(parse_hf_args(model_args({{"pretrained", "llama"}, {"peft", "lora_plain"}}), {}));
+  auto at = [](const char* a) { return (ckpt_fixtures() / a).string(); };
+  // LoHa needs a model built by transformers: each adapter's run builds its own.
+  EXPECT_FALSE(lm.prepare_adapters({at("lora_plain"), at("loha_llama")}));
+  ASSERT_TRUE(lm.prepare_adapters({at("lora_plain"), at("dora_llama"), at("ia3_llama")}));
+  const json goldens = testing::peft_goldens()["hflm"];
+  auto golden = [&](const std::string& adapter) {
+    for (const auto& g : goldens)
+      if (g["model_args"]["peft"] == adapter) return g;
+    ADD_FAILURE() << "no golden for " << adapter;
+    return json();
+  };
+  lm.use_adapter(2);
+  expect_as_reference(lm, golden("ia3_llama"));
+  lm.use_adapter(1);
+  expect_as_reference(lm, golden("dora_llama"));
 }
 
 TEST(HfWeightArgs, DeltaAddsEveryTensorAndTiedEmbeddingsTwice) {

@@ -1,8 +1,8 @@
 // PEFT LoRA adapters merged at load against peft's own unmerged PeftModel (goldens of
 // scripts/gen_ckpt_fixtures.py: targets by list and by regex, rsLoRA, rank/alpha patterns,
 // layers_to_transform, exclude_modules, modules_to_save, embeddings, a .bin adapter, GPT-2's Conv1D
-// layers with bias="all" and lora_bias), and bad or mismatched adapters refused naming the file
-// and the module.
+// layers with bias="all" and lora_bias; of scripts/gen_peft_fixtures.py: DoRA and IA3), and bad
+// or mismatched adapters refused naming the file and the module.
 #include "models/hf/lora.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 #include "models/hf/ckpt_fixtures.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -38,6 +39,27 @@ TEST(HfLora, EveryAdapterScoresAsPeft) {
     // Merged in float32 where peft adds the low-rank product to each layer's output.
     EXPECT_LT(testing::max_diff(lp, golden["next_token_logprobs"]), 2e-5);
   }
+}
+
+// DoRA (linear layers, GPT-2's Conv1D layers, an embedding) and IA3 (outputs and feedforward
+// inputs scaled, a regex feedforward_modules, GPT-2's biases) merged at load against peft's own
+// unmerged PeftModel (scripts/gen_peft_fixtures.py).
+TEST(HfLora, DoraAndIa3AdaptersScoreAsPeft) {
+  const json g = testing::peft_goldens()["adapters"];
+  std::vector<std::string> merged, through_peft;
+  for (const auto& [name, golden] : g.items()) {
+    SCOPED_TRACE(name);
+    if (adapter_reason(ckpt_fixtures() / name)) {
+      through_peft.push_back(name);
+      continue;
+    }
+    merged.push_back(name);
+    auto model = with_adapter(golden["base"], ckpt_fixtures() / name);
+    const auto lp = testing::next_token_logprobs(*model, golden["inputs"]);
+    EXPECT_LT(testing::max_diff(lp, golden["next_token_logprobs"]), 2e-5);
+  }
+  EXPECT_EQ(merged, (std::vector<std::string>{"dora_gpt2", "dora_llama", "ia3_gpt2", "ia3_llama"}));
+  EXPECT_EQ(through_peft, (std::vector<std::string>{"loha_llama"}));
 }
 
 // A copy of an adapter folder to change.
@@ -121,8 +143,11 @@ TEST(HfLora, AdaptersOfAnotherModelAreRefusedNamingTheModule) {
 
 TEST(HfLora, BadAdapterConfigsAreRefusedNamingTheField) {
   const std::vector<std::tuple<std::string, json, std::string>> cases = {
-      {"peft_type", "PREFIX_TUNING", "peft_type PREFIX_TUNING is not supported"},
-      {"use_dora", true, "use_dora adapters are not supported"},
+      // What adapter_reason sends through transformers, should it reach the native loader.
+      {"peft_type", "PREFIX_TUNING", "the adapter has peft_type PREFIX_TUNING"},
+      {"use_qalora", true, "the adapter has use_qalora set"},
+      {"peft_type", 3, "peft_type is 3"},
+      {"use_dora", "yes", "use_dora is \"yes\""},
       {"r", 8, "rank 4 and 4 where adapter_config.json gives r=8"},
       {"r", 0, "r is 0"},
       {"lora_alpha", "x", "lora_alpha is \"x\""},
@@ -132,8 +157,8 @@ TEST(HfLora, BadAdapterConfigsAreRefusedNamingTheField) {
       {"target_modules", 5, "target_modules is 5"},
       {"layers_to_transform", "x", "layers_to_transform is \"x\""},
       {"rank_pattern", json{{"q_proj", "big"}}, "rank_pattern is"},
-      {"layer_replication", json::array({json::array({0, 1})}), "layer_replication is set"},
-      {"target_parameters", json::array({"mlp.experts"}), "target_parameters is set"},
+      {"layer_replication", json::array({json::array({0, 1})}), "layer_replication set"},
+      {"target_parameters", json::array({"mlp.experts"}), "target_parameters set"},
   };
   for (const auto& [key, value, phrase] : cases) {
     SCOPED_TRACE(key + "=" + value.dump());
@@ -171,11 +196,48 @@ TEST(HfLora, TensorsPeftWouldNotLoadOrLmEvalCannotMergeAreRefused) {
   const std::string p = "base_model.model.";
   const std::string v = "model.layers.0.self_attn.v_proj";
   {
+    // DoRA: one magnitude per output row, and one for every module (peft would start a missing
+    // one from the norm of its factors before loading them).
     AdapterCopy a("lora_plain");
+    a.set("use_dora", true);
+    a.write_weights({{p + v + ".lora_A.weight", {4, 16}},
+                     {p + v + ".lora_B.weight", {8, 4}},
+                     {p + v + ".lora_magnitude_vector", {16}}});
+    EXPECT_REFUSED("llama", a.path(), "lora_magnitude_vector [16] does not fit its weight [8, 16]",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + v + ".lora_A.weight", {4, 16}}, {p + v + ".lora_B.weight", {8, 4}}});
+    EXPECT_REFUSED("llama", a.path(), "module " + v + " lacks its lora_magnitude_vector",
+                   "adapter_model.safetensors");
+    // Without use_dora peft builds no DoRA layer and leaves the file's magnitudes unused.
+    a.set("use_dora", false);
     a.write_weights({{p + v + ".lora_A.weight", {4, 16}},
                      {p + v + ".lora_B.weight", {8, 4}},
                      {p + v + ".lora_magnitude_vector", {8}}});
-    EXPECT_REFUSED("llama", a.path(), "DoRA adapter", "adapter_model.safetensors");
+    EXPECT_NO_THROW(with_adapter("llama", a.path()));
+  }
+  {
+    // IA3: [out, 1] for an output, [1, in] for a feedforward layer's input.
+    const std::string k = "model.layers.0.self_attn.k_proj", d = "model.layers.0.mlp.down_proj";
+    AdapterCopy a("ia3_llama");
+    a.write_weights({{p + k + ".ia3_l", {1, 16}}});
+    EXPECT_REFUSED("llama", a.path(),
+                   "module " + k + ": ia3_l [1, 16] does not fit its weight [8, 16]",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + d + ".ia3_l", {16, 1}}});
+    EXPECT_REFUSED("llama", a.path(), "a feedforward layer: one factor per input",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + k + ".lora_A.weight", {4, 16}}, {p + k + ".lora_B.weight", {8, 4}}});
+    EXPECT_REFUSED("llama", a.path(),
+                   "has LoRA tensors in an adapter whose adapter_config.json gives peft_type IA3",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + "model.layers.5.self_attn.k_proj.ia3_l", {8, 1}}});
+    EXPECT_REFUSED("llama", a.path(), "model.layers.5.self_attn.k_proj is not in the base model",
+                   "adapter_model.safetensors");
+    AdapterCopy l("lora_plain");
+    l.write_weights({{p + v + ".ia3_l", {8, 1}}});
+    EXPECT_REFUSED("llama", l.path(), "has an IA3 vector (ia3_l)", "adapter_model.safetensors");
+    l.write_weights({{p + v + ".ia3_x", {8, 1}}});
+    EXPECT_REFUSED("llama", l.path(), "is of no LoRA or IA3 layer", "adapter_model.safetensors");
   }
   {
     AdapterCopy a("lora_plain");

@@ -203,6 +203,38 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
   std::ofstream(dir_ / "config.json") << std::string(600, '[') << std::string(600, ']');
   EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+  // A peft type or LoRA variant lm-eval does not merge (hf/lora.cpp) is peft's to apply; LoRA,
+  // DoRA and IA3 are merged natively. A folder without a readable adapter_config.json stays native
+  // so that the native loader names what is missing.
+  const fs::path ckpt = lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_ckpt";
+  auto with_peft = [&](const fs::path& adapter) {
+    return transformers_path_reason(args_of({{"pretrained", p}, {"peft", adapter.string()}}),
+                                    llama);
+  };
+  why = with_peft(ckpt / "loha_llama");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("loha_llama has peft_type LOHA"), std::string::npos) << *why;
+  for (const char* native : {"lora_plain", "dora_llama", "ia3_llama", "gpt2_lora"})
+    EXPECT_FALSE(with_peft(ckpt / native)) << native;
+  EXPECT_FALSE(with_peft(dir_));
+  for (const auto& [key, value] : std::vector<std::pair<std::string, Json>>{
+           {"use_qalora", true}, {"layer_replication", Json::array({Json::array({0, 1})})}}) {
+    Json c = Json::parse(lmeval::testing::read_file(ckpt / "lora_plain" / "adapter_config.json"));
+    c[key] = value;
+    std::ofstream(dir_ / "adapter_config.json", std::ios::trunc) << c.dump();
+    why = with_peft(dir_);
+    ASSERT_TRUE(why) << key;
+    EXPECT_NE(why->find(key + " set (a LoRA variant lm-eval does not merge)"), std::string::npos)
+        << *why;
+  }
+  Json dora_bias = {{"peft_type", "LORA"}, {"use_dora", true}, {"lora_bias", true}};
+  std::ofstream(dir_ / "adapter_config.json", std::ios::trunc) << dora_bias.dump();
+  why = with_peft(dir_);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("use_dora with lora_bias"), std::string::npos) << *why;
+  std::ofstream(dir_ / "adapter_config.json", std::ios::trunc) << "{";
+  EXPECT_FALSE(with_peft(dir_));
+  fs::remove(dir_ / "adapter_config.json");
   // An encoder-decoder is the native seq2seq backend's (T5 runs, the others are refused there).
   write_folder({{"architectures", {"T5ForConditionalGeneration"}},
                 {"model_type", "t5"},

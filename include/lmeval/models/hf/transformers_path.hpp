@@ -15,7 +15,8 @@ namespace lmeval::hf {
 
 // Why the model in `dir` (its config.json) with these model_args needs transformers itself: an
 // architecture lm-eval lacks, the folder's own code under trust_remote_code=True, a quantisation
-// method, or a from_pretrained setting only transformers applies. nullopt: it runs natively.
+// method, a from_pretrained setting only transformers applies, or a peft= adapter lm-eval does not
+// merge (adapter_reason). nullopt: it runs natively.
 std::optional<std::string> transformers_path_reason(const HfArgs& args,
                                                     const std::filesystem::path& dir);
 
@@ -25,6 +26,14 @@ std::optional<std::string> transformers_path_reason(const HfArgs& args,
 // the method (the native loader then names the field).
 std::optional<std::string> quantization_reason(const Json& quantization_config,
                                                const std::string& arch);
+
+// Why the PEFT adapter in `dir` needs peft itself (HFLM's PeftModel.from_pretrained): a peft_type
+// other than LORA and IA3, or a LoRA option lm-eval does not merge (src/models/hf/lora.cpp merges
+// LoRA, DoRA included, and IA3). nullopt when lm-eval merges it, or when its adapter_config.json is
+// absent or unreadable (the native loader then names what is wrong).
+std::optional<std::string> adapter_reason(const std::filesystem::path& dir);
+// The same from an adapter_config.json already read.
+std::optional<std::string> adapter_config_reason(const Json& adapter_config);
 
 // The architectures (config.json's architectures[0]) the native plugin runs: its registry
 // (arch/registry.cpp) as CMake reads it from the sources, so lm-eval knows them without opening
