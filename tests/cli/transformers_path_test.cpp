@@ -70,11 +70,12 @@ class TransformersPathCli : public ::testing::Test {
               (source_dir() / "tests/fixtures" / fake.substr(at, end - at)).string();
       at = end + 1;
     }
-    return run_command(
-        "FAKE_TRANSFORMERS_LOG=" + quoted(dir_ / "calls.jsonl") + " PYTHONPATH=" + quoted(path) +
-        " " + quoted(lmeval_binary()) + " run --model hf --device cpu --model_args " +
-        "pretrained=" + quoted(dir_ / "model") + model_args +
-        " --tasks demo_story_cloze --limit 2 --output_path " + quoted(dir_ / "out") + " " + extra);
+    return run_command("FAKE_TRANSFORMERS_LOG=" + quoted(dir_ / "calls.jsonl") +
+                       " PYTHONPATH=" + quoted(fs::path(path)) + " " + quoted(lmeval_binary()) +
+                       " run --model hf --device cpu --model_args " +
+                       "pretrained=" + quoted(dir_ / "model") + model_args +
+                       " --tasks demo_story_cloze --limit 2 --output_path " + quoted(dir_ / "out") +
+                       " " + extra);
   }
 
   fs::path dir_;
