@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/hf/transformers_path.hpp"
@@ -62,10 +64,14 @@ void expect_as_reference(HFLM& lm, const json& g) {
   for (const auto& r : g["requests"]) reqs.push_back({r[0], r[1]});
   const auto res = lm.loglikelihood(reqs);
   ASSERT_EQ(res.size(), reqs.size());
+  double d = 0;
   for (size_t i = 0; i < res.size(); ++i) {
     EXPECT_NEAR(res[i].loglikelihood, g["loglikelihood"][i].get<double>(), 1e-4) << i;
     EXPECT_EQ(res[i].is_greedy, g["is_greedy"][i].get<bool>()) << i;
+    d = std::max(d, std::abs(res[i].loglikelihood - g["loglikelihood"][i].get<double>()));
   }
+  std::cout << "[peft] HFLM " << g["model_args"].dump() << ": max loglikelihood difference " << d
+            << "\n";
 }
 
 TEST(HfWeightArgs, DoraAndIa3LoglikelihoodsAsTheReferenceHflm) {

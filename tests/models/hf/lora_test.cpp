@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/hf/transformers_path.hpp"
@@ -56,7 +57,9 @@ TEST(HfLora, DoraAndIa3AdaptersScoreAsPeft) {
     merged.push_back(name);
     auto model = with_adapter(golden["base"], ckpt_fixtures() / name);
     const auto lp = testing::next_token_logprobs(*model, golden["inputs"]);
-    EXPECT_LT(testing::max_diff(lp, golden["next_token_logprobs"]), 2e-5);
+    const double d = testing::max_diff(lp, golden["next_token_logprobs"]);
+    std::cout << "[peft] " << name << ": max next-token log-prob difference " << d << "\n";
+    EXPECT_LT(d, 2e-5);
   }
   EXPECT_EQ(merged, (std::vector<std::string>{"dora_gpt2", "dora_llama", "ia3_gpt2", "ia3_llama"}));
   EXPECT_EQ(through_peft, (std::vector<std::string>{"loha_llama"}));
