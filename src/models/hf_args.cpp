@@ -167,10 +167,12 @@ ModelArgTable<HfArgs> make_hf_table() {
                       "from_pretrained's attention implementation: eager, sdpa, ... "
                       "(transformers)"),
       ModelArg<HfArgs>{{.key = "peft",
-                        .accepted = "a PEFT LoRA adapter folder or Hub repo id",
-                        .doc = "LoRA adapter merged into the weights at load, as peft computes "
-                               "it (same revision as pretrained); peft=a,b or peft=[a,b]: one run "
-                               "and one results file per adapter, the base loaded once"},
+                        .accepted = "a PEFT adapter folder or Hub repo id",
+                        .doc = "PEFT adapter: LoRA (DoRA included) and IA3 merged into the "
+                               "weights at load as peft computes them, other types applied by "
+                               "peft through transformers (same revision as pretrained); "
+                               "peft=a,b or peft=[a,b]: one run and one results file per adapter, "
+                               "the base loaded once"},
                        true,
                        [](HfArgs& a, const Json& v) {
                          // A list was split into one run per adapter before the model
