@@ -9,10 +9,11 @@ stories260K tokenizer (vocab 512) and float32 weights:
   bloom         BloomForCausalLM (ALiBi attention: not native either)
   remote_code   a folder whose config.json's auto_map names its own configuration and modeling
                 files (written here), run with trust_remote_code=True
-  peft_loha     tests/fixtures/hf_ckpt's Llama with its LoHa adapter (peft=): a PEFT type lm-eval
-                does not merge, so peft applies it in transformers
-  peft_dora, peft_ia3, peft_ia3_gpt2
-                the same base models with DoRA and IA3 adapters, which lm-eval merges natively
+  peft_adalora  tests/fixtures/hf_ckpt's Llama with its AdaLoRA adapter (peft=): a PEFT type
+                lm-eval does not merge, so peft applies it in transformers
+  peft_dora, peft_ia3, peft_ia3_gpt2, peft_loha, peft_lokr
+                the same base models with DoRA, IA3, LoHa and LoKr adapters, which lm-eval merges
+                natively
                 (for comparison; the ckpt fixtures' tokenizer: ../shared/fixtures/llama)
 The tasks, written here too, give every request type: a multiple-choice task (loglikelihood, the
 demo story cloze), a rolling-loglikelihood task and a greedy generate_until task.
@@ -156,7 +157,9 @@ def make_models(root, only):
         out["remote_code"] = (d, ",trust_remote_code=True")
     ckpt = os.path.join(ROOT, "tests", "fixtures", "hf_ckpt")
     tokenizer = os.path.join(ROOT, "..", "shared", "fixtures", "llama")
-    for name, base, adapter in (("peft_loha", "llama", "loha_llama"),
+    for name, base, adapter in (("peft_adalora", "llama", "adalora_llama"),
+                                ("peft_loha", "llama", "loha_llama"),
+                                ("peft_lokr", "llama", "lokr_llama"),
                                 ("peft_dora", "llama", "dora_llama"),
                                 ("peft_ia3", "llama", "ia3_llama"),
                                 ("peft_ia3_gpt2", "gpt2", "ia3_gpt2")):

@@ -10,7 +10,11 @@ Adapters (every trainable tensor perturbed so that each matters):
 - ia3_llama: IA3 over k_proj, v_proj (outputs scaled) and down_proj (feedforward: input scaled);
 - ia3_gpt2: IA3 over c_attn (output scaled, its bias too) and c_fc, c_proj given as feedforward
   by a regular expression;
-- loha_llama: LoHa, which lm-eval does not merge itself (it runs through transformers + peft).
+- loha_llama: LoHa over q_proj, v_proj and down_proj, an alpha_pattern for v_proj;
+- lokr_llama: LoKr over q_proj (rank 1: both Kronecker factors decomposed) and up_proj (w1
+  whole, w2 decomposed);
+- adalora_llama: AdaLoRA, which lm-eval does not merge itself (it runs through transformers +
+  peft).
 Goldens: `adapters` (peft's unmerged PeftModel in float32: next-token log-probs of INPUTS) and
 `hflm` (lm_eval.models.huggingface.HFLM.loglikelihood with peft=; paths relative to
 tests/fixtures/hf_ckpt, `tokenizer` filled in by the tests).
@@ -52,7 +56,7 @@ def perturbed(peft_model, seed):
 
 
 def specs():
-    from peft import IA3Config, LoHaConfig, LoraConfig
+    from peft import AdaLoraConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig
     return {
         "dora_llama": ("llama", LoraConfig(
             r=4, lora_alpha=8, use_dora=True, init_lora_weights=False,
@@ -67,7 +71,13 @@ def specs():
             target_modules=["c_attn", "c_fc", "c_proj"], feedforward_modules=r".*mlp\.c_(fc|proj)",
             fan_in_fan_out=True)),
         "loha_llama": ("llama", LoHaConfig(
-            r=2, alpha=4, target_modules=["q_proj", "v_proj"], init_weights=False)),
+            r=2, alpha=4, target_modules=["q_proj", "v_proj", "down_proj"],
+            alpha_pattern={"v_proj": 3}, init_weights=False)),
+        "lokr_llama": ("llama", LoKrConfig(
+            r=2, alpha=3, target_modules=["q_proj", "up_proj"], decompose_both=True,
+            rank_pattern={"q_proj": 1}, decompose_factor=4, init_weights=False)),
+        "adalora_llama": ("llama", AdaLoraConfig(
+            init_r=4, target_r=2, total_step=10, lora_alpha=8, target_modules=["q_proj", "v_proj"])),
     }
 
 
@@ -120,6 +130,10 @@ def main():
         with open(cfg) as f:
             c = json.load(f)
         c["base_model_name_or_path"] = os.path.basename(c["base_model_name_or_path"] or "")
+        # peft saves sets as lists in hash order: sorted, so that a rerun writes the same file.
+        for k in ("target_modules", "feedforward_modules"):
+            if isinstance(c.get(k), list):
+                c[k] = sorted(c[k])
         with open(cfg, "w") as f:
             json.dump(c, f, indent=2, sort_keys=True)
     with open(f"{out}/peft_goldens.json", "w") as f:

@@ -20,9 +20,10 @@ std::optional<std::string> adapter_config_reason(const Json& j) {
            !(v.is_object() && v.empty());
   };
   const std::string type = j["peft_type"].get<std::string>();
-  if (type == "IA3") return std::nullopt;
+  if (type == "IA3" || type == "LOHA" || type == "LOKR") return std::nullopt;
   if (type != "LORA")
-    return "peft_type " + type + " (lm-eval merges LORA, DoRA included, and IA3 adapters itself)";
+    return "peft_type " + type +
+           " (lm-eval merges LORA, DoRA included, IA3, LOHA and LOKR adapters itself)";
   // LoRA variants and layer surgery that compute more than (m / ‖W + s·B·A‖) · (W + s·B·A).
   for (const char* k :
        {"use_qalora", "use_bdlora", "velora_config", "monteclora_config", "arrow_config",

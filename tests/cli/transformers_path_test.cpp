@@ -112,14 +112,15 @@ TEST_F(TransformersPathCli, WithoutTorchItIsExit2SayingWhatIsMissingAndHowToInst
   EXPECT_NE(r.err.find("pip install torch transformers"), std::string::npos) << r.err;
 }
 
-// A Llama (an architecture lm-eval runs) with a LoHa adapter: peft applies it, in transformers.
+// A Llama (an architecture lm-eval runs) with an AdaLoRA adapter: peft applies it, in
+// transformers.
 TEST_F(TransformersPathCli, AnAdapterLmEvalDoesNotMergeRunsThroughPeft) {
   write_config({{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}});
-  const fs::path adapter = source_dir() / "tests/fixtures/hf_ckpt/loha_llama";
+  const fs::path adapter = source_dir() / "tests/fixtures/hf_ckpt/adalora_llama";
   auto r = run("fake_transformers:fake_peft", "", ",peft=" + quoted(adapter));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count(r.err, "runs through transformers in the embedded Python"), 1U) << r.err;
-  EXPECT_NE(r.err.find("has peft_type LOHA (lm-eval merges LORA, DoRA included, and IA3"),
+  EXPECT_NE(r.err.find("has peft_type ADALORA (lm-eval merges LORA, DoRA included, IA3, LOHA"),
             std::string::npos)
       << r.err;
   Json results;
@@ -128,8 +129,9 @@ TEST_F(TransformersPathCli, AnAdapterLmEvalDoesNotMergeRunsThroughPeft) {
       results = Json::parse(lmeval::testing::read_file(e.path()));
   ASSERT_TRUE(results.contains("config")) << "no results file";
   EXPECT_EQ(results["config"]["hf_execution"]["path"], "transformers");
-  EXPECT_NE(results["config"]["hf_execution"]["reason"].get<std::string>().find("peft_type LOHA"),
-            std::string::npos);
+  EXPECT_NE(
+      results["config"]["hf_execution"]["reason"].get<std::string>().find("peft_type ADALORA"),
+      std::string::npos);
   bool applied = false;
   std::istringstream calls(lmeval::testing::read_file(dir_ / "calls.jsonl"));
   for (std::string line; std::getline(calls, line);) {
@@ -150,7 +152,7 @@ TEST_F(TransformersPathCli, AnAdapterLmEvalDoesNotMergeRunsThroughPeft) {
 TEST_F(TransformersPathCli, AnAdapterPeftMustApplyWithoutPeftIsExit2SayingHowToInstallIt) {
   write_config({{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}});
   auto r = run("fake_transformers", "",
-               ",peft=" + quoted(source_dir() / "tests/fixtures/hf_ckpt/loha_llama"));
+               ",peft=" + quoted(source_dir() / "tests/fixtures/hf_ckpt/adalora_llama"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("runs through transformers"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("lacks peft"), std::string::npos) << r.err;

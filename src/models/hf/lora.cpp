@@ -8,6 +8,9 @@
 //   output of W + scaling · B·A is then rescaled to lora_magnitude_vector / its L2 norm;
 // - IA3 (peft_type IA3, ia3/layer.py): a vector ia3_l per targeted layer scales its input when
 //   feedforward_modules names the layer, else its output (bias included), merged into the weight;
+// - LoHa and LoKr (peft_type LOHA / LOKR, tuners/loha, tuners/lokr) on linear layers: the weight
+//   gains (alpha / r) · (w1_a·w1_b) ⊙ (w2_a·w2_b), or (alpha / r) · kron(w1, w2) with each factor
+//   whole or a product of two;
 // - every other tensor the adapter holds (modules_to_save copies, trained biases, an embedding's
 //   base_layer) is loaded in place of the base's.
 // Other peft types and LoRA variants are peft's to apply (adapter_config_reason): lm-eval runs
@@ -44,7 +47,7 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // adapter_config.json, as LoraConfig reads it.
 struct Config {
   std::string path;
-  std::string type;          // LORA or IA3
+  std::string type;          // LORA, IA3, LOHA or LOKR
   bool dora = false;         // use_dora
   Json feedforward_modules;  // IA3
   int64_t r = 8;
@@ -167,7 +170,7 @@ Config read_config(const fs::path& dir) {
                 "an adapter lm-eval merges (LORA, DoRA included, or IA3), or lm-eval choosing the "
                 "transformers path for it");
   }
-  if (type != "LORA" && type != "IA3")
+  if (type != "LORA" && type != "IA3" && type != "LOHA" && type != "LOKR")
     throw c.bad("peft_type",
                 has("peft_type") ? "peft_type is " + j["peft_type"].dump()
                                  : std::string("adapter_config.json has no peft_type"),
@@ -178,10 +181,12 @@ Config read_config(const fs::path& dir) {
       throw c.bad("r", "r is " + j["r"].dump(), "a positive integer");
     c.r = j["r"].get<int64_t>();
   }
-  if (has("lora_alpha")) {
-    if (!j["lora_alpha"].is_number())
-      throw c.bad("lora_alpha", "lora_alpha is " + j["lora_alpha"].dump(), "a number");
-    c.alpha = j["lora_alpha"].get<double>();
+  // LoHa and LoKr call it alpha.
+  const char* alpha_key = type == "LOHA" || type == "LOKR" ? "alpha" : "lora_alpha";
+  if (has(alpha_key)) {
+    if (!j[alpha_key].is_number())
+      throw c.bad(alpha_key, std::string(alpha_key) + " is " + j[alpha_key].dump(), "a number");
+    c.alpha = j[alpha_key].get<double>();
   }
   if (has("use_rslora")) {
     if (!j["use_rslora"].is_boolean())
@@ -237,12 +242,22 @@ Config read_config(const fs::path& dir) {
   return c;
 }
 
+// The LoHa / LoKr parameter a tensor name ends with (hada_w1_a, lokr_w2, ...), or "".
+std::string lycoris_suffix(const std::string& key) {
+  for (const char* s :
+       {"hada_w1_a", "hada_w1_b", "hada_w2_a", "hada_w2_b", "hada_t1", "hada_t2", "lokr_w1",
+        "lokr_w1_a", "lokr_w1_b", "lokr_w2", "lokr_w2_a", "lokr_w2_b", "lokr_t2"})
+    if (ends_with(key, std::string(".") + s)) return s;
+  return "";
+}
+
 // The adapter's tensors of one module.
 struct ModuleWeights {
   const TensorView *a = nullptr, *b = nullptr, *b_bias = nullptr;  // lora_A, lora_B (linear)
   const TensorView *emb_a = nullptr, *emb_b = nullptr;             // lora_embedding_A/B
   const TensorView* magnitude = nullptr;                           // DoRA
   const TensorView* ia3 = nullptr;                                 // IA3's ia3_l
+  std::map<std::string, const TensorView*> lycoris;  // LoHa's hada_*, LoKr's lokr_*, by suffix
 };
 
 }  // namespace lr
@@ -320,10 +335,15 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
       modules[m7].magnitude = t;
     } else if (auto m8 = module_of(".ia3_l"); !m8.empty()) {
       modules[m8].ia3 = t;
-    } else if (key.find("lora_") != std::string::npos || key.find("ia3_") != std::string::npos) {
-      throw bad(name, "adapter tensor '" + name + "' is of no LoRA or IA3 layer lm-eval knows",
-                "lora_A / lora_B / lora_embedding_A / lora_embedding_B / lora_magnitude_vector "
-                "or ia3_l tensors");
+    } else if (const std::string suffix = lr::lycoris_suffix(key); !suffix.empty()) {
+      modules[key.substr(0, key.size() - suffix.size() - 1)].lycoris[suffix] = t;
+    } else if (key.find("lora_") != std::string::npos || key.find("ia3_") != std::string::npos ||
+               key.find("hada_") != std::string::npos || key.find("lokr_") != std::string::npos) {
+      throw bad(
+          name,
+          "adapter tensor '" + name + "' is of no LoRA, IA3, LoHa or LoKr layer lm-eval knows",
+          "lora_A / lora_B / lora_embedding_A / lora_embedding_B / lora_magnitude_vector, "
+          "ia3_l, hada_w1_a/b, hada_w2_a/b or lokr_w1(_a/_b), lokr_w2(_a/_b) tensors");
     } else {
       // A wrapped layer's own parameters are saved under base_layer (an embedding targeted by
       // LoRA); the model's tensor is the unwrapped name.
@@ -399,11 +419,109 @@ std::unique_ptr<LoraAdapter> LoraAdapter::open(
     const TensorView* fa = embedding ? w.emb_a : w.a;
     const TensorView* fb = embedding ? w.emb_b : w.b;
     const TensorView* lora_any = fa ? fa : fb ? fb : w.b_bias ? w.b_bias : w.magnitude;
-    if (ia3 ? lora_any != nullptr : w.ia3 != nullptr)
-      throw bad((lora_any ? lora_any : w.ia3)->name,
-                "module " + module + " has " + (ia3 ? "LoRA tensors" : "an IA3 vector (ia3_l)") +
+    // The peft type the module's tensors are of.
+    const TensorView* any = lora_any ? lora_any : w.ia3 ? w.ia3 : w.lycoris.begin()->second;
+    const std::string kind = lora_any                                          ? "LORA"
+                             : w.ia3                                           ? "IA3"
+                             : w.lycoris.begin()->first.rfind("hada_", 0) == 0 ? "LOHA"
+                                                                               : "LOKR";
+    if (kind != config.type)
+      throw bad(any->name,
+                "module " + module + " has " +
+                    (kind == "LORA"   ? "LoRA tensors"
+                     : kind == "IA3"  ? "an IA3 vector (ia3_l)"
+                     : kind == "LOHA" ? "LoHa tensors (hada_*)"
+                                      : "LoKr tensors (lokr_*)") +
                     " in an adapter whose adapter_config.json gives peft_type " + config.type,
                 "the tensors of a " + config.type + " adapter");
+    if (kind == "LOHA" || kind == "LOKR") {
+      if (!all_linear && !config.targets(module)) {
+        ignored.push_back(module);
+        continue;
+      }
+      const std::string name = any->name;
+      const TensorView* weight = base_tensor(module + ".weight");
+      if (!weight)
+        throw bad(name,
+                  "module " + module + " is not in the base model (an adapter of another model?)",
+                  "the layers of the base model the adapter was trained on");
+      // peft's LoHa and LoKr adapt nn.Linear and convolutions, not GPT-2's Conv1D or embeddings.
+      if (weight->shape.size() != 2 || conv1d_layer(module))
+        throw bad(name,
+                  "module " + module + " (weight " + lr::shape_text(weight->shape) +
+                      ") is not a linear layer lm-eval merges " + config.type + " into",
+                  "an adapter of linear layers");
+      editable(*weight, name);
+      for (const auto& [suffix, t] : w.lycoris) editable(*t, name);
+      auto part = [&](const std::string& s) -> const TensorView* {
+        auto it = w.lycoris.find(s);
+        return it == w.lycoris.end() ? nullptr : it->second;
+      };
+      for (const char* cp : {"hada_t1", "hada_t2", "lokr_t2"})
+        if (part(cp))
+          throw bad(part(cp)->name,
+                    "module " + module + " has " + cp +
+                        " (a CP decomposition of a convolution's kernel, use_effective_conv2d)",
+                    "the factors of a linear layer");
+      const auto [rank, alpha] = config.rank_and_alpha(module);
+      TensorEdit e;
+      e.scale = alpha / static_cast<double>(rank);  // LycorisLayer.update_layer: alpha / r
+      auto matrix = [&](const TensorView* t) {
+        if (t->shape.size() != 2)
+          throw bad(t->name, "tensor " + t->name + " has shape " + lr::shape_text(t->shape),
+                    "a matrix");
+      };
+      // A factor whole (`whole`) or as the product of `a` [m, r] and `b` [r, n]: its [m, n].
+      auto factor = [&](const char* whole, const char* a, const char* b, const TensorView*& x,
+                        const TensorView*& y) -> std::vector<int64_t> {
+        x = whole ? part(whole) : nullptr;
+        y = nullptr;
+        if (x) {
+          matrix(x);
+          return x->shape;
+        }
+        x = part(a);
+        y = part(b);
+        if (!x || !y)
+          throw bad(name,
+                    "module " + module + " lacks its " +
+                        (whole ? std::string(whole) + " (or " : std::string()) + a + " and " + b +
+                        (whole ? ")" : ""),
+                    "every factor of the " + config.type + " layer");
+        matrix(x);
+        matrix(y);
+        if (x->shape[1] != rank || y->shape[0] != rank)
+          throw bad(x->name,
+                    "module " + module + " has " + a + " " + lr::shape_text(x->shape) + " and " +
+                        b + " " + lr::shape_text(y->shape) +
+                        " where adapter_config.json gives r=" + std::to_string(rank),
+                    std::string(a) + " [m, r] and " + b + " [r, n]");
+        return {x->shape[0], y->shape[1]};
+      };
+      if (kind == "LOHA") {
+        e.kind = TensorEdit::Kind::kHadamard;
+        const auto s1 = factor(nullptr, "hada_w1_a", "hada_w1_b", e.a, e.b);
+        const auto s2 = factor(nullptr, "hada_w2_a", "hada_w2_b", e.c, e.d);
+        if (s1 != s2 || s1 != weight->shape)
+          throw bad(name,
+                    "module " + module + ": LoHa products " + lr::shape_text(s1) + " and " +
+                        lr::shape_text(s2) + " do not fit its weight " +
+                        lr::shape_text(weight->shape) + " (an adapter of another model?)",
+                    "the shapes of the base model the adapter was trained on");
+      } else {
+        e.kind = TensorEdit::Kind::kKronecker;
+        const auto s1 = factor("lokr_w1", "lokr_w1_a", "lokr_w1_b", e.a, e.b);
+        const auto s2 = factor("lokr_w2", "lokr_w2_a", "lokr_w2_b", e.c, e.d);
+        if (s1[0] * s2[0] != weight->shape[0] || s1[1] * s2[1] != weight->shape[1])
+          throw bad(name,
+                    "module " + module + ": the Kronecker product of " + lr::shape_text(s1) +
+                        " and " + lr::shape_text(s2) + " does not fit its weight " +
+                        lr::shape_text(weight->shape) + " (an adapter of another model?)",
+                    "the shapes of the base model the adapter was trained on");
+      }
+      edits[weight->name].push_back(e);
+      continue;
+    }
     if (ia3) {
       // IA3 (ia3/layer.py Linear.merge): W · ia3_l, the vector [out, 1] for a layer whose output
       // it scales (the bias too), [1, in] for a feedforward layer, whose input it scales.

@@ -170,6 +170,54 @@ void scale_along(std::vector<float>& w, const TensorView& base, const TensorEdit
     for (int64_t c = 0; c < cols; ++c) w[r * cols + c] *= f[e.axis == 0 ? r : c];
 }
 
+// A factor of LoHa / LoKr: x, or x·y when y is given. {rows, cols, values}.
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<float> v;
+};
+Matrix product(const TensorView& base, const TensorView* x, const TensorView* y) {
+  require(x->shape.size() == 2 && (!y || y->shape.size() == 2), base, "factors are not matrices");
+  Matrix m{x->shape[0], y ? y->shape[1] : x->shape[1], to_float(*x)};
+  if (!y) return m;
+  const int64_t inner = x->shape[1];
+  require(y->shape[0] == inner, base, "the factors' inner dimensions differ");
+  const std::vector<float> yv = to_float(*y);
+  std::vector<float> out(static_cast<size_t>(m.rows * m.cols), 0.0f);
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t k = 0; k < inner; ++k) {
+      const float xik = m.v[i * inner + k];
+      for (int64_t j = 0; j < m.cols; ++j) out[i * m.cols + j] += xik * yv[k * m.cols + j];
+    }
+  m.v = std::move(out);
+  return m;
+}
+
+// peft's loha make_weight: (w1a·w1b) ⊙ (w2a·w2b) · scale, reshaped to the weight.
+void add_hadamard(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
+  const Matrix p = product(base, e.a, e.b), q = product(base, e.c, e.d);
+  require(p.rows == q.rows && p.cols == q.cols && p.rows * p.cols == static_cast<int64_t>(w.size()),
+          base, "the LoHa product's shape is not the weight's");
+  const auto scale = static_cast<float>(e.scale);
+  for (size_t i = 0; i < w.size(); ++i) w[i] += p.v[i] * q.v[i] * scale;
+}
+
+// peft's lokr make_kron: kron(w1, w2) · scale, reshaped to the weight.
+void add_kronecker(std::vector<float>& w, const TensorView& base, const TensorEdit& e) {
+  const Matrix k1 = product(base, e.a, e.b), k2 = product(base, e.c, e.d);
+  require(base.shape.size() == 2 && k1.rows * k2.rows == base.shape[0] &&
+              k1.cols * k2.cols == base.shape[1],
+          base, "the LoKr product's shape is not the weight's");
+  const int64_t cols = base.shape[1];
+  const auto scale = static_cast<float>(e.scale);
+  for (int64_t i1 = 0; i1 < k1.rows; ++i1)
+    for (int64_t j1 = 0; j1 < k1.cols; ++j1) {
+      const float f = k1.v[i1 * k1.cols + j1];
+      for (int64_t i2 = 0; i2 < k2.rows; ++i2)
+        for (int64_t j2 = 0; j2 < k2.cols; ++j2)
+          w[(i1 * k2.rows + i2) * cols + j1 * k2.cols + j2] += f * k2.v[i2 * k2.cols + j2] * scale;
+    }
+}
+
 float rounded(float v, const std::string& dtype) {
   if (dtype == "F16") return half_to_float(float_to_half(v));
   if (dtype == "BF16") return float_of(static_cast<uint32_t>(float_to_bf16(v)) << 16);
@@ -214,6 +262,12 @@ std::vector<float> apply_edits(const TensorView& base, const std::vector<TensorE
         break;
       case TensorEdit::Kind::kScale:
         we::scale_along(w, base, e);
+        break;
+      case TensorEdit::Kind::kHadamard:
+        we::add_hadamard(w, base, e);
+        break;
+      case TensorEdit::Kind::kKronecker:
+        we::add_kronecker(w, base, e);
         break;
     }
   }

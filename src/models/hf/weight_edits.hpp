@@ -12,14 +12,18 @@ namespace lmeval::hf {
 
 struct TensorEdit {
   enum class Kind {
-    kReplace,  // the tensor becomes `a` (a PEFT adapter's modules_to_save, trained biases)
-    kAdd,      // += scale · a (delta=; a LoRA bias: scale · lora_B.bias)
-    kLowRank,  // += scale · b·a, with a = lora_A [r, in] and b = lora_B [out, r]
-    kScale,    // ×= a along `axis`: IA3's vector, one factor per row (0) or per column (1)
+    kReplace,    // the tensor becomes `a` (a PEFT adapter's modules_to_save, trained biases)
+    kAdd,        // += scale · a (delta=; a LoRA bias: scale · lora_B.bias)
+    kLowRank,    // += scale · b·a, with a = lora_A [r, in] and b = lora_B [out, r]
+    kScale,      // ×= a along `axis`: IA3's vector, one factor per row (0) or per column (1)
+    kHadamard,   // += scale · (a·b) ⊙ (c·d): LoHa's hada_w1_a/b and hada_w2_a/b
+    kKronecker,  // += scale · kron(a or a·b, c or c·d): LoKr's lokr_w1(_a/_b), lokr_w2(_a/_b)
   };
   Kind kind = Kind::kAdd;
   const TensorView* a = nullptr;
   const TensorView* b = nullptr;
+  const TensorView* c = nullptr;  // kHadamard, kKronecker
+  const TensorView* d = nullptr;
   double scale = 1.0;
   // kLowRank: the product is stored transposed, [in, out] (GPT-2's Conv1D weights; embeddings,
   // whose lora_embedding_A is [r, vocab] and lora_embedding_B [dim, r]).

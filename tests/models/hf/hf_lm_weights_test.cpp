@@ -74,13 +74,13 @@ void expect_as_reference(HFLM& lm, const json& g) {
             << "\n";
 }
 
-TEST(HfWeightArgs, DoraAndIa3LoglikelihoodsAsTheReferenceHflm) {
+TEST(HfWeightArgs, DoraIa3LohaAndLokrLoglikelihoodsAsTheReferenceHflm) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
   size_t merged = 0;
   const json goldens = testing::peft_goldens()["hflm"];
   for (const auto& g : goldens) {
     SCOPED_TRACE(g["model_args"].dump());
-    // LoHa runs through transformers and peft (tests/cli/transformers_path_test.cpp;
+    // AdaLoRA runs through transformers and peft (tests/cli/transformers_path_test.cpp;
     // scripts/compare_hf_fallback.py against the reference).
     if (adapter_reason(ckpt_fixtures() / g["model_args"]["peft"].get<std::string>())) continue;
     HFLM lm(parse_hf_args(model_args(g["model_args"]), {}));
@@ -88,16 +88,17 @@ TEST(HfWeightArgs, DoraAndIa3LoglikelihoodsAsTheReferenceHflm) {
     expect_as_reference(lm, g);
     ++merged;
   }
-  EXPECT_EQ(merged, 4u);
+  EXPECT_EQ(merged, 6u);
 }
 
 TEST(HfWeightArgs, SeveralAdaptersSwitchUnlessPeftMustApplyOne) {
   LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
   HFLM lm(parse_hf_args(model_args({{"pretrained", "llama"}, {"peft", "lora_plain"}}), {}));
   auto at = [](const char* a) { return (ckpt_fixtures() / a).string(); };
-  // LoHa needs a model built by transformers: each adapter's run builds its own.
-  EXPECT_FALSE(lm.prepare_adapters({at("lora_plain"), at("loha_llama")}));
-  ASSERT_TRUE(lm.prepare_adapters({at("lora_plain"), at("dora_llama"), at("ia3_llama")}));
+  // AdaLoRA needs a model built by transformers: each adapter's run builds its own.
+  EXPECT_FALSE(lm.prepare_adapters({at("lora_plain"), at("adalora_llama")}));
+  ASSERT_TRUE(lm.prepare_adapters(
+      {at("lora_plain"), at("dora_llama"), at("ia3_llama"), at("loha_llama"), at("lokr_llama")}));
   const json goldens = testing::peft_goldens()["hflm"];
   auto golden = [&](const std::string& adapter) {
     for (const auto& g : goldens)
@@ -109,6 +110,10 @@ TEST(HfWeightArgs, SeveralAdaptersSwitchUnlessPeftMustApplyOne) {
   expect_as_reference(lm, golden("ia3_llama"));
   lm.use_adapter(1);
   expect_as_reference(lm, golden("dora_llama"));
+  lm.use_adapter(4);
+  expect_as_reference(lm, golden("lokr_llama"));
+  lm.use_adapter(3);
+  expect_as_reference(lm, golden("loha_llama"));
 }
 
 TEST(HfWeightArgs, DeltaAddsEveryTensorAndTiedEmbeddingsTwice) {

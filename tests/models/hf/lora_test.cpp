@@ -42,10 +42,11 @@ TEST(HfLora, EveryAdapterScoresAsPeft) {
   }
 }
 
-// DoRA (linear layers, GPT-2's Conv1D layers, an embedding) and IA3 (outputs and feedforward
-// inputs scaled, a regex feedforward_modules, GPT-2's biases) merged at load against peft's own
-// unmerged PeftModel (scripts/gen_peft_fixtures.py).
-TEST(HfLora, DoraAndIa3AdaptersScoreAsPeft) {
+// DoRA (linear layers, GPT-2's Conv1D layers, an embedding), IA3 (outputs and feedforward
+// inputs scaled, a regex feedforward_modules, GPT-2's biases), LoHa (an alpha_pattern) and LoKr
+// (factors whole and decomposed, a rank_pattern) merged at load against peft's own unmerged
+// PeftModel (scripts/gen_peft_fixtures.py).
+TEST(HfLora, DoraIa3LohaAndLokrAdaptersScoreAsPeft) {
   const json g = testing::peft_goldens()["adapters"];
   std::vector<std::string> merged, through_peft;
   for (const auto& [name, golden] : g.items()) {
@@ -61,8 +62,9 @@ TEST(HfLora, DoraAndIa3AdaptersScoreAsPeft) {
     std::cout << "[peft] " << name << ": max next-token log-prob difference " << d << "\n";
     EXPECT_LT(d, 2e-5);
   }
-  EXPECT_EQ(merged, (std::vector<std::string>{"dora_gpt2", "dora_llama", "ia3_gpt2", "ia3_llama"}));
-  EXPECT_EQ(through_peft, (std::vector<std::string>{"loha_llama"}));
+  EXPECT_EQ(merged, (std::vector<std::string>{"dora_gpt2", "dora_llama", "ia3_gpt2", "ia3_llama",
+                                              "loha_llama", "lokr_llama"}));
+  EXPECT_EQ(through_peft, (std::vector<std::string>{"adalora_llama"}));
 }
 
 // A copy of an adapter folder to change.
@@ -240,7 +242,55 @@ TEST(HfLora, TensorsPeftWouldNotLoadOrLmEvalCannotMergeAreRefused) {
     l.write_weights({{p + v + ".ia3_l", {8, 1}}});
     EXPECT_REFUSED("llama", l.path(), "has an IA3 vector (ia3_l)", "adapter_model.safetensors");
     l.write_weights({{p + v + ".ia3_x", {8, 1}}});
-    EXPECT_REFUSED("llama", l.path(), "is of no LoRA or IA3 layer", "adapter_model.safetensors");
+    EXPECT_REFUSED("llama", l.path(), "is of no LoRA, IA3, LoHa or LoKr layer",
+                   "adapter_model.safetensors");
+    l.write_weights({{p + v + ".hada_w1_a", {8, 4}}});
+    EXPECT_REFUSED("llama", l.path(), "has LoHa tensors (hada_*) in an adapter whose",
+                   "adapter_model.safetensors");
+  }
+  {
+    // LoHa: (w1_a·w1_b) ⊙ (w2_a·w2_b) of the weight's shape, rank r (2 here; v_proj is [8, 16]).
+    AdapterCopy a("loha_llama");
+    a.write_weights({{p + v + ".hada_w1_a", {8, 2}},
+                     {p + v + ".hada_w1_b", {2, 16}},
+                     {p + v + ".hada_w2_a", {8, 2}}});
+    EXPECT_REFUSED("llama", a.path(), "module " + v + " lacks its hada_w2_a and hada_w2_b",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + v + ".hada_w1_a", {8, 3}},
+                     {p + v + ".hada_w1_b", {3, 16}},
+                     {p + v + ".hada_w2_a", {8, 3}},
+                     {p + v + ".hada_w2_b", {3, 16}}});
+    EXPECT_REFUSED("llama", a.path(), "where adapter_config.json gives r=2",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + v + ".hada_w1_a", {16, 2}},
+                     {p + v + ".hada_w1_b", {2, 16}},
+                     {p + v + ".hada_w2_a", {16, 2}},
+                     {p + v + ".hada_w2_b", {2, 16}}});
+    EXPECT_REFUSED("llama", a.path(),
+                   "LoHa products [16, 16] and [16, 16] do not fit its weight [8, 16]",
+                   "adapter_model.safetensors");
+    a.write_weights({{p + v + ".hada_t1", {2, 2}}});
+    EXPECT_REFUSED("llama", a.path(), "a CP decomposition", "adapter_model.safetensors");
+    // LoKr: kron(w1, w2) of the weight's shape.
+    AdapterCopy k("lokr_llama");
+    const std::string q = "model.layers.0.self_attn.q_proj";
+    k.write_weights({{p + q + ".lokr_w1", {2, 4}}, {p + q + ".lokr_w2", {4, 4}}});
+    EXPECT_REFUSED("llama", k.path(),
+                   "the Kronecker product of [2, 4] and [4, 4] does not fit its weight [16, 16]",
+                   "adapter_model.safetensors");
+    k.write_weights({{p + q + ".lokr_w1", {4, 4}}});
+    EXPECT_REFUSED("llama", k.path(), "lacks its lokr_w2 (or lokr_w2_a and lokr_w2_b)",
+                   "adapter_model.safetensors");
+    // GPT-2's Conv1D layers are no nn.Linear to peft's LoHa.
+    AdapterCopy g("loha_llama");
+    g.set("target_modules", json::array({"c_attn"}));
+    const std::string c = "transformer.h.0.attn.c_attn";
+    g.write_weights({{p + c + ".hada_w1_a", {48, 2}},
+                     {p + c + ".hada_w1_b", {2, 16}},
+                     {p + c + ".hada_w2_a", {48, 2}},
+                     {p + c + ".hada_w2_b", {2, 16}}});
+    EXPECT_REFUSED("gpt2", g.path(), "is not a linear layer lm-eval merges LOHA into",
+                   "adapter_model.safetensors");
   }
   {
     AdapterCopy a("lora_plain");

@@ -204,17 +204,18 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
   std::ofstream(dir_ / "config.json") << std::string(600, '[') << std::string(600, ']');
   EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
   // A peft type or LoRA variant lm-eval does not merge (hf/lora.cpp) is peft's to apply; LoRA,
-  // DoRA and IA3 are merged natively. A folder without a readable adapter_config.json stays native
-  // so that the native loader names what is missing.
+  // DoRA, IA3, LoHa and LoKr are merged natively. A folder without a readable adapter_config.json
+  // stays native so that the native loader names what is missing.
   const fs::path ckpt = lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_ckpt";
   auto with_peft = [&](const fs::path& adapter) {
     return transformers_path_reason(args_of({{"pretrained", p}, {"peft", adapter.string()}}),
                                     llama);
   };
-  why = with_peft(ckpt / "loha_llama");
+  why = with_peft(ckpt / "adalora_llama");
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("loha_llama has peft_type LOHA"), std::string::npos) << *why;
-  for (const char* native : {"lora_plain", "dora_llama", "ia3_llama", "gpt2_lora"})
+  EXPECT_NE(why->find("adalora_llama has peft_type ADALORA"), std::string::npos) << *why;
+  for (const char* native :
+       {"lora_plain", "dora_llama", "ia3_llama", "gpt2_lora", "loha_llama", "lokr_llama"})
     EXPECT_FALSE(with_peft(ckpt / native)) << native;
   EXPECT_FALSE(with_peft(dir_));
   for (const auto& [key, value] : std::vector<std::pair<std::string, Json>>{

@@ -28,8 +28,8 @@ std::optional<std::string> quantization_reason(const Json& quantization_config,
                                                const std::string& arch);
 
 // Why the PEFT adapter in `dir` needs peft itself (HFLM's PeftModel.from_pretrained): a peft_type
-// other than LORA and IA3, or a LoRA option lm-eval does not merge (src/models/hf/lora.cpp merges
-// LoRA, DoRA included, and IA3). nullopt when lm-eval merges it, or when its adapter_config.json is
+// other than LORA, IA3, LOHA and LOKR, or a LoRA option lm-eval does not merge
+// (src/models/hf/lora.cpp merges them, DoRA included). nullopt when lm-eval merges it, or when its adapter_config.json is
 // absent or unreadable (the native loader then names what is wrong).
 std::optional<std::string> adapter_reason(const std::filesystem::path& dir);
 // The same from an adapter_config.json already read.
