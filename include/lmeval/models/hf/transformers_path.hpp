@@ -29,8 +29,8 @@ std::optional<std::string> quantization_reason(const Json& quantization_config,
 
 // Why the PEFT adapter in `dir` needs peft itself (HFLM's PeftModel.from_pretrained): a peft_type
 // other than LORA, IA3, LOHA and LOKR, or a LoRA option lm-eval does not merge
-// (src/models/hf/lora.cpp merges them, DoRA included). nullopt when lm-eval merges it, or when its adapter_config.json is
-// absent or unreadable (the native loader then names what is wrong).
+// (src/models/hf/lora.cpp merges them, DoRA included). nullopt when lm-eval merges it, or when its
+// adapter_config.json is absent or unreadable (the native loader then names what is wrong).
 std::optional<std::string> adapter_reason(const std::filesystem::path& dir);
 // The same from an adapter_config.json already read.
 std::optional<std::string> adapter_config_reason(const Json& adapter_config);
