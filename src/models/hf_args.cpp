@@ -168,9 +168,10 @@ ModelArgTable<HfArgs> make_hf_table() {
                       "(transformers)"),
       ModelArg<HfArgs>{{.key = "peft",
                         .accepted = "a PEFT adapter folder or Hub repo id",
-                        .doc = "PEFT adapter: LoRA (DoRA included) and IA3 merged into the "
-                               "weights at load as peft computes them, other types applied by "
-                               "peft through transformers (same revision as pretrained); "
+                        .doc = "PEFT adapter: LoRA (DoRA included), IA3, LoHa and LoKr "
+                               "merged into the weights at load as peft computes them, other "
+                               "types applied by peft through transformers (same revision as "
+                               "pretrained); "
                                "peft=a,b or peft=[a,b]: one run and one results file per adapter, "
                                "the base loaded once"},
                        true,
