@@ -40,11 +40,7 @@ void load(WeightLoader& w) {
   const int64_t I = cfg.intermediate_size;
   const std::string p = "transformer.";
   // BloomAttention._reshape: rows per head [q, k, v], regrouped to [q heads; k heads; v heads].
-  auto regroup = [&](const Tensor& t) {
-    const int64_t cols = t.dim() == 2 ? Hd : 1;
-    Tensor x = t.reshape({H, 3, hd, cols}).transpose(0, 1);
-    return t.dim() == 2 ? x.reshape({3 * Hd, Hd}).contiguous() : x.reshape({3 * Hd}).contiguous();
-  };
+  auto regroup = [&](const Tensor& t) { return WeightLoader::per_head_qkv(t, H, hd); };
   w.m.embed = w.get(p, "word_embeddings.weight", {cfg.vocab_size, Hd});
   w.m.embed_norm_w = w.get(p, "word_embeddings_layernorm.weight", {Hd});
   w.m.embed_norm_b = w.get(p, "word_embeddings_layernorm.bias", {Hd});

@@ -69,6 +69,15 @@ Tensor WeightLoader::cat0(const std::vector<Tensor>& parts) {
   return at::cat(defined, 0);
 }
 
+Tensor WeightLoader::per_head_qkv(const Tensor& t, int64_t heads, int64_t head_dim) {
+  if (!t.defined()) return t;
+  const int64_t rows = 3 * heads * head_dim;
+  if (t.dim() == 1)
+    return t.reshape({heads, 3, head_dim}).transpose(0, 1).reshape({rows}).contiguous();
+  const int64_t cols = t.size(1);
+  return t.reshape({heads, 3, head_dim, cols}).transpose(0, 1).reshape({rows, cols}).contiguous();
+}
+
 void WeightLoader::load_decoder(const DecoderNames& n) {
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
   const int64_t I = cfg.intermediate_size, V = cfg.vocab_size;

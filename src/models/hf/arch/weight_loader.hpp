@@ -71,6 +71,10 @@ class WeightLoader {
   // Rows of several projections stacked ([q; k; v], [gate; up]); all or none of the parts must
   // be defined (biases), undefined when none is.
   static Tensor cat0(const std::vector<Tensor>& parts);
+  // A fused query_key_value weight [3 * heads * head_dim, in] or bias stored per head, rows
+  // [head][q|k|v][head_dim] (BLOOM, GPT-NeoX, multi-head GPTBigCode), regrouped to
+  // [q|k|v][head][head_dim]; undefined stays undefined.
+  static Tensor per_head_qkv(const Tensor& t, int64_t heads, int64_t head_dim);
 
   // Everything of a decoder named as `n` says: embeddings, each layer's norms, attention (with
   // optional biases and q/k norms), MLP or mixture of experts, the final norm and the LM head.
