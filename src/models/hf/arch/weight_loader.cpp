@@ -58,6 +58,15 @@ Tensor WeightLoader::conv1d(const std::string& prefix, const std::string& name, 
   return get(prefix, name, {in, out}).t().contiguous();
 }
 
+void WeightLoader::load_h_to_4h_mlp(const std::string& p, const std::string& l, Layer& L,
+                                    bool biases_required) {
+  const int64_t Hd = cfg.hidden_size, I = cfg.intermediate_size;
+  L.up_w = get(p, l + "mlp.dense_h_to_4h.weight", {I, Hd});
+  L.up_b = get(p, l + "mlp.dense_h_to_4h.bias", {I}, biases_required);
+  L.down_w = get(p, l + "mlp.dense_4h_to_h.weight", {Hd, I});
+  L.down_b = get(p, l + "mlp.dense_4h_to_h.bias", {Hd}, biases_required);
+}
+
 Tensor WeightLoader::cat0(const std::vector<Tensor>& parts) {
   std::vector<Tensor> defined;
   for (const auto& p : parts)
