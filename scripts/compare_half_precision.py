@@ -12,30 +12,13 @@ scripts/compare_hf_reference.py's. Both sides run batch_size 1.
 Environment: torch 2.15.0, transformers 5.23.0, lm-eval 0.4.13 (CPU), as compare_hf_zoo.py.
 Usage: python scripts/compare_half_precision.py BUILD_DIR ZOO_DIR [ARCH ...]
 """
-import importlib.util
 import json
 import os
 import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DTYPES = ("float16", "bfloat16")
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def ulp(x, dtype):
-    """The spacing of `dtype`'s numbers at x (float16: 10 fraction bits, bfloat16: 7)."""
-    import math
-    if x == 0:
-        return 1.0
-    return 2.0 ** (math.floor(math.log2(abs(x))) - (10 if dtype == "float16" else 7))
+from half_precision_setup import DTYPES, drivers, ulp
 
 
 def save_as(src, dtype, out):
@@ -54,11 +37,8 @@ def save_as(src, dtype, out):
 
 def main():
     build, zoo, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
-    zoo_mod = load_script("compare_hf_zoo")
-    fix = load_script("gen_hf_arch_fixtures")
-    cmp = load_script("compare_hf_reference")
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    exe = cmp.build_driver(build)
+    drv = drivers(build)
+    zoo_mod, fix, cmp, exe = drv.zoo, drv.fix, drv.cmp, drv.exe
     os.makedirs(zoo, exist_ok=True)
     for name, spec in zoo_mod.zoo_specs(fix).items():
         if only and name not in only:
@@ -81,7 +61,7 @@ def main():
             pairs = list(zip(a["loglikelihood"], b["loglikelihood"]))
             row["ll_max_abs_diff"] = float(f"{max(abs(x[0] - y[0]) for x, y in pairs):.3g}")
             # HFLM's sums are rounded to the dtype: the difference in units of the sum's last place.
-            row["ll_max_ulps"] = max(abs(x[0] - y[0]) / ulp(y[0], dtype) for x, y in pairs)
+            row["ll_max_ulps"] = max(abs(x[0] - y[0]) / ulp(y[0], dtype, 1.0) for x, y in pairs)
             row["is_greedy_same"] = f"{sum(x[1] == y[1] for x, y in pairs)}/{len(pairs)}"
             row["rolling_max_abs_diff"] = float(
                 f"{max(abs(x - y) for x, y in zip(a['rolling'], b['rolling'])):.3g}")

@@ -12,29 +12,17 @@ makes them when absent.
 Environment: torch 2.15.0, transformers 5.23.0, lm-eval 0.4.13 (CPU), as compare_half_precision.py.
 Usage: python scripts/half_precision_ties.py BUILD_DIR ZOO_DIR ARCH [ARCH ...]
 """
-import importlib.util
 import json
-import math
 import os
 import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DTYPES = ("float16", "bfloat16")
+from half_precision_setup import DTYPES, drivers, load_script, ulp
 
 
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def ulp(x, dtype):
-    if x == 0:
-        return 2.0 ** -24
-    return 2.0 ** (math.floor(math.log2(abs(x))) - (10 if dtype == "float16" else 7))
+def logit_ulp(x, dtype):
+    return ulp(x, dtype, 2.0 ** -24)
 
 
 def reference_generations(cmp, d, batch_size):
@@ -71,21 +59,18 @@ def first_split(lm, context, kwargs, ours, theirs, dtype):
         ours_tok = next((t for t in order[:64] if t != gen[j] and
                          len(lm.tok_decode(gen[:j] + [t]).rstrip("\ufffd")) > len(prefix) and
                          ours.startswith(lm.tok_decode(gen[:j] + [t]).rstrip("\ufffd"))), None)
-        return {"step": j, "top2": [t0, t1], "gap_ulps": (t0 - t1) / ulp(t0, dtype),
+        return {"step": j, "top2": [t0, t1], "gap_ulps": (t0 - t1) / logit_ulp(t0, dtype),
                 "ours_rank": None if ours_tok is None else order.index(ours_tok),
-                "ours_gap_ulps": None if ours_tok is None else (t0 - float(logits[ours_tok])) / ulp(t0, dtype)}
+                "ours_gap_ulps": None if ours_tok is None else (t0 - float(logits[ours_tok])) / logit_ulp(t0, dtype)}
     return {"step": None, "note": "transformers' tokens all fit our text (it stopped earlier or later)"}
 
 
 def main():
     build, zoo, archs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    cmp = load_script("compare_hf_reference")
-    zoo_mod = load_script("compare_hf_zoo")
+    drv = drivers(build)
+    cmp, zoo_mod, fix, exe = drv.cmp, drv.zoo, drv.fix, drv.exe
     half = load_script("compare_half_precision")
-    fix = load_script("gen_hf_arch_fixtures")
     specs = zoo_mod.zoo_specs(fix)
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    exe = cmp.build_driver(build)
     for name in archs:
         for dtype in DTYPES:
             d = os.path.join(zoo, f"{name}_{dtype}")

@@ -7,7 +7,6 @@
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
-#include <torch/cuda.h>
 
 #include <cmath>
 #include <limits>
@@ -15,9 +14,9 @@
 #include <random>
 
 #include "lmeval/core/error.hpp"
-#include "lmeval/core/log.hpp"
 #include "models/hf/encoder_decoder_impl.hpp"
 #include "models/hf/json_file.hpp"
+#include "models/hf/native_weights.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
@@ -26,13 +25,6 @@ using at::Tensor;
 using Impl = EncoderDecoder::Impl;
 
 namespace encdec {
-
-at::ScalarType encdec_st_type(const std::string& dtype) {
-  if (dtype == "F16") return at::kHalf;
-  if (dtype == "BF16") return at::kBFloat16;
-  if (dtype == "F64") return at::kDouble;
-  return at::kFloat;
-}
 
 std::optional<at::ScalarType> encdec_dtype(const std::string& name) {
   if (name == "float32" || name == "float") return at::kFloat;
@@ -238,29 +230,9 @@ Tensor padded(const Impl& m, const std::vector<std::vector<Token>>& rows, int64_
 
 at::Tensor EncoderDecoderWeights::get(const std::vector<std::string>& names,
                                       const std::vector<int64_t>& shape, bool required) {
-  const TensorView* view = nullptr;
-  for (const auto& n : names)
-    if ((view = w_.find(n))) break;
-  if (!view) {
-    if (!required) return {};
-    throw UserError("weights lack tensor '" + names.front() + "'", {"", 0, 0, names.front()},
-                    "a checkpoint of " + cfg.architecture + " matching config.json");
-  }
-  if (view->shape != shape) {
-    auto fmt = [](const std::vector<int64_t>& s) {
-      std::string o = "[";
-      for (size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
-      return o + "]";
-    };
-    throw UserError("tensor '" + view->name + "' has shape " + fmt(view->shape) +
-                        " but config.json implies " + fmt(shape),
-                    {view->file, 0, 0, view->name}, "weights consistent with config.json");
-  }
-  if (view->dtype != "F32" && view->dtype != "F16" && view->dtype != "BF16" && view->dtype != "F64")
-    throw UserError("tensor '" + view->name + "' has dtype " + view->dtype,
-                    {view->file, 0, 0, view->name}, "F32, F16 or BF16 weights");
-  Tensor src = at::from_blob(const_cast<std::byte*>(view->data), shape,
-                             at::TensorOptions().dtype(encdec::encdec_st_type(view->dtype)));
+  const TensorView* view = find_weight(w_, names, shape, required, cfg.architecture);
+  if (!view) return {};
+  Tensor src = tensor_over(*view);
   // T5PreTrainedModel._keep_in_fp32_modules = ["wo"]: kept in float32 when loaded in float16.
   const bool keep_fp32 = m.dtype == at::kHalf && view->name.size() > 9 &&
                          view->name.compare(view->name.size() - 9, 9, "wo.weight") == 0;
@@ -282,20 +254,7 @@ std::unique_ptr<EncoderDecoder> EncoderDecoder::load(const std::filesystem::path
                     "a Hugging Face model folder with config.json");
   impl->cfg =
       parse_encoder_decoder_config(load_json_file(cfg_path, "config.json"), cfg_path.string());
-  std::string dev = options.device.empty() ? "cpu" : options.device;
-  if (dev.rfind("cuda", 0) == 0 && !torch::cuda::is_available()) {
-    log::warn("hf: device " + dev + ": CUDA is not available; running on the CPU");
-    dev = "cpu";
-  }
-  if (dev != "cpu" && dev.rfind("cuda", 0) != 0)
-    throw UserError("unsupported device '" + options.device + "'", {"", 0, 0, "device"},
-                    "cpu, cuda or cuda:N");
-  try {
-    impl->device = at::Device(dev);
-  } catch (const c10::Error&) {
-    throw UserError("invalid device '" + options.device + "'", {"", 0, 0, "device"},
-                    "cpu, cuda or cuda:N");
-  }
+  impl->device = native_device(options.device);
   if (options.dtype.empty() || options.dtype == "auto") {
     auto t = encdec::encdec_dtype(impl->cfg.torch_dtype);
     impl->dtype = impl->device.is_cuda() && t ? *t : at::kFloat;
@@ -337,18 +296,7 @@ void EncoderDecoder::tie_word_embeddings() {
 const EncoderDecoderConfig& EncoderDecoder::config() const { return impl_->cfg; }
 int64_t EncoderDecoder::num_parameters() const { return impl_->n_params; }
 bool EncoderDecoder::on_cuda() const { return impl_->device.is_cuda(); }
-std::string EncoderDecoder::dtype_name() const {
-  switch (impl_->dtype) {
-    case at::kHalf:
-      return "torch.float16";
-    case at::kBFloat16:
-      return "torch.bfloat16";
-    case at::kDouble:
-      return "torch.float64";
-    default:
-      return "torch.float32";
-  }
-}
+std::string EncoderDecoder::dtype_name() const { return torch_dtype_name(impl_->dtype); }
 
 std::vector<SpanScore> EncoderDecoder::score(const std::vector<Seq2SeqRow>& rows) {
   const Impl& m = *impl_;

@@ -149,22 +149,14 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   const std::string revision = args.revision.empty() ? "main" : args.revision;
   const fs::path gguf = gguf_path(args);
   const fs::path dir = model_folder(args.pretrained, revision, args.subfolder, "pretrained");
-  LoadOptions lo;
-  lo.dtype = args.dtype;
-  lo.softmax_dtype = args.softmax_dtype;
-  lo.threads = args.threads;
-  lo.device = args.device.empty() ? "cuda" : args.device;  // HFLM: cuda when available, else cpu
+  LoadOptions lo = hf_load_options(args);
   // HFLM._create_model passes its revision (not its subfolder) to PeftModel.from_pretrained and to
   // the delta's from_pretrained.
   if (!args.peft.empty()) lo.weights.peft = hub::resolve_adapter_dir(args.peft, revision);
   if (!args.delta.empty()) lo.weights.delta = model_folder(args.delta, revision, "", "delta");
   lo.weights.dtype = args.dtype;
   lo.weights.gguf = gguf;
-  // HFLM._create_tokenizer passes subfolder to AutoTokenizer for a tokenizer= of its own too.
-  const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
-                                 : args.subfolder.empty()
-                                     ? fs::path(args.tokenizer)
-                                     : fs::path(args.tokenizer) / args.subfolder;
+  const fs::path tokenizer_dir = hf_tokenizer_folder(args, dir);
   // HFLM._create_tokenizer passes gguf_file to AutoTokenizer when tokenizer= is not given.
   auto load_model_tokenizer = [&] {
     return !gguf.empty() && args.tokenizer.empty() ? gguf_tokenizer(GgufFile(gguf))
@@ -210,38 +202,9 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
   // n_ctx from the model's config object, where transformers' config class fills its own default
   // when config.json leaves the field out; so the tokenizer's model_max_length (whatever it
   // holds, a negative number included) is consulted only for an architecture without one.
-  if (args.max_length) {
-    max_length_ = *args.max_length;
-  } else if (cfg.max_position_embeddings) {
-    max_length_ = *cfg.max_position_embeddings;
-  } else if (auto d = config_class_max_positions(cfg.architecture)) {
-    max_length_ = *d;
-  } else if (auto m = tokenizer_->model_max_length(); m && *m < 1000000000000000000LL) {
-    max_length_ = *m;
-  } else {
-    max_length_ = 2048;
-  }
-  eot_token_id_ = tokenizer_->eos_token().id;
-  // Pad token (configure_pad_token): pad, else unk, else eos.
-  if (tokenizer_->pad_token().id)
-    pad_token_id_ = tokenizer_->pad_token().id;
-  else if (tokenizer_->unk_token().id)
-    pad_token_id_ = tokenizer_->unk_token().id;
-  else
-    pad_token_id_ = eot_token_id_;
-  if (args.prefix_token_id)
-    prefix_token_id_ = static_cast<Token>(*args.prefix_token_id);
-  else if (tokenizer_->bos_token().id)
-    prefix_token_id_ = *tokenizer_->bos_token().id;
-  else if (eot_token_id_)
-    prefix_token_id_ = *eot_token_id_;
-  else
-    throw UserError("the tokenizer has neither BOS nor EOS; pass prefix_token_id",
-                    {"", 0, 0, "--model_args prefix_token_id"}, "a token id");
-  prefix_text_ = tokenizer_->decode(std::vector<Token>{prefix_token_id_}, false);
-  for (int64_t e : load_generation_eos(dir)) eos_ids_.push_back(static_cast<Token>(e));
-  if (eos_ids_.empty() && cfg.eos_token_id)
-    eos_ids_.push_back(static_cast<Token>(*cfg.eos_token_id));
+  max_length_ = hf_max_length(args, cfg.max_position_embeddings,
+                              config_class_max_positions(cfg.architecture), *tokenizer_);
+  ids_ = hf_token_ids(args, *tokenizer_, dir, cfg.eos_token_id);
 
   if (args.batch_size.empty() || args.batch_size.rfind("auto", 0) == 0) {
     auto_batch_ = true;
@@ -307,11 +270,7 @@ std::string HFLM::execution_line() const {
 }
 
 Json HFLM::model_info() const {
-  Json j = Json::object();
-  j["model_num_parameters"] = model_->num_parameters();
-  j["model_dtype"] = model_->dtype_name();
-  j["model_revision"] = args_.revision;
-  j["model_sha"] = "";
+  Json j = hf_model_info(model_->num_parameters(), model_->dtype_name(), args_.revision);
   // HFLM.get_model_info: the Hub's sha of each, "" when the Hub does not answer (a local folder).
   if (!args_.peft.empty()) j["peft_sha"] = "";
   if (!args_.delta.empty()) j["delta_sha"] = "";
@@ -324,7 +283,7 @@ Json HFLM::model_info() const {
 }
 
 std::optional<TokenizerInfo> HFLM::tokenizer_info() const {
-  return hf_tokenizer_info(*tokenizer_, pad_token_id_, eot_token_id_, max_length_);
+  return hf_tokenizer_info(*tokenizer_, ids_.pad, ids_.eot, max_length_);
 }
 
 std::optional<std::string> HFLM::chat_template(const std::string& name) const {
@@ -338,33 +297,18 @@ Json HFLM::chat_template_variables() const { return chat_template_special_tokens
 
 std::vector<Token> HFLM::tok_encode(const std::string& text, std::optional<bool> add_special_tokens,
                                     size_t left_truncate_len) const {
-  bool special = true;  // the tokenizer's default: its post-processor's special tokens
-  if (add_special_tokens)
-    special = *add_special_tokens;
-  else if (args_.add_bos_token)
-    special = *args_.add_bos_token;
-  if (!add_special_tokens && text.rfind(prefix_text_, 0) == 0) special = false;
-  std::vector<Token> ids = tokenizer_->encode(text, special);
+  std::vector<Token> ids = tokenizer_->encode(
+      text, hf_add_special_tokens(text, add_special_tokens, args_.add_bos_token, ids_.prefix_text));
   if (left_truncate_len && ids.size() > left_truncate_len)
     ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(left_truncate_len));
   return ids;
 }
 
 TokenPair HFLM::encode_request(const LoglikelihoodRequest& r) const {
-  if (r.context.empty()) {
-    std::vector<Token> cont = tok_encode(r.continuation, false);
-    if (cont.empty()) return {{prefix_token_id_}, {}};
-    if (cont[0] != prefix_token_id_) return {{prefix_token_id_}, cont};
-    return {{cont[0]}, std::vector<Token>(cont.begin() + 1, cont.end())};
-  }
+  if (r.context.empty()) return empty_context_pair(tok_encode(r.continuation, false), ids_.prefix);
   // _encode_pair: trailing whitespace of the context moves to the continuation, and the
   // continuation's ids come from the joint encoding.
-  std::string context = r.context, continuation = r.continuation;
-  const size_t kept = unicode::py_rstrip(context).size();
-  if (kept < context.size()) {
-    continuation = context.substr(kept) + continuation;
-    context.resize(kept);
-  }
+  const auto [context, continuation] = move_trailing_whitespace(r.context, r.continuation);
   std::vector<Token> whole = tok_encode(context + continuation);
   std::vector<Token> ctx = tok_encode(context);
   std::vector<Token> cont;
@@ -432,25 +376,7 @@ int64_t HFLM::token_budget(int64_t length) {
   return std::max<int64_t>(tokens, length);
 }
 
-HFLM::Phase& HFLM::phase(const std::string& name) {
-  for (auto& p : phases_)
-    if (p.name == name) return p;
-  phases_.push_back({name});
-  return phases_.back();
-}
-
-Json HFLM::performance_stats() const {
-  Json j = Json::object();
-  for (const auto& p : phases_) {
-    Json e = Json::object();
-    e["requests"] = p.requests;
-    e["tokens"] = p.tokens;
-    e["seconds"] = p.seconds;
-    e["tokens_per_second"] = p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0;
-    j[p.name] = e;
-  }
-  return j;
-}
+Json HFLM::performance_stats() const { return phases_.json(); }
 
 void HFLM::report(size_t done, size_t total, int64_t tokens) {
   if (progress_) progress_(done, total, tokens);
@@ -488,11 +414,7 @@ std::vector<LoglikelihoodResult> HFLM::loglikelihood_tokens(const std::vector<To
       results[i] = {0.0, true};
       continue;
     }
-    if (static_cast<int64_t>(cont.size()) > L)
-      throw UserError("a continuation of " + std::to_string(cont.size()) +
-                          " tokens is longer than max_length " + std::to_string(L),
-                      {"", 0, 0, "max_length"},
-                      "continuations shorter than the model's max_length");
+    check_continuation_length(cont.size(), L);
     std::vector<Token> toks = ctx;
     toks.insert(toks.end(), cont.begin(), cont.end());
     const bool fits = toks.size() <= static_cast<size_t>(L + 1);
@@ -670,7 +592,7 @@ std::vector<double> HFLM::loglikelihood_rolling(const std::vector<std::string>& 
   std::vector<TokenPair> windows;
   std::vector<size_t> owner;
   for (size_t i = 0; i < texts.size(); ++i) {
-    for (auto& w : rolling_windows(tok_encode(texts[i]), prefix_token_id_, max_length_)) {
+    for (auto& w : rolling_windows(tok_encode(texts[i]), ids_.prefix, max_length_)) {
       windows.push_back(std::move(w));
       owner.push_back(i);
     }
@@ -798,7 +720,7 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> out(requests.size());
   const std::string eos_text =
-      eot_token_id_ ? tokenizer_->decode(std::vector<Token>{*eot_token_id_}, false) : std::string();
+      ids_.eot ? tokenizer_->decode(std::vector<Token>{*ids_.eot}, false) : std::string();
   Phase& ph = phase("generate_until");
   GenerationProgress progress{0, 0, requests.size()};
   for (const auto& members : group_by_gen_kwargs(requests)) {
@@ -817,21 +739,8 @@ std::vector<std::string> HFLM::generate_until(const std::vector<GenerationReques
 std::vector<size_t> HFLM::by_context_length(const std::vector<GenerationRequest>& requests,
                                             const std::vector<size_t>& members,
                                             std::vector<int64_t>& lengths) const {
-  // _collate: (-len(tok_encode(context)), context).
-  std::vector<std::pair<int64_t, size_t>> keyed;
-  for (size_t i : members)
-    keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
-  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return requests[a.second].context < requests[b.second].context;
-  });
-  std::vector<size_t> order;
-  lengths.clear();
-  for (const auto& [len, i] : keyed) {
-    order.push_back(i);
-    lengths.push_back(len);
-  }
-  return order;
+  return hf::by_context_length(
+      requests, members, [this](const std::string& c) { return tok_encode(c); }, lengths);
 }
 
 std::optional<bool> HFLM::batch_special_tokens(const std::string& first_context) const {
@@ -865,8 +774,7 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
                     {"", 0, 0, "max_gen_toks"}, "max_gen_toks of at least 1");
   std::vector<int64_t> lengths;
   const std::vector<size_t> order = by_context_length(requests, members, lengths);
-  const SamplingOptions so =
-      sampling_options(g, kw, eos_ids_, pad_token_id_.value_or(0), args_.seed);
+  const SamplingOptions so = sampling_options(g, kw, ids_.eos, ids_.pad.value_or(0), args_.seed);
   const StopFn stop = stop_criteria(*tokenizer_, g.until);
   // Prompts are tokenized in the batches of the static schedule: a batch's first context
   // decides whether special tokens are added (tok_batch_encode). Returns the batch's end.

@@ -16,10 +16,11 @@
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
 #include "models/hf/causal_model.hpp"
+#include "models/hf/hf_encoding.hpp"
+#include "models/hf/hf_lm_setup.hpp"
+#include "models/hf/phase_stats.hpp"
 
 namespace lmeval::hf {
-
-using TokenPair = std::pair<std::vector<Token>, std::vector<Token>>;
 
 // lm_eval.utils.get_rolling_token_windows(..., context_len=1) followed by make_disjoint_window
 // (the models module's implementation, shared with the API backends).
@@ -65,7 +66,7 @@ class HFLM : public LM {
                                                         const ScoredFn& scored = {});
 
   int64_t max_length() const { return max_length_; }
-  Token prefix_token_id() const { return prefix_token_id_; }
+  Token prefix_token_id() const { return ids_.prefix; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   // The native Transformer (tests, the benchmark); only for a model that runs natively.
   Transformer& transformer() { return *model_->native(); }
@@ -86,17 +87,10 @@ class HFLM : public LM {
   }
 
  private:
-  struct Phase {
-    std::string name;
-    size_t requests = 0;
-    int64_t tokens = 0;
-    double seconds = 0;
-    int64_t fed_tokens = 0;        // after prefix sharing
-    int64_t max_batch_tokens = 0;  // largest batch fed
-  };
+  using Phase = PhaseStats;
   int64_t token_budget(int64_t length);
   void report(size_t done, size_t total, int64_t tokens);
-  Phase& phase(const std::string& name);
+  Phase& phase(const std::string& name) { return phases_.get(name); }
 
   // generate_until's pieces: one gen_kwargs group at a time, sorted, batched and decoded.
   struct GenerationProgress {
@@ -122,10 +116,7 @@ class HFLM : public LM {
   std::optional<std::string> transformers_reason_;
   std::string execution_line() const;
   int64_t max_length_ = 2048;
-  Token prefix_token_id_ = 0;
-  std::optional<Token> eot_token_id_, pad_token_id_;
-  std::vector<Token> eos_ids_;
-  std::string prefix_text_;
+  HfTokenIds ids_;
   int64_t fixed_rows_ = 0;  // from batch_size N
   bool auto_batch_ = true;
   int64_t auto_schedule_ = 1;  // N of batch_size auto:N
@@ -133,7 +124,7 @@ class HFLM : public LM {
   int64_t detected_rows_ = 0;  // CUDA probe result
   double oom_shrink_ = 1.0;    // budget factor after an out-of-memory retry
   std::vector<int> batch_sizes_;
-  std::vector<Phase> phases_;
+  PhaseTable phases_;
   bool warned_truncation_ = false;
 };
 

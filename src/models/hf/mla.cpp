@@ -87,19 +87,7 @@ void Transformer::Impl::mla_rows(const float* in, float* qkv, int64_t N, const L
   const int64_t half = rope / 2;
   // Pairs (2i, 2i+1) by frequency i (mla_attention says why), else rotate_half's (i, i + d/2).
   auto rotate = [&](float* v, const float* cs, const float* sn) {
-    if (cfg.rope_interleaved) {
-      for (int64_t i = 0; i < half; ++i) {
-        const float x1 = v[2 * i], x2 = v[2 * i + 1];
-        v[2 * i] = x1 * cs[i] - x2 * sn[i];
-        v[2 * i + 1] = x2 * cs[i] + x1 * sn[i];
-      }
-      return;
-    }
-    for (int64_t i = 0; i < half; ++i) {
-      const float x1 = v[i], x2 = v[half + i];
-      v[i] = x1 * cs[i] - x2 * sn[i];
-      v[half + i] = x2 * cs[half + i] + x1 * sn[half + i];
-    }
+    rotate_head(v, cs, sn, half, cfg.rope_interleaved);
   };
   at::parallel_for(0, N, std::max<int64_t>(1, (int64_t{1} << 18) / ld),
                    [&](int64_t r0, int64_t r1) {

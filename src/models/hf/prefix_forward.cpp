@@ -369,19 +369,7 @@ Tensor Transformer::Impl::forward_invariant(const std::vector<Token>& ids,
               const RopeTable* tab = local ? local_table : row_table[r];
               const float* c = tab->cos.data() + pos[r] * rd;
               const float* s = tab->sin.data() + pos[r] * rd;
-              if (cfg.rope_interleaved) {
-                for (int64_t i = 0; i < half; ++i) {
-                  const float x1 = v[2 * i], x2 = v[2 * i + 1];
-                  v[2 * i] = x1 * c[i] - x2 * s[i];
-                  v[2 * i + 1] = x2 * c[i] + x1 * s[i];
-                }
-                continue;
-              }
-              for (int64_t i = 0; i < half; ++i) {
-                const float x1 = v[i], x2 = v[half + i];
-                v[i] = x1 * c[i] - x2 * s[i];
-                v[half + i] = x2 * c[half + i] + x1 * s[half + i];
-              }
+              rotate_head(v, c, s, half, cfg.rope_interleaved);
             }
             if (cfg.qk_norm == QkNorm::kL2AfterRope && rope)  // Llama 4: each rotated q, k head
               for (int64_t hh = 0; hh < H + KV; ++hh) {

@@ -27,4 +27,25 @@ constexpr int64_t kLocalRopeVariant = -1;
 // inv_freq [rotary_dim / 2], float32 on the CPU, of a variant.
 at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant);
 
+// One head's 2 * half rotary dims rotated in place by a position's cos and sin (each 2 * half
+// long, the frequencies twice, as transformers lays them out): pairs (2i, 2i+1) by frequency i
+// when `interleaved` (ArchConfig::rope_interleaved: GPT-J, DeepSeek's apply_rotary_emb), else
+// rotate_half's pairs (i, i + half).
+inline void rotate_head(float* v, const float* cos, const float* sin, int64_t half,
+                        bool interleaved) {
+  if (interleaved) {
+    for (int64_t i = 0; i < half; ++i) {
+      const float x1 = v[2 * i], x2 = v[2 * i + 1];
+      v[2 * i] = x1 * cos[i] - x2 * sin[i];
+      v[2 * i + 1] = x2 * cos[i] + x1 * sin[i];
+    }
+    return;
+  }
+  for (int64_t i = 0; i < half; ++i) {
+    const float x1 = v[i], x2 = v[half + i];
+    v[i] = x1 * cos[i] - x2 * sin[i];
+    v[half + i] = x2 * cos[half + i] + x1 * sin[half + i];
+  }
+}
+
 }  // namespace lmeval::hf

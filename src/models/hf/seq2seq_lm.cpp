@@ -9,7 +9,6 @@
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/core/log.hpp"
-#include "lmeval/core/unicode.hpp"
 #include "lmeval/models/gen_kwargs.hpp"
 #include "lmeval/models/rolling_windows.hpp"
 #include "lmeval/models/special_tokens.hpp"
@@ -42,54 +41,18 @@ Seq2SeqLM::Seq2SeqLM(const HfArgs& args, const fs::path& dir) : args_(args) {
             " is not supported for encoder-decoder (seq2seq) models in lm-eval",
         {dir.string(), 0, 0, args.peft.empty() ? "--model_args delta" : "--model_args peft"},
         "a decoder-only model, or no peft/delta with a seq2seq model");
-  LoadOptions lo;
-  lo.dtype = args.dtype;
-  lo.softmax_dtype = args.softmax_dtype;
-  lo.threads = args.threads;
-  lo.device = args.device.empty() ? "cuda" : args.device;  // HFLM: cuda when available, else cpu
-  model_ = EncoderDecoder::load(dir, lo);
+  model_ = EncoderDecoder::load(dir, hf_load_options(args));
   // HFLM.__init__ calls model.tie_weights() after loading, and transformers 5's T5Config sets
   // tie_word_embeddings=True whatever config.json says: so the reference scores a v1.1 /
   // Flan-T5 checkpoint with its shared embedding as the LM head, its own lm_head.weight unused
   // (docs/fidelity.md). from_pretrained alone keeps that lm_head (EncoderDecoder::load).
   model_->tie_word_embeddings();
-  const fs::path tokenizer_dir = args.tokenizer.empty() ? dir
-                                 : args.subfolder.empty()
-                                     ? fs::path(args.tokenizer)
-                                     : fs::path(args.tokenizer) / args.subfolder;
-  tokenizer_ = load_tokenizer(tokenizer_dir);
+  tokenizer_ = load_tokenizer(hf_tokenizer_folder(args, dir));
   const EncoderDecoderConfig& cfg = model_->config();
-  // HFLM.max_length (resolve_max_length): n_positions / max_position_embeddings / n_ctx of the
-  // config (T5Config has none of its own: Hub T5 configs carry n_positions), then the
-  // tokenizer's model_max_length, then 2048.
-  if (args.max_length)
-    max_length_ = *args.max_length;
-  else if (cfg.max_position_embeddings)
-    max_length_ = *cfg.max_position_embeddings;
-  else if (auto m = tokenizer_->model_max_length(); m && *m < 1000000000000000000LL)
-    max_length_ = *m;
-  else
-    max_length_ = 2048;
-  eot_token_id_ = tokenizer_->eos_token().id;
-  if (tokenizer_->pad_token().id)
-    pad_token_id_ = tokenizer_->pad_token().id;
-  else if (tokenizer_->unk_token().id)
-    pad_token_id_ = tokenizer_->unk_token().id;
-  else
-    pad_token_id_ = eot_token_id_;
-  if (args.prefix_token_id)
-    prefix_token_id_ = static_cast<Token>(*args.prefix_token_id);
-  else if (tokenizer_->bos_token().id)
-    prefix_token_id_ = *tokenizer_->bos_token().id;
-  else if (eot_token_id_)
-    prefix_token_id_ = *eot_token_id_;
-  else
-    throw UserError("the tokenizer has neither BOS nor EOS; pass prefix_token_id",
-                    {"", 0, 0, "--model_args prefix_token_id"}, "a token id");
-  prefix_text_ = tokenizer_->decode(std::vector<Token>{prefix_token_id_}, false);
-  for (int64_t e : load_generation_eos(dir)) eos_ids_.push_back(static_cast<Token>(e));
-  if (eos_ids_.empty() && cfg.eos_token_id)
-    eos_ids_.push_back(static_cast<Token>(*cfg.eos_token_id));
+  // HFLM.max_length (resolve_max_length): T5Config has no n_positions / max_position_embeddings
+  // of its own (Hub T5 configs carry n_positions).
+  max_length_ = hf_max_length(args, cfg.max_position_embeddings, std::nullopt, *tokenizer_);
+  ids_ = hf_token_ids(args, *tokenizer_, dir, cfg.eos_token_id);
   if (!args.batch_size.empty() && args.batch_size.rfind("auto", 0) != 0)
     fixed_rows_ = std::stoll(args.batch_size);
   log::info("hf: loaded " + args.pretrained + " (" + cfg.architecture + ", encoder-decoder, " +
@@ -99,16 +62,11 @@ Seq2SeqLM::Seq2SeqLM(const HfArgs& args, const fs::path& dir) : args_(args) {
 }
 
 Json Seq2SeqLM::model_info() const {
-  Json j = Json::object();
-  j["model_num_parameters"] = model_->num_parameters();
-  j["model_dtype"] = model_->dtype_name();
-  j["model_revision"] = args_.revision;
-  j["model_sha"] = "";
-  return j;
+  return hf_model_info(model_->num_parameters(), model_->dtype_name(), args_.revision);
 }
 
 std::optional<TokenizerInfo> Seq2SeqLM::tokenizer_info() const {
-  return hf_tokenizer_info(*tokenizer_, pad_token_id_, eot_token_id_, max_length_);
+  return hf_tokenizer_info(*tokenizer_, ids_.pad, ids_.eot, max_length_);
 }
 
 std::optional<std::string> Seq2SeqLM::chat_template(const std::string& name) const {
@@ -119,55 +77,24 @@ Json Seq2SeqLM::chat_template_variables() const {
   return chat_template_special_tokens(*tokenizer_);
 }
 
-Seq2SeqLM::Phase& Seq2SeqLM::phase(const std::string& name) {
-  for (auto& p : phases_)
-    if (p.name == name) return p;
-  phases_.push_back({name});
-  return phases_.back();
-}
-
-Json Seq2SeqLM::performance_stats() const {
-  Json j = Json::object();
-  for (const auto& p : phases_) {
-    Json e = Json::object();
-    e["requests"] = p.requests;
-    e["tokens"] = p.tokens;
-    e["seconds"] = p.seconds;
-    e["tokens_per_second"] = p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds : 0.0;
-    j[p.name] = e;
-  }
-  return j;
-}
+Json Seq2SeqLM::performance_stats() const { return phases_.json(); }
 
 std::vector<Token> Seq2SeqLM::tok_encode(const std::string& text,
                                          std::optional<bool> add_special_tokens) const {
   // _add_special_kwargs, then add_special_tokens=False for a text that starts with the prefix
   // token's text (has_bos_prefix): T5's tokenizer otherwise appends </s>.
-  bool special = true;
-  if (add_special_tokens)
-    special = *add_special_tokens;
-  else if (args_.add_bos_token)
-    special = *args_.add_bos_token;
-  if (!add_special_tokens && text.rfind(prefix_text_, 0) == 0) special = false;
-  return tokenizer_->encode(text, special);
+  return tokenizer_->encode(
+      text, hf_add_special_tokens(text, add_special_tokens, args_.add_bos_token, ids_.prefix_text));
 }
 
 TokenPair Seq2SeqLM::encode_request(const LoglikelihoodRequest& r) const {
   if (r.context.empty()) {
     // TemplateLM.loglikelihood: the prefix token (T5: </s>, there being no BOS) as the context.
-    std::vector<Token> cont = tok_encode(r.continuation, false);
-    if (cont.empty()) return {{prefix_token_id_}, {}};
-    if (cont[0] != prefix_token_id_) return {{prefix_token_id_}, cont};
-    return {{cont[0]}, std::vector<Token>(cont.begin() + 1, cont.end())};
+    return empty_context_pair(tok_encode(r.continuation, false), ids_.prefix);
   }
   // _encode_pair: trailing whitespace moves to the continuation; the two are encoded apart (the
   // context with the tokenizer's special tokens, the continuation without).
-  std::string context = r.context, continuation = r.continuation;
-  const size_t kept = unicode::py_rstrip(context).size();
-  if (kept < context.size()) {
-    continuation = context.substr(kept) + continuation;
-    context.resize(kept);
-  }
+  const auto [context, continuation] = move_trailing_whitespace(r.context, r.continuation);
   return {tok_encode(context), tok_encode(continuation, false)};
 }
 
@@ -184,12 +111,7 @@ std::vector<LoglikelihoodResult> Seq2SeqLM::loglikelihood_tokens(const std::vect
       results[i] = {0.0, true};  // as the decoder-only backend: nothing to score
       continue;
     }
-    // _loglikelihood_tokens asserts len(continuation_enc) <= max_length.
-    if (static_cast<int64_t>(reqs[i].second.size()) > max_length_)
-      throw UserError("a continuation of " + std::to_string(reqs[i].second.size()) +
-                          " tokens is longer than max_length " + std::to_string(max_length_),
-                      {"", 0, 0, "max_length"},
-                      "continuations shorter than the model's max_length");
+    check_continuation_length(reqs[i].second.size(), max_length_);
     order.push_back(i);
   }
   // Longest first, and the requests of one context together so that a batch encodes each
@@ -252,7 +174,7 @@ std::vector<double> Seq2SeqLM::loglikelihood_rolling(const std::vector<std::stri
   std::vector<TokenPair> windows;
   std::vector<size_t> owner;
   for (size_t i = 0; i < texts.size(); ++i)
-    for (auto& w : rolling_windows(tok_encode(texts[i]), prefix_token_id_, max_length_)) {
+    for (auto& w : rolling_windows(tok_encode(texts[i]), ids_.prefix, max_length_)) {
       windows.push_back(std::move(w));
       owner.push_back(i);
     }
@@ -273,26 +195,21 @@ std::vector<std::string> Seq2SeqLM::generate_until(const std::vector<GenerationR
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> out(requests.size());
   const std::string eos_text =
-      eot_token_id_ ? tokenizer_->decode(std::vector<Token>{*eot_token_id_}, false) : std::string();
+      ids_.eot ? tokenizer_->decode(std::vector<Token>{*ids_.eot}, false) : std::string();
   Phase& ph = phase("generate_until");
   int64_t tokens = 0;
   for (const auto& members : group_by_gen_kwargs(requests)) {
     const Json& kw = requests[members[0]].gen_kwargs;
     const gen_kwargs::HfGenKwargs g =
         gen_kwargs::normalize_for_hf(kw, kHfDefaultMaxGenToks, eos_text);
-    // _collate: (-len(tok_encode(context)), context).
-    std::vector<std::pair<int64_t, size_t>> keyed;
-    for (size_t i : members)
-      keyed.push_back({static_cast<int64_t>(tok_encode(requests[i].context).size()), i});
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first > b.first;
-      return requests[a.second].context < requests[b.second].context;
-    });
+    std::vector<int64_t> lengths;
+    const std::vector<size_t> order = by_context_length(
+        requests, members, [this](const std::string& c) { return tok_encode(c); }, lengths);
     const auto rows = static_cast<size_t>(generation_rows());
-    for (size_t pos = 0; pos < keyed.size(); pos += rows) {
-      std::vector<size_t> batch;
-      for (size_t k = pos; k < std::min(keyed.size(), pos + rows); ++k)
-        batch.push_back(keyed[k].second);
+    for (size_t pos = 0; pos < order.size(); pos += rows) {
+      const std::vector<size_t> batch(
+          order.begin() + static_cast<std::ptrdiff_t>(pos),
+          order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), pos + rows)));
       generate_batch(requests, batch, g, kw, out, tokens);
     }
   }
@@ -321,7 +238,7 @@ void Seq2SeqLM::generate_batch(const std::vector<GenerationRequest>& requests,
     tokens += static_cast<int64_t>(ids.size());
     prompts.push_back(std::move(ids));
   }
-  SamplingOptions so = sampling_options(g, kw, eos_ids_, pad_token_id_.value_or(0), args_.seed);
+  SamplingOptions so = sampling_options(g, kw, ids_.eos, ids_.pad.value_or(0), args_.seed);
   // generate(max_length = padded context length + max_gen_toks): for an encoder-decoder that
   // bounds the decoder's sequence, start token included, so a seq2seq generation may run past
   // max_gen_toks by the batch's padded context length less one (a max_length in gen_kwargs wins).

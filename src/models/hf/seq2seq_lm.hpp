@@ -14,7 +14,10 @@
 #include "lmeval/models/lm.hpp"
 #include "lmeval/tokenizer/tokenizer.hpp"
 #include "models/hf/encoder_decoder.hpp"
+#include "models/hf/hf_encoding.hpp"
 #include "models/hf/hf_lm.hpp"
+#include "models/hf/hf_lm_setup.hpp"
+#include "models/hf/phase_stats.hpp"
 
 namespace lmeval::hf {
 
@@ -56,19 +59,14 @@ class Seq2SeqLM : public LM {
                                                         const char* phase);
 
   int64_t max_length() const { return max_length_; }
-  Token prefix_token_id() const { return prefix_token_id_; }
+  Token prefix_token_id() const { return ids_.prefix; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   EncoderDecoder& model() { return *model_; }
   void set_fixed_batch_rows(int64_t rows) { fixed_rows_ = rows; }
 
  private:
-  struct Phase {
-    std::string name;
-    size_t requests = 0;
-    int64_t tokens = 0;
-    double seconds = 0;
-  };
-  Phase& phase(const std::string& name);
+  using Phase = PhaseStats;
+  Phase& phase(const std::string& name) { return phases_.get(name); }
   void generate_batch(const std::vector<GenerationRequest>& requests,
                       const std::vector<size_t>& rows, const gen_kwargs::HfGenKwargs& g,
                       const Json& kw, std::vector<std::string>& out, int64_t& tokens);
@@ -78,12 +76,9 @@ class Seq2SeqLM : public LM {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<EncoderDecoder> model_;
   int64_t max_length_ = 2048;
-  Token prefix_token_id_ = 0;
-  std::optional<Token> eot_token_id_, pad_token_id_;
-  std::vector<Token> eos_ids_;
-  std::string prefix_text_;
+  HfTokenIds ids_;
   int64_t fixed_rows_ = 0;  // batch_size N; 0 = automatic
-  std::vector<Phase> phases_;
+  PhaseTable phases_;
 };
 
 }  // namespace lmeval::hf

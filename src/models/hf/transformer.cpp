@@ -5,6 +5,7 @@
 #include "models/hf/arch/arch.hpp"
 #include "models/hf/arch/weight_loader.hpp"
 #include "models/hf/gguf_model.hpp"
+#include "models/hf/native_weights.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 #include <ATen/ATen.h>
@@ -31,19 +32,6 @@ using at::Tensor;
 
 namespace {
 
-at::ScalarType st_scalar_type(const std::string& dtype) {
-  if (dtype == "F32") return at::kFloat;
-  if (dtype == "F16") return at::kHalf;
-  if (dtype == "BF16") return at::kBFloat16;
-  if (dtype == "F64") return at::kDouble;
-  if (dtype == "I64") return at::kLong;
-  if (dtype == "I32") return at::kInt;
-  if (dtype == "I8") return at::kChar;
-  if (dtype == "U8") return at::kByte;
-  if (dtype == "BOOL") return at::kBool;
-  return at::kFloat;
-}
-
 std::optional<at::ScalarType> dtype_by_name(const std::string& name) {
   if (name == "float32" || name == "float" || name == "torch.float32") return at::kFloat;
   if (name == "float16" || name == "half" || name == "torch.float16") return at::kHalf;
@@ -57,24 +45,9 @@ std::optional<at::ScalarType> first_float_dtype(const WeightArchive& w) {
   for (const auto& name : w.names()) {
     const TensorView* t = w.find(name);
     if (t && (t->dtype == "F32" || t->dtype == "F16" || t->dtype == "BF16" || t->dtype == "F64"))
-      return st_scalar_type(t->dtype);
+      return safetensors_scalar_type(t->dtype);
   }
   return std::nullopt;
-}
-
-std::string dtype_str(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat:
-      return "torch.float32";
-    case at::kHalf:
-      return "torch.float16";
-    case at::kBFloat16:
-      return "torch.bfloat16";
-    case at::kDouble:
-      return "torch.float64";
-    default:
-      return "torch.float32";
-  }
 }
 
 }  // namespace
@@ -83,30 +56,10 @@ std::string dtype_str(at::ScalarType t) {
 // dtype/device.
 Tensor Transformer::Impl::take(const WeightArchive& w, const std::vector<std::string>& names,
                                const std::vector<int64_t>& shape, bool required, bool count) {
-  const TensorView* view = nullptr;
-  for (const auto& n : names)
-    if ((view = w.find(n))) break;
-  if (!view) {
-    if (!required) return {};
-    throw UserError("weights lack tensor '" + names.front() + "'", {"", 0, 0, names.front()},
-                    "a checkpoint of " + cfg.architecture + " matching config.json");
-  }
+  const TensorView* view = find_weight(w, names, shape, required, cfg.architecture);
+  if (!view) return {};
   used_tensors.insert(view->name);
-  if (view->shape != shape) {
-    auto fmt = [](const std::vector<int64_t>& s) {
-      std::string o = "[";
-      for (size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
-      return o + "]";
-    };
-    throw UserError("tensor '" + view->name + "' has shape " + fmt(view->shape) +
-                        " but config.json implies " + fmt(shape),
-                    {view->file, 0, 0, view->name}, "weights consistent with config.json");
-  }
-  if (view->dtype != "F32" && view->dtype != "F16" && view->dtype != "BF16" && view->dtype != "F64")
-    throw UserError("tensor '" + view->name + "' has dtype " + view->dtype,
-                    {view->file, 0, 0, view->name}, "F32, F16 or BF16 weights");
-  Tensor src = at::from_blob(const_cast<std::byte*>(view->data), shape,
-                             at::TensorOptions().dtype(st_scalar_type(view->dtype)));
+  Tensor src = tensor_over(*view);
   Tensor out = src.to(fopt(), /*non_blocking=*/false, /*copy=*/true);
   w.release(*view);
   if (count) n_params += out.numel();
@@ -195,38 +148,7 @@ std::unique_ptr<Transformer> Transformer::load(const std::filesystem::path& dir,
     impl->config_path = options.weights.gguf.string();
   }
   const ArchConfig& cfg = impl->cfg;
-  // Device: like HFLM, an unusable CUDA request falls back to the CPU.
-  std::string dev = options.device.empty() ? "cpu" : options.device;
-  if (dev.rfind("cuda", 0) == 0) {
-    if (!torch::cuda::is_available()) {
-      // HFLM does the same silently; a warning tells users why the run is slow.
-      log::warn("hf: device " + dev +
-                ": CUDA is not available (no GPU, or a libtorch built without CUDA); running on "
-                "the CPU");
-      dev = "cpu";
-    } else if (dev.size() > 5 && dev[4] == ':') {
-      // An index past the GPUs present would fail inside libtorch on first use.
-      const std::string idx = dev.substr(5);
-      long n = idx.find_first_not_of("0123456789") == std::string::npos && idx.size() < 6
-                   ? std::stol(idx)
-                   : -1;
-      long count = static_cast<long>(torch::cuda::device_count());
-      if (n < 0 || n >= count)
-        throw UserError("device '" + dev + "' does not exist: this machine has " +
-                            std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s"),
-                        {"", 0, 0, "device"},
-                        "cpu, cuda or cuda:N with N from 0 to " + std::to_string(count - 1));
-    }
-  } else if (dev != "cpu") {
-    throw UserError("unsupported device '" + options.device + "'", {"", 0, 0, "device"},
-                    "cpu, cuda or cuda:N");
-  }
-  try {
-    impl->device = at::Device(dev);
-  } catch (const c10::Error&) {
-    throw UserError("invalid device '" + options.device + "'", {"", 0, 0, "device"},
-                    "cpu, cuda or cuda:N");
-  }
+  impl->device = native_device(options.device);
   // dtype=auto (HFLM's default, passed on to from_pretrained): transformers' _get_dtype takes
   // the config's dtype / torch_dtype, else the checkpoint's first floating tensor's (below, once
   // the weights are open), on every device. float16 and bfloat16 run on the CPU with torch 2.x's
@@ -303,7 +225,7 @@ void Transformer::switch_adapter(const std::filesystem::path& peft) {
 
 const ArchConfig& Transformer::config() const { return impl_->cfg; }
 int64_t Transformer::num_parameters() const { return impl_->n_params; }
-std::string Transformer::dtype_name() const { return dtype_str(impl_->dtype); }
+std::string Transformer::dtype_name() const { return torch_dtype_name(impl_->dtype); }
 bool Transformer::on_cuda() const { return impl_->device.is_cuda(); }
 
 // A span's score from `picked` (the targets' log-probs in order, from position k on) and the

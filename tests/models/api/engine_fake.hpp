@@ -3,7 +3,8 @@
 // scratch folder, reads those records back, and checks what both engines must do alike (start
 // failures show the log, credentials are masked, a server never ready is stopped, a missing
 // package is named, stop signals leave no server behind); the goldens' model_args strings and
-// the servers' options read back as engine keywords.
+// the servers' options read back as engine keywords, compared with the reference's; the checks
+// of both model_args parsers and registry entries.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,8 +16,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -25,6 +28,9 @@
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/api/api_models.hpp"
 #include "models/api/child_process.hpp"
+#include "models/api/managed_server.hpp"
+#include "models/api/one_doc_run.hpp"
+#include "models/model_arg_docs.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/test_support.hpp"
 
@@ -102,6 +108,103 @@ inline Json options_as_kwargs(const std::vector<std::string>& argv) {
   return out;
 }
 
+// How an engine's keywords in the goldens (vllm.LLM's, sglang.Engine's) stand in its server's
+// options, beyond a value passed as the same option: the model's keyword is checked apart (its
+// path is relative in the goldens); None is never passed.
+struct EngineOptionRules {
+  std::string model_key;                      // vllm: model; sglang: model_path
+  bool false_is_absent = false;               // sglang: False (store_true's default) not passed
+  std::set<std::string> false_may_be_absent;  // a False the server has as its default
+  std::set<std::string> server_only;          // options with no keyword of the reference's
+};
+
+// The server's `options` (options_as_kwargs) are the reference's keywords `kwargs`, no more.
+inline void expect_same_engine_options(const Json& kwargs, Json options,
+                                       const EngineOptionRules& rules) {
+  options.erase("host");  // the server's own
+  options.erase("port");
+  for (auto it = kwargs.begin(); it != kwargs.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& want = it.value();
+    if (k == rules.model_key) {
+      EXPECT_TRUE(options.contains(k));
+      options.erase(k);
+      continue;
+    }
+    if (want.is_null() || (rules.false_is_absent && want == false)) {
+      EXPECT_FALSE(options.contains(k)) << k << " passed though the reference passes " << want;
+      continue;
+    }
+    if (want == false && rules.false_may_be_absent.count(k) && !options.contains(k)) continue;
+    ASSERT_TRUE(options.contains(k)) << k << " missing; options: " << options.dump();
+    if (want.is_number() && options[k].is_number())
+      EXPECT_DOUBLE_EQ(options[k].get<double>(), want.get<double>()) << k;
+    else
+      EXPECT_EQ(options[k], want) << k;
+    options.erase(k);
+  }
+  for (const auto& k : rules.server_only) options.erase(k);
+  EXPECT_TRUE(options.empty()) << "options the reference does not pass: " << options.dump();
+}
+
+// Each of the goldens' "cases" and "mappings" with its model_args parsed, pretrained= the model.
+inline void for_each_golden_mapping(const Json& goldens,
+                                    const std::function<void(const Json& c, Json args)>& check) {
+  std::vector<Json> all;
+  for (const auto& c : goldens["cases"]) all.push_back(c);
+  for (const auto& m : goldens["mappings"]) all.push_back(m);
+  for (const auto& c : all) {
+    SCOPED_TRACE(c["model_args"].get<std::string>());
+    Json args = parse_kv(c["model_args"].get<std::string>());
+    args["pretrained"] = model_dir().string();
+    check(c, std::move(args));
+  }
+}
+
+// A server command of at least `min_size` words: the interpreter, `-m module`, its options.
+inline ::testing::AssertionResult runs_module(const ServerCommand& cmd, const std::string& module,
+                                              size_t min_size) {
+  if (cmd.argv.size() < min_size)
+    return ::testing::AssertionFailure() << cmd.argv.size() << " words, expected " << min_size;
+  if (cmd.argv[1] != "-m" || cmd.argv[2] != module)
+    return ::testing::AssertionFailure() << cmd.argv[1] << " " << cmd.argv[2];
+  return ::testing::AssertionSuccess();
+}
+
+// parse(args, options) refuses `args` (pretrained=m added) with a UserError naming `field`.
+template <class Parse>
+void expect_refused(const Parse& parse, Json args, const std::string& field,
+                    const ModelOptions& options = {}) {
+  args["pretrained"] = "m";
+  try {
+    parse(args, options);
+    ADD_FAILURE() << field;
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.where().field, field) << e.what();
+  }
+}
+
+// parse(args, options) refuses model_args without pretrained, naming it.
+template <class Parse>
+void expect_pretrained_needed(const Parse& parse) {
+  try {
+    parse(Json::object(), ModelOptions{});
+    ADD_FAILURE();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.where().field, "--model_args pretrained");
+  }
+}
+
+// The model is registered, passes unknown keys on to its engine, and docs/ lists its table.
+inline void expect_registered_and_documented(const std::string& model) {
+  ModelRegistry reg;
+  register_api_models(reg);
+  const ModelInfoEntry* e = reg.find(model);
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->passes_other_args);
+  lmeval::testing::expect_documented(model, e->args);
+}
+
 // Which fake: the model name, the fake package's folder, its variables' prefix (FAKE_VLLM:
 // FAKE_VLLM_RECORD_DIR, _FAIL, _NEVER_READY, _DELAY_S) and the server's name in messages.
 struct EngineFakeSpec {
@@ -158,6 +261,26 @@ class EngineFake : public ::testing::Test {
   }
   void clear_records() {
     for (const auto& e : fs::directory_iterator(scratch_.path())) fs::remove_all(e.path());
+  }
+
+  // One server was started, with the model folder after `model_flag` and then the reference's
+  // engine keywords `kwargs`.
+  void expect_one_server_started_with(const std::string& model_flag, const Json& kwargs,
+                                      const EngineOptionRules& rules) const {
+    auto recs = servers();
+    ASSERT_EQ(recs.size(), 1u);
+    std::vector<std::string> argv = recs[0]["argv"];
+    EXPECT_EQ(argv[0], model_flag);
+    EXPECT_EQ(argv[1], model_dir().string());
+    expect_same_engine_options(kwargs, options_as_kwargs(argv), rules);
+  }
+
+  // Every server started and its engine process are gone.
+  void expect_servers_and_engines_gone() const {
+    for (const auto& r : servers()) {
+      EXPECT_FALSE(lmeval::testing::alive(r["pid"].get<pid_t>()));
+      EXPECT_FALSE(lmeval::testing::alive(r["engine_pid"].get<pid_t>()));
+    }
   }
 
   // A server that exits at once: the message says so, with the log's tail (holding
@@ -241,13 +364,7 @@ class EngineFake : public ::testing::Test {
   // stderr.
   std::string run_and_signal(int sig) {
     using lmeval::testing::alive;
-    scratch_.write("data/test.jsonl", "{\"q\": \"Once upon\", \"a\": \"x\"}\n");
-    scratch_.write("tasks/tg.yaml",
-                   "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n"
-                   "    test: " +
-                       (scratch_.path() / "data/test.jsonl").string() +
-                       "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
-                       "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
+    api::test::write_one_doc_task(scratch_, "Once upon");
     const fs::path pidfile = scratch_.path() / "lmeval.pid";
     const std::string cmd = "cd '" + scratch_.path().string() + "' && " + var("DELAY_S") +
                             "=60 LMEVAL_NO_INDEX_CACHE=1 '" +

@@ -13,17 +13,24 @@
 
 namespace lmeval::api::test {
 
-// env: shell assignments put before the binary (e.g. "VAR='x' "); model_flags: --model and its
-// model_args (and any flag of the run's own).
-inline lmeval::testing::CommandResult run_one_doc(const lmeval::testing::ScratchDir& scratch,
-                                                  const std::string& env,
-                                                  const std::string& model_flags) {
-  scratch.write("data/test.jsonl", "{\"q\": \"Hi\", \"a\": \"x\"}\n");
+// The task `tg` (tasks/tg.yaml): generate_until on one document whose question is `question`
+// (data/test.jsonl).
+inline void write_one_doc_task(const lmeval::testing::ScratchDir& scratch,
+                               const std::string& question) {
+  scratch.write("data/test.jsonl", "{\"q\": \"" + question + "\", \"a\": \"x\"}\n");
   scratch.write("tasks/tg.yaml",
                 "task: tg\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: " +
                     (scratch.path() / "data/test.jsonl").string() +
                     "\noutput_type: generate_until\ntest_split: test\ndoc_to_text: q\n"
                     "doc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n");
+}
+
+// env: shell assignments put before the binary (e.g. "VAR='x' "); model_flags: --model and its
+// model_args (and any flag of the run's own).
+inline lmeval::testing::CommandResult run_one_doc(const lmeval::testing::ScratchDir& scratch,
+                                                  const std::string& env,
+                                                  const std::string& model_flags) {
+  write_one_doc_task(scratch, "Hi");
   return lmeval::testing::run_command(
       "cd '" + scratch.path().string() + "' && LMEVAL_NO_INDEX_CACHE=1 " + env + "'" +
       lmeval::testing::lmeval_binary().string() + "' run " + model_flags +

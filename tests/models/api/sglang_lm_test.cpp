@@ -13,7 +13,6 @@
 #include "models/api/openai_payload.hpp"
 #include "models/api/sglang_args.hpp"
 #include "models/api/sglang_lm.hpp"
-#include "models/model_arg_docs.hpp"
 
 namespace lmeval::api {
 namespace {
@@ -23,36 +22,15 @@ using engine_test::golden;
 using engine_test::model_dir;
 using engine_test::options_as_kwargs;
 using engine_test::parse_kv;
-using lmeval::testing::alive;
 
 Json goldens() { return golden("sglang_reference.json"); }
 
 // sglang.Engine's keywords as the reference passes them, and the server options lm-eval gives:
-// equal, except that None is not passed and False (SGLang's store_true flags' default) is left
-// out; host and port are the server's own; model_path is checked apart (relative in the goldens).
-void expect_same_engine_options(const Json& engine_kwargs, Json options) {
-  options.erase("host");
-  options.erase("port");
-  for (auto it = engine_kwargs.begin(); it != engine_kwargs.end(); ++it) {
-    const std::string& k = it.key();
-    const Json& want = it.value();
-    if (k == "model_path") {
-      EXPECT_TRUE(options.contains("model_path"));
-      options.erase("model_path");
-      continue;
-    }
-    if (want.is_null() || want == false) {
-      EXPECT_FALSE(options.contains(k)) << k << " passed though the reference passes " << want;
-      continue;
-    }
-    ASSERT_TRUE(options.contains(k)) << k << " missing; options: " << options.dump();
-    if (want.is_number() && options[k].is_number())
-      EXPECT_DOUBLE_EQ(options[k].get<double>(), want.get<double>()) << k;
-    else
-      EXPECT_EQ(options[k], want) << k;
-    options.erase(k);
-  }
-  EXPECT_TRUE(options.empty()) << "options the reference does not pass: " << options.dump();
+// equal, except that False (SGLang's store_true flags' default) is left out.
+const engine_test::EngineOptionRules kEngineRules{"model_path", true, {}, {}};
+
+SglangArgs parse(const Json& model_args, const ModelOptions& options) {
+  return parse_sglang_args(model_args, options);
 }
 
 // A JSON value with every number as a double (the reference's 0 and lm-eval's 0.0 are equal in
@@ -74,35 +52,20 @@ std::multiset<std::string> as_set(const std::vector<Json>& calls) {
 }
 
 TEST(SglangArgs, MapAsTheReferenceMapsThemToEngine) {
-  const Json g = goldens();
-  std::vector<Json> all;
-  for (const auto& c : g["cases"]) all.push_back(c);
-  for (const auto& m : g["mappings"]) all.push_back(m);
-  for (const auto& c : all) {
-    SCOPED_TRACE(c["model_args"].get<std::string>());
-    Json args = parse_kv(c["model_args"].get<std::string>());
-    args["pretrained"] = model_dir().string();
-    const SglangArgs a = parse_sglang_args(args, {});
-    const ServerCommand cmd = sglang_server_command(a, "python3", 30000);
-    ASSERT_GE(cmd.argv.size(), 5u);
-    EXPECT_EQ(cmd.argv[1], "-m");
-    EXPECT_EQ(cmd.argv[2], "sglang.launch_server");
+  engine_test::for_each_golden_mapping(goldens(), [](const Json& c, const Json& args) {
+    const ServerCommand cmd = sglang_server_command(parse_sglang_args(args, {}), "python3", 30000);
+    ASSERT_TRUE(engine_test::runs_module(cmd, "sglang.launch_server", 5u));
     EXPECT_EQ(cmd.argv[3], "--model-path");
     EXPECT_EQ(cmd.argv[4], model_dir().string());
-    expect_same_engine_options(c["engine_kwargs"][0],
-                               options_as_kwargs({cmd.argv.begin() + 3, cmd.argv.end()}));
-  }
+    engine_test::expect_same_engine_options(
+        c["engine_kwargs"][0], options_as_kwargs({cmd.argv.begin() + 3, cmd.argv.end()}),
+        kEngineRules);
+  });
 }
 
 TEST(SglangArgs, BadValuesNameTheKey) {
   auto expect_refused = [](Json args, const std::string& key, const ModelOptions& o = {}) {
-    args["pretrained"] = "m";
-    try {
-      parse_sglang_args(args, o);
-      ADD_FAILURE() << key;
-    } catch (const UserError& e) {
-      EXPECT_EQ(e.where().field, key) << e.what();
-    }
+    engine_test::expect_refused(parse, std::move(args), key, o);
   };
   expect_refused({{"context_length", "8"}, {"max_model_len", "8"}}, "--model_args max_model_len");
   expect_refused({{"tp_size", "two"}}, "--model_args tp_size");
@@ -114,12 +77,7 @@ TEST(SglangArgs, BadValuesNameTheKey) {
   expect_refused(Json::object(), "--batch_size", cli);
   expect_refused({{"server_timeout", "0"}}, "--model_args server_timeout");
   expect_refused({{"max_gen_toks", "0"}}, "--model_args max_gen_toks");
-  try {
-    parse_sglang_args(Json::object(), {});
-    ADD_FAILURE();
-  } catch (const UserError& e) {
-    EXPECT_EQ(e.where().field, "--model_args pretrained");
-  }
+  engine_test::expect_pretrained_needed(parse);
 }
 
 // SGLangLM: "gemma" in the model's name turns add_bos_token on.
@@ -128,14 +86,7 @@ TEST(SglangArgs, GemmaAddsTheBosToken) {
   EXPECT_FALSE(parse_sglang_args(Json{{"pretrained", "m"}}, {}).add_bos_token);
 }
 
-TEST(SglangArgs, DocsListTheTable) {
-  ModelRegistry reg;
-  register_api_models(reg);
-  const ModelInfoEntry* e = reg.find("sglang");
-  ASSERT_NE(e, nullptr);
-  EXPECT_TRUE(e->passes_other_args);
-  testing::expect_documented("sglang", e->args);
-}
+TEST(SglangArgs, DocsListTheTable) { engine_test::expect_registered_and_documented("sglang"); }
 
 TEST(SglangLogprobs, SlicesAsTheReference) {
   // tokens 5 7 9, ctxlen 1: positions 1 and 2 scored; 9 is not the best at position 2.
@@ -209,18 +160,10 @@ TEST_F(SglangFake, AnswersAsTheReferencesSglangBackend) {
         EXPECT_EQ(texts[i], c["generate_until"][i].get<std::string>()) << i;
       EXPECT_EQ(as_set(bodies()), as_set(c["generate_calls"].get<std::vector<Json>>()));
       // The server was started with what the reference gives sglang.Engine.
-      auto recs = servers();
-      ASSERT_EQ(recs.size(), 1u);
-      std::vector<std::string> argv = recs[0]["argv"];
-      EXPECT_EQ(argv[0], "--model-path");
-      EXPECT_EQ(argv[1], model_dir().string());
-      expect_same_engine_options(c["engine_kwargs"][0], options_as_kwargs(argv));
+      expect_one_server_started_with("--model-path", c["engine_kwargs"][0], kEngineRules);
     }
     // The model gone, its server and the server's scheduler process are gone too.
-    for (const auto& r : servers()) {
-      EXPECT_FALSE(alive(r["pid"].get<pid_t>()));
-      EXPECT_FALSE(alive(r["engine_pid"].get<pid_t>()));
-    }
+    expect_servers_and_engines_gone();
   }
 }
 

@@ -14,14 +14,12 @@
 #include "models/api/openai_payload.hpp"
 #include "models/api/vllm_args.hpp"
 #include "models/api/vllm_lm.hpp"
-#include "models/model_arg_docs.hpp"
 
 namespace lmeval::api {
 namespace {
 
 namespace fs = std::filesystem;
 using engine_test::golden;
-using engine_test::model_dir;
 using engine_test::options_as_kwargs;
 using engine_test::parse_kv;
 using lmeval::testing::alive;
@@ -36,53 +34,23 @@ class VllmFake : public engine_test::EngineFake {
 };
 
 // vllm.LLM's keywords as the reference passes them, and the server options lm-eval gives: equal,
-// except that None is not passed and a False the server has as its default
-// (trust_remote_code, enable_lora) may be left out; host and port are the server's own.
-void expect_same_engine_options(const Json& llm_kwargs, Json options) {
-  options.erase("host");
-  options.erase("port");
-  for (auto it = llm_kwargs.begin(); it != llm_kwargs.end(); ++it) {
-    const std::string& k = it.key();
-    const Json& want = it.value();
-    if (k == "model") {  // relative to the checkout in the goldens: argv[1] is checked instead
-      EXPECT_TRUE(options.contains("model"));
-      options.erase("model");
-      continue;
-    }
-    if (want.is_null()) {
-      EXPECT_FALSE(options.contains(k)) << k << " passed though the reference passes None";
-      continue;
-    }
-    if (want == false && (k == "trust_remote_code" || k == "enable_lora") && !options.contains(k))
-      continue;
-    ASSERT_TRUE(options.contains(k)) << k << " missing; options: " << options.dump();
-    if (want.is_number() && options[k].is_number())
-      EXPECT_DOUBLE_EQ(options[k].get<double>(), want.get<double>()) << k;
-    else
-      EXPECT_EQ(options[k], want) << k;
-    options.erase(k);
-  }
-  if (options.contains("lora_modules")) options.erase("lora_modules");
-  EXPECT_TRUE(options.empty()) << "options the reference does not pass: " << options.dump();
+// except that a False the server has as its default (trust_remote_code, enable_lora) may be left
+// out; the LoRA adapter is served under --lora-modules (LoraServedAsFinetuned).
+const engine_test::EngineOptionRules kEngineRules{
+    "model", false, {"trust_remote_code", "enable_lora"}, {"lora_modules"}};
+
+VllmArgs parse(const Json& model_args, const ModelOptions& options) {
+  return parse_vllm_args(model_args, options);
 }
 
 TEST(VllmArgs, MapAsTheReferenceMapsThemToLLM) {
-  const Json g = goldens();
-  std::vector<Json> all;
-  for (const auto& c : g["cases"]) all.push_back(c);
-  for (const auto& m : g["mappings"]) all.push_back(m);
-  for (const auto& c : all) {
-    SCOPED_TRACE(c["model_args"].get<std::string>());
-    Json args = parse_kv(c["model_args"].get<std::string>());
-    args["pretrained"] = model_dir().string();
-    const VllmArgs a = parse_vllm_args(args, {});
-    const ServerCommand cmd = vllm_server_command(a, "python3", 8000, 0);
-    ASSERT_GE(cmd.argv.size(), 3u);
-    EXPECT_EQ(cmd.argv[1], "-m");
-    EXPECT_EQ(cmd.argv[2], "vllm.entrypoints.openai.api_server");
-    expect_same_engine_options(c["llm_kwargs"][0],
-                               options_as_kwargs({cmd.argv.begin() + 3, cmd.argv.end()}));
-  }
+  engine_test::for_each_golden_mapping(goldens(), [](const Json& c, const Json& args) {
+    const ServerCommand cmd = vllm_server_command(parse_vllm_args(args, {}), "python3", 8000, 0);
+    ASSERT_TRUE(engine_test::runs_module(cmd, "vllm.entrypoints.openai.api_server", 3u));
+    engine_test::expect_same_engine_options(
+        c["llm_kwargs"][0], options_as_kwargs({cmd.argv.begin() + 3, cmd.argv.end()}),
+        kEngineRules);
+  });
 }
 
 TEST(VllmArgs, LoraServedAsFinetuned) {
@@ -96,13 +64,7 @@ TEST(VllmArgs, LoraServedAsFinetuned) {
 
 TEST(VllmArgs, BadValuesNameTheKey) {
   auto expect_refused = [](Json args, const std::string& key) {
-    args["pretrained"] = "m";
-    try {
-      parse_vllm_args(args, {});
-      ADD_FAILURE() << key;
-    } catch (const UserError& e) {
-      EXPECT_EQ(e.where().field, "--model_args " + key) << e.what();
-    }
+    engine_test::expect_refused(parse, std::move(args), "--model_args " + key);
   };
   expect_refused({{"max_length", "8"}, {"max_model_len", "8"}}, "max_model_len");
   expect_refused({{"data_parallel_size", "0"}}, "data_parallel_size");
@@ -112,22 +74,10 @@ TEST(VllmArgs, BadValuesNameTheKey) {
   expect_refused({{"enable_thinking", "True"}}, "enable_thinking");
   expect_refused({{"data_parallel_size", "2"}, {"enable_expert_parallel", "True"}},
                  "data_parallel_size");
-  try {
-    parse_vllm_args(Json::object(), {});
-    ADD_FAILURE();
-  } catch (const UserError& e) {
-    EXPECT_EQ(e.where().field, "--model_args pretrained");
-  }
+  engine_test::expect_pretrained_needed(parse);
 }
 
-TEST(VllmArgs, DocsListTheTable) {
-  ModelRegistry reg;
-  register_api_models(reg);
-  const ModelInfoEntry* e = reg.find("vllm");
-  ASSERT_NE(e, nullptr);
-  EXPECT_TRUE(e->passes_other_args);
-  testing::expect_documented("vllm", e->args);
-}
+TEST(VllmArgs, DocsListTheTable) { engine_test::expect_registered_and_documented("vllm"); }
 
 TEST(VllmPromptLogprobs, SlicesAsTheReference) {
   // tokens 5 7 9, ctxlen 1: positions 1 and 2 scored; 9 is not the best at position 2.
@@ -205,18 +155,10 @@ TEST_F(VllmFake, AnswersAsTheReferencesVllmBackend) {
       for (const auto& h : have) have_sorted.insert(nlohmann::json::parse(h).dump());
       EXPECT_EQ(have_sorted, want_sorted);
       // The server was started with what the reference gives vllm.LLM.
-      auto recs = servers();
-      ASSERT_EQ(recs.size(), 1u);
-      std::vector<std::string> argv = recs[0]["argv"];
-      EXPECT_EQ(argv[0], "--model");
-      EXPECT_EQ(argv[1], model_dir().string());
-      expect_same_engine_options(c["llm_kwargs"][0], options_as_kwargs(argv));
+      expect_one_server_started_with("--model", c["llm_kwargs"][0], kEngineRules);
     }
     // The model gone, its server and the server's engine process are gone too.
-    for (const auto& r : servers()) {
-      EXPECT_FALSE(alive(r["pid"].get<pid_t>()));
-      EXPECT_FALSE(alive(r["engine_pid"].get<pid_t>()));
-    }
+    expect_servers_and_engines_gone();
   }
 }
 

@@ -37,14 +37,9 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 void load(WeightLoader& w) {
   const ArchConfig& cfg = w.cfg;
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, hd = cfg.head_dim;
-  const int64_t I = cfg.intermediate_size;
   const std::string p = "transformer.";
   // BloomAttention._reshape: rows per head [q, k, v], regrouped to [q heads; k heads; v heads].
-  auto regroup = [&](const Tensor& t) {
-    const int64_t cols = t.dim() == 2 ? Hd : 1;
-    Tensor x = t.reshape({H, 3, hd, cols}).transpose(0, 1);
-    return t.dim() == 2 ? x.reshape({3 * Hd, Hd}).contiguous() : x.reshape({3 * Hd}).contiguous();
-  };
+  auto regroup = [&](const Tensor& t) { return WeightLoader::per_head_qkv(t, H, hd); };
   w.m.embed = w.get(p, "word_embeddings.weight", {cfg.vocab_size, Hd});
   w.m.embed_norm_w = w.get(p, "word_embeddings_layernorm.weight", {Hd});
   w.m.embed_norm_b = w.get(p, "word_embeddings_layernorm.bias", {Hd});
@@ -60,10 +55,7 @@ void load(WeightLoader& w) {
     L.qkv_b = regroup(w.get(p, l + "self_attention.query_key_value.bias", {3 * Hd}));
     L.o_w = w.get(p, l + "self_attention.dense.weight", {Hd, Hd});
     L.o_b = w.get(p, l + "self_attention.dense.bias", {Hd});
-    L.up_w = w.get(p, l + "mlp.dense_h_to_4h.weight", {I, Hd});
-    L.up_b = w.get(p, l + "mlp.dense_h_to_4h.bias", {I});
-    L.down_w = w.get(p, l + "mlp.dense_4h_to_h.weight", {Hd, I});
-    L.down_b = w.get(p, l + "mlp.dense_4h_to_h.bias", {Hd});
+    w.load_h_to_4h_mlp(p, l, L, /*biases_required=*/true);
   }
   w.m.final_w = w.get(p, "ln_f.weight", {Hd});
   w.m.final_b = w.get(p, "ln_f.bias", {Hd});

@@ -46,7 +46,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 void load(WeightLoader& w) {
   const ArchConfig& cfg = w.cfg;
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-  const int64_t I = cfg.intermediate_size, rep = H / KV;
+  const int64_t rep = H / KV;
   const std::string p = "transformer.";
   w.m.embed = w.get(p, "word_embeddings.weight", {cfg.vocab_size, Hd});
   w.m.layers.resize(cfg.num_layers);
@@ -83,10 +83,7 @@ void load(WeightLoader& w) {
     L.qkv_b = regroup(w.get(p, l + "self_attention.query_key_value.bias", {qkv_rows}, false));
     L.o_w = w.get(p, l + "self_attention.dense.weight", {Hd, H * hd});
     L.o_b = w.get(p, l + "self_attention.dense.bias", {Hd}, false);
-    L.up_w = w.get(p, l + "mlp.dense_h_to_4h.weight", {I, Hd});
-    L.up_b = w.get(p, l + "mlp.dense_h_to_4h.bias", {I}, false);
-    L.down_w = w.get(p, l + "mlp.dense_4h_to_h.weight", {Hd, I});
-    L.down_b = w.get(p, l + "mlp.dense_4h_to_h.bias", {Hd}, false);
+    w.load_h_to_4h_mlp(p, l, L, /*biases_required=*/false);
   }
   w.m.final_w = w.get(p, "ln_f.weight", {Hd});
   w.m.final_b = w.get(p, "ln_f.bias", {Hd});

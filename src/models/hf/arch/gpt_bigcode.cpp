@@ -27,10 +27,7 @@ void load(WeightLoader& w) {
   w.m.layers.resize(cfg.num_layers);
   // Multi-head c_attn rows are per head [q, k, v] (GPTBigCodeAttention's view + split).
   auto regroup = [&](const Tensor& t) {
-    if (KV == 1 || !t.defined()) return t;
-    const int64_t cols = t.dim() == 2 ? Hd : 1;
-    Tensor x = t.reshape({H, 3, hd, cols}).transpose(0, 1);
-    return t.dim() == 2 ? x.reshape({rows, Hd}).contiguous() : x.reshape({rows}).contiguous();
+    return KV == 1 ? t : WeightLoader::per_head_qkv(t, H, hd);
   };
   for (int64_t i = 0; i < cfg.num_layers; ++i) {
     Layer& L = w.m.layers[i];

@@ -26,7 +26,6 @@ void parse(const ConfigReader& c, ArchConfig& a) {
 void load(WeightLoader& w) {
   const ArchConfig& cfg = w.cfg;
   const int64_t Hd = cfg.hidden_size, H = cfg.num_heads, hd = cfg.head_dim;
-  const int64_t I = cfg.intermediate_size;
   const std::string p = "gpt_neox.";
   w.m.embed = w.get(p, "embed_in.weight", {cfg.vocab_size, Hd});
   w.m.layers.resize(cfg.num_layers);
@@ -38,16 +37,13 @@ void load(WeightLoader& w) {
     L.ln2_w = w.get(p, l + "post_attention_layernorm.weight", {Hd});
     L.ln2_b = w.get(p, l + "post_attention_layernorm.bias", {Hd});
     // query_key_value rows are [head][q|k|v][hd]; regroup to [q|k|v][head][hd].
-    Tensor qkv = w.get(p, l + "attention.query_key_value.weight", {3 * Hd, Hd});
-    L.qkv_w = qkv.view({H, 3, hd, Hd}).transpose(0, 1).reshape({3 * Hd, Hd}).contiguous();
-    Tensor qb = w.get(p, l + "attention.query_key_value.bias", {3 * Hd}, false);
-    if (qb.defined()) L.qkv_b = qb.view({H, 3, hd}).transpose(0, 1).reshape({3 * Hd}).contiguous();
+    L.qkv_w = WeightLoader::per_head_qkv(
+        w.get(p, l + "attention.query_key_value.weight", {3 * Hd, Hd}), H, hd);
+    L.qkv_b = WeightLoader::per_head_qkv(
+        w.get(p, l + "attention.query_key_value.bias", {3 * Hd}, false), H, hd);
     L.o_w = w.get(p, l + "attention.dense.weight", {Hd, Hd});
     L.o_b = w.get(p, l + "attention.dense.bias", {Hd}, false);
-    L.up_w = w.get(p, l + "mlp.dense_h_to_4h.weight", {I, Hd});
-    L.up_b = w.get(p, l + "mlp.dense_h_to_4h.bias", {I});
-    L.down_w = w.get(p, l + "mlp.dense_4h_to_h.weight", {Hd, I});
-    L.down_b = w.get(p, l + "mlp.dense_4h_to_h.bias", {Hd});
+    w.load_h_to_4h_mlp(p, l, L, /*biases_required=*/true);
   }
   w.m.final_w = w.get(p, "final_layer_norm.weight", {Hd});
   w.m.final_b = w.get(p, "final_layer_norm.bias", {Hd});

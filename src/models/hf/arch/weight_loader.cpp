@@ -58,6 +58,15 @@ Tensor WeightLoader::conv1d(const std::string& prefix, const std::string& name, 
   return get(prefix, name, {in, out}).t().contiguous();
 }
 
+void WeightLoader::load_h_to_4h_mlp(const std::string& p, const std::string& l, Layer& L,
+                                    bool biases_required) {
+  const int64_t Hd = cfg.hidden_size, I = cfg.intermediate_size;
+  L.up_w = get(p, l + "mlp.dense_h_to_4h.weight", {I, Hd});
+  L.up_b = get(p, l + "mlp.dense_h_to_4h.bias", {I}, biases_required);
+  L.down_w = get(p, l + "mlp.dense_4h_to_h.weight", {Hd, I});
+  L.down_b = get(p, l + "mlp.dense_4h_to_h.bias", {Hd}, biases_required);
+}
+
 Tensor WeightLoader::cat0(const std::vector<Tensor>& parts) {
   std::vector<Tensor> defined;
   for (const auto& p : parts)
@@ -67,6 +76,15 @@ Tensor WeightLoader::cat0(const std::vector<Tensor>& parts) {
     throw UserError("some q/k/v (or gate/up) tensors have biases and others not", {},
                     "consistent biases");
   return at::cat(defined, 0);
+}
+
+Tensor WeightLoader::per_head_qkv(const Tensor& t, int64_t heads, int64_t head_dim) {
+  if (!t.defined()) return t;
+  const int64_t rows = 3 * heads * head_dim;
+  if (t.dim() == 1)
+    return t.reshape({heads, 3, head_dim}).transpose(0, 1).reshape({rows}).contiguous();
+  const int64_t cols = t.size(1);
+  return t.reshape({heads, 3, head_dim, cols}).transpose(0, 1).reshape({rows, cols}).contiguous();
 }
 
 void WeightLoader::load_decoder(const DecoderNames& n) {

@@ -71,7 +71,16 @@ class WeightLoader {
   // Rows of several projections stacked ([q; k; v], [gate; up]); all or none of the parts must
   // be defined (biases), undefined when none is.
   static Tensor cat0(const std::vector<Tensor>& parts);
+  // A fused query_key_value weight [3 * heads * head_dim, in] or bias stored per head, rows
+  // [head][q|k|v][head_dim] (BLOOM, GPT-NeoX, multi-head GPTBigCode), regrouped to
+  // [q|k|v][head][head_dim]; undefined stays undefined.
+  static Tensor per_head_qkv(const Tensor& t, int64_t heads, int64_t head_dim);
 
+  // The ungated MLP under Megatron's names, `prefix + layer` mlp.dense_h_to_4h and
+  // mlp.dense_4h_to_h (BLOOM, GPT-NeoX, Falcon), with their biases (`biases_required`, else
+  // when present).
+  void load_h_to_4h_mlp(const std::string& prefix, const std::string& layer, Layer& L,
+                        bool biases_required);
   // Everything of a decoder named as `n` says: embeddings, each layer's norms, attention (with
   // optional biases and q/k norms), MLP or mixture of experts, the final norm and the LM head.
   void load_decoder(const DecoderNames& n);
