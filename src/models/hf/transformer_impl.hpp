@@ -251,6 +251,8 @@ struct Transformer::Impl {
     return at::stack({x1 * c - x2 * s, x2 * c + x1 * s}, -1).flatten(-2);
   }
   Tensor apply_rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
+    if (cfg.rope_in_float32 && x.scalar_type() != cos.scalar_type())
+      return apply_rope(x.to(cos.scalar_type()), cos, sin).to(x.scalar_type());
     const int64_t rd = cfg.rotary_dim;
     if (cfg.rope_interleaved) {
       if (rd == x.size(-1)) return rope_interleaved(x, cos, sin);
@@ -384,8 +386,10 @@ struct Transformer::Impl {
       cos = cos * cfg.rope_attention_factor;
       sin = sin * cfg.rope_attention_factor;
     }
-    cos = cos.to(dtype).unsqueeze(1);
-    sin = sin.to(dtype).unsqueeze(1);
+    // float64 models keep float64 tables; reduced dtypes keep float32 ones where the family does.
+    const bool keep = cfg.rope_in_float32 && (dtype == at::kHalf || dtype == at::kBFloat16);
+    cos = (keep ? cos : cos.to(dtype)).unsqueeze(1);
+    sin = (keep ? sin : sin.to(dtype)).unsqueeze(1);
   }
 
   // The ALiBi bias [B, H, 1, S] of keys at positions kpos [B, S], as alibi_bias computes it
