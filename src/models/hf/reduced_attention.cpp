@@ -32,11 +32,11 @@ constexpr int64_t kKeyBlock = 512;  // cpu_flash_attention's kv_split_size
 // picks its AVX512 build (avx512f/bw/vl/dq), else 8 (AVX2, and NEON's pair of registers).
 int64_t vector_width() {
 #if defined(__x86_64__) || defined(__i386__)
-  static const int64_t w = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                   __builtin_cpu_supports("avx512vl") &&
-                                   __builtin_cpu_supports("avx512dq")
-                               ? 16
-                               : 8;
+  static const int64_t w =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
+          ? 16
+          : 8;
   return w;
 #else
   return 8;
@@ -50,7 +50,7 @@ float fexp_u20(float x) {
   const float ln_flt_min = std::bit_cast<float>(0xc2aeac50U);
   const float ln_flt_max = std::bit_cast<float>(0x42b17218U);
   if (std::isnan(x)) return std::bit_cast<float>(0x80000000U);  // cvtt of NaN: INT_MIN
-  if (x < ln_flt_min) return 0.0f;                                // -inf (masked keys) too
+  if (x < ln_flt_min) return 0.0f;                              // -inf (masked keys) too
   if (x > ln_flt_max) return std::numeric_limits<float>::infinity();
   float src = x * log2e;
   const float frac = src - std::floor(src);

@@ -38,8 +38,8 @@ double row_bound(const std::string& dtype) { return dtype == "float16" ? 0.00781
 // bfloat16, one ulp).
 double sum_bound(const std::string& dtype, double sum) {
   const double bits = dtype == "float16" ? 11 : 8;
-  return std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) -
-                             static_cast<int>(bits) + 1);
+  return std::ldexp(
+      1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) - static_cast<int>(bits) + 1);
 }
 
 class ReducedPrecisionTest : public ::testing::TestWithParam<std::string> {};
