@@ -44,9 +44,15 @@ State& state() {
 
 }  // namespace
 
-bool dump_enabled() {
-  static const bool on = !state().dir.empty();
-  return on;
+bool dump_enabled() { return !state().dir.empty(); }
+
+void dump_to(const std::string& dir) {
+  State& s = state();
+  if (!s.dir.empty() && !s.records.empty()) write_file(s);
+  s.records.clear();
+  s.names.clear();
+  s.dir = dir;
+  s.file = 0;
 }
 
 void dump_layer(int layer) {

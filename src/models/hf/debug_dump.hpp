@@ -14,8 +14,12 @@
 
 namespace lmeval::hf::debug {
 
-// Whether LMEVAL_HF_DUMP is set (read once): every other call is a no-op when it is not.
+// Whether a dump folder is set (LMEVAL_HF_DUMP, read once, or dump_to): every other call is a
+// no-op when none is.
 bool dump_enabled();
+// Dumps to `dir` from the next forward call on (empty: no more dumps); the records pending go
+// to the folder set before. For tests.
+void dump_to(const std::string& dir);
 // A forward call over `ids` begins: the previous call's records go to their file.
 void dump_begin(const at::Tensor& ids);
 // The layer the next records belong to (-1: outside the layers); resets its norm counter.

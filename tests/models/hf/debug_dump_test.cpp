@@ -25,9 +25,7 @@ TEST(HfDebugDump, AForwardCallsIntermediatesGoToOneSafetensorsFile) {
   const fs::path dir = fs::temp_directory_path() / "lmeval_hf_dump_test";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  setenv("LMEVAL_HF_DUMP", dir.c_str(), 1);
-  // The variable is read once per process; ctest runs each test in its own.
-  if (!debug::dump_enabled()) GTEST_SKIP() << "a forward ran earlier in this process";
+  debug::dump_to(dir.string());  // as LMEVAL_HF_DUMP=dir does
   const fs::path model_dir =
       lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "granite";
   LoadOptions opt;
@@ -68,6 +66,7 @@ TEST(HfDebugDump, AForwardCallsIntermediatesGoToOneSafetensorsFile) {
     for (int64_t v = 0; v < V; v += 37)
       EXPECT_NEAR(logits[t * V + v] - m - std::log(s), lp[t * V + v], 1e-4) << t << " " << v;
   }
+  debug::dump_to("");
   fs::remove_all(dir);
 }
 
