@@ -5,8 +5,20 @@
 // only rounding to the model dtype inside is of the exponentiated scores before they multiply v
 // (its qk_reduced buffer), per block of 512 keys against the running maximum so far; the output
 // is the float32 sum times the reciprocal of the row's sum, rounded once.
+//
+// Its exponential is not std::exp: for a float16/bfloat16 output buffer torch 2.15's
+// _exp_reduce_sum_fusion_kernel runs Vectorized<float>::fexp_u20, a degree-3 polynomial
+// approximation of 2^x (relative error about 1e-4, so a bfloat16 probability often rounds the
+// other way), over the row's whole vectors, and std::exp over the last (n mod vector width)
+// keys; the row's sum adds the vector lanes first (vec_reduce_all's halving tree), then the
+// tail. Both are reproduced here (measured bit for bit against torch 2.15's kernel:
+// scripts/dump_half_hidden_states.py, docs/fidelity.md).
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "models/hf/transformer_impl.hpp"
 
@@ -15,6 +27,63 @@ namespace lmeval::hf {
 namespace {
 
 constexpr int64_t kKeyBlock = 512;  // cpu_flash_attention's kv_split_size
+
+// Vectorized<float>::size() of the kernels torch dispatches to on this CPU: 16 floats where it
+// picks its AVX512 build (avx512f/bw/vl/dq), else 8 (AVX2, and NEON's pair of registers).
+int64_t vector_width() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int64_t w =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
+          ? 16
+          : 8;
+  return w;
+#else
+  return 8;
+#endif
+}
+
+// Vectorized<float>::fexp_u20 (vec512_float.h / vec256_float.h), one lane: 2^(x·log2 e) with
+// the fraction's 2^f - f approximated by a cubic and the result assembled in the exponent bits.
+float fexp_u20(float x) {
+  const float log2e = std::bit_cast<float>(0x3fb8aa3bU);
+  const float ln_flt_min = std::bit_cast<float>(0xc2aeac50U);
+  const float ln_flt_max = std::bit_cast<float>(0x42b17218U);
+  if (std::isnan(x)) return std::bit_cast<float>(0x80000000U);  // cvtt of NaN: INT_MIN
+  if (x < ln_flt_min) return 0.0f;                              // -inf (masked keys) too
+  if (x > ln_flt_max) return std::numeric_limits<float>::infinity();
+  float src = x * log2e;
+  const float frac = src - std::floor(src);
+  float res = std::fma(frac, -0.079204240219773236f, -0.22433836478672356f);
+  res = std::fma(frac, res, 0.30354260500649682f);
+  res = std::fma(frac, res, 0.00010703434948458272f);
+  src = src - res;
+  const float t = std::fma(8388608.0f, src, 8388608.0f * 127.0f);
+  return std::bit_cast<float>(static_cast<int32_t>(t));
+}
+
+// One block of keys: p = exp(s - m) per row as the kernel computes it, and the row's sum in its
+// order. s and p are [rows, n] contiguous; m and sums [rows].
+void exp_rows(const float* s, const float* m, int64_t rows, int64_t n, float* p, float* sums) {
+  const int64_t w = vector_width(), nv = n - n % w;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* sr = s + r * n;
+    float* pr = p + r * n;
+    float lane[16] = {};
+    for (int64_t j = 0; j < nv; ++j) {
+      pr[j] = fexp_u20(sr[j] - m[r]);
+      lane[j % w] += pr[j];
+    }
+    for (int64_t h = w / 2; h >= 1; h /= 2)
+      for (int64_t l = 0; l < h; ++l) lane[l] += lane[l + h];
+    float sum = lane[0];
+    for (int64_t j = nv; j < n; ++j) {
+      pr[j] = std::exp(sr[j] - m[r]);
+      sum += pr[j];
+    }
+    sums[r] = sum;
+  }
+}
 
 }  // namespace
 
@@ -34,22 +103,35 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
   s = s.masked_fill(allow.logical_not(), neg_inf);
   const Tensor vf = v.to(at::kFloat);
   const int64_t S = s.size(-1);
-  Tensor run_max, sum, out;
+  std::vector<int64_t> row_shape = s.sizes().vec();
+  row_shape.back() = 1;
+  const int64_t rows = s.numel() / std::max<int64_t>(S, 1);
+  Tensor run_max = at::full(row_shape, neg_inf, s.options());
+  Tensor sum = at::zeros(row_shape, s.options());
+  Tensor out;
+  std::vector<float> block_sum(static_cast<size_t>(rows));
   for (int64_t n0 = 0; n0 < S; n0 += kKeyBlock) {
     const int64_t n = std::min(kKeyBlock, S - n0);
-    Tensor block = s.narrow(-1, n0, n);
-    Tensor m = std::get<0>(block.max(-1, true));
-    if (run_max.defined()) m = at::maximum(m, run_max);
-    // A row with no key allowed so far keeps exp(-inf) = 0 (the kernel fills zeros there).
-    Tensor m_safe = m.masked_fill(m.eq(neg_inf), 0.0);
-    Tensor p = at::exp(block - m_safe);
-    Tensor pv = at::matmul(p.to(dt).to(at::kFloat), vf.narrow(-2, n0, n));
-    if (!run_max.defined()) {
-      sum = p.sum(-1, true);
+    const Tensor block = s.narrow(-1, n0, n).contiguous();
+    const Tensor m = at::maximum(std::get<0>(block.max(-1, true)), run_max).contiguous();
+    // A row with no key allowed so far gets zeros and keeps its sum, maximum and output.
+    const Tensor m_safe = m.masked_fill(m.eq(neg_inf), 0.0).contiguous();
+    Tensor p = at::empty_like(block);
+    exp_rows(block.data_ptr<float>(), m_safe.data_ptr<float>(), rows, n, p.data_ptr<float>(),
+             block_sum.data());
+    const Tensor bsum = at::from_blob(block_sum.data(), row_shape, at::kFloat);
+    const Tensor pv = at::matmul(p.to(dt).to(at::kFloat), vf.narrow(-2, n0, n));
+    if (n0 == 0) {
+      sum = bsum.clone();
       out = pv;
     } else {
-      Tensor e = at::exp(run_max - m_safe);
-      sum = p.sum(-1, true) + e * sum;
+      // exp(max so far - new max): std::exp, one per row.
+      Tensor e = at::empty_like(m);
+      const float* rm = run_max.contiguous().data_ptr<float>();
+      const float* mm = m.data_ptr<float>();
+      float* ep = e.data_ptr<float>();
+      for (int64_t r = 0; r < rows; ++r) ep[r] = mm[r] == neg_inf ? 1.0f : std::exp(rm[r] - mm[r]);
+      sum = bsum + e * sum;
       out = out * e + pv;
     }
     run_max = m;

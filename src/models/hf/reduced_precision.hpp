@@ -45,6 +45,19 @@ inline at::Tensor matmul_rounded(const at::Tensor& a, const at::Tensor& b) {
   return at::matmul(a.to(at::kFloat), b.to(at::kFloat)).to(a.scalar_type());
 }
 
+// log_softmax over the last dimension as torch 2.x's CPU kernel (_vec_log_softmax_lastdim) rounds
+// it for a float16/bfloat16 input: x - max and the exponentials' sum in float32, but the sum and
+// its log kept in buffers of the input's dtype, so both are rounded before the subtraction.
+// HFLM's loglikelihood is this log_softmax of the logits in their dtype.
+inline at::Tensor log_softmax_rounded(const at::Tensor& x) {
+  if (!reduced_on_cpu(x)) return at::log_softmax(x, -1);
+  const auto dt = x.scalar_type();
+  const at::Tensor xf = x.to(at::kFloat);
+  const at::Tensor d = xf - std::get<0>(xf.max(-1, true));
+  const at::Tensor sum = at::exp(d).sum(-1, true).to(dt).to(at::kFloat);
+  return (d - at::log(sum).to(dt).to(at::kFloat)).to(dt);
+}
+
 // x * f with f kept in float32 (a Python float times a half tensor).
 inline at::Tensor scaled(const at::Tensor& x, double f) {
   return via_float(x, [f](const at::Tensor& t) { return t * f; });

@@ -244,6 +244,13 @@ SpanScore span_score(const Tensor& picked, const int64_t* greedy,
     double acc = 0;
     for (int64_t i = 0; i < n; ++i) acc += pv[i];
     sc.logprob = acc;
+  } else if (picked.scalar_type() == at::kHalf || picked.scalar_type() == at::kBFloat16) {
+    // torch 2.x sums a float16/bfloat16 tensor in float32 and rounds the sum once.
+    sc.logprob = picked.narrow(0, static_cast<int64_t>(k), n)
+                     .to(at::kFloat)
+                     .sum()
+                     .to(picked.scalar_type())
+                     .item<double>();
   } else {
     sc.logprob = picked.narrow(0, static_cast<int64_t>(k), n).sum().item<double>();
   }

@@ -21,6 +21,7 @@
 #include "lmeval/core/error.hpp"
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
+#include "models/hf/debug_dump.hpp"
 #include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
@@ -250,6 +251,8 @@ struct Transformer::Impl {
     return at::stack({x1 * c - x2 * s, x2 * c + x1 * s}, -1).flatten(-2);
   }
   Tensor apply_rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
+    if (cfg.rope_in_float32 && x.scalar_type() != cos.scalar_type())
+      return apply_rope(x.to(cos.scalar_type()), cos, sin).to(x.scalar_type());
     const int64_t rd = cfg.rotary_dim;
     if (cfg.rope_interleaved) {
       if (rd == x.size(-1)) return rope_interleaved(x, cos, sin);
@@ -383,8 +386,10 @@ struct Transformer::Impl {
       cos = cos * cfg.rope_attention_factor;
       sin = sin * cfg.rope_attention_factor;
     }
-    cos = cos.to(dtype).unsqueeze(1);
-    sin = sin.to(dtype).unsqueeze(1);
+    // float64 models keep float64 tables; reduced dtypes keep float32 ones where the family does.
+    const bool keep = cfg.rope_in_float32 && (dtype == at::kHalf || dtype == at::kBFloat16);
+    cos = (keep ? cos : cos.to(dtype)).unsqueeze(1);
+    sin = (keep ? sin : sin.to(dtype)).unsqueeze(1);
   }
 
   // The ALiBi bias [B, H, 1, S] of keys at positions kpos [B, S], as alibi_bias computes it
@@ -416,12 +421,14 @@ struct Transformer::Impl {
   Tensor forward(const Tensor& ids, const Tensor& pos, KvCache* cache, const Tensor& key_keep,
                  const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {}) {
     const int64_t B = ids.size(0), T = ids.size(1);
+    debug::dump_begin(ids);
     Tensor h = at::embedding(embed, ids);
     if (proj_in.defined()) h = linear_rounded(h, proj_in);
     if (cfg.embed_scale) h = h * embed_normalizer;
     if (cfg.embedding_multiplier != 1.0) h = scaled(h, cfg.embedding_multiplier);  // Granite
     if (pos_embed.defined()) h = h + at::embedding(pos_embed, pos + cfg.position_offset);
     if (cfg.embed_norm) h = norm(h, embed_norm_w, embed_norm_b);  // BLOOM
+    debug::dump("embed", h);
     Tensor cos, sin, cos_local, sin_local;
     if (cfg.rope != RopeType::kNone) rope_cos_sin(pos, lengths, cos, sin);
     if (cfg.rope != RopeType::kNone && cfg.rope_local_theta > 0.0)
@@ -467,7 +474,12 @@ struct Transformer::Impl {
                      {h, {}, {}, {}},
                      {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only,
                       masks, pos, alibi}};
-    for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
+    for (size_t li = 0; li < layers.size(); ++li) {
+      debug::dump_layer(static_cast<int>(li));
+      run_block(cfg, layers[li], li, ops);
+      debug::dump("out", ops.at(BlockBuf::kHidden));
+    }
+    debug::dump_layer(-1);
     if (cache) cache->len = S;
     return ops.at(BlockBuf::kHidden);
   }
@@ -528,6 +540,7 @@ struct Transformer::Impl {
     const int64_t B = c.B, T = c.T;
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
     Tensor qkv = linear_rounded(x, L.qkv_w, L.qkv_b);
+    debug::dump("qkv", qkv);
     Tensor q = qkv.narrow(-1, 0, H * hd);
     Tensor k = qkv.narrow(-1, H * hd, KV * hd);
     Tensor v = qkv.narrow(-1, (H + KV) * hd, KV * hd).view({B, T, KV, hd});
@@ -560,7 +573,11 @@ struct Transformer::Impl {
       k = l2_norm(k);
     }
     if (cfg.attn_floor_scale > 0.0 && !cfg.uses_rope(li)) q = temperature_tuned(q, c.pos);
-    return linear_rounded(attend_heads(q, k, v, li, c), L.o_w, L.o_b);
+    debug::dump("q_rope", q);
+    debug::dump("k_rope", k);
+    const Tensor a = attend_heads(q, k, v, li, c);
+    debug::dump("attn", a);
+    return linear_rounded(a, L.o_w, L.o_b);
   }
 
   Tensor l2_norm(const Tensor& x) const {
@@ -640,14 +657,18 @@ struct Transformer::Impl {
     AttnBatch batch;
     Tensor& at(BlockBuf b) { return buf[static_cast<int>(b)]; }
     void norm(BlockBuf d, BlockBuf s, const Tensor& w, const Tensor& b) {
-      at(d) = m.norm(at(s), w, b);
+      const Tensor in = at(s);
+      at(d) = m.norm(in, w, b);
+      debug::dump_norm(in, at(d));
     }
     void copy(BlockBuf d, BlockBuf s) { at(d) = at(s); }
     void attention(BlockBuf d, BlockBuf s, size_t li) {
       at(d) = m.self_attention(at(s), li, batch);
+      debug::dump("attn_out", at(d));
     }
     void mlp(BlockBuf d, BlockBuf s, size_t li) {
       at(d) = m.cfg.uses_moe(li) ? m.moe(at(s), m.layers[li]) : m.mlp(at(s), m.layers[li]);
+      debug::dump("mlp_out", at(d));
     }
     void scale(BlockBuf d, double f) { at(d) = scaled(at(d), f); }
     void add(BlockBuf d, BlockBuf a, BlockBuf b) { at(d) = at(a) + at(b); }
@@ -660,9 +681,14 @@ struct Transformer::Impl {
     if (cfg.gated_mlp) {
       Tensor gu = linear_rounded(x, L.up_w, L.up_b);
       const int64_t I = cfg.intermediate_size;
-      return linear_rounded(act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), L.down_w, L.down_b);
+      const Tensor a = act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
+      debug::dump("gate_up", gu);
+      debug::dump("mlp_act", a);
+      return linear_rounded(a, L.down_w, L.down_b);
     }
-    return linear_rounded(act(linear_rounded(x, L.up_w, L.up_b)), L.down_w, L.down_b);
+    const Tensor a = act(linear_rounded(x, L.up_w, L.up_b));
+    debug::dump("mlp_act", a);
+    return linear_rounded(a, L.down_w, L.down_b);
   }
 
   // A mixture-of-experts MLP over x [..., hidden] as transformers' sparse MoE blocks compute it:
@@ -680,6 +706,7 @@ struct Transformer::Impl {
   // Logits (model dtype, soft-capped) for hidden rows [N, hidden].
   Tensor logits(const Tensor& hidden_rows) const {
     Tensor x = cfg.final_norm ? norm(hidden_rows, final_w, final_b) : hidden_rows;
+    debug::dump("final_norm", x);
     if (proj_out.defined()) x = linear_rounded(x, proj_out);
     Tensor lg = linear_rounded(x, head_w, head_b);
     if (cfg.logits_divisor != 1.0)  // Granite logits_scaling
@@ -690,6 +717,7 @@ struct Transformer::Impl {
       lg = via_float(lg, [cap](const Tensor& t) { return t / cap; });
       lg = scaled(via_float(lg, [](const Tensor& t) { return at::tanh(t); }), cap);
     }
+    debug::dump("logits", lg);
     return lg;
   }
 };

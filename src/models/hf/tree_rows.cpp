@@ -32,8 +32,8 @@ std::pair<Tensor, Tensor> Transformer::Impl::pick_scores(const Tensor& hidden,
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t c1 = std::min(n, c0 + chunk);
     Tensor sel = hidden.index_select(0, idx.narrow(0, c0, c1 - c0));
-    Tensor lp = via_float(logits(sel).to(softmax_dtype),
-                          [](const Tensor& t) { return at::log_softmax(t, -1); });
+    Tensor lp = log_softmax_rounded(logits(sel).to(softmax_dtype));
+    debug::dump("log_softmax", lp);
     greedy_parts.push_back(lp.argmax(-1));
     Tensor which = pr.ge(c0).logical_and(pr.lt(c1)).nonzero().squeeze(1);
     if (which.numel() == 0) continue;

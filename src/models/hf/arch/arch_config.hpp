@@ -167,6 +167,11 @@ struct ArchConfig {
   double rope_theta = 10000.0;
   int64_t rotary_dim = 0;
   bool rope_interleaved = false;  // pairs (2i, 2i+1) rotate (GPT-J, Cohere), not (i, i + d/2)
+  // The rotation runs in float32 with float32 cos/sin, rounded once to the dtype (the family's
+  // rotary embedding returns float32 tables, or rotates complex float32 pairs): OLMo 2/3,
+  // ERNIE 4.5, DeepSeek-V2, Llama 4. Otherwise cos/sin are rounded to the dtype and each
+  // product and sum of the rotation rounds to it.
+  bool rope_in_float32 = false;
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int64_t rope_original_max_positions = 8192;
   double rope_attention_factor = 1.0;                  // YaRN/LongRoPE scale of cos and sin

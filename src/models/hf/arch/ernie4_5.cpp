@@ -9,6 +9,7 @@ namespace arch_ernie4_5 {
 void parse(const ConfigReader& c, ArchConfig& a) {
   parse_llama_shape(c, a, {.rms_norm_eps = 1e-5, .tie_word_embeddings = true});
   a.rope_interleaved = true;
+  a.rope_in_float32 = true;  // apply_rotary_pos_emb: q.float() * cos ..., "full precision"
   (void)c.bool_or("use_bias", false);  // the loader takes the biases the checkpoint has
 }
 

@@ -28,6 +28,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   const std::string& path = c.path();
   const int64_t L = a.num_layers;
   a.rope_interleaved = true;  // apply_rotary_emb: complex products of pairs (2i, 2i+1)
+  a.rope_in_float32 = true;   // ... of xq.float() with float32 freqs_cis
   // Llama4TextConfig.__post_init__: no_rope_layers (1 = rotary) default to NoPE every
   // no_rope_layer_interval-th layer; layer_types to chunked attention on the rotary layers.
   std::vector<int64_t> rope;

@@ -11,6 +11,7 @@ void parse_olmo2_layout(ArchConfig& a) {
   a.branch_norms = true;
   a.qk_norm = QkNorm::kWhole;
   a.norm_weight_in_float32 = true;  // Olmo2RMSNorm / Olmo3RMSNorm: (w·x).to(dtype)
+  a.rope_in_float32 = true;         // Olmo2RotaryEmbedding returns float32 cos/sin
 }
 
 void load_olmo2_weights(WeightLoader& w) {

@@ -15,6 +15,9 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   if (c.bool_or("qk_layernorm", false)) a.qk_norm = QkNorm::kPerHeadWeights;
   a.parallel_residual = c.bool_or("use_parallel_residual", false);
   a.shared_layer_norm = a.parallel_residual;
+  // StableLmDecoderLayer: residual + self_attn_output + mlp_output, added left to right (the
+  // order shows in float16/bfloat16).
+  a.residual_added_first = a.parallel_residual;
   (void)c.bool_or("use_qkv_bias", false);  // the loader takes the biases the checkpoint has
 }
 
