@@ -144,7 +144,8 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     EXPECT_EQ(c["model_type"], want["model_type"]) << name;
     for (const char* k :
          {"num_key_value_heads", "max_position_embeddings", "vocab_size", "bos_token_id",
-          "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner"})
+          "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner", "n_head", "n_layer",
+          "multi_query", "new_decoder_architecture", "parallel_attn", "bias"})
       if (want.contains(k)) EXPECT_EQ(c.at(k).dump(), want[k].dump()) << name << " " << k;
     int epsilons = 0;
     for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon"})
@@ -182,15 +183,34 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   EXPECT_NE(m.find(oss.string()), std::string::npos) << m;
   EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
   EXPECT_NE(m.find("natively from the Hugging Face checkpoint"), std::string::npos) << m;
-  for (const char* arch : {"qwen3moe", "falcon", "bloom"}) {
-    const fs::path p = temp_file(std::string(arch) + ".gguf", MiniGguf::llama(arch).bytes());
+  // Each architecture transformers' loader knows, with its own reason.
+  for (const auto& [arch, why] : std::vector<std::pair<std::string, std::string>>{
+           {"qwen3moe", "not yet from a GGUF file"},
+           {"qwen2moe", "expert sizes are Qwen2MoeConfig's defaults"},
+           {"t5", "backend seq2seq"},
+           {"t5encoder", "no language-model head"},
+           {"mistral", "no 'mistral' tensor map"},
+           {"deci", "no 'deci' model class"},
+           {"nemotron", "no native implementation"},
+           {"lfm2", "no native implementation"}}) {
+    const fs::path p = temp_file(arch + ".gguf", MiniGguf::llama(arch).bytes());
     m = expect_user_error([&] { gguf_config_json(GgufFile(p)); });
     EXPECT_NE(m.find(p.string()), std::string::npos) << m;
-    EXPECT_NE(m.find("not yet from a GGUF file"), std::string::npos) << m;
+    EXPECT_NE(m.find("'" + arch + "' is not read natively"), std::string::npos) << m;
+    EXPECT_NE(m.find(why), std::string::npos) << m;
   }
-  const fs::path nemotron = temp_file("nemotron.gguf", MiniGguf::llama("nemotron").bytes());
-  m = expect_user_error([&] { gguf_config_json(GgufFile(nemotron)); });
-  EXPECT_NE(m.find("no native implementation"), std::string::npos) << m;
+  // Falcon-40B/180B: transformers reads a falcon file as Falcon-7B's one key-value head.
+  MiniGguf falcon40 = MiniGguf::llama("falcon");
+  falcon40.u32("falcon.attention.head_count_kv", 8);
+  const fs::path f40 = temp_file("falcon40.gguf", falcon40.bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(f40)); });
+  EXPECT_NE(m.find("8 key-value heads"), std::string::npos) << m;
+  EXPECT_NE(m.find("falcon.attention.head_count_kv"), std::string::npos) << m;
+  EXPECT_NE(m.find(f40.string()), std::string::npos) << m;
+  MiniGguf falcon7 = MiniGguf::llama("falcon");
+  falcon7.u32("falcon.attention.head_count_kv", 1);
+  EXPECT_EQ(gguf_config_json(GgufFile(temp_file("falcon7.gguf", falcon7.bytes())))["multi_query"],
+            true);
   const fs::path rwkv = temp_file("rwkv.gguf", MiniGguf::llama("rwkv6").bytes());
   m = expect_user_error([&] { gguf_config_json(GgufFile(rwkv)); });
   EXPECT_EQ(m.find("transformers reads it"), std::string::npos) << m;
@@ -216,6 +236,24 @@ TEST(GgufTensors, AnUnsupportedTypeIsRefusedNamingTheTensor) {
   EXPECT_NE(m.find("token_embd.weight"), std::string::npos) << m;
   EXPECT_NE(m.find("Q8_K"), std::string::npos) << m;
   EXPECT_EQ(t.find("no.such.tensor"), nullptr);
+}
+
+TEST(GgufTensors, FalconBiasesAreDroppedAndABadBloomQkvIsNamed) {
+  // FalconConfig's bias=False: transformers has no parameter for a falcon file's linear biases.
+  GgufTensors falcon(fixtures() / "falcon_q8_0.gguf");
+  EXPECT_NE(falcon.find("transformer.h.0.self_attention.query_key_value.weight"), nullptr);
+  EXPECT_EQ(falcon.find("transformer.h.0.self_attention.query_key_value.bias"), nullptr);
+  EXPECT_NE(falcon.find("transformer.h.0.input_layernorm.bias"), nullptr);
+  // BloomTensorProcessor needs 3 * hidden_size rows in attn_qkv.
+  MiniGguf g = MiniGguf::llama("bloom");
+  g.tensor("blk.0.attn_qkv.weight", {32, 95}, 0, std::string(32 * 95 * 4, '\0'));
+  const fs::path p = temp_file("bloom_qkv.gguf", g.bytes());
+  GgufTensors bloom(p);
+  const std::string m = expect_user_error(
+      [&] { bloom.find("transformer.h.0.self_attention.query_key_value.weight"); });
+  EXPECT_NE(m.find("blk.0.attn_qkv.weight"), std::string::npos) << m;
+  EXPECT_NE(m.find(p.string()), std::string::npos) << m;
+  EXPECT_NE(m.find("3 * hidden_size rows"), std::string::npos) << m;
 }
 
 TEST(GgufModel, LogprobsMatchTransformersLoadingTheSameFile) {
@@ -277,10 +315,13 @@ TEST(GgufModel, HflmScoresRequestsAsTheReferencesHfGgufPath) {
       EXPECT_NEAR(res[i].loglikelihood, g["requests"][i]["logprob"].get<double>(), 1e-4) << name;
       EXPECT_EQ(res[i].is_greedy, g["requests"][i]["is_greedy"].get<bool>()) << name;
     }
+    // HFLM.max_length: the config's n_positions / max_position_embeddings, else (BloomConfig has
+    // neither, and the llama fixture's tokenizer a huge model_max_length) _DEFAULT_MAX_LENGTH.
     const json& c = g["config"];
-    EXPECT_EQ(
-        lm.max_length(),
-        c[c.contains("n_positions") ? "n_positions" : "max_position_embeddings"].get<int64_t>());
+    int64_t want_max = 2048;
+    for (const char* k : {"n_positions", "max_position_embeddings"})
+      if (c.contains(k)) want_max = c[k].get<int64_t>();
+    EXPECT_EQ(lm.max_length(), want_max) << name;
   }
 }
 
