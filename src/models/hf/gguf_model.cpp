@@ -327,9 +327,9 @@ const GgufArch& arch_of(const GgufFile& f) {
        "expert_feed_forward_length); lm-eval runs qwen3_moe natively from the Hugging Face "
        "checkpoint, not yet from a GGUF file"},
       {"gpt-oss",
-       "transformers' GptOssTensorProcessor names per-expert tensors its GptOss model does not "
-       "have, so its experts are not loaded from the file; lm-eval runs gpt_oss natively from "
-       "the Hugging Face checkpoint"},
+       "transformers 5.23 loads no experts and no attention sinks from it: its "
+       "GptOssTensorProcessor names tensors its GptOss model does not have, so those weights "
+       "are newly initialised; lm-eval runs gpt_oss natively from the Hugging Face checkpoint"},
       {"t5",
        "transformers reads it as a T5 encoder-decoder; lm-eval runs T5 natively from the Hugging "
        "Face checkpoint (backend seq2seq), not from a GGUF file"},
