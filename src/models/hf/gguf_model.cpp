@@ -429,8 +429,6 @@ Json gguf_config_json(const GgufFile& f) {
   for (const auto& [k, to] : g.keys) set(prefix + k, to);
   if (g.head_dim_from_rope) set(prefix + "rope.dimension_count", "head_dim");
   for (const auto& [k, to] : kTokenizerKeys) set(k, to);
-  // load_gguf_checkpoint: the vocabulary's size from the tokenizer's tokens when the
-  // architecture's vocab_size is absent.
   if (std::string(g.gguf) == "stablelm") {
     // load_gguf_checkpoint: q/k/v biases when any tensor name holds attn_{q,k,v}.bias, a
     // parallel residual unless one holds ffn_norm (substring tests, as there).
@@ -465,6 +463,8 @@ Json gguf_config_json(const GgufFile& f) {
   // from_pretrained kept a different output.weight.
   c["tie_word_embeddings"] = f.tensor("output.weight") == nullptr ||
                              std::string(g.gguf) == "falcon" || std::string(g.gguf) == "bloom";
+  // load_gguf_checkpoint: the vocabulary's size from the tokenizer's tokens when the
+  // architecture's vocab_size is absent.
   if (!c.contains("vocab_size"))
     if (const GgufValue* t = f.find("tokenizer.ggml.tokens");
         t && t->kind == GgufValue::Kind::kArray)
