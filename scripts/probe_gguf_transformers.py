@@ -11,7 +11,10 @@ loader's error). The MoE models use the config classes' default expert sizes, th
 transformers 5.23 can map (no key maps expert_feed_forward_length), and Qwen3-MoE the
 norm_topk_prob=True that GGUF_CONFIG_DEFAULTS_MAPPING gives a qwen3moe file. For falcon: hf_arch's
 falcon_40b written as llama.cpp's FalconModel writes it (two key-value heads), which transformers
-reads as FalconConfig's multi-query layout. docs/models.md ("GGUF files") quotes the results.
+reads as FalconConfig's multi-query layout. For t5: hf_arch's flan_t5 (gated-gelu, relative
+attention max distance 20) written as llama.cpp's T5Model writes it, loaded with
+AutoModelForSeq2SeqLM: the config transformers builds and its logits against the original's.
+docs/models.md ("GGUF files") quotes the results.
 """
 
 import json
@@ -23,7 +26,7 @@ import gguf
 import numpy as np
 import torch
 from safetensors.numpy import load_file
-from transformers import (AutoModelForCausalLM, GptOssConfig, GptOssForCausalLM, Qwen2MoeConfig,
+from transformers import (AutoModelForCausalLM, AutoModelForSeq2SeqLM, GptOssConfig, GptOssForCausalLM, Qwen2MoeConfig,
                           Qwen2MoeForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 HF_ARCH = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "hf_arch"
@@ -117,6 +120,44 @@ def write_falcon_40b(path):
     w.close()
 
 
+def probe_t5(out_dir):
+    fixture = HF_ARCH / "flan_t5"
+    cfg = json.loads((fixture / "config.json").read_text())
+    name_map = gguf.get_tensor_name_map(gguf.MODEL_ARCH.T5, cfg["num_layers"])
+    w = gguf.GGUFWriter(str(out_dir / "t5.gguf"), "t5")
+    w.add_name("flan-t5 tiny")
+    w.add_context_length(cfg["n_positions"])
+    w.add_embedding_length(cfg["d_model"])
+    w.add_feed_forward_length(cfg["d_ff"])
+    w.add_block_count(cfg["num_layers"])
+    w.add_head_count(cfg["num_heads"])
+    w.add_key_length(cfg["d_kv"])
+    w.add_value_length(cfg["d_kv"])
+    w.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    w.add_relative_attn_buckets_count(cfg["relative_attention_num_buckets"])
+    w.add_decoder_start_token_id(cfg["decoder_start_token_id"])
+    w.add_vocab_size(cfg["vocab_size"])
+    for k, t in load_file(str(fixture / "model.safetensors")).items():
+        base, suffix = k.rsplit(".", 1)
+        w.add_tensor(name_map.get_name(base) + "." + suffix, t.astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    m = AutoModelForSeq2SeqLM.from_pretrained(str(out_dir), gguf_file="t5.gguf",
+                                              dtype=torch.float32).eval()
+    original = AutoModelForSeq2SeqLM.from_pretrained(str(fixture), dtype=torch.float32).eval()
+    c = m.config
+    ids, dec = torch.tensor([[5, 9, 3, 7, 1]]), torch.tensor([[0, 4, 6]])
+    with torch.no_grad():
+        diff = (m(input_ids=ids, decoder_input_ids=dec).logits -
+                original(input_ids=ids, decoder_input_ids=dec).logits).abs().max().item()
+    print(f"t5: transformers loads it as is_gated_act {c.is_gated_act}, dense_act_fn "
+          f"{c.dense_act_fn} (the checkpoint: {cfg['feed_forward_proj']}), "
+          f"relative_attention_max_distance {c.relative_attention_max_distance} (the checkpoint: "
+          f"{cfg['relative_attention_max_distance']}); max |logit - original model's| = {diff:.3g}")
+
+
 def load_back(out_dir, name, original=None):
     try:
         m = AutoModelForCausalLM.from_pretrained(str(out_dir), gguf_file=name + ".gguf",
@@ -156,6 +197,7 @@ def main():
         load_back(out, name, model)
     write_falcon_40b(out / "falcon_40b.gguf")
     load_back(out, "falcon_40b")
+    probe_t5(out)
 
 
 if __name__ == "__main__":

@@ -331,8 +331,10 @@ const GgufArch& arch_of(const GgufFile& f) {
        "GptOssTensorProcessor names tensors its GptOss model does not have, so those weights "
        "are newly initialised; lm-eval runs gpt_oss natively from the Hugging Face checkpoint"},
       {"t5",
-       "transformers reads it as a T5 encoder-decoder; lm-eval runs T5 natively from the Hugging "
-       "Face checkpoint (backend seq2seq), not from a GGUF file"},
+       "transformers 5.23 reads it as a T5 of gated ReLU (dense_act_fn relu, where Flan-T5's is "
+       "gated GELU) and relative_attention_max_distance 128 whatever the checkpoint had, so the "
+       "reference's numbers are not the model's; lm-eval runs T5 natively from the Hugging Face "
+       "checkpoint (backend seq2seq)"},
       {"t5encoder", "an encoder alone (T5EncoderModel), with no language-model head to score"},
       {"mistral",
        "transformers 5.23 cannot load it either: gguf-py has no 'mistral' tensor map (llama.cpp "

@@ -187,7 +187,7 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   for (const auto& [arch, why] : std::vector<std::pair<std::string, std::string>>{
            {"qwen3moe", "not yet from a GGUF file"},
            {"qwen2moe", "expert sizes are Qwen2MoeConfig's defaults"},
-           {"t5", "backend seq2seq"},
+           {"t5", "gated ReLU"},
            {"t5encoder", "no language-model head"},
            {"mistral", "no 'mistral' tensor map"},
            {"deci", "no 'deci' model class"},
