@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tiny GGUF files and transformers' own numbers for them (tests/fixtures/gguf).
 
-Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf
+Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf [--moe-only]
 
 Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequantize):
   * <name>.gguf: shared/fixtures' tiny llama, mistral, qwen2, phi3, gemma2 and gpt2 models and
@@ -23,6 +23,11 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
   * llama_block256.gguf: a random llama of 256-wide rows whose 2-D tensors are random blocks
     of every K-quant and IQ type (BLOCK256; gguf.quants has no quantiser for them), with its
     transformers goldens as above.
+  * qwen3moe_q8_0.gguf and qwen2moe_q4_0.gguf: random one-layer MoE models laid out as
+    llama.cpp's Qwen3MoeModel / Qwen2MoeModel write them (3-D ffn_*_exps expert tensors, the
+    router ffn_gate_inp, qwen2moe's shared expert *_shexp and its vector gate), their expert
+    sizes transformers' config defaults (768; 1408 and 5632), with transformers' goldens as
+    above (write_moe; --moe-only rewrites these two and their golden.json entries alone).
   * Tokenizers in the GGUFs' metadata, written as llama.cpp's converter writes them
     (tokenizer.ggml.*): the llama fixture's sentencepiece model (tokens, scores, token types) in
     the llama and mistral files, a 512-token cut of GPT-2's byte-level BPE (tokens, merges,
@@ -291,6 +296,92 @@ def write_block256(path, fixtures):
         down = (0.05 * rng.standard_normal((hidden, inter))).astype(np.float32)
         w.add_tensor(f"blk.{i}.ffn_down.weight", gguf.quants.quantize(down, T.Q8_0),
                      raw_dtype=T.Q8_0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+# Random qwen2moe / qwen3moe models as llama.cpp's Qwen2MoeModel / Qwen3MoeModel write them,
+# whose expert sizes are the config classes' defaults (transformers maps no key to them): one
+# layer, two experts of which one is used, 32-wide rows (block-32 types only).
+# name: (architecture, {tensor-name pattern: type}, default type, expert size, shared size)
+MOE = {
+    "qwen3moe_q8_0": ("qwen3moe", {}, T.Q8_0, 768, 0),
+    "qwen2moe_q4_0": ("qwen2moe", {"blk.0.ffn_gate_inp.": T.Q8_0, "blk.0.attn": T.Q8_0}, T.Q4_0,
+                      1408, 5632),
+}
+
+
+def write_moe(path, name, fixtures):
+    arch, types, default, expert, shared = MOE[name]
+    rng = np.random.default_rng(len(name) * 1000 + expert)
+    hidden, heads, kv_heads, head_dim, layers, vocab, experts = 32, 2, 1, 16, 1, 512, 2
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_name("tiny " + arch)
+    w.add_context_length(128)
+    w.add_embedding_length(hidden)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(shared or expert)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    w.add_key_length(head_dim)
+    w.add_value_length(head_dim)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_freq_base(10000.0)
+    w.add_vocab_size(vocab)
+    w.add_expert_count(experts)
+    w.add_expert_used_count(1)
+    w.add_expert_feed_forward_length(expert)
+    if shared:
+        w.add_expert_shared_feed_forward_length(shared)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    write_tokenizer(w, "sentencepiece", fixtures)
+
+    def rand(shape, std):
+        return (std * rng.standard_normal(shape)).astype(np.float32)
+
+    # numpy shapes; the embedding is tied (no output.weight).
+    tensors = {"token_embd.weight": rand((vocab, hidden), 0.15),
+               "output_norm.weight": 1 + rand(hidden, 0.1)}
+    for i in range(layers):
+        b = f"blk.{i}."
+        tensors.update({
+            b + "attn_norm.weight": 1 + rand(hidden, 0.1),
+            b + "ffn_norm.weight": 1 + rand(hidden, 0.1),
+            b + "attn_q.weight": rand((heads * head_dim, hidden), 0.2),
+            b + "attn_k.weight": rand((kv_heads * head_dim, hidden), 0.2),
+            b + "attn_v.weight": rand((kv_heads * head_dim, hidden), 0.2),
+            b + "attn_output.weight": rand((hidden, heads * head_dim), 0.2),
+            b + "ffn_gate_inp.weight": rand((experts, hidden), 0.5),
+            b + "ffn_gate_exps.weight": rand((experts, expert, hidden), 0.1),
+            b + "ffn_up_exps.weight": rand((experts, expert, hidden), 0.1),
+            b + "ffn_down_exps.weight": rand((experts, hidden, expert), 0.05),
+        })
+        if arch == "qwen3moe":
+            tensors[b + "attn_q_norm.weight"] = 1 + rand(head_dim, 0.1)
+            tensors[b + "attn_k_norm.weight"] = 1 + rand(head_dim, 0.1)
+        else:
+            # Qwen2MoeConfig's qkv_bias; the shared expert's gate a vector, as llama.cpp writes it.
+            tensors[b + "attn_q.bias"] = rand(heads * head_dim, 0.1)
+            tensors[b + "attn_k.bias"] = rand(kv_heads * head_dim, 0.1)
+            tensors[b + "attn_v.bias"] = rand(kv_heads * head_dim, 0.1)
+            tensors[b + "ffn_gate_inp_shexp.weight"] = rand(hidden, 0.5)
+            tensors[b + "ffn_gate_shexp.weight"] = rand((shared, hidden), 0.1)
+            tensors[b + "ffn_up_shexp.weight"] = rand((shared, hidden), 0.1)
+            tensors[b + "ffn_down_shexp.weight"] = rand((hidden, shared), 0.03)
+    for gname, t in tensors.items():
+        qtype = T.F32
+        if t.ndim >= 2:
+            qtype = default
+            for pat, qt in types.items():
+                if gname.startswith(pat):
+                    qtype = qt
+        if qtype == T.F32:
+            w.add_tensor(gname, t)
+        else:
+            w.add_tensor(gname, gguf.quants.quantize(t, qtype), raw_dtype=qtype)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -599,7 +690,9 @@ def goldens(out_dir, name, fixture_dir):
                              "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon",
                              "n_positions", "n_inner", "use_qkv_bias", "n_head", "n_layer",
                              "multi_query", "new_decoder_architecture", "parallel_attn", "bias",
-                             "ffn_hidden_size", "num_kv_heads",
+                             "ffn_hidden_size", "num_kv_heads", "num_experts",
+                             "num_experts_per_tok", "moe_intermediate_size",
+                             "shared_expert_intermediate_size", "norm_topk_prob",
                              "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
@@ -663,6 +756,15 @@ def main():
     fixtures, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
     LLAMA_TOKENIZER.append(fixtures / "llama")
+    if sys.argv[3:] == ["--moe-only"]:
+        # The MoE files and their goldens alone, the other entries of golden.json kept.
+        golden = json.loads((out_dir / "golden.json").read_text())
+        for name in MOE:
+            write_moe(out_dir / (name + ".gguf"), name, fixtures)
+            golden["models"][name] = goldens(out_dir, name, fixtures / "llama")
+            golden["models"][name]["fixture"] = "llama"
+        (out_dir / "golden.json").write_text(json.dumps(golden, separators=(",", ":")) + "\n")
+        return
     golden = {"meta": {"gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
                        "transformers": __import__("transformers").__version__,
                        "torch": torch.__version__}, "models": {}}
@@ -689,6 +791,10 @@ def main():
     golden["models"]["llama_block256"]["fixture"] = "llama"
     golden["models"]["llama_block256"]["own_tokenizer_requests"] = own_tokenizer_requests(
         out_dir, "llama_block256")
+    for name in MOE:
+        write_moe(out_dir / (name + ".gguf"), name, fixtures)
+        golden["models"][name] = goldens(out_dir, name, fixtures / "llama")
+        golden["models"][name]["fixture"] = "llama"
     for name, (arch, kind) in TOKENIZER_FILES.items():
         write_tokenizer_file(out_dir / (name + ".gguf"), arch, kind, fixtures)
     tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", "gemma2_q8_0",

@@ -16,10 +16,11 @@ namespace lmeval::hf {
 // dequantising it, by the file's architecture.
 enum class GgufProcessor {
   kNone,
-  kLlama,   // LlamaTensorProcessor: attn_q / attn_k rows un-permuted
-  kGemma2,  // Gemma2TensorProcessor: one taken off every "*norm.weight"
-  kGpt2,    // GPT2TensorProcessor: Conv1D weights transposed back
-  kBloom,   // BloomTensorProcessor: attn_qkv's rows back to per-head [q, k, v]
+  kLlama,     // LlamaTensorProcessor: attn_q / attn_k rows un-permuted
+  kGemma2,    // Gemma2TensorProcessor: one taken off every "*norm.weight"
+  kGpt2,      // GPT2TensorProcessor: Conv1D weights transposed back
+  kBloom,     // BloomTensorProcessor: attn_qkv's rows back to per-head [q, k, v]
+  kQwen2Moe,  // Qwen2MoeTensorProcessor: the shared expert's gate made (1, hidden)
 };
 
 struct GgufArch {
@@ -51,6 +52,9 @@ struct GgufArch {
   // Block tensors ("attn_qkv.bias") the model transformers builds has no parameter for:
   // get_gguf_hf_weights_map maps nothing to them, so they are skipped.
   std::vector<const char*> no_parameter = {};
+  // qwen2moe / qwen3moe: 3-D expert tensors (ffn_{gate,up,down}_exps) as transformers 5's
+  // fused Qwen2MoeExperts parameters mlp.experts.gate_up_proj / down_proj.
+  bool fused_experts = false;
 };
 
 namespace {
@@ -68,10 +72,20 @@ const std::vector<std::pair<const char*, const char*>> kFalconBlocks = {
     {"ffn_up", "mlp.dense_h_to_4h"},
     {"ffn_down", "mlp.dense_4h_to_h"}};
 
+// The experts and shared expert of a qwen2moe / qwen3moe block (gguf-py's tensor map and
+// Qwen2MoeTensorProcessor): the router and shared expert as tensors of their own; gate_exps and
+// up_exps ([experts, moe_intermediate, hidden] each) become one gate_up_proj (fused_experts).
+const std::vector<std::pair<const char*, const char*>> kMoeBlocks = {
+    {"ffn_gate_inp", "mlp.gate"},
+    {"ffn_gate_shexp", "mlp.shared_expert.gate_proj"},
+    {"ffn_up_shexp", "mlp.shared_expert.up_proj"},
+    {"ffn_down_shexp", "mlp.shared_expert.down_proj"},
+    {"ffn_gate_inp_shexp", "mlp.shared_expert_gate"}};
+
 // LlamaConfig, Qwen2Config, Qwen3Config, Phi3Config, ... of transformers 5.23. Qwen3Config's
 // head_dim is 128 whatever hidden_size / num_attention_heads is, and no metadata key maps to it
 // for qwen3.
-const std::array<GgufArch, 11> kArchs = {{
+const std::array<GgufArch, 13> kArchs = {{
     {.gguf = "llama",
      .model_type = "llama",
      .hf_arch = "LlamaForCausalLM",
@@ -84,6 +98,37 @@ const std::array<GgufArch, 11> kArchs = {{
      .hf_arch = "Qwen2ForCausalLM",
      .defaults = R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06,
          "rope_theta": 10000.0, "use_sliding_window": false, "hidden_act": "silu"})"},
+    // Qwen2MoeConfig's defaults (qkv biases, every layer sparse, norm_topk_prob False); the expert
+    // sizes are the file's (gguf_config_json), where transformers keeps these defaults.
+    {.gguf = "qwen2moe",
+     .model_type = "qwen2_moe",
+     .hf_arch = "Qwen2MoeForCausalLM",
+     .defaults = R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06,
+         "rope_theta": 10000.0, "use_sliding_window": false, "hidden_act": "silu",
+         "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+         "num_experts_per_tok": 4, "num_experts": 60, "norm_topk_prob": false,
+         "decoder_sparse_step": 1, "mlp_only_layers": [], "qkv_bias": true})",
+     .block_names = kMoeBlocks,
+     .keys = {{"expert_count", "num_experts"}, {"expert_used_count", "num_experts_per_tok"}},
+     .processor = GgufProcessor::kQwen2Moe,
+     .fused_experts = true},
+    // Qwen3MoeConfig's defaults, but norm_topk_prob True (GGUF_CONFIG_DEFAULTS_MAPPING: llama.cpp
+    // renormalises the top k, as Qwen3-30B-A3B's config.json says); head_dim from
+    // attention.key_length.
+    {.gguf = "qwen3moe",
+     .model_type = "qwen3_moe",
+     .hf_arch = "Qwen3MoeForCausalLM",
+     .defaults = R"({"max_position_embeddings": 32768, "rms_norm_eps": 1e-06,
+         "rope_theta": 10000.0, "use_sliding_window": false, "hidden_act": "silu",
+         "moe_intermediate_size": 768, "num_experts_per_tok": 8, "num_experts": 128,
+         "norm_topk_prob": true, "decoder_sparse_step": 1, "mlp_only_layers": [],
+         "attention_bias": false})",
+     .block_names = kMoeBlocks,
+     .keys = {{"attention.key_length", "head_dim"},
+              {"expert_count", "num_experts"},
+              {"expert_used_count", "num_experts_per_tok"}},
+     .processor = GgufProcessor::kQwen2Moe,
+     .fused_experts = true},
     {.gguf = "qwen3",
      .model_type = "qwen3",
      .hf_arch = "Qwen3ForCausalLM",
@@ -266,8 +311,8 @@ const std::array<std::pair<const char*, const char*>, 3> kModelNames = {{
 }};
 
 const char* kExpected =
-    "a GGUF file of a llama, qwen2, qwen3, phi3, gemma2, gemma3, stablelm, starcoder2, gpt2, "
-    "falcon or bloom model (as llama.cpp converts them)";
+    "a GGUF file of a llama, qwen2, qwen2moe, qwen3, qwen3moe, phi3, gemma2, gemma3, stablelm, "
+    "starcoder2, gpt2, falcon or bloom model (as llama.cpp converts them)";
 
 UserError bad_key(const GgufFile& f, const std::string& key, const std::string& what) {
   return UserError("GGUF metadata '" + key + "' " + what, {f.path().string(), 0, 0, key},
@@ -317,15 +362,7 @@ const GgufArch& arch_of(const GgufFile& f) {
     }
   // The other architectures transformers 5.23's loader accepts (GGUF_SUPPORTED_ARCHITECTURES and
   // load_gguf_checkpoint's renames), each with why lm-eval does not read it natively.
-  static const std::array<std::pair<const char*, const char*>, 13> kRefused = {{
-      {"qwen2moe",
-       "transformers reads it when its expert sizes are Qwen2MoeConfig's defaults (no key maps "
-       "expert_feed_forward_length); lm-eval runs qwen2_moe natively from the Hugging Face "
-       "checkpoint, not yet from a GGUF file"},
-      {"qwen3moe",
-       "transformers reads it when its expert size is Qwen3MoeConfig's default 768 (no key maps "
-       "expert_feed_forward_length); lm-eval runs qwen3_moe natively from the Hugging Face "
-       "checkpoint, not yet from a GGUF file"},
+  static const std::array<std::pair<const char*, const char*>, 11> kRefused = {{
       {"gpt-oss",
        "transformers 5.23 loads no experts and no attention sinks from it: its "
        "GptOssTensorProcessor names tensors its GptOss model does not have, so those weights "
@@ -398,6 +435,48 @@ void bloom_qkv(const std::string& file, const GgufTensorInfo& t, std::vector<flo
   w.swap(out);
 }
 
+// The expert sizes of a qwen2moe / qwen3moe file, from its first layer's tensors. transformers
+// maps no key to moe_intermediate_size or shared_expert_intermediate_size and keeps its config
+// class's defaults (files of other sizes fail there with a size mismatch); lm-eval takes the
+// file's (docs/fidelity.md), checked against the metadata llama.cpp writes where present.
+void moe_sizes(const GgufFile& f, const std::string& prefix, Json& c) {
+  auto dims = [&](const std::string& name, size_t rank) {
+    const GgufTensorInfo* t = f.tensor(name);
+    if (!t)
+      throw UserError("tensor '" + name + "' is missing", {f.path().string(), 0, 0, name},
+                      "a " + prefix.substr(0, prefix.size() - 1) +
+                          " GGUF whose blocks hold the experts as llama.cpp writes them "
+                          "(ffn_gate_exps, ffn_up_exps, ffn_down_exps, ffn_gate_inp" +
+                          (prefix == "qwen2moe." ? ", and the shared expert's *_shexp" : "") + ")");
+    if (t->ne.size() != rank)
+      throw UserError("tensor '" + name + "' has " + std::to_string(t->ne.size()) +
+                          " dimensions where " + std::to_string(rank) + " were expected",
+                      {f.path().string(), 0, 0, name},
+                      rank == 3 ? "[experts, expert size, hidden size] (gguf-py's order reversed)"
+                                : "[shared expert size, hidden size]");
+    return t->ne;
+  };
+  auto agree = [&](const std::string& key, int64_t from_tensor, const std::string& tensor) {
+    const GgufValue* v = f.find(prefix + key);
+    if (!v) return;
+    const Json j = to_json(*v);
+    if (!j.is_number_integer() || j.get<int64_t>() != from_tensor)
+      throw bad_key(
+          f, prefix + key,
+          "is " + j.dump() + " but tensor '" + tensor + "' holds " + std::to_string(from_tensor));
+  };
+  const std::vector<int64_t> gate = dims("blk.0.ffn_gate_exps.weight", 3);
+  agree("expert_feed_forward_length", gate[1], "blk.0.ffn_gate_exps.weight");
+  agree("expert_count", gate[2], "blk.0.ffn_gate_exps.weight");
+  c["moe_intermediate_size"] = gate[1];
+  c["num_experts"] = gate[2];
+  if (prefix == "qwen2moe.") {
+    const std::vector<int64_t> shared = dims("blk.0.ffn_up_shexp.weight", 2);
+    agree("expert_shared_feed_forward_length", shared[1], "blk.0.ffn_up_shexp.weight");
+    c["shared_expert_intermediate_size"] = shared[1];
+  }
+}
+
 }  // namespace
 
 std::string gguf_native_architectures() {
@@ -456,6 +535,7 @@ Json gguf_config_json(const GgufFile& f) {
           "a falcon GGUF of one key-value head (Falcon-7B's layout), or the Hugging Face "
           "checkpoint, which lm-eval runs natively");
   }
+  if (g.fused_experts) moe_sizes(f, prefix, c);
   if (g.layer_type_rope && c.contains("rope_theta")) {
     c["rope_parameters"]["full_attention"]["rope_theta"] = c["rope_theta"];
     c.erase("rope_theta");
@@ -507,6 +587,14 @@ GgufTensors::GgufTensors(const std::filesystem::path& path) : file_(path) {
           idx.find_first_not_of("0123456789") != std::string::npos || std::stoll(idx) >= layers)
         continue;
       const std::string block = base.substr(end + 1);
+      if (arch.fused_experts && suffix == ".weight") {
+        // Qwen2MoeTensorProcessor: parameters of no ".weight" suffix, gate and up in one.
+        const std::string experts = layer_prefix + idx + ".mlp.experts.";
+        if (block == "ffn_down_exps") by_hf_name_[experts + "down_proj"] = &t;
+        if (block == "ffn_gate_exps") by_hf_name_[experts + "gate_up_proj"] = &t;
+        if (block == "ffn_up_exps") up_of_[experts + "gate_up_proj"] = &t;
+        if (block.find("_exps") != std::string::npos) continue;
+      }
       for (const auto& [from, to] : kBlockNames)
         if (block == from) hf = layer_prefix + idx + "." + to;
       for (const auto& [from, to] : arch.block_names)
@@ -553,6 +641,10 @@ void GgufTensors::process(const GgufTensorInfo& t, TensorView& v, std::vector<fl
       if (has("attn_qkv"))
         bloom_qkv(file_.path().string(), t, w, num("n_head"), num("hidden_size"));
       break;
+    case GgufProcessor::kQwen2Moe:
+      // llama.cpp writes the shared expert's gate as a vector; transformers' is (1, hidden).
+      if (has("ffn_gate_inp_shexp") && v.shape.size() == 1) v.shape.insert(v.shape.begin(), 1);
+      break;
     case GgufProcessor::kNone:
       break;
   }
@@ -579,11 +671,39 @@ const TensorView* GgufTensors::find(const std::string& name) const {
   v.dtype = "F32";
   for (auto d = t.ne.rbegin(); d != t.ne.rend(); ++d) v.shape.push_back(*d);
   process(t, v, *values);
+  if (auto up = up_of_.find(name); up != up_of_.end()) fuse_up(*up->second, v, *values);
   v.data = reinterpret_cast<const std::byte*>(values->data());
   v.nbytes = values->size() * sizeof(float);
   v.file = file_.path().string();
   v.owner = std::move(values);
   return &made_.emplace(name, std::move(v)).first->second;
+}
+
+// Qwen2MoeTensorProcessor._set_moe_expert_tensor: gate_up_proj [experts, 2 * size, hidden], each
+// expert's gate rows then its up rows.
+void GgufTensors::fuse_up(const GgufTensorInfo& up, TensorView& v, std::vector<float>& w) const {
+  const std::vector<int64_t> want(v.shape.rbegin(), v.shape.rend());
+  if (up.ne != want)
+    throw UserError("tensor '" + up.name + "' is not of the shape of its ffn_gate_exps",
+                    {file_.path().string(), 0, 0, up.name},
+                    "[experts, expert size, hidden size] as the layer's ffn_gate_exps");
+  if (!up.type->dequantizable)
+    throw UserError("tensor '" + up.name + "' has ggml type " + up.type->name +
+                        ", which lm-eval does not dequantise",
+                    {file_.path().string(), 0, 0, up.name},
+                    "tensors of type " + dequantizable_type_names());
+  std::vector<float> u(static_cast<size_t>(up.numel()));
+  dequantize(*up.type, up.data, u.data(), up.numel());
+  file_.release(up);
+  const auto experts = static_cast<size_t>(v.shape[0]);
+  const size_t block = w.size() / experts;
+  std::vector<float> out(2 * w.size());
+  for (size_t e = 0; e < experts; ++e) {
+    std::memcpy(&out[2 * e * block], &w[e * block], block * sizeof(float));
+    std::memcpy(&out[(2 * e + 1) * block], &u[e * block], block * sizeof(float));
+  }
+  w.swap(out);
+  v.shape[1] *= 2;
 }
 
 std::vector<std::string> GgufTensors::names() const {

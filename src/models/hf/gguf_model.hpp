@@ -43,11 +43,14 @@ class GgufTensors {
 
  private:
   void process(const GgufTensorInfo& t, TensorView& v, std::vector<float>& w) const;
+  void fuse_up(const GgufTensorInfo& up, TensorView& v, std::vector<float>& w) const;
 
   GgufFile file_;
   Json config_;
   const GgufArch* arch_ = nullptr;
   std::map<std::string, const GgufTensorInfo*> by_hf_name_;
+  // qwen2moe / qwen3moe: ffn_up_exps, fused after by_hf_name_'s ffn_gate_exps in gate_up_proj.
+  std::map<std::string, const GgufTensorInfo*> up_of_;
   mutable std::map<std::string, TensorView> made_;
   mutable std::mutex mutex_;
 };

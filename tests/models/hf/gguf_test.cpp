@@ -145,7 +145,9 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     for (const char* k :
          {"num_key_value_heads", "max_position_embeddings", "vocab_size", "bos_token_id",
           "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner", "n_head", "n_layer",
-          "multi_query", "new_decoder_architecture", "parallel_attn", "bias"})
+          "multi_query", "new_decoder_architecture", "parallel_attn", "bias", "num_experts",
+          "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+          "norm_topk_prob"})
       if (want.contains(k)) EXPECT_EQ(c.at(k).dump(), want[k].dump()) << name << " " << k;
     int epsilons = 0;
     for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon"})
@@ -184,15 +186,13 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
   EXPECT_NE(m.find("natively from the Hugging Face checkpoint"), std::string::npos) << m;
   // Each architecture transformers' loader knows, with its own reason.
-  for (const auto& [arch, why] : std::vector<std::pair<std::string, std::string>>{
-           {"qwen3moe", "not yet from a GGUF file"},
-           {"qwen2moe", "expert sizes are Qwen2MoeConfig's defaults"},
-           {"t5", "gated ReLU"},
-           {"t5encoder", "no language-model head"},
-           {"mistral", "no 'mistral' tensor map"},
-           {"deci", "no 'deci' model class"},
-           {"nemotron", "no native implementation"},
-           {"lfm2", "no native implementation"}}) {
+  for (const auto& [arch, why] :
+       std::vector<std::pair<std::string, std::string>>{{"t5", "gated ReLU"},
+                                                        {"t5encoder", "no language-model head"},
+                                                        {"mistral", "no 'mistral' tensor map"},
+                                                        {"deci", "no 'deci' model class"},
+                                                        {"nemotron", "no native implementation"},
+                                                        {"lfm2", "no native implementation"}}) {
     const fs::path p = temp_file(arch + ".gguf", MiniGguf::llama(arch).bytes());
     m = expect_user_error([&] { gguf_config_json(GgufFile(p)); });
     EXPECT_NE(m.find(p.string()), std::string::npos) << m;
@@ -225,6 +225,96 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   const fs::path nl = temp_file("nolayers.gguf", no_layers.bytes());
   m = expect_user_error([&] { gguf_config_json(GgufFile(nl)); });
   EXPECT_NE(m.find("llama.block_count"), std::string::npos) << m;
+}
+
+// The expert sizes are the file's tensors' (where transformers keeps its config defaults), and a
+// file without the experts or whose metadata disagrees with them is refused naming the tensor or
+// the key.
+TEST(GgufConfig, MoeExpertSizesComeFromTheTensors) {
+  auto moe = [&](const std::string& arch, uint64_t size) {
+    MiniGguf g = MiniGguf::llama(arch);
+    g.tensor("blk.0.ffn_gate_exps.weight", {32, size, 3}, 0, std::string(32 * size * 3 * 4, '\0'));
+    return g;
+  };
+  MiniGguf q3 = moe("qwen3moe", 64);
+  q3.u32("qwen3moe.expert_count", 3);
+  const Json c = gguf_config_json(GgufFile(temp_file("q3moe.gguf", q3.bytes())));
+  EXPECT_EQ(c["architectures"][0], "Qwen3MoeForCausalLM");
+  EXPECT_EQ(c["moe_intermediate_size"], 64);
+  EXPECT_EQ(c["num_experts"], 3);
+  EXPECT_EQ(c["norm_topk_prob"], true);
+  MiniGguf q2 = moe("qwen2moe", 64);
+  q2.tensor("blk.0.ffn_up_shexp.weight", {32, 96}, 0, std::string(32 * 96 * 4, '\0'));
+  const Json c2 = gguf_config_json(GgufFile(temp_file("q2moe.gguf", q2.bytes())));
+  EXPECT_EQ(c2["shared_expert_intermediate_size"], 96);
+  EXPECT_EQ(c2["norm_topk_prob"], false);
+
+  MiniGguf no_shared = moe("qwen2moe", 64);
+  const fs::path ns = temp_file("q2moe_noshared.gguf", no_shared.bytes());
+  std::string m = expect_user_error([&] { gguf_config_json(GgufFile(ns)); });
+  EXPECT_NE(m.find("blk.0.ffn_up_shexp.weight' is missing"), std::string::npos) << m;
+  EXPECT_NE(m.find(ns.string()), std::string::npos) << m;
+  const fs::path dense = temp_file("q3moe_dense.gguf", MiniGguf::llama("qwen3moe").bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(dense)); });
+  EXPECT_NE(m.find("blk.0.ffn_gate_exps.weight' is missing"), std::string::npos) << m;
+  MiniGguf flat = MiniGguf::llama("qwen3moe");
+  flat.tensor("blk.0.ffn_gate_exps.weight", {32, 64}, 0, std::string(32 * 64 * 4, '\0'));
+  m = expect_user_error(
+      [&] { gguf_config_json(GgufFile(temp_file("q3flat.gguf", flat.bytes()))); });
+  EXPECT_NE(m.find("has 2 dimensions where 3"), std::string::npos) << m;
+  MiniGguf disagree = moe("qwen3moe", 64);
+  disagree.u32("qwen3moe.expert_feed_forward_length", 768);
+  m = expect_user_error(
+      [&] { gguf_config_json(GgufFile(temp_file("q3dis.gguf", disagree.bytes()))); });
+  EXPECT_NE(m.find("qwen3moe.expert_feed_forward_length' is 768 but tensor "
+                   "'blk.0.ffn_gate_exps.weight' holds 64"),
+            std::string::npos)
+      << m;
+}
+
+// gate_exps and up_exps become one gate_up_proj, each expert's gate rows then its up rows
+// (Qwen2MoeTensorProcessor); an up_exps of another shape is named.
+TEST(GgufTensors, MoeGateAndUpAreFusedPerExpert) {
+  GgufTensors q3(fixtures() / "qwen3moe_q8_0.gguf");
+  const TensorView* gu = q3.find("model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(gu, nullptr);
+  EXPECT_EQ(gu->shape, (std::vector<int64_t>{2, 2 * 768, 32}));
+  EXPECT_NE(q3.find("model.layers.0.mlp.experts.down_proj"), nullptr);
+  EXPECT_NE(q3.find("model.layers.0.mlp.gate.weight"), nullptr);
+  GgufTensors q2(fixtures() / "qwen2moe_q4_0.gguf");
+  const TensorView* sg = q2.find("model.layers.0.mlp.shared_expert_gate.weight");
+  ASSERT_NE(sg, nullptr);
+  EXPECT_EQ(sg->shape, (std::vector<int64_t>{1, 32}));
+  // Expert 1's gate rows and expert 0's up rows from F32 tensors of known values.
+  MiniGguf g = MiniGguf::llama("qwen3moe");
+  auto f32s = [](int n, float base) {
+    std::string b(static_cast<size_t>(n) * 4, '\0');
+    for (int i = 0; i < n; ++i) {
+      const float v = base + static_cast<float>(i);
+      std::memcpy(&b[static_cast<size_t>(i) * 4], &v, 4);
+    }
+    return b;
+  };
+  g.tensor("blk.0.ffn_gate_exps.weight", {32, 2, 2}, 0, f32s(128, 0));
+  g.tensor("blk.0.ffn_up_exps.weight", {32, 2, 2}, 0, f32s(128, 1000));
+  GgufTensors t(temp_file("q3fuse.gguf", g.bytes()));
+  const TensorView* f = t.find("model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->shape, (std::vector<int64_t>{2, 4, 32}));
+  const auto* v = reinterpret_cast<const float*>(f->data);
+  EXPECT_EQ(v[0], 0.0f);              // expert 0, gate row 0
+  EXPECT_EQ(v[2 * 32], 1000.0f);      // expert 0, up row 0
+  EXPECT_EQ(v[4 * 32], 64.0f);        // expert 1, gate row 0
+  EXPECT_EQ(v[6 * 32 + 1], 1065.0f);  // expert 1, up row 0, column 1
+  MiniGguf bad = MiniGguf::llama("qwen3moe");
+  bad.tensor("blk.0.ffn_gate_exps.weight", {32, 2, 2}, 0, f32s(128, 0));
+  bad.tensor("blk.0.ffn_up_exps.weight", {32, 3, 2}, 0, f32s(192, 0));
+  const fs::path bp = temp_file("q3badup.gguf", bad.bytes());
+  GgufTensors bt(bp);
+  const std::string m =
+      expect_user_error([&] { bt.find("model.layers.0.mlp.experts.gate_up_proj"); });
+  EXPECT_NE(m.find("blk.0.ffn_up_exps.weight"), std::string::npos) << m;
+  EXPECT_NE(m.find(bp.string()), std::string::npos) << m;
 }
 
 TEST(GgufTensors, AnUnsupportedTypeIsRefusedNamingTheTensor) {
