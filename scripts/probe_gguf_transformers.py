@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""What transformers' own GGUF loader does with the architectures lm-eval refuses from a GGUF.
+"""What transformers' own GGUF loader does with MoE, gpt-oss, Falcon-40B and T5 files.
+
+(lm-eval refuses gpt-oss, Falcon-40B and t5 files for the reasons found here; qwen2moe and
+qwen3moe it reads natively since, tests/fixtures/gguf's files made by gen_gguf_fixtures.py.)
 
 Usage: VENV/bin/python scripts/probe_gguf_transformers.py OUT_DIR
 
