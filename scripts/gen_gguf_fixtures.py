@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tiny GGUF files and transformers' own numbers for them (tests/fixtures/gguf).
 
-Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf
+Usage: VENV/bin/python scripts/gen_gguf_fixtures.py SHARED/fixtures tests/fixtures/gguf [--moe-only]
 
 Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequantize):
   * <name>.gguf: shared/fixtures' tiny llama, mistral, qwen2, phi3, gemma2 and gpt2 models and
@@ -10,16 +10,24 @@ Writes, with PyPI's `gguf` package (gguf.GGUFWriter, gguf.quants.quantize / dequ
     biases F32, Q and K rows of the llama architecture permuted as its LlamaModel.permute does),
     at the quantisation types named in MODELS below.
   * golden.json: for each file, what transformers computes after loading it with
-    AutoModelForCausalLM.from_pretrained(folder, gguf_file=name) in float32: next-token
-    log-probs, argmaxes and last-row log-softmax of the fixture's three inputs, and the
-    log-likelihoods of a few text requests encoded as HFLM encodes them (with the llama
-    fixture's tokenizer; none for the 128-token vocabularies), and an 8-token greedy
-    generation (generate(do_sample=False)) from the first input.
+    AutoModelForCausalLM.from_pretrained(folder, gguf_file=name) in float32 and tie_weights()
+    (as HFLM loads it): next-token log-probs, argmaxes and last-row log-softmax of the
+    fixture's three inputs, and the log-likelihoods of a few text requests encoded as HFLM
+    encodes them (with the llama fixture's tokenizer; none for the 128-token vocabularies), and
+    an 8-token greedy generation (generate(do_sample=False)) from the first input.
   * dequant.json: for every ggml type gguf.quants can dequantise, random blocks (hex) and
     gguf.quants.dequantize's float32 output of them (hex, little-endian).
+  * falcon_q8_0.gguf and bloom_q8_0.gguf: tests/fixtures/hf_arch's falcon_7b and bloom
+    written as llama.cpp's FalconModel / BloomModel convert them (write_falcon, write_bloom),
+    their vocabularies padded to the llama fixture's 512 tokens so that text requests run.
   * llama_block256.gguf: a random llama of 256-wide rows whose 2-D tensors are random blocks
     of every K-quant and IQ type (BLOCK256; gguf.quants has no quantiser for them), with its
     transformers goldens as above.
+  * qwen3moe_q8_0.gguf and qwen2moe_q4_0.gguf: random one-layer MoE models laid out as
+    llama.cpp's Qwen3MoeModel / Qwen2MoeModel write them (3-D ffn_*_exps expert tensors, the
+    router ffn_gate_inp, qwen2moe's shared expert *_shexp and its vector gate), their expert
+    sizes transformers' config defaults (768; 1408 and 5632), with transformers' goldens as
+    above (write_moe; --moe-only rewrites these two and their golden.json entries alone).
   * Tokenizers in the GGUFs' metadata, written as llama.cpp's converter writes them
     (tokenizer.ggml.*): the llama fixture's sentencepiece model (tokens, scores, token types) in
     the llama and mistral files, a 512-token cut of GPT-2's byte-level BPE (tokens, merges,
@@ -294,6 +302,92 @@ def write_block256(path, fixtures):
     w.close()
 
 
+# Random qwen2moe / qwen3moe models as llama.cpp's Qwen2MoeModel / Qwen3MoeModel write them,
+# whose expert sizes are the config classes' defaults (transformers maps no key to them): one
+# layer, two experts of which one is used, 32-wide rows (block-32 types only).
+# name: (architecture, {tensor-name pattern: type}, default type, expert size, shared size)
+MOE = {
+    "qwen3moe_q8_0": ("qwen3moe", {}, T.Q8_0, 768, 0),
+    "qwen2moe_q4_0": ("qwen2moe", {"blk.0.ffn_gate_inp.": T.Q8_0, "blk.0.attn": T.Q8_0}, T.Q4_0,
+                      1408, 5632),
+}
+
+
+def write_moe(path, name, fixtures):
+    arch, types, default, expert, shared = MOE[name]
+    rng = np.random.default_rng(len(name) * 1000 + expert)
+    hidden, heads, kv_heads, head_dim, layers, vocab, experts = 32, 2, 1, 16, 1, 512, 2
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_name("tiny " + arch)
+    w.add_context_length(128)
+    w.add_embedding_length(hidden)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(shared or expert)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    w.add_key_length(head_dim)
+    w.add_value_length(head_dim)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_freq_base(10000.0)
+    w.add_vocab_size(vocab)
+    w.add_expert_count(experts)
+    w.add_expert_used_count(1)
+    w.add_expert_feed_forward_length(expert)
+    if shared:
+        w.add_expert_shared_feed_forward_length(shared)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    write_tokenizer(w, "sentencepiece", fixtures)
+
+    def rand(shape, std):
+        return (std * rng.standard_normal(shape)).astype(np.float32)
+
+    # numpy shapes; the embedding is tied (no output.weight).
+    tensors = {"token_embd.weight": rand((vocab, hidden), 0.15),
+               "output_norm.weight": 1 + rand(hidden, 0.1)}
+    for i in range(layers):
+        b = f"blk.{i}."
+        tensors.update({
+            b + "attn_norm.weight": 1 + rand(hidden, 0.1),
+            b + "ffn_norm.weight": 1 + rand(hidden, 0.1),
+            b + "attn_q.weight": rand((heads * head_dim, hidden), 0.2),
+            b + "attn_k.weight": rand((kv_heads * head_dim, hidden), 0.2),
+            b + "attn_v.weight": rand((kv_heads * head_dim, hidden), 0.2),
+            b + "attn_output.weight": rand((hidden, heads * head_dim), 0.2),
+            b + "ffn_gate_inp.weight": rand((experts, hidden), 0.5),
+            b + "ffn_gate_exps.weight": rand((experts, expert, hidden), 0.1),
+            b + "ffn_up_exps.weight": rand((experts, expert, hidden), 0.1),
+            b + "ffn_down_exps.weight": rand((experts, hidden, expert), 0.05),
+        })
+        if arch == "qwen3moe":
+            tensors[b + "attn_q_norm.weight"] = 1 + rand(head_dim, 0.1)
+            tensors[b + "attn_k_norm.weight"] = 1 + rand(head_dim, 0.1)
+        else:
+            # Qwen2MoeConfig's qkv_bias; the shared expert's gate a vector, as llama.cpp writes it.
+            tensors[b + "attn_q.bias"] = rand(heads * head_dim, 0.1)
+            tensors[b + "attn_k.bias"] = rand(kv_heads * head_dim, 0.1)
+            tensors[b + "attn_v.bias"] = rand(kv_heads * head_dim, 0.1)
+            tensors[b + "ffn_gate_inp_shexp.weight"] = rand(hidden, 0.5)
+            tensors[b + "ffn_gate_shexp.weight"] = rand((shared, hidden), 0.1)
+            tensors[b + "ffn_up_shexp.weight"] = rand((shared, hidden), 0.1)
+            tensors[b + "ffn_down_shexp.weight"] = rand((hidden, shared), 0.03)
+    for gname, t in tensors.items():
+        qtype = T.F32
+        if t.ndim >= 2:
+            qtype = default
+            for pat, qt in types.items():
+                if gname.startswith(pat):
+                    qtype = qt
+        if qtype == T.F32:
+            w.add_tensor(gname, t)
+        else:
+            w.add_tensor(gname, gguf.quants.quantize(t, qtype), raw_dtype=qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def write_tokenizer_file(path, arch, kind, fixtures):
     w = gguf.GGUFWriter(str(path), arch)
     w.add_name("tokenizer only")
@@ -469,10 +563,122 @@ def write_gpt2(path, fixture_dir, fixtures):
     w.close()
 
 
+def pad_rows(t, rows, rng):
+    # More vocabulary rows (random, as the fixtures' init), so the llama tokenizer's ids fit.
+    extra = (0.02 * rng.standard_normal((rows - t.shape[0],) + t.shape[1:])).astype(np.float32)
+    return np.concatenate([t, extra])
+
+
+def add_quantised(w, gname, t, qtype):
+    if t.ndim != 2 or qtype == T.F32:
+        w.add_tensor(gname, t)
+    else:
+        w.add_tensor(gname, gguf.quants.quantize(t, qtype), raw_dtype=qtype)
+
+
+def write_falcon(path, fixture_dir, fixtures):
+    # llama.cpp's FalconModel (a Falcon-7B: multi-query, parallel attention from one norm), whose
+    # metadata is all transformers has: FalconConfig's multi_query layout, ffn_hidden_size
+    # 4 * hidden_size and no linear biases whatever the file says. So the fixture's 64-wide MLP
+    # is zero-padded to 256 (the same function), and random attn_qkv biases are added that
+    # transformers has no parameter for (it drops them: so must lm-eval). The fixture's own
+    # lm_head is written as output.weight, which HFLM's tie_weights() replaces by the
+    # embeddings. rope.freq_base, which llama.cpp does not write for Falcon but transformers
+    # maps, is set to a non-default value.
+    rng = np.random.default_rng(7)
+    cfg = json.loads((fixture_dir / "config.json").read_text())
+    weights = {k: v.astype(np.float32) for k, v in
+               load_file(str(fixture_dir / "model.safetensors")).items()}
+    hidden, n_head, n_layer = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
+    n_head_kv, head_dim, full = 1, hidden // n_head, 4 * hidden
+    name_map = gguf.get_tensor_name_map(gguf.MODEL_ARCH.FALCON, n_layer)
+    w = gguf.GGUFWriter(str(path), "falcon")
+    w.add_name("tiny falcon")
+    w.add_context_length(2048)
+    w.add_tensor_data_layout("jploski")
+    w.add_embedding_length(hidden)
+    w.add_feed_forward_length(full)
+    w.add_block_count(n_layer)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_head_kv)
+    w.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    w.add_rope_freq_base(20000.0)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    write_tokenizer(w, "sentencepiece", fixtures)
+    for hf_name, t in weights.items():
+        base, suffix = hf_name.rsplit(".", 1)
+        gname = name_map.get_name(base) + "." + suffix
+        if base in ("transformer.word_embeddings", "lm_head"):
+            t = pad_rows(t, 512, rng)
+        if base.endswith("dense_h_to_4h"):
+            t = np.concatenate([t, np.zeros((full - t.shape[0],) + t.shape[1:], np.float32)])
+        if base.endswith("dense_4h_to_h") and suffix == "weight":
+            t = np.concatenate([t, np.zeros((hidden, full - t.shape[1]), np.float32)], axis=1)
+        if base.endswith("query_key_value"):
+            # FalconModel.modify_tensors: kv groups [q..., k, v] to [q heads; k; v] (the same
+            # rows for one kv group).
+            qkv = t.reshape(n_head_kv, n_head // n_head_kv + 2, head_dim, hidden)
+            t = np.concatenate([qkv[:, :-2].reshape(-1, hidden), qkv[:, [-2]].reshape(-1, hidden),
+                                qkv[:, [-1]].reshape(-1, hidden)])
+            w.add_tensor(gname.replace(".weight", ".bias"),
+                         rng.standard_normal(t.shape[0]).astype(np.float32))
+        add_quantised(w, gname, t, T.Q4_1 if ".h.1." in hf_name else T.Q8_0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write_bloom(path, fixture_dir, fixtures):
+    # llama.cpp's BloomModel: query_key_value's rows per head [q, k, v] regrouped to
+    # [q heads; k heads; v heads] (weight and bias), and the word embeddings written a second
+    # time as output.weight (transformers then finds equal values and ties them).
+    rng = np.random.default_rng(8)
+    cfg = json.loads((fixture_dir / "config.json").read_text())
+    weights = {k: v.astype(np.float32) for k, v in
+               load_file(str(fixture_dir / "model.safetensors")).items()}
+    hidden, n_head, n_layer = cfg["hidden_size"], cfg["n_head"], cfg["n_layer"]
+    name_map = gguf.get_tensor_name_map(gguf.MODEL_ARCH.BLOOM, n_layer)
+    w = gguf.GGUFWriter(str(path), "bloom")
+    w.add_name("tiny bloom")
+    w.add_context_length(hidden)
+    w.add_embedding_length(hidden)
+    w.add_feed_forward_length(4 * hidden)
+    w.add_block_count(n_layer)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_head)
+    w.add_layer_norm_eps(cfg["layer_norm_epsilon"])
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    write_tokenizer(w, "sentencepiece", fixtures)
+    for hf_name, t in weights.items():
+        base, suffix = hf_name.rsplit(".", 1)
+        gname = name_map.get_name(base.removeprefix("transformer.")) + "." + suffix
+        if base == "transformer.word_embeddings":
+            t = pad_rows(t, 512, rng)
+        if base.endswith("query_key_value"):
+            qkv = t.reshape((n_head, 3, hidden // n_head) + t.shape[1:])
+            t = np.concatenate([qkv[:, i].reshape((-1,) + t.shape[1:]) for i in range(3)])
+        qtype = T.Q5_1 if ".h.0." in hf_name else T.Q8_0
+        add_quantised(w, gname, t, qtype)
+        if base == "transformer.word_embeddings":
+            add_quantised(w, "output.weight", t, qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def goldens(out_dir, name, fixture_dir):
     model = AutoModelForCausalLM.from_pretrained(str(out_dir), gguf_file=name + ".gguf",
                                                  dtype=torch.float32)
     model.eval()
+    # As HFLM._create_model: tie_weights() after from_pretrained, which makes lm_head the
+    # embeddings whenever the config says tied (falcon and bloom files always:
+    # load_gguf_checkpoint's "exceptions"), even where from_pretrained kept an output.weight of
+    # other values.
+    model.tie_weights()
     fixture_golden = json.loads((fixture_dir / "golden.json").read_text())
     # Every fixture has the same tokenizer files; the llama folder's is read for all, since
     # transformers 5's AutoTokenizer builds another tokenizer from the same files in the qwen2
@@ -482,7 +688,11 @@ def goldens(out_dir, name, fixture_dir):
                     if k in ("model_type", "head_dim", "sliding_window", "tie_word_embeddings",
                              "layer_types", "query_pre_attn_scalar", "final_logit_softcapping",
                              "attn_logit_softcapping", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon",
-                             "n_positions", "n_inner", "use_qkv_bias",
+                             "n_positions", "n_inner", "use_qkv_bias", "n_head", "n_layer",
+                             "multi_query", "new_decoder_architecture", "parallel_attn", "bias",
+                             "ffn_hidden_size", "num_kv_heads", "num_experts",
+                             "num_experts_per_tok", "moe_intermediate_size",
+                             "shared_expert_intermediate_size", "norm_topk_prob",
                              "use_parallel_residual",
                              "num_key_value_heads", "max_position_embeddings", "rope_parameters",
                              "rms_norm_eps", "vocab_size", "bos_token_id", "eos_token_id")},
@@ -546,6 +756,15 @@ def main():
     fixtures, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
     LLAMA_TOKENIZER.append(fixtures / "llama")
+    if sys.argv[3:] == ["--moe-only"]:
+        # The MoE files and their goldens alone, the other entries of golden.json kept.
+        golden = json.loads((out_dir / "golden.json").read_text())
+        for name in MOE:
+            write_moe(out_dir / (name + ".gguf"), name, fixtures)
+            golden["models"][name] = goldens(out_dir, name, fixtures / "llama")
+            golden["models"][name]["fixture"] = "llama"
+        (out_dir / "golden.json").write_text(json.dumps(golden, separators=(",", ":")) + "\n")
+        return
     golden = {"meta": {"gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
                        "transformers": __import__("transformers").__version__,
                        "torch": torch.__version__}, "models": {}}
@@ -561,11 +780,21 @@ def main():
     write_gpt2(out_dir / "gpt2_q8_0.gguf", fixtures / "gpt2", fixtures)
     golden["models"]["gpt2_q8_0"] = goldens(out_dir, "gpt2_q8_0", fixtures / "gpt2")
     golden["models"]["gpt2_q8_0"]["fixture"] = "gpt2"
+    for name, writer, fixture in (("falcon_q8_0", write_falcon, "falcon_7b"),
+                                  ("bloom_q8_0", write_bloom, "bloom")):
+        writer(out_dir / (name + ".gguf"), REPO_FIXTURES / "hf_arch" / fixture, fixtures)
+        golden["models"][name] = goldens(out_dir, name, REPO_FIXTURES / "hf_arch" / fixture)
+        golden["models"][name]["fixture"] = "hf_arch/" + fixture
+        golden["models"][name]["own_tokenizer_requests"] = own_tokenizer_requests(out_dir, name)
     write_block256(out_dir / "llama_block256.gguf", fixtures)
     golden["models"]["llama_block256"] = goldens(out_dir, "llama_block256", fixtures / "llama")
     golden["models"]["llama_block256"]["fixture"] = "llama"
     golden["models"]["llama_block256"]["own_tokenizer_requests"] = own_tokenizer_requests(
         out_dir, "llama_block256")
+    for name in MOE:
+        write_moe(out_dir / (name + ".gguf"), name, fixtures)
+        golden["models"][name] = goldens(out_dir, name, fixtures / "llama")
+        golden["models"][name]["fixture"] = "llama"
     for name, (arch, kind) in TOKENIZER_FILES.items():
         write_tokenizer_file(out_dir / (name + ".gguf"), arch, kind, fixtures)
     tok_golden = tokenizer_golden(out_dir, ["llama_q4_0", "qwen2_q5_0", "gemma2_q8_0",

@@ -76,7 +76,9 @@ ModelArgTable<HfArgs> make_hf_table() {
           {.key = "tokenizer", .default_value = "pretrained", .doc = "Tokenizer folder or Hub id"}),
       text(&HfArgs::gguf_file,
            {.key = "gguf_file",
-            .accepted = "a GGUF file in the pretrained folder (llama, qwen2, qwen3, phi3, gemma2)",
+            .accepted = "a GGUF file in the pretrained folder (llama, qwen2, qwen2moe, qwen3, "
+                        "qwen3moe, phi3, gemma2, gemma3, stablelm, starcoder2, gpt2, falcon, "
+                        "bloom)",
             .doc = "Load the model from this GGUF file, dequantised as transformers' GGUF loader "
                    "does (the tokenizer from tokenizer= or else from the file's metadata)"}),
       integer(&HfArgs::max_length, 1, kHfMaxIntArg,

@@ -17,6 +17,9 @@
 
 namespace lmeval::hf {
 
+// How transformers reads one GGUF architecture (gguf_model.cpp).
+struct GgufArch;
+
 // The GGUF architectures lm-eval reads natively, for messages ("llama, qwen2, ...").
 std::string gguf_native_architectures();
 
@@ -39,13 +42,15 @@ class GgufTensors {
   void release(const TensorView& t) const;
 
  private:
+  void process(const GgufTensorInfo& t, TensorView& v, std::vector<float>& w) const;
+  void fuse_up(const GgufTensorInfo& up, TensorView& v, std::vector<float>& w) const;
+
   GgufFile file_;
   Json config_;
-  std::string arch_;
-  bool norm_minus_one_ = false;
-  std::string layer_prefix_;
-  std::vector<std::string> transposed_;
+  const GgufArch* arch_ = nullptr;
   std::map<std::string, const GgufTensorInfo*> by_hf_name_;
+  // qwen2moe / qwen3moe: ffn_up_exps, fused after by_hf_name_'s ffn_gate_exps in gate_up_proj.
+  std::map<std::string, const GgufTensorInfo*> up_of_;
   mutable std::map<std::string, TensorView> made_;
   mutable std::mutex mutex_;
 };

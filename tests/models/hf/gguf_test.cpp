@@ -144,7 +144,10 @@ TEST(GgufConfig, AsTransformersBuildsIt) {
     EXPECT_EQ(c["model_type"], want["model_type"]) << name;
     for (const char* k :
          {"num_key_value_heads", "max_position_embeddings", "vocab_size", "bos_token_id",
-          "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner"})
+          "eos_token_id", "tie_word_embeddings", "n_positions", "n_inner", "n_head", "n_layer",
+          "multi_query", "new_decoder_architecture", "parallel_attn", "bias", "num_experts",
+          "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+          "norm_topk_prob"})
       if (want.contains(k)) EXPECT_EQ(c.at(k).dump(), want[k].dump()) << name << " " << k;
     int epsilons = 0;
     for (const char* eps : {"rms_norm_eps", "layer_norm_eps", "norm_epsilon", "layer_norm_epsilon"})
@@ -182,15 +185,32 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   EXPECT_NE(m.find(oss.string()), std::string::npos) << m;
   EXPECT_NE(m.find("--model gguf"), std::string::npos) << m;
   EXPECT_NE(m.find("natively from the Hugging Face checkpoint"), std::string::npos) << m;
-  for (const char* arch : {"qwen3moe", "falcon", "bloom"}) {
-    const fs::path p = temp_file(std::string(arch) + ".gguf", MiniGguf::llama(arch).bytes());
+  // Each architecture transformers' loader knows, with its own reason.
+  for (const auto& [arch, why] :
+       std::vector<std::pair<std::string, std::string>>{{"t5", "gated ReLU"},
+                                                        {"t5encoder", "no language-model head"},
+                                                        {"mistral", "no 'mistral' tensor map"},
+                                                        {"deci", "no 'deci' model class"},
+                                                        {"nemotron", "no native implementation"},
+                                                        {"lfm2", "no native implementation"}}) {
+    const fs::path p = temp_file(arch + ".gguf", MiniGguf::llama(arch).bytes());
     m = expect_user_error([&] { gguf_config_json(GgufFile(p)); });
     EXPECT_NE(m.find(p.string()), std::string::npos) << m;
-    EXPECT_NE(m.find("not yet from a GGUF file"), std::string::npos) << m;
+    EXPECT_NE(m.find("'" + arch + "' is not read natively"), std::string::npos) << m;
+    EXPECT_NE(m.find(why), std::string::npos) << m;
   }
-  const fs::path nemotron = temp_file("nemotron.gguf", MiniGguf::llama("nemotron").bytes());
-  m = expect_user_error([&] { gguf_config_json(GgufFile(nemotron)); });
-  EXPECT_NE(m.find("no native implementation"), std::string::npos) << m;
+  // Falcon-40B/180B: transformers reads a falcon file as Falcon-7B's one key-value head.
+  MiniGguf falcon40 = MiniGguf::llama("falcon");
+  falcon40.u32("falcon.attention.head_count_kv", 8);
+  const fs::path f40 = temp_file("falcon40.gguf", falcon40.bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(f40)); });
+  EXPECT_NE(m.find("8 key-value heads"), std::string::npos) << m;
+  EXPECT_NE(m.find("falcon.attention.head_count_kv"), std::string::npos) << m;
+  EXPECT_NE(m.find(f40.string()), std::string::npos) << m;
+  MiniGguf falcon7 = MiniGguf::llama("falcon");
+  falcon7.u32("falcon.attention.head_count_kv", 1);
+  EXPECT_EQ(gguf_config_json(GgufFile(temp_file("falcon7.gguf", falcon7.bytes())))["multi_query"],
+            true);
   const fs::path rwkv = temp_file("rwkv.gguf", MiniGguf::llama("rwkv6").bytes());
   m = expect_user_error([&] { gguf_config_json(GgufFile(rwkv)); });
   EXPECT_EQ(m.find("transformers reads it"), std::string::npos) << m;
@@ -207,6 +227,96 @@ TEST(GgufConfig, UnsupportedArchitecturesAndMissingKeysAreNamed) {
   EXPECT_NE(m.find("llama.block_count"), std::string::npos) << m;
 }
 
+// The expert sizes are the file's tensors' (where transformers keeps its config defaults), and a
+// file without the experts or whose metadata disagrees with them is refused naming the tensor or
+// the key.
+TEST(GgufConfig, MoeExpertSizesComeFromTheTensors) {
+  auto moe = [&](const std::string& arch, uint64_t size) {
+    MiniGguf g = MiniGguf::llama(arch);
+    g.tensor("blk.0.ffn_gate_exps.weight", {32, size, 3}, 0, std::string(32 * size * 3 * 4, '\0'));
+    return g;
+  };
+  MiniGguf q3 = moe("qwen3moe", 64);
+  q3.u32("qwen3moe.expert_count", 3);
+  const Json c = gguf_config_json(GgufFile(temp_file("q3moe.gguf", q3.bytes())));
+  EXPECT_EQ(c["architectures"][0], "Qwen3MoeForCausalLM");
+  EXPECT_EQ(c["moe_intermediate_size"], 64);
+  EXPECT_EQ(c["num_experts"], 3);
+  EXPECT_EQ(c["norm_topk_prob"], true);
+  MiniGguf q2 = moe("qwen2moe", 64);
+  q2.tensor("blk.0.ffn_up_shexp.weight", {32, 96}, 0, std::string(32 * 96 * 4, '\0'));
+  const Json c2 = gguf_config_json(GgufFile(temp_file("q2moe.gguf", q2.bytes())));
+  EXPECT_EQ(c2["shared_expert_intermediate_size"], 96);
+  EXPECT_EQ(c2["norm_topk_prob"], false);
+
+  MiniGguf no_shared = moe("qwen2moe", 64);
+  const fs::path ns = temp_file("q2moe_noshared.gguf", no_shared.bytes());
+  std::string m = expect_user_error([&] { gguf_config_json(GgufFile(ns)); });
+  EXPECT_NE(m.find("blk.0.ffn_up_shexp.weight' is missing"), std::string::npos) << m;
+  EXPECT_NE(m.find(ns.string()), std::string::npos) << m;
+  const fs::path dense = temp_file("q3moe_dense.gguf", MiniGguf::llama("qwen3moe").bytes());
+  m = expect_user_error([&] { gguf_config_json(GgufFile(dense)); });
+  EXPECT_NE(m.find("blk.0.ffn_gate_exps.weight' is missing"), std::string::npos) << m;
+  MiniGguf flat = MiniGguf::llama("qwen3moe");
+  flat.tensor("blk.0.ffn_gate_exps.weight", {32, 64}, 0, std::string(32 * 64 * 4, '\0'));
+  m = expect_user_error(
+      [&] { gguf_config_json(GgufFile(temp_file("q3flat.gguf", flat.bytes()))); });
+  EXPECT_NE(m.find("has 2 dimensions where 3"), std::string::npos) << m;
+  MiniGguf disagree = moe("qwen3moe", 64);
+  disagree.u32("qwen3moe.expert_feed_forward_length", 768);
+  m = expect_user_error(
+      [&] { gguf_config_json(GgufFile(temp_file("q3dis.gguf", disagree.bytes()))); });
+  EXPECT_NE(m.find("qwen3moe.expert_feed_forward_length' is 768 but tensor "
+                   "'blk.0.ffn_gate_exps.weight' holds 64"),
+            std::string::npos)
+      << m;
+}
+
+// gate_exps and up_exps become one gate_up_proj, each expert's gate rows then its up rows
+// (Qwen2MoeTensorProcessor); an up_exps of another shape is named.
+TEST(GgufTensors, MoeGateAndUpAreFusedPerExpert) {
+  GgufTensors q3(fixtures() / "qwen3moe_q8_0.gguf");
+  const TensorView* gu = q3.find("model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(gu, nullptr);
+  EXPECT_EQ(gu->shape, (std::vector<int64_t>{2, 2 * 768, 32}));
+  EXPECT_NE(q3.find("model.layers.0.mlp.experts.down_proj"), nullptr);
+  EXPECT_NE(q3.find("model.layers.0.mlp.gate.weight"), nullptr);
+  GgufTensors q2(fixtures() / "qwen2moe_q4_0.gguf");
+  const TensorView* sg = q2.find("model.layers.0.mlp.shared_expert_gate.weight");
+  ASSERT_NE(sg, nullptr);
+  EXPECT_EQ(sg->shape, (std::vector<int64_t>{1, 32}));
+  // Expert 1's gate rows and expert 0's up rows from F32 tensors of known values.
+  MiniGguf g = MiniGguf::llama("qwen3moe");
+  auto f32s = [](int n, float base) {
+    std::string b(static_cast<size_t>(n) * 4, '\0');
+    for (int i = 0; i < n; ++i) {
+      const float v = base + static_cast<float>(i);
+      std::memcpy(&b[static_cast<size_t>(i) * 4], &v, 4);
+    }
+    return b;
+  };
+  g.tensor("blk.0.ffn_gate_exps.weight", {32, 2, 2}, 0, f32s(128, 0));
+  g.tensor("blk.0.ffn_up_exps.weight", {32, 2, 2}, 0, f32s(128, 1000));
+  GgufTensors t(temp_file("q3fuse.gguf", g.bytes()));
+  const TensorView* f = t.find("model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->shape, (std::vector<int64_t>{2, 4, 32}));
+  const auto* v = reinterpret_cast<const float*>(f->data);
+  EXPECT_EQ(v[0], 0.0f);              // expert 0, gate row 0
+  EXPECT_EQ(v[2 * 32], 1000.0f);      // expert 0, up row 0
+  EXPECT_EQ(v[4 * 32], 64.0f);        // expert 1, gate row 0
+  EXPECT_EQ(v[6 * 32 + 1], 1065.0f);  // expert 1, up row 0, column 1
+  MiniGguf bad = MiniGguf::llama("qwen3moe");
+  bad.tensor("blk.0.ffn_gate_exps.weight", {32, 2, 2}, 0, f32s(128, 0));
+  bad.tensor("blk.0.ffn_up_exps.weight", {32, 3, 2}, 0, f32s(192, 0));
+  const fs::path bp = temp_file("q3badup.gguf", bad.bytes());
+  GgufTensors bt(bp);
+  const std::string m =
+      expect_user_error([&] { bt.find("model.layers.0.mlp.experts.gate_up_proj"); });
+  EXPECT_NE(m.find("blk.0.ffn_up_exps.weight"), std::string::npos) << m;
+  EXPECT_NE(m.find(bp.string()), std::string::npos) << m;
+}
+
 TEST(GgufTensors, AnUnsupportedTypeIsRefusedNamingTheTensor) {
   MiniGguf g = MiniGguf::llama();
   g.tensor("token_embd.weight", {256, 4}, 15, std::string(4 * 292, '\0'));  // Q8_K
@@ -216,6 +326,24 @@ TEST(GgufTensors, AnUnsupportedTypeIsRefusedNamingTheTensor) {
   EXPECT_NE(m.find("token_embd.weight"), std::string::npos) << m;
   EXPECT_NE(m.find("Q8_K"), std::string::npos) << m;
   EXPECT_EQ(t.find("no.such.tensor"), nullptr);
+}
+
+TEST(GgufTensors, FalconBiasesAreDroppedAndABadBloomQkvIsNamed) {
+  // FalconConfig's bias=False: transformers has no parameter for a falcon file's linear biases.
+  GgufTensors falcon(fixtures() / "falcon_q8_0.gguf");
+  EXPECT_NE(falcon.find("transformer.h.0.self_attention.query_key_value.weight"), nullptr);
+  EXPECT_EQ(falcon.find("transformer.h.0.self_attention.query_key_value.bias"), nullptr);
+  EXPECT_NE(falcon.find("transformer.h.0.input_layernorm.bias"), nullptr);
+  // BloomTensorProcessor needs 3 * hidden_size rows in attn_qkv.
+  MiniGguf g = MiniGguf::llama("bloom");
+  g.tensor("blk.0.attn_qkv.weight", {32, 95}, 0, std::string(32 * 95 * 4, '\0'));
+  const fs::path p = temp_file("bloom_qkv.gguf", g.bytes());
+  GgufTensors bloom(p);
+  const std::string m = expect_user_error(
+      [&] { bloom.find("transformer.h.0.self_attention.query_key_value.weight"); });
+  EXPECT_NE(m.find("blk.0.attn_qkv.weight"), std::string::npos) << m;
+  EXPECT_NE(m.find(p.string()), std::string::npos) << m;
+  EXPECT_NE(m.find("3 * hidden_size rows"), std::string::npos) << m;
 }
 
 TEST(GgufModel, LogprobsMatchTransformersLoadingTheSameFile) {
@@ -277,10 +405,13 @@ TEST(GgufModel, HflmScoresRequestsAsTheReferencesHfGgufPath) {
       EXPECT_NEAR(res[i].loglikelihood, g["requests"][i]["logprob"].get<double>(), 1e-4) << name;
       EXPECT_EQ(res[i].is_greedy, g["requests"][i]["is_greedy"].get<bool>()) << name;
     }
+    // HFLM.max_length: the config's n_positions / max_position_embeddings, else (BloomConfig has
+    // neither, and the llama fixture's tokenizer a huge model_max_length) _DEFAULT_MAX_LENGTH.
     const json& c = g["config"];
-    EXPECT_EQ(
-        lm.max_length(),
-        c[c.contains("n_positions") ? "n_positions" : "max_position_embeddings"].get<int64_t>());
+    int64_t want_max = 2048;
+    for (const char* k : {"n_positions", "max_position_embeddings"})
+      if (c.contains(k)) want_max = c[k].get<int64_t>();
+    EXPECT_EQ(lm.max_length(), want_max) << name;
   }
 }
 
