@@ -354,7 +354,7 @@ struct Transformer::Impl {
     const int64_t S = k.size(2);
     Tensor s = scores(q.reshape({B, KV, rep, q.size(-1)}), k,
                       bias.defined() ? bias.reshape({bias.size(0), KV, rep, S}) : bias);
-    s = s.masked_fill(mask.logical_not(), std::numeric_limits<float>::lowest());
+    s.masked_fill_(mask.logical_not(), std::numeric_limits<float>::lowest());  // s is new
     Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
     return at::matmul(p, v).view({B, H, 1, v.size(-1)});
   }
