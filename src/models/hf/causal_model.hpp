@@ -54,6 +54,10 @@ class CausalModel {
     return out;
   }
   virtual double activation_bytes_per_token(int64_t length) const = 0;
+  // As Transformer's, for models that batch continuously.
+  virtual double generation_slot_bytes(int64_t capacity) const {
+    return activation_bytes_per_token(capacity) * static_cast<double>(capacity);
+  }
   // As Transformer's (several adapters over one base); false: the model is built per adapter.
   virtual bool switches_adapters() const { return false; }
   virtual void check_adapter(const std::filesystem::path& peft) const { (void)peft; }
@@ -96,6 +100,9 @@ class NativeModel final : public CausalModel {
   }
   double activation_bytes_per_token(int64_t length) const override {
     return t_->activation_bytes_per_token(length);
+  }
+  double generation_slot_bytes(int64_t capacity) const override {
+    return t_->generation_slot_bytes(capacity);
   }
   bool switches_adapters() const override { return t_->switches_adapters(); }
   void check_adapter(const std::filesystem::path& peft) const override { t_->check_adapter(peft); }

@@ -4,7 +4,9 @@
 // new row joins the batch at the next step: its prompt but the last token is prefilled alone
 // into its slot, and its last prompt token is fed with the other rows' tokens. Prompts sharing a
 // prefix with one run before copy that prefix's keys and values instead of computing them.
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
+#include <dlfcn.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -43,6 +45,40 @@ struct Slot {
   size_t row = 0;
   int64_t len = 0;
   Token feed = 0;
+};
+
+// Decoding steps whose matrix products are smaller than this (rows x hidden x widest output,
+// multiply-adds) run on one thread: stories260K's 64-row steps are a few hundred operations of
+// microseconds each, and waking a second thread for each costs more than it saves; with the
+// cores shared, OpenBLAS's waiting workers (they spin in sched_yield) took 40% of the samples
+// and made a step 3x slower (docs/performance.md, "Decode step").
+constexpr double kOneThreadStepWork = 1 << 24;
+
+// One thread for ATen's own loops and for OpenBLAS (found at run time: a libtorch built with
+// another BLAS has no openblas_set_num_threads, and its matmuls follow ATen's setting) while
+// alive; the previous counts are restored after.
+class OneThread {
+ public:
+  OneThread() : aten_(at::get_num_threads()) {
+    using Get = int (*)();
+    blas_set_ = reinterpret_cast<Set>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    auto get = reinterpret_cast<Get>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (blas_set_ && get) blas_ = get();
+    if (blas_set_ && blas_ > 1) blas_set_(1);
+    if (aten_ > 1) at::set_num_threads(1);
+  }
+  ~OneThread() {
+    if (aten_ > 1) at::set_num_threads(aten_);
+    if (blas_set_ && blas_ > 1) blas_set_(blas_);
+  }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  using Set = void (*)(int);
+  int aten_;
+  Set blas_set_ = nullptr;
+  int blas_ = 0;
 };
 
 // transformers' greedy argmax or sampling (temperature, top-k, top-p warpers in that order)
@@ -122,6 +158,13 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     std::vector<Prefix> prefixes;
     uint64_t clock_tick = 0;
     if (opt.seed) at::manual_seed(*opt.seed);
+    const int64_t widest = std::max({m.cfg.vocab_size, 2 * m.cfg.intermediate_size,
+                                     (m.cfg.num_heads + 2 * m.cfg.num_kv_heads) * m.cfg.head_dim});
+    std::optional<OneThread> one_thread;
+    if (!m.device.is_cuda() && static_cast<double>(slots) * static_cast<double>(m.cfg.hidden_size) *
+                                       static_cast<double>(widest) <
+                                   kOneThreadStepWork)
+      one_thread.emplace();
 
     auto slot_cache = [&](int64_t s) {
       KvCache c;

@@ -332,6 +332,11 @@ int64_t available_memory_bytes() {
   return int64_t{4} << 30;
 }
 
+// The CPU's memory for one forward pass or one generation's pool: a share of what is available.
+double cpu_budget_bytes() {
+  return std::min<double>(0.3 * static_cast<double>(available_memory_bytes()), 8.0 * (1LL << 30));
+}
+
 }  // namespace
 
 // Rows × length allowed in one forward pass.
@@ -366,10 +371,8 @@ int64_t HFLM::token_budget(int64_t length) {
                              oom_shrink_));
   }
   // CPU: a share of the available memory, and no more tokens than keep the matmuls busy.
-  const double budget_bytes =
-      std::min<double>(0.3 * static_cast<double>(available_memory_bytes()), 8.0 * (1LL << 30));
   const double per_token = model_->activation_bytes_per_token(length);
-  int64_t tokens = static_cast<int64_t>(budget_bytes / per_token);
+  int64_t tokens = static_cast<int64_t>(cpu_budget_bytes() / per_token);
   tokens = std::min<int64_t>(tokens, 8192);
   tokens = std::min<int64_t>(tokens, args_.max_batch_size * length);
   tokens = static_cast<int64_t>(static_cast<double>(tokens) * oom_shrink_);
@@ -836,7 +839,14 @@ void HFLM::generate_group(const std::vector<GenerationRequest>& requests,
     const int64_t cap = static_cast<int64_t>(part[0].size()) + max_gen;
     Batching b;
     b.share_prefixes = prefix_sharing_;
-    if (auto_batch_) {
+    if (auto_batch_ && !model_->on_cuda()) {
+      // A decoding step feeds one token per slot, so the CPU's slots are bounded by the pool's
+      // memory (keys and values of cap tokens each), not by token_budget's tokens per forward
+      // pass (which admitted 5 slots for 1,280-token generations of a 260K model).
+      const double slots = cpu_budget_bytes() / model_->generation_slot_bytes(cap) * oom_shrink_;
+      b.slots = std::clamp<int64_t>(static_cast<int64_t>(slots), 1, args_.max_batch_size);
+      b.token_budget = b.slots * cap;
+    } else if (auto_batch_) {
       b.token_budget = token_budget(cap);
       b.slots = std::max<int64_t>(1, std::min(args_.max_batch_size, b.token_budget / cap));
     } else {

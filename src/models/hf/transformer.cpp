@@ -519,6 +519,16 @@ double Transformer::activation_bytes_per_token(int64_t length) const {
   return elt * hidden + 4.0 * 3.0 * c.num_heads * static_cast<double>(length);
 }
 
+double Transformer::generation_slot_bytes(int64_t capacity) const {
+  const ArchConfig& c = impl_->cfg;
+  const double elt = impl_->dtype == at::kDouble ? 8 : (impl_->dtype == at::kFloat ? 4 : 2);
+  const double kv = static_cast<double>(c.num_layers * c.num_kv_heads) *
+                    static_cast<double>(c.key_head_dim() + c.value_head_dim()) * elt;
+  // The step's one token per row: activation_bytes_per_token(capacity) holds its attention
+  // scores over the whole capacity.
+  return kv * static_cast<double>(capacity) + activation_bytes_per_token(capacity);
+}
+
 double Transformer::measure_matmul_gflops(int64_t n, int repeats) {
   Impl& m = *impl_;
   c10::InferenceMode guard;

@@ -125,6 +125,9 @@ class Transformer {
 
   // Bytes of activations per token of a batch of the given length (for the CPU memory budget).
   double activation_bytes_per_token(int64_t length) const;
+  // Bytes one slot of generate_continuous holds for sequences up to `capacity` tokens: its keys
+  // and values, and a decoding step's activations of its row (for the CPU memory budget).
+  double generation_slot_bytes(int64_t capacity) const;
   // Device matmul throughput in GFLOP/s (square matmuls of size n in the model dtype).
   double measure_matmul_gflops(int64_t n, int repeats);
   // Free device memory in bytes, or 0 when unknown.

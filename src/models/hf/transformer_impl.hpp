@@ -294,6 +294,7 @@ struct Transformer::Impl {
   Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only,
                    const Tensor& bias = {}, const Tensor& sinks = {}) const {
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
+    if (H != KV && grouped_decode(q, k, v, sinks)) return attention_grouped(q, k, v, mask, bias);
     if (H != KV) {
       const int64_t rep = H / KV;
       const std::vector<int64_t> sz = k.sizes().vec();
@@ -335,6 +336,30 @@ struct Transformer::Impl {
     }
     Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
     return matmul_rounded(p, v);
+  }
+  // ATen's CPU bmm (bmm_out_or_baddbmm_) multiplies each matrix of a batch with BLAS when
+  // contraction x rows x columns reaches this, else with its own loop (other roundings).
+  static constexpr int64_t kBlasMinWork = 400;
+  // A decoding step's grouped-query attention on the CPU (one query per row, float32/64, no
+  // sinks) where every product the expanded form makes goes through BLAS: then the heads of a
+  // key/value group multiply its keys as one matrix of `rep` rows instead of each its own copy of
+  // them (repeat_kv), which gives the same numbers (each output is one dot product in BLAS's
+  // order) without copying the whole cache every layer and step.
+  bool grouped_decode(const Tensor& q, const Tensor& k, const Tensor& v,
+                      const Tensor& sinks) const {
+    return q.size(2) == 1 && !q.is_cuda() && !reduced_on_cpu(q) && !sinks.defined() &&
+           k.size(2) * std::min(q.size(-1), v.size(-1)) >= kBlasMinWork;
+  }
+  // attention() for grouped_decode: q [B, H, 1, qk], k [B, KV, S, qk], v [B, KV, S, vd].
+  Tensor attention_grouped(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                           const Tensor& bias) const {
+    const int64_t B = q.size(0), H = cfg.num_heads, KV = cfg.num_kv_heads, rep = H / KV;
+    const int64_t S = k.size(2);
+    Tensor s = scores(q.reshape({B, KV, rep, q.size(-1)}), k,
+                      bias.defined() ? bias.reshape({bias.size(0), KV, rep, S}) : bias);
+    s.masked_fill_(mask.logical_not(), std::numeric_limits<float>::lowest());  // s is new
+    Tensor p = at::softmax(s, -1, at::kFloat).to(q.scalar_type());
+    return at::matmul(p, v).view({B, H, 1, v.size(-1)});
   }
   // The eager attention's scores: scale·(q·k), soft-capped, plus the bias (ALiBi) after the scale
   // (BLOOM's baddbmm, MPT, Falcon's mask), with the family's roundings in float16/bfloat16.

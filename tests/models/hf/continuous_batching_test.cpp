@@ -192,5 +192,23 @@ TEST(ContinuousBatching, SharedPrefixesAreComputedOnce) {
   EXPECT_GE(copied_on, 2 * 25);  // the ~27-token header, twice
 }
 
+// The CPU's automatic slot count (hf_lm.cpp) divides memory by generation_slot_bytes: it must
+// cover a slot's keys and values, counted here from config.json (float32, K and V per layer and
+// key/value head), and not much more for a long generation (a step's activations of one row).
+TEST(ContinuousBatching, SlotBytesCoverTheKeysAndValues) {
+  LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
+  const fs::path dir = lmeval::testing::shared_dir() / "models" / "stories260K";
+  const json cfg = read_json(dir / "config.json");
+  auto model = Transformer::load(dir, {});
+  for (const int64_t cap : {64, 512}) {
+    const double kv = static_cast<double>(cap) * cfg["num_hidden_layers"].get<double>() *
+                      cfg["num_key_value_heads"].get<double>() * 2.0 *
+                      cfg["head_dim"].get<double>() * 4.0;
+    const double got = model->generation_slot_bytes(cap);
+    EXPECT_GE(got, kv) << "cap " << cap;
+    EXPECT_LE(got, 2.0 * kv) << "cap " << cap;
+  }
+}
+
 }  // namespace
 }  // namespace lmeval::hf
