@@ -78,6 +78,15 @@ class TransformersPathCli : public ::testing::Test {
                        " " + extra);
   }
 
+  // The run's results_*.json under out/ (empty when none was written).
+  Json results_file() const {
+    Json results;
+    for (const auto& e : fs::recursive_directory_iterator(dir_ / "out"))
+      if (e.path().filename().string().rfind("results_", 0) == 0)
+        results = Json::parse(lmeval::testing::read_file(e.path()));
+    return results;
+  }
+
   fs::path dir_;
 };
 
@@ -93,10 +102,7 @@ TEST_F(TransformersPathCli, TheRunSaysOnceWhichPathRunsAndWhyAndRecordsIt) {
   EXPECT_EQ(count(r.err, "runs through transformers in the embedded Python"), 1U) << r.err;
   EXPECT_NE(r.err.find("'FakeBigramForCausalLM' has no native implementation"), std::string::npos)
       << r.err;
-  Json results;
-  for (const auto& e : fs::recursive_directory_iterator(dir_ / "out"))
-    if (e.path().filename().string().rfind("results_", 0) == 0)
-      results = Json::parse(lmeval::testing::read_file(e.path()));
+  Json results = results_file();
   ASSERT_TRUE(results.contains("config")) << "no results file";
   EXPECT_EQ(results["config"]["hf_execution"]["path"], "transformers");
   EXPECT_NE(
@@ -123,10 +129,7 @@ TEST_F(TransformersPathCli, AnAdapterLmEvalDoesNotMergeRunsThroughPeft) {
   EXPECT_NE(r.err.find("has peft_type ADALORA (lm-eval merges LORA, DoRA included, IA3, LOHA"),
             std::string::npos)
       << r.err;
-  Json results;
-  for (const auto& e : fs::recursive_directory_iterator(dir_ / "out"))
-    if (e.path().filename().string().rfind("results_", 0) == 0)
-      results = Json::parse(lmeval::testing::read_file(e.path()));
+  Json results = results_file();
   ASSERT_TRUE(results.contains("config")) << "no results file";
   EXPECT_EQ(results["config"]["hf_execution"]["path"], "transformers");
   EXPECT_NE(
