@@ -13,6 +13,8 @@
 
 #include <utility>
 
+#include "models/hf/half_gemm.hpp"
+
 namespace lmeval::hf {
 
 // A float16/bfloat16 tensor on the CPU: its operations go through float32 here.
@@ -33,16 +35,17 @@ at::Tensor via_float(const at::Tensor& x, F&& f) {
   return std::forward<F>(f)(x.to(at::kFloat)).to(x.scalar_type());
 }
 
-// torch.nn.functional.linear: float32 accumulation, one rounding of each output (bias included).
+// torch.nn.functional.linear: float32 accumulation in torch's order (half_gemm.hpp), one
+// rounding of each output (bias included).
 inline at::Tensor linear_rounded(const at::Tensor& x, const at::Tensor& w,
                                  const at::Tensor& b = {}) {
   if (!reduced_on_cpu(x)) return at::linear(x, w, b);
-  return at::linear(x.to(at::kFloat), w.to(at::kFloat), float32(b)).to(x.scalar_type());
+  return half_gemm::linear(x, w, b);
 }
 
 inline at::Tensor matmul_rounded(const at::Tensor& a, const at::Tensor& b) {
   if (!reduced_on_cpu(a)) return at::matmul(a, b);
-  return at::matmul(a.to(at::kFloat), b.to(at::kFloat)).to(a.scalar_type());
+  return half_gemm::matmul(a, b);
 }
 
 // log_softmax over the last dimension as torch 2.x's CPU kernel (_vec_log_softmax_lastdim) rounds

@@ -1,0 +1,121 @@
+// half_gemm's float16/bfloat16 products against torch's own (tests/fixtures/hf_arch/half_gemm.json,
+// scripts/gen_half_gemm_goldens.py): the same operands, made from the element index and a seed
+// on both sides, and the output bits compared, those where torch differs from the float32
+// product rounded once one by one and all of them through a hash.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/hf/half_gemm.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+using nlohmann::json;
+
+const json& goldens() {
+  static const json g = json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "half_gemm.json"));
+  return g;
+}
+
+at::ScalarType dtype_of(const std::string& name) {
+  return name == "float16" ? at::kHalf : at::kBFloat16;
+}
+
+// gen_half_gemm_goldens.py's operand(): exact in both dtypes.
+at::Tensor operand(const std::vector<int64_t>& shape, uint64_t seed, at::ScalarType dt) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  std::vector<double> v(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t u =
+        (static_cast<uint64_t>(i) * 2654435761ULL + seed * 40503ULL + 12345ULL) % (1ULL << 32);
+    const int64_t mant = static_cast<int64_t>((u >> 24) & 255) - 128;
+    const int exp = static_cast<int>(((u >> 8) & 15) % 11) - 15;
+    v[static_cast<size_t>(i)] = std::ldexp(static_cast<double>(mant), exp);
+  }
+  return at::tensor(v, at::kDouble).view(shape).to(dt);
+}
+
+std::vector<uint16_t> bits_of(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous().view(at::kShort).reshape({-1});
+  const int16_t* p = c.data_ptr<int16_t>();
+  std::vector<uint16_t> out(static_cast<size_t>(c.numel()));
+  for (size_t j = 0; j < out.size(); ++j) out[j] = static_cast<uint16_t>(p[j]);
+  return out;
+}
+
+std::string fnv1a64(const std::vector<uint16_t>& bits) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint16_t b : bits)
+    for (uint8_t byte : {static_cast<uint8_t>(b & 0xFF), static_cast<uint8_t>(b >> 8)})
+      h = (h ^ byte) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+at::Tensor compute(const json& c) {
+  const at::ScalarType dt = dtype_of(c["dtype"]);
+  const auto seeds = c["seeds"].get<std::vector<uint64_t>>();
+  if (c["op"] == "linear") {
+    const auto w = c["w"].get<std::vector<int64_t>>();
+    return half_gemm::linear(operand(c["x"].get<std::vector<int64_t>>(), seeds[0], dt),
+                             operand(w, seeds[1], dt),
+                             c["bias"].get<bool>() ? operand({w[0]}, seeds[2], dt) : at::Tensor());
+  }
+  std::vector<int64_t> bshape = c["b"].get<std::vector<int64_t>>();
+  at::Tensor b;
+  if (c["transposed"].get<bool>()) {
+    std::swap(bshape[bshape.size() - 1], bshape[bshape.size() - 2]);
+    b = operand(bshape, seeds[1], dt).transpose(-1, -2);
+  } else {
+    b = operand(bshape, seeds[1], dt);
+  }
+  return half_gemm::matmul(operand(c["a"].get<std::vector<int64_t>>(), seeds[0], dt), b);
+}
+
+TEST(HalfGemm, ProductsHaveTorchsBits) {
+  int order_dependent = 0;
+  for (const json& c : goldens()["cases"]) {
+    const std::string what = c.dump().substr(0, 120);
+    const at::Tensor got = compute(c);
+    EXPECT_EQ(got.scalar_type(), dtype_of(c["dtype"])) << what;
+    const std::vector<uint16_t> bits = bits_of(got);
+    ASSERT_EQ(static_cast<int64_t>(bits.size()), c["outputs"].get<int64_t>()) << what;
+    for (const json& d : c["differ_from_f32"]) {
+      const size_t j = d[0].get<size_t>();
+      EXPECT_EQ(bits[j], d[1].get<uint16_t>()) << what << " output " << j;
+      ++order_dependent;
+    }
+    const auto first = c["first"].get<std::vector<uint16_t>>();
+    for (size_t j = 0; j < first.size(); ++j) EXPECT_EQ(bits[j], first[j]) << what << " output " << j;
+    EXPECT_EQ(fnv1a64(bits), c["hash"].get<std::string>()) << what;
+  }
+  // The goldens hold outputs that the float32 product rounded once gets wrong.
+  EXPECT_GT(order_dependent, 20);
+}
+
+TEST(HalfGemm, DotTakesTorchsOrderOnAHandMadeCase) {
+  // 1, 2^-24, 2^-24 as products 0, 1 and 9: products 1 and 9 share lane 1 of registers 0 and 1,
+  // which add before the lanes do, so they reach 1 as 2^-23 and survive; a left-to-right sum
+  // drops each 2^-24 against 1.
+  std::vector<float> a(64, 0.0f), b(64, 1.0f);
+  a[0] = 1.0f;
+  a[1] = std::ldexp(1.0f, -24);
+  a[9] = std::ldexp(1.0f, -24);
+  EXPECT_EQ(half_gemm::dot(a.data(), b.data(), 64), 1.0f + std::ldexp(1.0f, -23));
+  float left_to_right = 0.0f;
+  for (int i = 0; i < 64; ++i) left_to_right += a[i] * b[i];
+  EXPECT_EQ(left_to_right, 1.0f);
+}
+
+}  // namespace
+}  // namespace lmeval::hf
