@@ -98,16 +98,17 @@ at::Tensor matmul(const at::Tensor& a, const at::Tensor& b) {
   // unit stride along k is a transposed row-major matrix.
   const bool small = b.dim() >= 3 && k * m * n < kBmmBlasMinWork;
   const bool transposed = !small && b.stride(-2) == 1 && b.size(-1) > 1;
-  std::vector<int64_t> batch = at::infer_size(a.sizes().slice(0, a.dim() - 2),
-                                              b.sizes().slice(0, b.dim() - 2));
+  std::vector<int64_t> batch =
+      at::infer_size(a.sizes().slice(0, a.dim() - 2), b.sizes().slice(0, b.dim() - 2));
   std::vector<int64_t> ashape = batch, bshape = batch;
   ashape.insert(ashape.end(), {m, k});
   bshape.insert(bshape.end(), {k, n});
   const at::Tensor af = a.expand(ashape).reshape({-1, m, k}).to(at::kFloat).contiguous();
   // b as [batch, n, k] for the dot, else [batch, k, n]: each reads along k.
-  const at::Tensor bf = transposed
-                            ? b.expand(bshape).transpose(-1, -2).reshape({-1, n, k}).to(at::kFloat).contiguous()
-                            : b.expand(bshape).reshape({-1, k, n}).to(at::kFloat).contiguous();
+  const at::Tensor bf =
+      transposed
+          ? b.expand(bshape).transpose(-1, -2).reshape({-1, n, k}).to(at::kFloat).contiguous()
+          : b.expand(bshape).reshape({-1, k, n}).to(at::kFloat).contiguous();
   const int64_t nb = af.size(0);
   at::Tensor out = at::empty({nb, m, n}, af.options());
   const float* ap = af.data_ptr<float>();

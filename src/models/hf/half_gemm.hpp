@@ -11,11 +11,11 @@
 // added one by one; then the bias; one rounding to the dtype. A matmul whose second operand is
 // row-major (p·v) sums each output as cpublas's `sum` does: four partial sums (index l into
 // l % 4, the k mod 4 rest into the first), then ((s0+s1)+s2)+s3; a batched product of small
-// matrices (contraction x rows x columns under 400) sums left to right, as bmm's own loop. OpenBLAS's float32 sgemm, which
-// the float32 path uses, sums in another order, and a float32 ulp now and then moved a rounding
-// to float16/bfloat16 the other way. A product of two float16 (or two bfloat16) values is exact
-// in float32, so a multiply then add gives the bits of a fused multiply-add.
-// Internal to src/models/hf.
+// matrices (contraction x rows x columns under 400) sums left to right, as bmm's own loop.
+// OpenBLAS's float32 sgemm, which the float32 path uses, sums in another order, and a float32 ulp
+// now and then moved a rounding to float16/bfloat16 the other way. A product of two float16 (or two
+// bfloat16) values is exact in float32, so a multiply then add gives the bits of a fused
+// multiply-add. Internal to src/models/hf.
 #pragma once
 
 #include <ATen/ATen.h>

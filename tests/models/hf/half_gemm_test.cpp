@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -96,7 +96,8 @@ TEST(HalfGemm, ProductsHaveTorchsBits) {
       ++order_dependent;
     }
     const auto first = c["first"].get<std::vector<uint16_t>>();
-    for (size_t j = 0; j < first.size(); ++j) EXPECT_EQ(bits[j], first[j]) << what << " output " << j;
+    for (size_t j = 0; j < first.size(); ++j)
+      EXPECT_EQ(bits[j], first[j]) << what << " output " << j;
     EXPECT_EQ(fnv1a64(bits), c["hash"].get<std::string>()) << what;
   }
   // The goldens hold outputs that the float32 product rounded once gets wrong.
