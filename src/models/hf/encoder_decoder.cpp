@@ -50,20 +50,6 @@ double mask_min(at::ScalarType t) {
 
 Tensor matmul_t(const Tensor& x, const Tensor& w) { return at::matmul(x, w.t()); }
 
-Tensor activate(const Tensor& x, Activation a) {
-  switch (a) {
-    case Activation::kRelu:
-      return at::relu(x);
-    case Activation::kGeluExact:
-      return at::gelu(x);
-    case Activation::kGeluTanh:
-      return at::gelu(x, "tanh");
-    case Activation::kSilu:
-      return at::silu(x);
-  }
-  return x;
-}
-
 // T5LayerNorm.
 Tensor t5_norm(const Impl& m, const Tensor& x, const Tensor& w) {
   Tensor var = x.to(at::kFloat).pow(2).mean(-1, /*keepdim=*/true);

@@ -58,22 +58,6 @@ void norm_rows(const ArchConfig& cfg, const float* x, int64_t ldx, float* y, int
                    });
 }
 
-float activate(Activation a, float x) {
-  switch (a) {
-    case Activation::kSilu:
-      return x / (1.0f + std::exp(-x));
-    case Activation::kGeluTanh: {
-      const float c = 0.7978845608028654f;  // sqrt(2/pi)
-      return 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
-    }
-    case Activation::kGeluExact:
-      return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
-    case Activation::kRelu:
-      return x > 0.0f ? x : 0.0f;
-  }
-  return x;
-}
-
 // run_block's operations on float rows [N, width] (buffers of forward_invariant). A norm onto
 // its own buffer goes through `scratch`: norm_rows reads a row while writing it otherwise.
 template <class Attention, class Mlp>

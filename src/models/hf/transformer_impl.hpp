@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "models/hf/activation.hpp"
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
 #include "models/hf/debug_dump.hpp"
@@ -219,21 +220,7 @@ struct Transformer::Impl {
     if (cfg.norm_weight_in_float32) return (w * xf).to(x.scalar_type());
     return w * xf.to(x.scalar_type());
   }
-  Tensor act(const Tensor& x) const {
-    return via_float(x, [this](const Tensor& t) {
-      switch (cfg.activation) {
-        case Activation::kSilu:
-          return at::silu(t);
-        case Activation::kGeluTanh:
-          return at::gelu(t, "tanh");
-        case Activation::kGeluExact:
-          return at::gelu(t);
-        case Activation::kRelu:
-          return at::relu(t);
-      }
-      return t;
-    });
-  }
+  Tensor act(const Tensor& x) const { return activate(x, cfg.activation); }
   static Tensor rotate_half(const Tensor& x) {
     const int64_t h = x.size(-1) / 2;
     return at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1);

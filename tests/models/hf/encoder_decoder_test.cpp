@@ -163,7 +163,7 @@ TEST(HfSeq2SeqConfig, T5FieldsAndDefaults) {
   flan["num_decoder_layers"] = 3;
   a = parse_encoder_decoder_config(flan, "config.json");
   EXPECT_TRUE(a.gated_mlp);
-  EXPECT_EQ(a.activation, Activation::kGeluTanh);  // gated-gelu means gelu_new
+  EXPECT_EQ(a.activation, Activation::kGeluNew);  // gated-gelu means gelu_new
   EXPECT_FALSE(a.scale_decoder_outputs);
   EXPECT_EQ(a.decoder_layers, 3);
   EXPECT_EQ(a.max_position_embeddings, std::optional<int64_t>(512));

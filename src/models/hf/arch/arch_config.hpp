@@ -15,7 +15,9 @@
 namespace lmeval::hf {
 
 enum class NormKind { kRms, kLayerNorm };
-enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu };
+// ACT2FN's functions (activation.hpp): kGeluTanh is gelu_pytorch_tanh (torch's fused kernel);
+// kGeluNew, kGeluFast and kGeluBloom are the Python formulas of gelu_new, gelu_fast and Bloom.
+enum class Activation { kSilu, kGeluTanh, kGeluExact, kRelu, kGeluNew, kGeluFast, kGeluBloom };
 // transformers' rope_type values. kDynamic and kLongRope pick their frequencies from a sequence's
 // length (rope.hpp).
 enum class RopeType { kNone, kDefault, kLinear, kLlama3, kYarn, kDynamic, kLongRope };

@@ -23,7 +23,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.intermediate_size = 4 * a.hidden_size;
   a.norm = NormKind::kLayerNorm;
   a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
-  a.activation = Activation::kGeluTanh;  // bloom_gelu_forward
+  a.activation = Activation::kGeluBloom;  // bloom_gelu_forward
   a.gated_mlp = false;
   a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
   a.embed_norm = true;

@@ -11,12 +11,13 @@ namespace lmeval::hf {
 Activation parse_activation(const std::string& name, const std::string& path,
                             const std::string& field) {
   if (name == "silu" || name == "swish") return Activation::kSilu;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
-    return Activation::kGeluTanh;
+  if (name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (name == "gelu_new") return Activation::kGeluNew;
+  if (name == "gelu_fast") return Activation::kGeluFast;
   if (name == "gelu") return Activation::kGeluExact;
   if (name == "relu") return Activation::kRelu;
   throw UserError("unsupported activation '" + name + "'", {path, 0, 0, field},
-                  "one of silu, gelu, gelu_new, gelu_pytorch_tanh, relu");
+                  "one of silu, swish, gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu");
 }
 
 // The names of torch's dtypes (torch 2.15: [n for n in dir(torch) if isinstance(getattr(torch, n),

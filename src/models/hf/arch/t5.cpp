@@ -12,7 +12,8 @@ namespace arch_t5 {
 Activation activation(const ConfigReader& c, const std::string& name, const std::string& key) {
   if (name == "relu") return Activation::kRelu;
   if (name == "gelu") return Activation::kGeluExact;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (name == "gelu_new") return Activation::kGeluNew;
+  if (name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
   if (name == "silu" || name == "swish") return Activation::kSilu;
   throw UserError("activation '" + name + "' is not supported", {c.path(), 0, 0, "$." + key},
                   "relu, gelu, gelu_new or silu (feed_forward_proj ACT or gated-ACT)");
