@@ -221,6 +221,13 @@ struct Transformer::Impl {
     return w * xf.to(x.scalar_type());
   }
   Tensor act(const Tensor& x) const { return activate(x, cfg.activation); }
+  // A block's projection: nn.Linear (the bias inside the product's one rounding) or, for
+  // FalconLinear, the product rounded and then the bias added.
+  Tensor layer_linear(const Tensor& x, const Tensor& w, const Tensor& b) const {
+    const bool half = x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16;
+    if (!cfg.bias_after_product || !b.defined() || !half) return linear_rounded(x, w, b);
+    return linear_rounded(x, w) + like(b, x);
+  }
   static Tensor rotate_half(const Tensor& x) {
     const int64_t h = x.size(-1) / 2;
     return at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1);
@@ -551,7 +558,7 @@ struct Transformer::Impl {
     if (cfg.mla.enabled()) return mla_attention(x, li, c);
     const int64_t B = c.B, T = c.T;
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads, hd = cfg.head_dim;
-    Tensor qkv = linear_rounded(x, L.qkv_w, L.qkv_b);
+    Tensor qkv = layer_linear(x, L.qkv_w, L.qkv_b);
     debug::dump("qkv", qkv);
     Tensor q = qkv.narrow(-1, 0, H * hd);
     Tensor k = qkv.narrow(-1, H * hd, KV * hd);
@@ -589,7 +596,7 @@ struct Transformer::Impl {
     debug::dump("k_rope", k);
     const Tensor a = attend_heads(q, k, v, li, c);
     debug::dump("attn", a);
-    return linear_rounded(a, L.o_w, L.o_b);
+    return layer_linear(a, L.o_w, L.o_b);
   }
 
   Tensor l2_norm(const Tensor& x) const {
@@ -691,16 +698,16 @@ struct Transformer::Impl {
 
   Tensor mlp(const Tensor& x, const Layer& L) const {
     if (cfg.gated_mlp) {
-      Tensor gu = linear_rounded(x, L.up_w, L.up_b);
+      Tensor gu = layer_linear(x, L.up_w, L.up_b);
       const int64_t I = cfg.intermediate_size;
       const Tensor a = act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
       debug::dump("gate_up", gu);
       debug::dump("mlp_act", a);
-      return linear_rounded(a, L.down_w, L.down_b);
+      return layer_linear(a, L.down_w, L.down_b);
     }
-    const Tensor a = act(linear_rounded(x, L.up_w, L.up_b));
+    const Tensor a = act(layer_linear(x, L.up_w, L.up_b));
     debug::dump("mlp_act", a);
-    return linear_rounded(a, L.down_w, L.down_b);
+    return layer_linear(a, L.down_w, L.down_b);
   }
 
   // A mixture-of-experts MLP over x [..., hidden] as transformers' sparse MoE blocks compute it:

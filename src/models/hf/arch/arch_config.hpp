@@ -126,6 +126,10 @@ struct ArchConfig {
   // BLOOM apply_residual_connection_post_layernorm: the residual adds start from the normed input.
   bool residual_from_norm = false;
 
+  // FalconLinear: the layers' products `x @ w.T` and their biases added after, so in
+  // float16/bfloat16 the product is rounded before the bias is added (nn.Linear adds it inside).
+  bool bias_after_product = false;
+
   // ----- MLP -----
   Activation activation = Activation::kSilu;
   bool gated_mlp = true;  // down(act(gate(x))·up(x)) vs fc2(act(fc1(x)))

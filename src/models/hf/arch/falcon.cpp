@@ -27,6 +27,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.norm_eps = c.num_or("layer_norm_epsilon", 1e-5);
   a.activation = parse_activation(c.str_or("activation", "gelu"), c.path(), "$.activation");
   a.gated_mlp = false;
+  a.bias_after_product = true;
   a.tie_word_embeddings = c.bool_or("tie_word_embeddings", true);
   // FalconDecoderLayer: new_decoder_architecture is parallel, with two norms unless
   // num_ln_in_parallel_attn says one.
