@@ -47,8 +47,8 @@ at::Tensor activate(const at::Tensor& x, Activation a) {
       return via_float(x, [](const at::Tensor& t) { return at::gelu(t, "tanh"); });
     case Activation::kGeluExact:
       return via_float(x, [](const at::Tensor& t) { return at::gelu(t); });
-    case Activation::kRelu:
-      return at::relu(x);
+    case Activation::kRelu:  // exact; through float32 since 1.13 has no float16 relu on the CPU
+      return via_float(x, [](const at::Tensor& t) { return at::relu(t); });
     case Activation::kGeluNew:
       // NewGELUActivation: 0.5 * x * (1.0 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3.0))))
       return tanh_gelu(x, [](const HalfOps& o, const at::Tensor& f) {
