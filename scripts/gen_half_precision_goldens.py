@@ -22,8 +22,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
 # One of each attention and norm variant lm-eval rounds differently: SDPA with Granite's scalar
 # multipliers, OLMo 2's float32 norm weight, Gemma 3's (1 + w) norm and sliding windows, BLOOM's
-# fused ALiBi, GPT-J's float32 scores, GPT-OSS's sinks and experts.
-NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss")
+# fused ALiBi, GPT-J's float32 scores, GPT-OSS's sinks and experts; Phi's gelu_new and Falcon's
+# FalconLinear (the bias added after the rounded product), with and without ALiBi.
+NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss", "phi_qk_layernorm", "falcon_40b",
+         "falcon_rw")
 DTYPES = ("float16", "bfloat16")
 
 
@@ -34,7 +36,7 @@ def r(x):
 def main():
     torch.manual_seed(0)
     out = {"meta": {"torch": torch.__version__, "transformers": transformers.__version__,
-                    "device": "cpu", "script": "scripts/gen_half_precision_goldens.py",
+                    "device": "cpu", "cpu_capability": torch.backends.cpu.get_cpu_capability(), "script": "scripts/gen_half_precision_goldens.py",
                     "logprobs": "log_softmax(logits.float()), 7 significant digits"},
            "fixtures": {}}
     for name in NAMES:

@@ -37,6 +37,30 @@ at::Tensor tanh_gelu(const at::Tensor& x, Inner&& inner_of) {
   return o.reduced ? y.to(o.dt) : y;
 }
 
+// torch 2.15's vectorized erf (Vectorized<float>::erf, Abramowitz-Stegun 7.1.26 with fused
+// multiply-adds), which its CPU gelu applies to float16/bfloat16 values: 1 - r(t) * t * exp(-x^2)
+// with t = 1 / (1 + p|x|), the sign of x put back.
+float torch_vec_erf(float x) {
+  const float a = std::fabs(x);
+  const float t = 1.0f / std::fma(0.3275911f, a, 1.0f);
+  float r = std::fma(1.061405429f, t, -1.453152027f);
+  r = std::fma(r, t, 1.421413741f);
+  r = std::fma(r, t, -0.284496736f);
+  r = std::fma(r, t, 0.254829592f);
+  const float e = -std::exp(-(x * x));
+  return std::copysign(std::fma(e * t, r, 1.0f), x);
+}
+
+// GELUActivation (F.gelu) on a float16/bfloat16 CPU tensor as torch 2.15's kernel computes it:
+// x * 0.5 * (1 + erf(x / sqrt 2)) in float32 with the vectorized erf, rounded once.
+at::Tensor gelu_exact_half(const at::Tensor& x) {
+  at::Tensor f = x.to(at::kFloat).contiguous();
+  float* p = f.data_ptr<float>();
+  const auto alpha = static_cast<float>(M_SQRT1_2);
+  for (int64_t i = 0; i < f.numel(); ++i) p[i] = p[i] * 0.5f * (1.0f + torch_vec_erf(p[i] * alpha));
+  return f.to(x.scalar_type());
+}
+
 }  // namespace
 
 at::Tensor activate(const at::Tensor& x, Activation a) {
@@ -46,7 +70,8 @@ at::Tensor activate(const at::Tensor& x, Activation a) {
     case Activation::kGeluTanh:
       return via_float(x, [](const at::Tensor& t) { return at::gelu(t, "tanh"); });
     case Activation::kGeluExact:
-      return via_float(x, [](const at::Tensor& t) { return at::gelu(t); });
+      if (reduced_on_cpu(x)) return gelu_exact_half(x);
+      return at::gelu(x);
     case Activation::kRelu:  // exact; through float32 since 1.13 has no float16 relu on the CPU
       return via_float(x, [](const at::Tensor& t) { return at::relu(t); });
     case Activation::kGeluNew:

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "models/hf/transformer.hpp"
 #include "support/test_support.hpp"
@@ -42,6 +43,21 @@ double sum_bound(const std::string& dtype, double sum) {
       1.0, static_cast<int>(std::floor(std::log2(std::abs(sum)))) - static_cast<int>(bits) + 1);
 }
 
+// Where every operation rounds as torch's (half_gemm.hpp, activation.hpp, reduced_precision.hpp),
+// the logits are transformers' bit for bit and the log-probs differ only by the float32
+// log_softmax's own rounding (measured: under 5e-6). Not yet in float16 with SDPA on the
+// 20-token input (granite, OLMo 2, Phi, Falcon: one ulp of a logit) nor GPT-OSS. torch's
+// half-precision kernels sum in an order set by the CPU's vector width (the goldens'
+// "cpu_capability"; lm-eval reproduces the AVX2 order), so this holds against AVX2 goldens.
+bool exact_fixture(const std::string& name, const std::string& dtype) {
+  static const std::set<std::string> bf16 = {
+      "granite", "olmo2", "gemma3", "bloom", "gptj", "phi_qk_layernorm", "falcon_40b", "falcon_rw"};
+  static const std::set<std::string> f16 = {"bloom", "gptj", "gemma3"};
+  if (goldens()["meta"].value("cpu_capability", "") != "AVX2") return false;
+  return dtype == "bfloat16" ? bf16.count(name) > 0 : f16.count(name) > 0;
+}
+constexpr double kExactBound = 1e-4;
+
 class ReducedPrecisionTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ReducedPrecisionTest, RowsArgmaxesAndHflmSumsMatchTransformers) {
@@ -65,7 +81,8 @@ TEST_P(ReducedPrecisionTest, RowsArgmaxesAndHflmSumsMatchTransformers) {
       const auto want_last = in["last_row_logprobs"].get<std::vector<double>>();
       for (int64_t v = 0; v < V; ++v)
         worst = std::max(worst, std::abs(lp[(T - 1) * V + v] - want_last[v]));
-      EXPECT_LE(worst, row_bound(dtype)) << name << " " << dtype;
+      EXPECT_LE(worst, exact_fixture(name, dtype) ? kExactBound : row_bound(dtype))
+          << name << " " << dtype;
       // Argmaxes where no row's two best logits are within the bound (a tie may break either way).
       if (in["min_top2_logit_margin"].get<double>() > row_bound(dtype)) {
         const auto want_argmax = in["argmax"].get<std::vector<int64_t>>();
@@ -84,8 +101,8 @@ TEST_P(ReducedPrecisionTest, RowsArgmaxesAndHflmSumsMatchTransformers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HfReducedPrecision, ReducedPrecisionTest,
-                         ::testing::Values("granite", "olmo2", "gemma3", "bloom", "gptj",
-                                           "gpt_oss"));
+                         ::testing::Values("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss",
+                                           "phi_qk_layernorm", "falcon_40b", "falcon_rw"));
 
 // transformers' _get_dtype for dtype="auto": the config's dtype, else the first floating tensor's.
 TEST(HfReducedPrecision, AutoDtypeIsTheConfigsElseTheCheckpoints) {

@@ -1,0 +1,100 @@
+// The feed-forward activations against torch's own (tests/fixtures/hf_arch/activations.json,
+// scripts/gen_activation_goldens.py): every finite float16 and bfloat16 value through
+// activation.cpp, the output bits compared, those where torch differs from the function computed
+// in float32 and rounded once one by one and all of them through a hash.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/hf/activation.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+using nlohmann::json;
+
+const json& goldens() {
+  static const json g = json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "activations.json"));
+  return g;
+}
+
+Activation activation_of(const std::string& name) {
+  if (name == "silu") return Activation::kSilu;
+  if (name == "gelu") return Activation::kGeluExact;
+  if (name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (name == "gelu_new") return Activation::kGeluNew;
+  if (name == "gelu_fast") return Activation::kGeluFast;
+  if (name == "relu") return Activation::kRelu;
+  return Activation::kGeluBloom;
+}
+
+// gen_activation_goldens.py's inputs(): the bit patterns 0x0000..0xFFFF that are finite.
+at::Tensor every_value(at::ScalarType dt) {
+  const at::Tensor all = at::arange(0, 1 << 16, at::kInt).to(at::kShort).view(dt);
+  return all.index({at::isfinite(all.to(at::kFloat))});
+}
+
+std::vector<uint16_t> bits_of(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous().view(at::kShort).reshape({-1});
+  const int16_t* p = c.data_ptr<int16_t>();
+  std::vector<uint16_t> out(static_cast<size_t>(c.numel()));
+  for (size_t j = 0; j < out.size(); ++j) out[j] = static_cast<uint16_t>(p[j]);
+  return out;
+}
+
+std::string fnv1a64(const std::vector<uint16_t>& bits) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint16_t b : bits)
+    for (uint8_t byte : {static_cast<uint8_t>(b & 0xFF), static_cast<uint8_t>(b >> 8)})
+      h = (h ^ byte) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+TEST(HfActivation, EveryHalfValueHasTorchsBits) {
+  ASSERT_FALSE(goldens()["cases"].empty());
+  for (const auto& c : goldens()["cases"]) {
+    const std::string name = c["name"], dtype = c["dtype"];
+    const at::ScalarType dt = dtype == "float16" ? at::kHalf : at::kBFloat16;
+    const at::Tensor x = every_value(dt);
+    ASSERT_EQ(x.numel(), c["inputs"].get<int64_t>()) << dtype;
+    const at::Tensor y = activate(x, activation_of(name));
+    ASSERT_EQ(y.scalar_type(), dt) << name << " " << dtype;
+    const std::vector<uint16_t> got = bits_of(y);
+    int wrong = 0;
+    for (const auto& d : c["first_differing"]) {
+      const auto j = d[0].get<size_t>();
+      const auto want = d[1].get<uint16_t>();
+      if (got[j] != want && ++wrong <= 3)
+        ADD_FAILURE() << name << " " << dtype << " input #" << j << ": bits " << got[j]
+                      << ", torch's " << want;
+    }
+    EXPECT_EQ(fnv1a64(got), c["hash"].get<std::string>()) << name << " " << dtype;
+  }
+}
+
+// float32: the same formulas in float32 (prefix_forward.cpp's scalar one against the ATen one).
+TEST(HfActivation, ScalarFormulasFollowTheTensorOnes) {
+  const at::Tensor x = at::linspace(-6.0, 6.0, 4097, at::kFloat);
+  for (Activation a :
+       {Activation::kSilu, Activation::kGeluTanh, Activation::kGeluExact, Activation::kRelu,
+        Activation::kGeluNew, Activation::kGeluFast, Activation::kGeluBloom}) {
+    const at::Tensor y = activate(x, a);
+    const float* xp = x.data_ptr<float>();
+    const float* yp = y.data_ptr<float>();
+    for (int64_t i = 0; i < x.numel(); ++i)
+      ASSERT_NEAR(activate(a, xp[i]), yp[i], 1e-6f * (1.0f + std::abs(yp[i])))
+          << static_cast<int>(a) << " at " << xp[i];
+  }
+}
+
+}  // namespace
+}  // namespace lmeval::hf
