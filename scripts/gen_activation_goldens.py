@@ -21,6 +21,8 @@ import torch
 from transformers.activations import ACT2FN
 from transformers.models.bloom.modeling_bloom import bloom_gelu_forward
 
+from gen_half_gemm_goldens import bits, fnv1a64  # one hash and bit view for the half goldens
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "hf_arch", "activations.json")
 NAMES = ("silu", "gelu", "gelu_pytorch_tanh", "gelu_new", "gelu_fast", "relu", "bloom")
@@ -35,17 +37,6 @@ def inputs(dtype):
 
 def fn(name):
     return bloom_gelu_forward if name == "bloom" else ACT2FN[name]
-
-
-def bits(t):
-    return t.contiguous().view(torch.int16).numpy().astype(np.int64) & 0xFFFF
-
-
-def fnv1a64(t):
-    h = 0xcbf29ce484222325
-    for byte in t.contiguous().view(torch.int16).numpy().astype("<i2").tobytes():
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def main():

@@ -23,6 +23,7 @@
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
 #include "models/hf/debug_dump.hpp"
+#include "models/hf/half_layer_norm.hpp"
 #include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
@@ -209,6 +210,8 @@ struct Transformer::Impl {
         return b.defined() ? y + like(b, t) : y;
       });
     }
+    if (cfg.norm == NormKind::kLayerNorm && reduced_on_cpu(x))
+      return layer_norm_half(x, w, b, cfg.norm_eps);
     if (cfg.norm == NormKind::kLayerNorm)
       return via_float(x, [&](const Tensor& t) {
         return at::layer_norm(t, {t.size(-1)}, like(w, t), like(b, t), cfg.norm_eps);

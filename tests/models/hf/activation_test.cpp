@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "half_bits.hpp"
 #include "models/hf/activation.hpp"
 #include "support/test_support.hpp"
 
@@ -41,23 +42,8 @@ at::Tensor every_value(at::ScalarType dt) {
   return all.index({at::isfinite(all.to(at::kFloat))});
 }
 
-std::vector<uint16_t> bits_of(const at::Tensor& t) {
-  const at::Tensor c = t.contiguous().view(at::kShort).reshape({-1});
-  const int16_t* p = c.data_ptr<int16_t>();
-  std::vector<uint16_t> out(static_cast<size_t>(c.numel()));
-  for (size_t j = 0; j < out.size(); ++j) out[j] = static_cast<uint16_t>(p[j]);
-  return out;
-}
-
-std::string fnv1a64(const std::vector<uint16_t>& bits) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (uint16_t b : bits)
-    for (uint8_t byte : {static_cast<uint8_t>(b & 0xFF), static_cast<uint8_t>(b >> 8)})
-      h = (h ^ byte) * 0x100000001b3ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+using half_bits::bits_of;
+using half_bits::fnv1a64;
 
 TEST(HfActivation, EveryHalfValueHasTorchsBits) {
   ASSERT_FALSE(goldens()["cases"].empty());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "half_bits.hpp"
 #include "models/hf/half_gemm.hpp"
 #include "support/test_support.hpp"
 
@@ -29,38 +30,9 @@ at::ScalarType dtype_of(const std::string& name) {
   return name == "float16" ? at::kHalf : at::kBFloat16;
 }
 
-// gen_half_gemm_goldens.py's operand(): exact in both dtypes.
-at::Tensor operand(const std::vector<int64_t>& shape, uint64_t seed, at::ScalarType dt) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
-  std::vector<double> v(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    const uint64_t u =
-        (static_cast<uint64_t>(i) * 2654435761ULL + seed * 40503ULL + 12345ULL) % (1ULL << 32);
-    const int64_t mant = static_cast<int64_t>((u >> 24) & 255) - 128;
-    const int exp = static_cast<int>(((u >> 8) & 15) % 11) - 15;
-    v[static_cast<size_t>(i)] = std::ldexp(static_cast<double>(mant), exp);
-  }
-  return at::tensor(v, at::kDouble).view(shape).to(dt);
-}
-
-std::vector<uint16_t> bits_of(const at::Tensor& t) {
-  const at::Tensor c = t.contiguous().view(at::kShort).reshape({-1});
-  const int16_t* p = c.data_ptr<int16_t>();
-  std::vector<uint16_t> out(static_cast<size_t>(c.numel()));
-  for (size_t j = 0; j < out.size(); ++j) out[j] = static_cast<uint16_t>(p[j]);
-  return out;
-}
-
-std::string fnv1a64(const std::vector<uint16_t>& bits) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (uint16_t b : bits)
-    for (uint8_t byte : {static_cast<uint8_t>(b & 0xFF), static_cast<uint8_t>(b >> 8)})
-      h = (h ^ byte) * 0x100000001b3ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+using half_bits::bits_of;
+using half_bits::fnv1a64;
+using half_bits::operand;
 
 at::Tensor compute(const json& c) {
   const at::ScalarType dt = dtype_of(c["dtype"]);

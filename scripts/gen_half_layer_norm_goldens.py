@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Makes tests/fixtures/hf_arch/half_layer_norm.json: torch's own float16/bfloat16 LayerNorm on
+the CPU (F.layer_norm with weight and bias, and without) for the C++ test HalfLayerNorm
+(tests/models/hf/half_layer_norm_test.cpp), which computes the same rows with
+src/models/hf/half_layer_norm.cpp.
+
+Inputs, weights and biases are made from the element index and a seed on both sides
+(gen_half_gemm_goldens.py's operand, scaled so that the rows' spreads vary); per case the file
+holds the hash of the output's 16-bit patterns and every output where torch's bits differ from
+F.layer_norm computed in float32 and rounded once, which the test checks one by one.
+
+Environment: torch 2.15.0 (CPU, AVX2). Usage: python scripts/gen_half_layer_norm_goldens.py
+"""
+import json
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from gen_half_gemm_goldens import bits, fnv1a64, operand
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "fixtures", "hf_arch", "half_layer_norm.json")
+# (rows, width, affine): widths below one 16-value vector, with tails, one chunk, several chunks
+# (the moments' cascade), and no weight or bias.
+SHAPES = [(24, 7, True), (24, 37, True), (32, 64, True), (32, 100, True), (16, 256, True),
+          (8, 520, True), (4, 2048, True), (4, 5000, True), (16, 64, False)]
+DTYPES = ("float16", "bfloat16")
+
+
+def main():
+    cases, differ = [], 0
+    for dtype in DTYPES:
+        for s, (rows, n, affine) in enumerate(SHAPES):
+            x = operand([rows, n], 3 * s + 1, dtype) * 64  # exact: a power of two
+            w = operand([n], 3 * s + 2, dtype) * 16 + 1 if affine else None
+            b = operand([n], 3 * s + 3, dtype) if affine else None
+            got = F.layer_norm(x, (n,), w, b, 1e-5)
+            once = F.layer_norm(x.float(), (n,), None if w is None else w.float(),
+                                None if b is None else b.float(), 1e-5).to(x.dtype)
+            g, o = bits(got), bits(once)
+            where = np.nonzero(g != o)[0]
+            differ += where.size
+            cases.append({"dtype": dtype, "rows": rows, "width": n, "affine": affine,
+                          "seeds": [3 * s + 1, 3 * s + 2, 3 * s + 3], "hash": fnv1a64(got),
+                          "differ_from_f32": [[int(j), int(g[j])] for j in where[:100]]})
+    meta = {"torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "script": "scripts/gen_half_layer_norm_goldens.py", "eps": 1e-5,
+            "x": "operand * 64", "weight": "operand * 16 + 1", "bias": "operand"}
+    with open(OUT, "w") as f:
+        json.dump({"meta": meta, "cases": cases}, f, separators=(",", ":"))
+        f.write("\n")
+    print(OUT, os.path.getsize(OUT), "bytes;", differ, "outputs differ from float32 rounded once")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+// half_layer_norm's float16/bfloat16 LayerNorm against torch's own
+// (tests/fixtures/hf_arch/half_layer_norm.json, scripts/gen_half_layer_norm_goldens.py): the same
+// inputs, made from the element index and a seed on both sides, and the output bits compared.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "half_bits.hpp"
+#include "models/hf/half_layer_norm.hpp"
+#include "support/test_support.hpp"
+
+namespace lmeval::hf {
+namespace {
+
+using nlohmann::json;
+
+const json& goldens() {
+  static const json g = json::parse(lmeval::testing::read_file(
+      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "half_layer_norm.json"));
+  return g;
+}
+
+TEST(HalfLayerNorm, RowsHaveTorchsBits) {
+  ASSERT_FALSE(goldens()["cases"].empty());
+  const double eps = goldens()["meta"]["eps"].get<double>();
+  for (const json& c : goldens()["cases"]) {
+    const std::string what = c.dump().substr(0, 80);
+    const at::ScalarType dt = c["dtype"] == "float16" ? at::kHalf : at::kBFloat16;
+    const auto rows = c["rows"].get<int64_t>(), n = c["width"].get<int64_t>();
+    const auto seeds = c["seeds"].get<std::vector<uint64_t>>();
+    // gen_half_layer_norm_goldens.py's meta: x = operand * 64, w = operand * 16 + 1, b = operand.
+    const at::Tensor x = half_bits::operand({rows, n}, seeds[0], dt) * 64;
+    at::Tensor w, b;
+    if (c["affine"].get<bool>()) {
+      w = (half_bits::operand({n}, seeds[1], at::kDouble) * 16 + 1).to(dt);
+      b = half_bits::operand({n}, seeds[2], dt);
+    }
+    const at::Tensor y = layer_norm_half(x, w, b, eps);
+    ASSERT_EQ(y.scalar_type(), dt) << what;
+    const std::vector<uint16_t> bits = half_bits::bits_of(y);
+    ASSERT_EQ(static_cast<int64_t>(bits.size()), rows * n) << what;
+    for (const json& d : c["differ_from_f32"])
+      EXPECT_EQ(bits[d[0].get<size_t>()], d[1].get<uint16_t>()) << what << " output " << d[0];
+    EXPECT_EQ(half_bits::fnv1a64(bits), c["hash"].get<std::string>()) << what;
+  }
+}
+
+}  // namespace
+}  // namespace lmeval::hf
