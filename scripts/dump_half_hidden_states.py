@@ -19,7 +19,9 @@ dtype).
 
 Environment: torch 2.15.0, transformers 5.23.0 (CPU), as scripts/compare_half_precision.py,
 whose checkpoints (ZOO_DIR/ARCH_float16, ZOO_DIR/ARCH_bfloat16) it reads.
-Usage: python scripts/dump_half_hidden_states.py BUILD_DIR MODEL_DIR [TEXT ...]
+Usage: python scripts/dump_half_hidden_states.py BUILD_DIR MODEL_DIR [--generate N] [TEXT ...]
+(--generate N: the decoding steps of a greedy generation of N tokens from the first text, each
+step against transformers' forward over its own cache.)
 """
 import importlib.util
 import json
@@ -46,13 +48,16 @@ def load_script(name):
     return mod
 
 
-def ours(build, model, texts):
-    """lm-eval's dumps of rolling requests over `texts` (batch_size 1, dtype=auto)."""
+def ours(build, model, texts, generate=0):
+    """lm-eval's dumps of rolling requests over `texts` (batch_size 1, dtype=auto), or with
+    `generate` > 0 of a greedy generation of that many tokens from the first text (the prompt's
+    forward call, then one call per decoding step)."""
     cmp = load_script("compare_hf_reference")
     exe = cmp.build_driver(build)
     out = tempfile.mkdtemp(prefix="half_dump_")
     req = {"model_args": {"pretrained": model, "device": "cpu", "dtype": "auto", "batch_size": 1},
-           "loglikelihood": [], "rolling": texts, "generate": []}
+           "loglikelihood": [], "rolling": [] if generate else texts,
+           "generate": [[texts[0], {"until": [], "max_gen_toks": generate}]] if generate else []}
     subprocess.run([exe], input=json.dumps(req), capture_output=True, text=True, check=True,
                    env=dict(os.environ, LMEVAL_HF_DUMP=out))
     return [load_file(os.path.join(out, f)) for f in sorted(os.listdir(out))]
@@ -178,16 +183,26 @@ def ulps(a, b, dtype):
 
 
 def main():
-    build, model_dir, texts = sys.argv[1], sys.argv[2], sys.argv[3:] or TEXTS
-    dumps = ours(build, model_dir, texts)
+    args = sys.argv[1:]
+    generate = 0
+    if "--generate" in args:
+        i = args.index("--generate")
+        generate = int(args[i + 1])
+        del args[i:i + 2]
+    build, model_dir, texts = args[0], args[1], args[2:] or TEXTS
+    dumps = ours(build, model_dir, texts, generate)
     model = transformers.AutoModelForCausalLM.from_pretrained(model_dir, dtype="auto").eval()
     dtype = model.dtype
     print(f"{model_dir}: {type(model).__name__} {dtype}, {len(dumps)} forward calls")
+    cache = transformers.DynamicCache(config=model.config) if generate else None
     for call, ref in enumerate(dumps):
         rec = Recorder(model)
         with torch.no_grad():
             ids = ref["ids"].long()
-            logits = model(input_ids=ids, use_cache=False).logits
+            if generate:  # the same calls over transformers' own cache, as generate() makes them
+                logits = model(input_ids=ids, past_key_values=cache, use_cache=True).logits
+            else:
+                logits = model(input_ids=ids, use_cache=False).logits
             rec.put("log_softmax", torch.log_softmax(logits, -1))
         rec.close()
         first = None

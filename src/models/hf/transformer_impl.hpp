@@ -537,7 +537,12 @@ struct Transformer::Impl {
         *this,
         {h, {}, {}, {}},
         {B, T, -1, S, cos, sin, cos_local, sin_local, &cache, nullptr, false, masks, pos, alibi}};
-    for (size_t li = 0; li < layers.size(); ++li) run_block(cfg, layers[li], li, ops);
+    for (size_t li = 0; li < layers.size(); ++li) {
+      debug::dump_layer(static_cast<int>(li));
+      run_block(cfg, layers[li], li, ops);
+      debug::dump("out", ops.at(BlockBuf::kHidden));
+    }
+    debug::dump_layer(-1);
     for (auto& n : cache.row_len) ++n;
     return ops.at(BlockBuf::kHidden);
   }
