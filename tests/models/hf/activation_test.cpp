@@ -21,8 +21,7 @@ namespace {
 using nlohmann::json;
 
 const json& goldens() {
-  static const json g = json::parse(lmeval::testing::read_file(
-      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "activations.json"));
+  static const json g = half_bits::golden("activations.json");
   return g;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -11,7 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "support/test_support.hpp"
+
 namespace lmeval::hf::half_bits {
+
+// tests/fixtures/hf_arch/NAME, parsed.
+inline nlohmann::json golden(const std::string& name) {
+  return nlohmann::json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() / "tests" /
+                                                          "fixtures" / "hf_arch" / name));
+}
 
 // u = (i * 2654435761 + seed * 40503 + 12345) mod 2^32,
 // value = (((u >> 24) & 255) - 128) * 2^(((u >> 8) & 15) mod 11 - 15).

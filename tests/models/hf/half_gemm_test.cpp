@@ -21,8 +21,7 @@ namespace {
 using nlohmann::json;
 
 const json& goldens() {
-  static const json g = json::parse(lmeval::testing::read_file(
-      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "half_gemm.json"));
+  static const json g = half_bits::golden("half_gemm.json");
   return g;
 }
 

@@ -17,8 +17,7 @@ namespace {
 using nlohmann::json;
 
 const json& goldens() {
-  static const json g = json::parse(lmeval::testing::read_file(
-      lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / "half_layer_norm.json"));
+  static const json g = half_bits::golden("half_layer_norm.json");
   return g;
 }
 
