@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
-#include <vector>
 
 namespace lmeval::hf {
 
@@ -62,7 +61,8 @@ std::pair<float, float> row_moments(const float* x, int64_t N) {
   const int64_t n = N / kHalfVec;
   const int64_t m = (n + kChunk - 1) / kChunk;
   const int64_t depth = ceil_log2(m);
-  std::vector<VecMoments> stk(static_cast<size_t>(std::max<int64_t>(depth, 1)));
+  // The cascade's stack (RowwiseMoments' kMaxDepth): 40 levels hold rows of 2^48 values.
+  std::array<VecMoments, 40> stk{};
   for (int64_t i = 0; i < m; ++i) {
     const float* p = x + i * kChunk * kHalfVec;
     const int64_t m0 = std::min(kChunk, n - i * kChunk);

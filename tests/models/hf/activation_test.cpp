@@ -20,10 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-const json& goldens() {
-  static const json g = half_bits::golden("activations.json");
-  return g;
-}
+const json& goldens() { return half_bits::golden("activations.json"); }
 
 Activation activation_of(const std::string& name) {
   if (name == "silu") return Activation::kSilu;

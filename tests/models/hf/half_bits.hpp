@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,17 @@
 
 namespace lmeval::hf::half_bits {
 
-// tests/fixtures/hf_arch/NAME, parsed.
-inline nlohmann::json golden(const std::string& name) {
-  return nlohmann::json::parse(lmeval::testing::read_file(lmeval::testing::source_dir() / "tests" /
-                                                          "fixtures" / "hf_arch" / name));
+// tests/fixtures/hf_arch/NAME, parsed once.
+inline const nlohmann::json& golden(const std::string& name) {
+  static std::map<std::string, nlohmann::json> files;
+  auto it = files.find(name);
+  if (it == files.end())
+    it = files
+             .emplace(name,
+                      nlohmann::json::parse(lmeval::testing::read_file(
+                          lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name)))
+             .first;
+  return it->second;
 }
 
 // u = (i * 2654435761 + seed * 40503 + 12345) mod 2^32,

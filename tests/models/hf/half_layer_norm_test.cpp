@@ -16,10 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-const json& goldens() {
-  static const json g = half_bits::golden("half_layer_norm.json");
-  return g;
-}
+const json& goldens() { return half_bits::golden("half_layer_norm.json"); }
 
 TEST(HalfLayerNorm, RowsHaveTorchsBits) {
   ASSERT_FALSE(goldens()["cases"].empty());
