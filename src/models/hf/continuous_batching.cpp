@@ -3,7 +3,8 @@
 // feeds one token per slot (forward_own_lengths: each row attends to its own keys only), so a
 // new row joins the batch at the next step: its prompt but the last token is prefilled alone
 // into its slot, and its last prompt token is fed with the other rows' tokens. Prompts sharing a
-// prefix with one run before copy that prefix's keys and values instead of computing them.
+// prefix with one run before copy that prefix's keys and values instead of computing them, as
+// plan_prefixes (prefix_plan.hpp) decides.
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <dlfcn.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "lmeval/core/log.hpp"
+#include "models/hf/prefix_plan.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
@@ -26,19 +28,10 @@ namespace {
 
 // A common prefix shorter than this is recomputed (copying saves less than it costs to find).
 constexpr int64_t kMinSharedPrefix = 8;
-// Prompts whose keys and values are kept for later prompts to share (least recently used go).
-constexpr size_t kPrefixEntries = 4;
 
 struct Prefix {
-  std::vector<Token> tokens;
   std::vector<Tensor> k, v;  // per layer [1, KV, tokens, hd]
-  uint64_t last_used = 0;
 };
-
-int64_t common_prefix(const std::vector<Token>& a, const std::vector<Token>& b) {
-  const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
-  return static_cast<int64_t>(ia - a.begin());
-}
 
 // A slot's row: its keys so far (`len`, at positions 0..len-1) and the token fed next.
 struct Slot {
@@ -155,8 +148,15 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     // Keys rotated for another length must not be lent (rope.hpp).
     const bool sharing =
         batching.share_prefixes && !rope_length_dependent(m.cfg) && !recompute_at_switch;
-    std::vector<Prefix> prefixes;
-    uint64_t clock_tick = 0;
+    // Kept prefixes hold at most four of the longest prompts or a quarter of the pool's tokens.
+    std::vector<PrefixStep> plan;
+    if (sharing) {
+      std::vector<int64_t> prefill_lengths;
+      for (const auto& p : prompts) prefill_lengths.push_back(static_cast<int64_t>(p.size()) - 1);
+      plan = plan_prefixes(prompts, prefill_lengths, kMinSharedPrefix,
+                           std::max(4 * longest, slots * cap / 4));
+    }
+    std::vector<std::optional<Prefix>> prefixes(sharing ? R : 0);
     if (opt.seed) at::manual_seed(*opt.seed);
     const int64_t widest = std::max({m.cfg.vocab_size, 2 * m.cfg.intermediate_size,
                                      (m.cfg.num_heads + 2 * m.cfg.num_kv_heads) * m.cfg.head_dim});
@@ -177,26 +177,18 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     };
     // Keys and values of toks[0, n) into slot s from position 0; `length` is the sequence's
     // length for rotary frequencies that depend on it (the last prompt token is fed later).
-    auto prefill = [&](int64_t s, const std::vector<Token>& toks, int64_t n, int64_t length) {
+    // `row` >= 0: prompt `row`'s admission, which copies and keeps prefixes as planned.
+    auto prefill = [&](int64_t s, const std::vector<Token>& toks, int64_t n, int64_t length,
+                       int64_t row) {
       KvCache c = slot_cache(s);
+      const PrefixStep* step = row >= 0 && sharing ? &plan[static_cast<size_t>(row)] : nullptr;
       int64_t shared = 0;
-      if (sharing && n > 0) {
-        Prefix* best = nullptr;
-        for (auto& p : prefixes) {
-          const int64_t lcp = std::min(common_prefix(p.tokens, toks), n);
-          if (lcp > shared) {
-            shared = lcp;
-            best = &p;
-          }
-        }
-        if (shared >= kMinSharedPrefix) {
-          for (int64_t l = 0; l < m.cfg.num_layers; ++l) {
-            c.k[l].narrow(2, 0, shared).copy_(best->k[l].narrow(2, 0, shared));
-            c.v[l].narrow(2, 0, shared).copy_(best->v[l].narrow(2, 0, shared));
-          }
-          best->last_used = ++clock_tick;
-        } else {
-          shared = 0;
+      if (step && step->source >= 0) {
+        shared = step->copy;
+        const Prefix& from = *prefixes[static_cast<size_t>(step->source)];
+        for (int64_t l = 0; l < m.cfg.num_layers; ++l) {
+          c.k[l].narrow(2, 0, shared).copy_(from.k[l].narrow(2, 0, shared));
+          c.v[l].narrow(2, 0, shared).copy_(from.v[l].narrow(2, 0, shared));
         }
       }
       c.len = shared;
@@ -210,18 +202,15 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
       }
       m.prefill_computed += n - shared;
       m.prefill_copied += shared;
-      // A prompt most of which no kept prefix covers is kept for the prompts after it.
-      if (sharing && n >= kMinSharedPrefix && 2 * shared < n) {
-        Prefix p{std::vector<Token>(toks.begin(), toks.begin() + n), {}, {}, ++clock_tick};
+      if (!step) return;
+      for (const int64_t e : step->release) prefixes[static_cast<size_t>(e)].reset();
+      if (step->keep > 0) {
+        Prefix p;
         for (int64_t l = 0; l < m.cfg.num_layers; ++l) {
-          p.k.push_back(c.k[l].narrow(2, 0, n).clone());
-          p.v.push_back(c.v[l].narrow(2, 0, n).clone());
+          p.k.push_back(c.k[l].narrow(2, 0, step->keep).clone());
+          p.v.push_back(c.v[l].narrow(2, 0, step->keep).clone());
         }
-        if (prefixes.size() == kPrefixEntries)
-          prefixes.erase(std::min_element(
-              prefixes.begin(), prefixes.end(),
-              [](const Prefix& a, const Prefix& b) { return a.last_used < b.last_used; }));
-        prefixes.push_back(std::move(p));
+        prefixes[static_cast<size_t>(row)] = std::move(p);
       }
     };
 
@@ -238,7 +227,7 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
         if (pool_rows[s]) continue;
         const auto& p = prompts[next];
         const int64_t n = static_cast<int64_t>(p.size());
-        prefill(s, p, n - 1, n);
+        prefill(s, p, n - 1, n, static_cast<int64_t>(next));
         pool_rows[s] = Slot{next, n - 1, p.back()};
         ++next;
       }
@@ -295,7 +284,7 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
         if (recompute_at_switch && r.len == m.cfg.rope_original_max_positions) {
           std::vector<Token> all = prompts[r.row];
           all.insert(all.end(), gen.begin(), gen.end() - 1);
-          prefill(s, all, r.len, r.len + 1);
+          prefill(s, all, r.len, r.len + 1, -1);
         }
       }
       if (profile) {

@@ -70,8 +70,9 @@ using StopFn = std::function<bool(size_t row, const std::vector<Token>& generate
 // Continuous batching (Transformer::generate_continuous): a pool of `slots` rows decodes at
 // once, a finished row's slot going to the next prompt in the order given; `token_budget` (0 =
 // none) bounds the pool's keys and values, slots x (the longest prompt + max_new_tokens).
-// Prompts that share a prefix with one already run copy its keys and values instead of
-// computing them (`share_prefixes`, where rotary frequencies do not depend on the length).
+// Prompts that share a prefix with an earlier one copy its keys and values instead of computing
+// them (`share_prefixes`, where rotary frequencies do not depend on the length): an earlier
+// prompt keeps its first tokens while a later prompt still needs them (prefix_plan.hpp).
 struct Batching {
   int64_t slots = 0;  // 0 = every prompt at once
   int64_t token_budget = 0;

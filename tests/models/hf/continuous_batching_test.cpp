@@ -192,6 +192,35 @@ TEST(ContinuousBatching, SharedPrefixesAreComputedOnce) {
   EXPECT_GE(copied_on, 2 * 25);  // the ~27-token header, twice
 }
 
+// Six headers interleaved by the admission order, two slots: every header is computed once (the
+// planned entries outlive the slots' turnover), with the same tokens as without sharing. The
+// prompts' own tails are long enough for the kept-token bound (four of the longest prompts) to
+// hold all six headers.
+TEST(ContinuousBatching, InterleavedHeadersAreComputedOnce) {
+  LMEVAL_REQUIRE_SHARED("models/stories260K/config.json");
+  constexpr int kGroups = 6, kMembers = 3, kHeader = 21;
+  std::vector<std::vector<Token>> prompts;
+  for (int member = 0; member < kMembers; ++member)
+    for (int g = 0; g < kGroups; ++g) {
+      std::vector<Token> p{1};  // BOS, then the group's header, then the prompt's own tokens
+      for (int k = 1; k < kHeader; ++k) p.push_back(3 + (g * 37 + k * 11) % 500);
+      for (int k = 0; k < 12; ++k) p.push_back(3 + (200 + member * 53 + g * 7 + k * 13) % 500);
+      prompts.push_back(p);
+    }
+  SamplingOptions so;
+  so.max_new_tokens = 6;
+  auto on = Transformer::load(lmeval::testing::shared_dir() / "models" / "stories260K", {});
+  auto off = Transformer::load(lmeval::testing::shared_dir() / "models" / "stories260K", {});
+  Batching b;
+  b.slots = 2;
+  const auto a = on->generate_continuous(prompts, so, {}, b);
+  b.share_prefixes = false;
+  EXPECT_EQ(a, off->generate_continuous(prompts, so, {}, b));
+  EXPECT_EQ(on->prefill_tokens().second, kGroups * (kMembers - 1) * kHeader);
+  EXPECT_EQ(on->prefill_tokens().first + on->prefill_tokens().second,
+            off->prefill_tokens().first);
+}
+
 // The CPU's automatic slot count (hf_lm.cpp) divides memory by generation_slot_bytes: it must
 // cover a slot's keys and values, counted here from config.json (float32, K and V per layer and
 // key/value head), and not much more for a long generation (a step's activations of one row).
