@@ -217,8 +217,7 @@ TEST(ContinuousBatching, InterleavedHeadersAreComputedOnce) {
   b.share_prefixes = false;
   EXPECT_EQ(a, off->generate_continuous(prompts, so, {}, b));
   EXPECT_EQ(on->prefill_tokens().second, kGroups * (kMembers - 1) * kHeader);
-  EXPECT_EQ(on->prefill_tokens().first + on->prefill_tokens().second,
-            off->prefill_tokens().first);
+  EXPECT_EQ(on->prefill_tokens().first + on->prefill_tokens().second, off->prefill_tokens().first);
 }
 
 // The CPU's automatic slot count (hf_lm.cpp) divides memory by generation_slot_bytes: it must
