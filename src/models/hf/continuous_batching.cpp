@@ -217,6 +217,7 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     static const bool profile = std::getenv("LMEVAL_HF_PROFILE") != nullptr;
     using clock = std::chrono::steady_clock;
     double prefill_s = 0, step_s = 0;
+    const int64_t computed0 = m.prefill_computed, copied0 = m.prefill_copied;
     int64_t steps = 0, fed = 0;
     std::vector<std::optional<Slot>> pool_rows(static_cast<size_t>(slots));
     size_t next = 0;
@@ -296,7 +297,9 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     if (profile)
       log::info(
           "hf profile: generate " + std::to_string(R) + " rows in " + std::to_string(slots) +
-          " slots: prefill " + std::to_string(prefill_s * 1e3) + " ms, " + std::to_string(steps) +
+          " slots: prefill " + std::to_string(prefill_s * 1e3) + " ms (" +
+          std::to_string(m.prefill_computed - computed0) + " tokens computed, " +
+          std::to_string(m.prefill_copied - copied0) + " copied), " + std::to_string(steps) +
           " steps of " +
           std::to_string(steps ? static_cast<double>(fed) / static_cast<double>(steps) : 0.0) +
           " rows, " + std::to_string(steps ? step_s * 1e3 / static_cast<double>(steps) : 0.0) +
