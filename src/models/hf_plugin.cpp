@@ -13,6 +13,7 @@
 #include "lmeval/models/hf/hf_args.hpp"
 #include "lmeval/models/hf/hf_model.hpp"
 #include "lmeval/models/hf/transformers_path.hpp"
+#include "models/malloc_policy.hpp"
 
 namespace lmeval {
 
@@ -79,6 +80,7 @@ CreateFn open_plugin(const std::string& flavour) {
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
   default_openmp_wait_policy();
+  keep_freed_memory();
   // Never closed: libtorch does not support being unloaded.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
