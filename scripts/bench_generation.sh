@@ -51,8 +51,14 @@ for r in reference before after; do
 done
 ref=$(cat "$out/reference.time") b=$(cat "$out/before.time") a=$(cat "$out/after.time")
 echo "reference/after $(echo "scale=2; $ref / $a" | bc)x, before/after $(echo "scale=2; $b / $a" | bc)x, reference/before $(echo "scale=2; $ref / $b" | bc)x"
-# The generations themselves: the same texts from before and after, doc by doc.
+# The generations themselves: the same texts from every run, doc by doc (every task's samples
+# file of a group, each by its task's name and doc_id).
 for r in reference before after; do
-  f=$(find "$out/$r" -name 'samples*.jsonl' | head -1)
-  printf '%-9s responses md5 %s\n' "$r" "$(python3 -c "import json,sys,hashlib; rs=sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r['doc_id']); print(hashlib.md5(json.dumps([r['resps'] for r in rs]).encode()).hexdigest())" "$f")"
+  printf '%-9s responses md5 %s\n' "$r" "$(python3 -c "
+import glob, hashlib, json, os, sys
+rows = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], '**', 'samples_*.jsonl'), recursive=True)):
+    task = os.path.basename(f)[len('samples_'):].rsplit('_', 1)[0]
+    rows += [(task, json.loads(l)['doc_id'], json.loads(l)['resps']) for l in open(f)]
+print(hashlib.md5(json.dumps(sorted(rows)).encode()).hexdigest(), len(rows), 'docs')" "$out/$r")"
 done
