@@ -60,5 +60,5 @@ rows = []
 for f in sorted(glob.glob(os.path.join(sys.argv[1], '**', 'samples_*.jsonl'), recursive=True)):
     task = os.path.basename(f)[len('samples_'):].rsplit('_', 1)[0]
     rows += [(task, json.loads(l)['doc_id'], json.loads(l)['resps']) for l in open(f)]
-print(hashlib.md5(json.dumps(sorted(rows)).encode()).hexdigest(), len(rows), 'docs')" "$out/$r")"
+print(hashlib.md5(json.dumps(sorted(rows)).encode()).hexdigest(), len(rows), 'samples')" "$out/$r")"
 done

@@ -26,6 +26,30 @@ constexpr int64_t kBmmBlasMinWork = 400;
 // Weight rows per work item: a block of W stays in cache while every row of x meets it.
 constexpr int64_t kRowsPerBlock = 8;
 
+// Rows [j0, j1) of the row-major [n, k] matrix w (float32, bfloat16 or float16) as float32: w's
+// own memory for float32, else converted into buf (exact: every half value is a float). A block
+// at a time, so that a product never writes and reads back a float32 copy of the whole weight.
+template <typename T>
+const float* widen(const T* w, int64_t j0, int64_t j1, int64_t k, std::vector<float>& buf) {
+  buf.resize(static_cast<size_t>((j1 - j0) * k));
+  const T* src = w + j0 * k;
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>(src[i]);
+  return buf.data();
+}
+const float* weight_rows(const at::Tensor& w, int64_t j0, int64_t j1, int64_t k,
+                         std::vector<float>& buf) {
+  switch (w.scalar_type()) {
+    case at::kFloat:
+      return w.data_ptr<float>() + j0 * k;
+    case at::kBFloat16:
+      return widen(w.data_ptr<c10::BFloat16>(), j0, j1, k, buf);
+    case at::kHalf:
+      return widen(w.data_ptr<c10::Half>(), j0, j1, k, buf);
+    default:
+      TORCH_CHECK(false, "half_gemm::linear: weights of type ", w.scalar_type());
+  }
+}
+
 }  // namespace
 
 float dot(const float* a, const float* b, int64_t k) {
@@ -63,22 +87,23 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
   TORCH_CHECK(w.dim() == 2 && w.size(1) == k, "half_gemm::linear: weight ", w.sizes(),
               " does not match input ", x.sizes());
   const at::Tensor xf = x.reshape({-1, k}).to(at::kFloat).contiguous();
-  const at::Tensor wf = w.to(at::kFloat).contiguous();
+  const at::Tensor wc = w.contiguous();
   const at::Tensor bf = b.defined() ? b.to(at::kFloat).contiguous() : b;
   const int64_t m = xf.size(0);
   at::Tensor out = at::empty({m, n}, xf.options());
   const float* xp = xf.data_ptr<float>();
-  const float* wp = wf.data_ptr<float>();
   const float* bp = bf.defined() ? bf.data_ptr<float>() : nullptr;
   float* op = out.data_ptr<float>();
   const int64_t blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
   const int64_t grain = std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, m * k * 8));
   at::parallel_for(0, blocks, grain, [&](int64_t b0, int64_t b1) {
+    std::vector<float> buf;
     for (int64_t blk = b0; blk < b1; ++blk) {
-      const int64_t j1 = std::min(n, (blk + 1) * kRowsPerBlock);
+      const int64_t j0 = blk * kRowsPerBlock, j1 = std::min(n, j0 + kRowsPerBlock);
+      const float* wb = weight_rows(wc, j0, j1, k, buf);  // rows j0..j1-1
       for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = blk * kRowsPerBlock; j < j1; ++j) {
-          float v = dot(xp + i * k, wp + j * k, k);
+        for (int64_t j = j0; j < j1; ++j) {
+          float v = dot(xp + i * k, wb + (j - j0) * k, k);
           if (bp != nullptr) v += bp[j];
           op[i * n + j] = v;
         }
