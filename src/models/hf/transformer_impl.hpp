@@ -23,6 +23,7 @@
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
 #include "models/hf/debug_dump.hpp"
+#include "models/hf/decode_attention.hpp"
 #include "models/hf/half_layer_norm.hpp"
 #include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
@@ -646,6 +647,19 @@ struct Transformer::Impl {
       }
       k = c.cache->k[li].narrow(2, 0, S);
       v = c.cache->v[li].narrow(2, 0, S);
+      if (!sinks.defined() && !c.alibi.defined() && cfg.attn_softcap == 0.0) {
+        // Each row's keys: its own up to its new one, within its chunk, else its window (the
+        // masks of forward_own_lengths).
+        std::vector<int64_t> first(B), last(B);
+        for (int64_t b = 0; b < B; ++b) {
+          last[b] = c.cache->row_len[b];
+          first[b] = key < 0   ? last[b] / ch * ch
+                     : eff > 0 ? std::max<int64_t>(0, last[b] - eff + 1)
+                               : 0;
+        }
+        const Tensor a = decode_attention(q, k, v, first, last, cfg.attn_scale);
+        if (a.defined()) return a.transpose(1, 2).reshape({B, T, -1});
+      }
     } else if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
