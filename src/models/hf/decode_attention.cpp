@@ -1,9 +1,11 @@
 #include "models/hf/decode_attention.hpp"
 
 #include <ATen/Parallel.h>
-#include <immintrin.h>
 
 #include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
 
 namespace lmeval::hf {
 namespace {
@@ -57,6 +59,18 @@ bool cpu_has_avx2_fma() {
 }
 
 }  // namespace
+
+#else  // no AVX2 kernels on other processors: the general path runs
+
+namespace lmeval::hf {
+namespace {
+bool cpu_has_avx2_fma() { return false; }
+void score_rows(const float*, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float,
+                float*, int64_t) {}
+void weigh_values(const float*, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                  float*) {}
+}  // namespace
+#endif
 
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             const std::vector<int64_t>& first, const std::vector<int64_t>& last,
