@@ -22,6 +22,9 @@ whose checkpoints (ZOO_DIR/ARCH_float16, ZOO_DIR/ARCH_bfloat16) it reads.
 Usage: python scripts/dump_half_hidden_states.py BUILD_DIR MODEL_DIR [--generate N] [TEXT ...]
 (--generate N: the decoding steps of a greedy generation of N tokens from the first text, each
 step against transformers' forward over its own cache.)
+Or: python scripts/dump_half_hidden_states.py --dumps DIR [--dtype DTYPE] MODEL_DIR: a dump
+folder lm-eval already wrote (e.g. LMEVAL_HF_DUMP=DIR over a test) of one generation, its calls
+replayed over transformers' cache; the model loaded in DTYPE (default: auto).
 """
 import importlib.util
 import json
@@ -189,16 +192,38 @@ def main():
         i = args.index("--generate")
         generate = int(args[i + 1])
         del args[i:i + 2]
-    build, model_dir, texts = args[0], args[1], args[2:] or TEXTS
-    dumps = ours(build, model_dir, texts, generate)
-    model = transformers.AutoModelForCausalLM.from_pretrained(model_dir, dtype="auto").eval()
+    load_dtype = "auto"
+    if "--dtype" in args:
+        i = args.index("--dtype")
+        load_dtype = getattr(torch, args[i + 1])
+        del args[i:i + 2]
+    if "--dumps" in args:
+        i = args.index("--dumps")
+        folder = args[i + 1]
+        del args[i:i + 2]
+        model_dir, generate = args[0], 1
+        dumps = [load_file(os.path.join(folder, f)) for f in sorted(os.listdir(folder))]
+    else:
+        build, model_dir, texts = args[0], args[1], args[2:] or TEXTS
+        dumps = ours(build, model_dir, texts, generate)
+    model = transformers.AutoModelForCausalLM.from_pretrained(model_dir, dtype=load_dtype).eval()
     dtype = model.dtype
     print(f"{model_dir}: {type(model).__name__} {dtype}, {len(dumps)} forward calls")
-    cache = transformers.DynamicCache(config=model.config) if generate else None
+    # lm-eval prefills all but the last prompt token and feeds that one with the decoding steps,
+    # where transformers' generate prefills the whole prompt at once: that token attends to every
+    # prompt key, which a sliding-window cache would have dropped after a prefill of the others.
+    # So the first two calls run over a cache that keeps everything, then the sliding-window
+    # layers keep only their last window - 1 keys, as after generate's prefill.
+    cache = transformers.DynamicCache() if generate else None
     for call, ref in enumerate(dumps):
         rec = Recorder(model)
         with torch.no_grad():
             ids = ref["ids"].long()
+            if generate and call == 2:
+                windowed = transformers.DynamicCache(config=model.config)
+                for full, layer in zip(cache.layers, windowed.layers):
+                    layer.update(full.keys, full.values)
+                cache = windowed
             if generate:  # the same calls over transformers' own cache, as generate() makes them
                 logits = model(input_ids=ids, past_key_values=cache, use_cache=True).logits
             else:

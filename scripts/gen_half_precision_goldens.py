@@ -8,6 +8,9 @@ Per fixture, dtype and golden input: the next-token log-probs (log_softmax of th
 float32), the argmax of each position, the last position's whole row, the smallest gap between a
 row's two largest logits (where an argmax may flip on one rounding), and HFLM's sum: its
 log_softmax in the logits' own dtype, the targets gathered and summed in that dtype.
+For the fixtures with sliding-window or chunked layers (GENERATE), also transformers' greedy
+`generate` from each golden input: its decoding steps attend over what DynamicSlidingWindowLayer
+keeps, the last window - 1 keys and the new one.
 
 Environment: torch 2.15.0, transformers 5.23.0 (CPU).
 Usage: python scripts/gen_half_precision_goldens.py
@@ -27,10 +30,30 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
 NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss", "phi_qk_layernorm", "falcon_40b",
          "falcon_rw")
 DTYPES = ("float16", "bfloat16")
+GENERATE = ("gemma3", "starcoder2", "llama4", "cohere2", "exaone4", "olmo3")
+NEW_TOKENS = 32
 
 
 def r(x):
     return float(f"{x:.7g}")
+
+
+def greedy(model, ids):
+    """transformers' greedy generate of NEW_TOKENS tokens (no stop but the config's EOS), with two
+    sums per step of the logits the step picked from: sum(logit) and sum((index + 1) * logit), in
+    float64, exact for float16/bfloat16 logits, so that one logit a unit in the last place off
+    shows (the tokens alone rarely change)."""
+    with torch.no_grad():
+        out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                             max_new_tokens=NEW_TOKENS, do_sample=False, pad_token_id=0,
+                             output_logits=True, return_dict_in_generate=True)
+    eos = model.generation_config.eos_token_id
+    sums = []
+    for step in out.logits:
+        lg = step[0].double()
+        sums.append([float(lg.sum()), float((lg * torch.arange(1, lg.numel() + 1, dtype=torch.float64)).sum())])
+    return {"input_ids": ids, "eos_token_id": eos, "new_tokens": out.sequences[0, len(ids):].tolist(),
+            "logit_sums": sums}
 
 
 def main():
@@ -39,14 +62,14 @@ def main():
                     "device": "cpu", "cpu_capability": torch.backends.cpu.get_cpu_capability(), "script": "scripts/gen_half_precision_goldens.py",
                     "logprobs": "log_softmax(logits.float()), 7 significant digits"},
            "fixtures": {}}
-    for name in NAMES:
+    for name in NAMES + tuple(n for n in GENERATE if n not in NAMES):
         d = os.path.join(FIXTURES, name)
         golden = json.load(open(os.path.join(d, "golden.json")))
         per = {}
         for dtype in DTYPES:
             model = transformers.AutoModelForCausalLM.from_pretrained(d, dtype=getattr(torch, dtype)).eval()
             rows = []
-            for inp in golden["inputs"][:2]:
+            for inp in golden["inputs"][:2] if name in NAMES else []:
                 ids = torch.tensor([inp["input_ids"]])
                 with torch.no_grad():
                     logits = model(ids).logits[0]
@@ -64,6 +87,8 @@ def main():
                     "hflm_sum_logprob": hflm_sum,
                 })
             per[dtype] = {"attn_implementation": model.config._attn_implementation, "inputs": rows}
+            if name in GENERATE:
+                per[dtype]["greedy"] = [greedy(model, inp["input_ids"]) for inp in golden["inputs"][:2]]
         out["fixtures"][name] = per
     path = os.path.join(FIXTURES, "half_precision.json")
     with open(path, "w") as f:

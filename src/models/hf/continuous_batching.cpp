@@ -255,6 +255,7 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
         ids.push_back(pool_rows[s]->feed);
         pos.push_back(pool_rows[s]->len);
         step.row_len.push_back(pool_rows[s]->len);
+        step.prompt_len.push_back(static_cast<int64_t>(prompts[pool_rows[s]->row].size()));
       }
       for (int64_t l = 0; l < m.cfg.num_layers; ++l) {
         step.k.push_back(pool.k[l].narrow(0, 0, n));

@@ -83,6 +83,10 @@ struct KvCache {
   // 0..row_len[b]-1 at positions 0.., and a step of one token per row writes each at its
   // row's end. Empty: every row holds `len` keys (left padding).
   std::vector<int64_t> row_len;
+  // With row_len: each row's prompt length. A step feeding a row's last prompt token computes
+  // what transformers' prefill computes for it (all the prompt's keys), a later step what its
+  // decoding step does (transformer_impl.hpp, attend_heads). Empty: every step decodes.
+  std::vector<int64_t> prompt_len;
 };
 
 }  // namespace detail
@@ -630,6 +634,11 @@ struct Transformer::Impl {
     const int64_t eff = (w > 0 && w < S) ? w : 0;
     const int64_t key = ch > 0 && ch < S ? -ch : eff;  // the layer's mask in c.masks
     const Tensor& sinks = layers[li].sinks;
+    // transformers' DynamicSlidingWindowLayer keeps only a sliding-window (or chunked) layer's last
+    // window - 1 keys: a decoding step attends to those and its new one, all other keys being gone
+    // rather than masked (its prefill sees every prompt key). The kernels' sums group keys by
+    // their index (vector lanes, tails: reduced_attention.cpp), so lm-eval passes the same keys.
+    const int64_t kept = w > 0 ? w - 1 : ch > 0 ? ch - 1 : -1;
     if (c.cache && !c.cache->row_len.empty()) {
       // One key per row, each written at its row's end (forward_own_lengths): rows of the
       // cache [B, KV, capacity, hd] seen as [B * KV * capacity, hd].
@@ -660,6 +669,9 @@ struct Transformer::Impl {
         const Tensor a = decode_attention(q, k, v, first, last, cfg.attn_scale);
         if (a.defined()) return a.transpose(1, 2).reshape({B, T, -1});
       }
+      // Batched rows of float32 keep the masked form: one call, within float32's noise.
+      if (kept >= 0 && (B == 1 || reduced_on_cpu(q)))
+        return attend_kept_rows(q, k, v, c.masks[key], c.alibi, sinks, kept, c);
     } else if (c.cache) {
       c.cache->k[li].narrow(2, past, T).copy_(k);
       c.cache->v[li].narrow(2, past, T).copy_(v);
@@ -684,6 +696,30 @@ struct Transformer::Impl {
       }
     } else {
       a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, sinks);
+    }
+    return a.transpose(1, 2).reshape({B, T, -1});
+  }
+
+  // attend_heads' decoding step over rows of their own lengths for a layer that keeps `kept`
+  // keys per row (above): each row over its last kept keys and its new one, as transformers'
+  // cache holds them for that row alone, or over all its keys where it feeds its last prompt
+  // token (KvCache::prompt_len). k and v are the slot pool [B, KV, S, hd], `mask` [B, 1, 1, S].
+  Tensor attend_kept_rows(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                          const Tensor& alibi, const Tensor& sinks, int64_t kept,
+                          const AttnBatch& c) const {
+    const int64_t B = c.B, T = c.T;
+    const std::vector<int64_t>& row_len = c.cache->row_len;
+    Tensor a = q.new_zeros({B, q.size(1), T, v.size(-1)});
+    for (int64_t b = 0; b < B; ++b) {
+      const bool decoding =
+          c.cache->prompt_len.empty() || row_len[b] >= c.cache->prompt_len[static_cast<size_t>(b)];
+      const int64_t start = decoding ? std::max<int64_t>(0, row_len[b] - kept) : 0;
+      const int64_t n = row_len[b] + 1 - start;
+      auto row = [&](const Tensor& t) { return t.narrow(0, b, 1).narrow(2, start, n); };
+      Tensor bias = alibi.defined() ? alibi.narrow(0, b, 1).narrow(3, start, n) : Tensor();
+      a.select(0, b).copy_(attention(q.narrow(0, b, 1), row(k), row(v),
+                                     mask.narrow(0, b, 1).narrow(3, start, n), false, bias, sinks)
+                               .squeeze(0));
     }
     return a.transpose(1, 2).reshape({B, T, -1});
   }
