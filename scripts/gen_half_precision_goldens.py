@@ -26,9 +26,11 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
 # One of each attention and norm variant lm-eval rounds differently: SDPA with Granite's scalar
 # multipliers, OLMo 2's float32 norm weight, Gemma 3's (1 + w) norm and sliding windows, BLOOM's
 # fused ALiBi, GPT-J's float32 scores, GPT-OSS's sinks and experts; Phi's gelu_new and Falcon's
-# FalconLinear (the bias added after the rounded product), with and without ALiBi.
+# FalconLinear (the bias added after the rounded product), with and without ALiBi; the experts of
+# Mixtral (float32 router weights), Qwen2-MoE (a shared expert), Qwen3-MoE and OLMoE as
+# transformers' default grouped_mm experts implementation combines them.
 NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss", "phi_qk_layernorm", "falcon_40b",
-         "falcon_rw")
+         "falcon_rw", "mixtral", "qwen2_moe", "qwen3_moe", "olmoe")
 DTYPES = ("float16", "bfloat16")
 GENERATE = ("gemma3", "starcoder2", "llama4", "cohere2", "exaone4", "olmo3")
 NEW_TOKENS = 32

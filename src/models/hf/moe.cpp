@@ -3,6 +3,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/hf/half_gemm.hpp"
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
@@ -22,6 +23,15 @@ Tensor clamped_swiglu(const Tensor& gu, int64_t I, double limit, double alpha) {
 }
 
 Tensor row_or_none(const Tensor& t, int64_t e) { return t.defined() ? t[e] : Tensor(); }
+
+// One expert projection as grouped_mm_experts_forward's _grouped_linear computes it: the product
+// (rounded to the dtype), then the bias added to it. In float16/bfloat16 on the CPU, a weight
+// stored [in, out] (GPT-OSS) is multiplied in that layout, whose sums run in another order.
+Tensor expert_linear(const Tensor& x, const Tensor& w, const Tensor& b, bool transposed) {
+  if (!reduced_on_cpu(x)) return at::linear(x, w, b);
+  Tensor y = transposed ? half_gemm::matmul(x, w.t().contiguous()) : half_gemm::linear(x, w, {});
+  return b.defined() ? y + b.to(y.scalar_type()) : y;
+}
 
 }  // namespace
 
@@ -44,6 +54,12 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
       slots[c[t * K + k]].push_back(t * K + k);
     }
   Tensor flat_w = weights.reshape({-1});
+  // transformers 5.x runs the experts through grouped_mm_experts_forward (its default experts
+  // implementation): each (token, slot) output times its weight in the product's dtype, then a
+  // token's slots summed in float32 in slot order and rounded once; the eager loop's index_add_
+  // rounded to the model dtype after each expert instead. Llama 4's experts have no such
+  // interface: they keep the eager form.
+  Tensor weighted;  // [N * K, Hd], row t * K + k
   for (int64_t e = 0; e < mc.num_experts; ++e) {
     if (rows[e].empty()) continue;
     Tensor idx = at::tensor(rows[e], at::kLong).to(h.device());
@@ -51,12 +67,25 @@ Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
     Tensor w = flat_w.index_select(0, slot).unsqueeze(-1);
     Tensor in = h.index_select(0, idx);
     if (scaled_input) in = in * w;  // Llama 4: the score scales the expert's input instead
-    Tensor gu = linear_rounded(in, L.experts_up[e], row_or_none(L.experts_up_b, e));
+    const bool tr = mc.transposed_experts;
+    Tensor gu = expert_linear(in, L.experts_up[e], row_or_none(L.experts_up_b, e), tr);
     Tensor a = mc.swiglu_limit > 0.0 ? clamped_swiglu(gu, I, mc.swiglu_limit, mc.swiglu_alpha)
                                      : act(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I);
-    Tensor y = linear_rounded(a, L.experts_down[e], row_or_none(L.experts_down_b, e));
-    // float32 weights (DeepSeek) give float32 products, cast back as transformers does.
-    out.index_add_(0, idx, scaled_input ? y : (y * w).to(out.scalar_type()));
+    Tensor y = expert_linear(a, L.experts_down[e], row_or_none(L.experts_down_b, e), tr);
+    if (scaled_input) {
+      out.index_add_(0, idx, y);
+      continue;
+    }
+    // float32 weights (Mixtral, DeepSeek) give float32 products.
+    Tensor wy = y * w;
+    if (!weighted.defined()) weighted = at::zeros({N * K, Hd}, wy.options());
+    weighted.index_copy_(0, slot, wy);
+  }
+  if (weighted.defined()) {
+    Tensor per = weighted.view({N, K, Hd});
+    Tensor sum = per.select(1, 0).to(at::kFloat);
+    for (int64_t k = 1; k < K; ++k) sum = sum + per.select(1, k).to(at::kFloat);
+    out = sum.to(weighted.scalar_type()).to(out.scalar_type());
   }
   if (mc.shared_intermediate > 0) {
     const int64_t S = mc.shared_intermediate;

@@ -50,11 +50,11 @@ std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer&
   const int64_t K = mc.top_k, E = mc.num_experts, G = mc.n_group;
   if (mc.router == MoeRouter::kSoftmax) {
     // transformers' sparse MoE blocks: softmax in float32 over logits in the model dtype, the
-    // weights back in the model dtype before they scale the expert outputs.
+    // weights back in the model dtype before they scale the expert outputs (but Mixtral's).
     Tensor probs = at::softmax(linear_rounded(h, L.router_w, L.router_b), -1, at::kFloat);
     auto [weights, chosen] = at::topk(probs, K, -1);
     if (mc.norm_topk_prob) weights = weights / weights.sum(-1, true);
-    return {weights.to(h.scalar_type()), chosen};
+    return {mc.float32_weights ? weights : weights.to(h.scalar_type()), chosen};
   }
   if (mc.router == MoeRouter::kTopkSoftmax) {
     // GptOssTopKRouter: the top k logits (router with a bias), softmax over them in their dtype.

@@ -49,13 +49,16 @@ double sum_bound(const std::string& dtype, double sum) {
 // Where every operation rounds as torch's (half_gemm.hpp, activation.hpp, reduced_precision.hpp),
 // the logits are transformers' bit for bit and the log-probs differ only by the float32
 // log_softmax's own rounding (measured: under 5e-6). Not yet in float16 with SDPA on the
-// 20-token input (granite, OLMo 2, Phi, Falcon: one ulp of a logit) nor GPT-OSS. torch's
-// half-precision kernels sum in an order set by the CPU's vector width (the goldens'
+// 20-token input (granite, OLMo 2, Phi, Falcon, Qwen2-MoE: one ulp of a logit). The experts
+// (Mixtral, Qwen MoE, OLMoE, GPT-OSS) as transformers' grouped_mm experts combine them (moe.cpp).
+// torch's half-precision kernels sum in an order set by the CPU's vector width (the goldens'
 // "cpu_capability"; lm-eval reproduces the AVX2 order), so this holds against AVX2 goldens.
 bool exact_fixture(const std::string& name, const std::string& dtype) {
   static const std::set<std::string> bf16 = {
-      "granite", "olmo2", "gemma3", "bloom", "gptj", "phi_qk_layernorm", "falcon_40b", "falcon_rw"};
-  static const std::set<std::string> f16 = {"bloom", "gptj", "gemma3"};
+      "granite",   "olmo2",   "gemma3",    "bloom",     "gptj",  "phi_qk_layernorm", "falcon_40b",
+      "falcon_rw", "mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "gpt_oss"};
+  static const std::set<std::string> f16 = {"bloom",     "gptj",  "gemma3", "mixtral",
+                                            "qwen3_moe", "olmoe", "gpt_oss"};
   if (goldens()["meta"].value("cpu_capability", "") != "AVX2") return false;
   return dtype == "bfloat16" ? bf16.count(name) > 0 : f16.count(name) > 0;
 }
@@ -105,7 +108,8 @@ TEST_P(ReducedPrecisionTest, RowsArgmaxesAndHflmSumsMatchTransformers) {
 
 INSTANTIATE_TEST_SUITE_P(HfReducedPrecision, ReducedPrecisionTest,
                          ::testing::Values("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss",
-                                           "phi_qk_layernorm", "falcon_40b", "falcon_rw"));
+                                           "phi_qk_layernorm", "falcon_40b", "falcon_rw", "mixtral",
+                                           "qwen2_moe", "qwen3_moe", "olmoe"));
 
 // Greedy generation past the sliding window (or chunk) of the fixtures that have one, against
 // transformers' generate: its cache keeps a windowed layer's last window - 1 keys only, and the

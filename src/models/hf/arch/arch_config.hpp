@@ -65,6 +65,12 @@ struct MoeConfig {
   // GPT-OSS's quantization_config quant_method mxfp4: the experts' weights are stored as MXFP4
   // blocks and scales (gate_up_proj_blocks, ...), dequantised at load (weight_loader.cpp).
   bool mxfp4 = false;
+  // The router's weights stay float32 (MixtralTopKRouter), so an expert's output times its
+  // weight is float32 before the top-k sum; else they are in the model dtype.
+  bool float32_weights = false;
+  // The experts' weights are stored [in, out] (GPT-OSS: is_transposed), which sets the order of
+  // the products' sums in float16/bfloat16 (half_gemm.hpp).
+  bool transposed_experts = false;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3; mla.cpp): queries from q_proj, or through a

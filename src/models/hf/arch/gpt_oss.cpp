@@ -42,6 +42,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.moe.top_k = r.size_or("num_experts_per_tok", 4);
   a.moe.expert_intermediate = a.intermediate_size;
   a.moe.router = MoeRouter::kTopkSoftmax;
+  a.moe.transposed_experts = true;  // @use_experts_implementation(is_transposed=True)
   a.moe.swiglu_limit = r.num_or("swiglu_limit", 7.0);
   a.moe.swiglu_alpha = r.num_or("swiglu_alpha", 1.702);
   if (a.moe.mxfp4 && (a.hidden_size % 32 != 0 || a.intermediate_size % 32 != 0))

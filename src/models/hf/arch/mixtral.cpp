@@ -15,6 +15,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   a.moe.top_k = c.size_or("num_experts_per_tok", 2);
   a.moe.expert_intermediate = a.intermediate_size;
   a.moe.norm_topk_prob = true;
+  a.moe.float32_weights = true;
 }
 
 void load(WeightLoader& w) {
