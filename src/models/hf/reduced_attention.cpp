@@ -91,15 +91,27 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
                                    const Tensor& mask, bool causal_only, const Tensor& bias) const {
   const auto dt = q.scalar_type();
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  Tensor s = at::matmul(q.to(at::kFloat), k.to(at::kFloat).transpose(-1, -2)) * cfg.attn_scale;
-  // A float mask (ALiBi as Falcon passes it) is in the model dtype and added after the scale.
-  if (bias.defined()) s = s + bias.to(dt).to(at::kFloat);
   Tensor allow = mask;
   if (causal_only || !allow.defined()) {
     const int64_t T = q.size(2), S = k.size(2);
     Tensor qi = at::arange(S - T, S, lopt()).unsqueeze(1), ki = at::arange(0, S, lopt());
     allow = ki.unsqueeze(0).le(qi);
   }
+  if (v.size(-1) != q.size(-1)) {
+    // Values narrower than queries (DeepSeek's MLA) rule out torch's CPU flash kernel, so
+    // scaled_dot_product_attention takes its math path: q, k and v upcast to float32, the
+    // scale's square root applied to q and k each, one softmax over the whole row.
+    const double r = std::sqrt(cfg.attn_scale);
+    Tensor sf = at::matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2));
+    if (bias.defined()) sf = sf + bias.to(dt).to(at::kFloat);
+    sf = sf.masked_fill(allow.logical_not(), neg_inf);
+    // A row with no key allowed gets zeros, as torch's _safe_softmax gives it.
+    const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
+    return at::matmul(p, v.to(at::kFloat)).to(dt);
+  }
+  Tensor s = at::matmul(q.to(at::kFloat), k.to(at::kFloat).transpose(-1, -2)) * cfg.attn_scale;
+  // A float mask (ALiBi as Falcon passes it) is in the model dtype and added after the scale.
+  if (bias.defined()) s = s + bias.to(dt).to(at::kFloat);
   s = s.masked_fill(allow.logical_not(), neg_inf);
   const Tensor vf = v.to(at::kFloat);
   const int64_t S = s.size(-1);
