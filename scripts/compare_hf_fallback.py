@@ -6,6 +6,10 @@ per-request log-likelihood differences and whether generations match.
 The models are made here, from fixed seeds, into a temporary folder (never committed), with the
 stories260K tokenizer (vocab 512) and float32 weights:
   mamba         MambaForCausalLM, an architecture lm-eval has no native implementation of
+  gguf_mamba    the same Mamba written as a GGUF file the way llama.cpp's converter writes it
+                (MambaModel: A as -exp(A_log), the conv1d kernel squeezed, gguf-py's tensor
+                names), run with gguf_file= and tokenizer=: a GGUF architecture lm-eval sends
+                through transformers' GGUF loader (needs PyPI's gguf)
   bloom         BloomForCausalLM (ALiBi attention: not native either)
   remote_code   a folder whose config.json's auto_map names its own configuration and modeling
                 files (written here), run with trust_remote_code=True
@@ -104,6 +108,41 @@ def copy_tokenizer(d):
             shutil.copy(src, d)
 
 
+def write_mamba_gguf(model, path):
+    """The Mamba as llama.cpp's convert_hf_to_gguf.py (MambaModel) writes it, float32; its
+    inverse is transformers' MambaTensorProcessor."""
+    import gguf
+    cfg = model.config
+    w = gguf.GGUFWriter(path, "mamba")
+    w.add_name("mamba")
+    w.add_context_length(2048)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_layer_norm_rms_eps(cfg.layer_norm_epsilon)
+    w.add_vocab_size(cfg.vocab_size)
+    w.add_ssm_conv_kernel(cfg.conv_kernel)
+    w.add_ssm_inner_size(cfg.intermediate_size)
+    w.add_ssm_state_size(cfg.state_size)
+    w.add_ssm_time_step_rank(cfg.time_step_rank)
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.MAMBA, cfg.num_hidden_layers)
+    for k, t in model.state_dict().items():
+        if k == "lm_head.weight" and cfg.tie_word_embeddings:
+            continue
+        t = t.float()
+        if k.endswith(".A_log"):
+            t = -torch.exp(t)
+        if k.endswith("conv1d.weight"):
+            t = t.squeeze(1)
+        name = names.get_name(k, try_suffixes=(".weight", ".bias"))
+        if name is None:
+            raise RuntimeError(f"no GGUF name for {k}")
+        w.add_tensor(name, t.numpy())
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def make_models(root, only):
     import transformers as T
     out = {}
@@ -114,7 +153,7 @@ def make_models(root, only):
         "bloom": (T.BloomConfig, T.BloomForCausalLM, dict(hidden_size=64, n_layer=2, n_head=4)),
     }
     for name, (Cfg, Model, kw) in specs.items():
-        if only and name not in only:
+        if only and name not in only and not (name == "mamba" and "gguf_mamba" in only):
             continue
         torch.manual_seed(0)
         cfg = Cfg(vocab_size=VOCAB, bos_token_id=1, eos_token_id=2, pad_token_id=0, **kw)
@@ -126,6 +165,13 @@ def make_models(root, only):
         model.save_pretrained(d, safe_serialization=True)
         copy_tokenizer(d)
         out[name] = (d, "")
+        if name == "mamba" and (not only or "gguf_mamba" in only):
+            g = os.path.join(root, "gguf_mamba")
+            os.makedirs(g)
+            write_mamba_gguf(model, os.path.join(g, "mamba.gguf"))
+            out["gguf_mamba"] = (g, f",gguf_file=mamba.gguf,tokenizer={d}")
+        if name == "mamba" and only and "mamba" not in only:
+            del out[name]
     if not only or "remote_code" in only:
         d = os.path.join(root, "remote_code")
         os.makedirs(d)

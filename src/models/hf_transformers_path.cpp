@@ -114,6 +114,15 @@ std::optional<std::string> transformers_path_reason(const HfArgs& args, const fs
         log::warn("hf: --model_args " + key +
                   " has no effect without parallelize=True (as in the reference)");
   });
+  // With a GGUF file the folder's config.json (if any) is not the model's.
+  if (!args.gguf_file.empty()) {
+    const fs::path file = dir / args.gguf_file;
+    const auto arch = gguf_architecture(file);
+    if (arch && gguf_runs_through_transformers(*arch))
+      return "GGUF architecture '" + *arch + "' (general.architecture of " + file.string() +
+             ") has no native implementation in lm-eval; transformers' GGUF loader reads it";
+    return std::nullopt;  // the native loader reads it, or says why it does not
+  }
   const fs::path config = dir / "config.json";
   if (!fs::exists(config)) return std::nullopt;  // the native loader says what is missing
   Json j;

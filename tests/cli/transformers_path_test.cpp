@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../models/hf/gguf_test_support.hpp"
 #include "lmeval/core/json.hpp"
 #include "support/test_support.hpp"
 
@@ -108,6 +109,21 @@ TEST_F(TransformersPathCli, TheRunSaysOnceWhichPathRunsAndWhyAndRecordsIt) {
   EXPECT_NE(
       results["config"]["hf_execution"]["reason"].get<std::string>().find("FakeBigramForCausalLM"),
       std::string::npos);
+}
+
+// A GGUF of an architecture lm-eval lacks beside a config.json of one it runs: lm-eval reads the
+// file's general.architecture before it opens a plugin, so the native plugin (which would refuse
+// the file, exit 2) is never opened.
+TEST_F(TransformersPathCli, AGgufOfAnArchitectureLmEvalLacksRunsThroughTransformers) {
+  write_config({{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}});
+  std::ofstream(dir_ / "model" / "m.gguf", std::ios::binary)
+      << lmeval::hf::MiniGguf::llama("mamba").bytes();
+  auto r = run("fake_transformers", "", ",gguf_file=m.gguf,tokenizer=" + quoted(dir_ / "model"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.err, "runs through transformers in the embedded Python"), 1U) << r.err;
+  EXPECT_NE(r.err.find("GGUF architecture 'mamba' (general.architecture of "), std::string::npos)
+      << r.err;
+  EXPECT_EQ(results_file()["config"]["hf_execution"]["path"], "transformers");
 }
 
 TEST_F(TransformersPathCli, WithoutTorchItIsExit2SayingWhatIsMissingAndHowToInstallIt) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lmeval/core/error.hpp"
+#include "lmeval/models/hf/transformers_path.hpp"
 
 namespace lmeval::hf {
 
@@ -362,7 +363,7 @@ const GgufArch& arch_of(const GgufFile& f) {
     }
   // The other architectures transformers 5.23's loader accepts (GGUF_SUPPORTED_ARCHITECTURES and
   // load_gguf_checkpoint's renames), each with why lm-eval does not read it natively.
-  static const std::array<std::pair<const char*, const char*>, 11> kRefused = {{
+  static const std::array<std::pair<const char*, const char*>, 6> kRefused = {{
       {"gpt-oss",
        "transformers 5.23 loads no experts and no attention sinks from it: its "
        "GptOssTensorProcessor names tensors its GptOss model does not have, so those weights "
@@ -377,19 +378,17 @@ const GgufArch& arch_of(const GgufFile& f) {
        "transformers 5.23 cannot load it either: gguf-py has no 'mistral' tensor map (llama.cpp "
        "writes Mistral models as 'llama')"},
       {"deci", "transformers 5.23 cannot load it either: it has no 'deci' model class"},
-      {"lfm2", "transformers reads it; lm-eval has no native implementation of this architecture"},
-      {"mamba", "transformers reads it; lm-eval has no native implementation of this architecture"},
-      {"nemotron",
-       "transformers reads it; lm-eval has no native implementation of this architecture"},
-      {"gemma4",
-       "transformers reads it; lm-eval has no native implementation of this architecture"},
-      {"minimax-m2",
-       "transformers reads it; lm-eval has no native implementation of this architecture"},
       {"falcon-h1", "transformers 5.23's GGUF loader does not read it"},
   }};
   std::string why;
   for (const auto& [name, reason] : kRefused)
     if (a->s == name) why = std::string(" (") + reason + ")";
+  // lm-eval sends these through transformers before the plugin is opened (transformers_path.hpp);
+  // only a direct load reaches here.
+  if (gguf_runs_through_transformers(a->s))
+    why =
+        " (transformers reads it; lm-eval has no native implementation of this architecture and "
+        "runs such a file through transformers)";
   throw UserError("GGUF architecture '" + a->s + "' is not read natively by lm-eval" + why,
                   {f.path().string(), 0, 0, "general.architecture"},
                   "one of " + gguf_native_architectures() +

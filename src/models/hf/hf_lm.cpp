@@ -163,9 +163,7 @@ HFLM::HFLM(const HfArgs& args) : args_(args) {
                                                    : load_tokenizer(tokenizer_dir);
   };
   // What lm-eval cannot run itself runs through transformers (transformers_path.hpp).
-  // With a GGUF file the folder's config.json (if any) is not the model's: only the model_args
-  // can send it through transformers (the GGUF file, a file, has no config.json inside).
-  transformers_reason_ = transformers_path_reason(args, gguf.empty() ? dir : gguf);
+  transformers_reason_ = transformers_path_reason(args, dir);
   if (transformers_reason_) {
     tokenizer_ = load_model_tokenizer();
     // The adapter as lm-eval fetched it (a Hub id resolved by its own client).

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "gguf_test_support.hpp"
 #include "lmeval/core/embedded_python.hpp"
 #include "lmeval/core/error.hpp"
 #include "lmeval/models/hf/transformers_path.hpp"
@@ -241,6 +242,75 @@ TEST_F(TransformersPath, ReasonsNameWhatNeedsTransformers) {
                 {"model_type", "t5"},
                 {"is_encoder_decoder", true}});
   EXPECT_FALSE(transformers_path_reason(args_of({{"pretrained", dir_.string()}}), dir_));
+}
+
+// A GGUF's own general.architecture decides, not the folder's config.json: one that transformers'
+// GGUF loader reads and lm-eval has no native implementation of runs through transformers; those
+// lm-eval reads, or refuses with a reason of its own, and files it cannot read as GGUF do not.
+TEST_F(TransformersPath, GgufFilesOfArchitecturesLmEvalLacksRunThroughTransformers) {
+  write_folder();  // config.json of an architecture lm-eval lacks, beside the GGUF
+  auto reason = [&](const std::string& bytes) {
+    std::ofstream(dir_ / "m.gguf", std::ios::binary | std::ios::trunc) << bytes;
+    return transformers_path_reason(
+        args_of({{"pretrained", dir_.string()}, {"gguf_file", "m.gguf"}}), dir_);
+  };
+  // The architecture after keys of every kind the reader skips (nested arrays included).
+  MiniGguf g;
+  g.u32("general.alignment", 32).boolean("x.flag", true).texts("x.names", {"a", "bc"});
+  g.i32s("x.ids", {1, 2, 3});
+  g.str(g.kv, "x.nested");
+  MiniGguf::put<uint32_t>(g.kv, 9);
+  MiniGguf::put<uint32_t>(g.kv, 9);
+  MiniGguf::put<uint64_t>(g.kv, 1);
+  MiniGguf::put<uint32_t>(g.kv, 8);
+  MiniGguf::put<uint64_t>(g.kv, 1);
+  MiniGguf::str(g.kv, "deep");
+  ++g.n_kv;
+  for (const char* arch : {"mamba", "lfm2", "nemotron", "gemma4", "minimax-m2"}) {
+    MiniGguf f = g;
+    f.text("general.architecture", arch);
+    EXPECT_EQ(gguf_architecture(dir_ / "m.gguf").value_or("?"), "?");
+    const auto why = reason(f.bytes());
+    ASSERT_TRUE(why) << arch;
+    EXPECT_EQ(gguf_architecture(dir_ / "m.gguf"), arch);
+    EXPECT_NE(why->find("GGUF architecture '" + std::string(arch) + "'"), std::string::npos)
+        << *why;
+    EXPECT_NE(why->find("general.architecture of " + (dir_ / "m.gguf").string()), std::string::npos)
+        << *why;
+    fs::remove(dir_ / "m.gguf");
+  }
+  for (const char* arch : {"llama", "qwen3moe", "gpt-oss", "t5", "rwkv6"}) {
+    MiniGguf f = g;
+    f.text("general.architecture", arch);
+    EXPECT_FALSE(reason(f.bytes())) << arch;
+  }
+  // Not readable as GGUF: the native loader names what is wrong.
+  MiniGguf v1 = MiniGguf::llama("mamba");
+  v1.version = 1;
+  EXPECT_FALSE(reason(v1.bytes()));
+  const std::string whole = MiniGguf::llama("mamba").bytes();
+  EXPECT_FALSE(reason(whole.substr(0, 40)));  // cut inside the metadata
+  EXPECT_FALSE(reason("not a gguf file at all"));
+  EXPECT_TRUE(reason(whole));
+  fs::remove(dir_ / "m.gguf");
+  EXPECT_FALSE(transformers_path_reason(
+      args_of({{"pretrained", dir_.string()}, {"gguf_file", "m.gguf"}}), dir_));
+}
+
+TEST_F(TransformersPath, AGgufThroughTransformersIsLoadedFromItsFile) {
+  LMEVAL_REQUIRE_SHARED("fixtures/llama/tokenizer.json");
+  require_python();
+  write_folder();
+  std::ofstream(dir_ / "m.gguf", std::ios::binary) << MiniGguf::llama("mamba").bytes();
+  auto lm = load({{"gguf_file", "m.gguf"}, {"tokenizer", dir_.string()}});
+  ASSERT_TRUE(lm->transformers_reason());
+  EXPECT_NE(lm->transformers_reason()->find("GGUF architecture 'mamba'"), std::string::npos);
+  EXPECT_EQ(lm->model_info()["hf_execution"]["path"], "transformers");
+  const auto log = calls();
+  ASSERT_GE(log.size(), 2U);
+  EXPECT_EQ(log[1]["call"], "AutoModelForCausalLM.from_pretrained");
+  EXPECT_EQ(log[1]["path"], dir_.string());
+  EXPECT_EQ(log[1]["kwargs"]["gguf_file"], "m.gguf");
 }
 
 TEST_F(TransformersPath, FromPretrainedReceivesTheModelArgsAsHflmPassesThem) {

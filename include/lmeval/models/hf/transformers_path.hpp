@@ -13,10 +13,10 @@
 
 namespace lmeval::hf {
 
-// Why the model in `dir` (its config.json) with these model_args needs transformers itself: an
-// architecture lm-eval lacks, the folder's own code under trust_remote_code=True, a quantisation
-// method, a from_pretrained setting only transformers applies, or a peft= adapter lm-eval does not
-// merge (adapter_reason). nullopt: it runs natively.
+// Why the model in `dir` (its config.json, or with gguf_file the GGUF file in it) with these
+// model_args needs transformers itself: an architecture lm-eval lacks, the folder's own code under
+// trust_remote_code=True, a quantisation method, a from_pretrained setting only transformers
+// applies, or a peft= adapter lm-eval does not merge (adapter_reason). nullopt: it runs natively.
 std::optional<std::string> transformers_path_reason(const HfArgs& args,
                                                     const std::filesystem::path& dir);
 
@@ -34,6 +34,13 @@ std::optional<std::string> quantization_reason(const Json& quantization_config,
 std::optional<std::string> adapter_reason(const std::filesystem::path& dir);
 // The same from an adapter_config.json already read.
 std::optional<std::string> adapter_config_reason(const Json& adapter_config);
+
+// A GGUF file's general.architecture (src/models/hf_gguf_header.cpp), read without the plugin;
+// nullopt when the file cannot be read so (the native loader then names what is wrong).
+std::optional<std::string> gguf_architecture(const std::filesystem::path& file);
+// Whether a GGUF of this general.architecture runs through transformers: its GGUF loader reads
+// it and lm-eval has no native implementation of the architecture.
+bool gguf_runs_through_transformers(const std::string& gguf_arch);
 
 // The architectures (config.json's architectures[0]) the native plugin runs: its registry
 // (arch/registry.cpp) as CMake reads it from the sources, so lm-eval knows them without opening
