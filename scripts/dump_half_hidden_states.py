@@ -24,7 +24,8 @@ Usage: python scripts/dump_half_hidden_states.py BUILD_DIR MODEL_DIR [--generate
 step against transformers' forward over its own cache.)
 Or: python scripts/dump_half_hidden_states.py --dumps DIR [--dtype DTYPE] MODEL_DIR: a dump
 folder lm-eval already wrote (e.g. LMEVAL_HF_DUMP=DIR over a test) of one generation, its calls
-replayed over transformers' cache; the model loaded in DTYPE (default: auto).
+replayed over transformers' cache; the model loaded in DTYPE (default: auto). With
+--independent, each dumped call is a forward of its own (e.g. the scoring calls of a test).
 """
 import importlib.util
 import json
@@ -197,11 +198,14 @@ def main():
         i = args.index("--dtype")
         load_dtype = getattr(torch, args[i + 1])
         del args[i:i + 2]
+    independent = "--independent" in args
+    if independent:
+        args.remove("--independent")
     if "--dumps" in args:
         i = args.index("--dumps")
         folder = args[i + 1]
         del args[i:i + 2]
-        model_dir, generate = args[0], 1
+        model_dir, generate = args[0], 0 if independent else 1
         dumps = [load_file(os.path.join(folder, f)) for f in sorted(os.listdir(folder))]
     else:
         build, model_dir, texts = args[0], args[1], args[2:] or TEXTS

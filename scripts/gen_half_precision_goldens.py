@@ -29,9 +29,11 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
 # FalconLinear (the bias added after the rounded product), with and without ALiBi; the experts of
 # Mixtral (float32 router weights), Qwen2-MoE (a shared expert), Qwen3-MoE and OLMoE as
 # transformers' default grouped_mm experts implementation combines them; DeepSeek-V2/V3's MLA
-# (values narrower than queries: SDPA's math path).
+# (values narrower than queries: SDPA's math path); Cohere's and Cohere 2's rotation in float32
+# with tables rounded to the dtype.
 NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss", "phi_qk_layernorm", "falcon_40b",
-         "falcon_rw", "mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
+         "falcon_rw", "mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3",
+         "cohere", "cohere2")
 DTYPES = ("float16", "bfloat16")
 GENERATE = ("gemma3", "starcoder2", "llama4", "cohere2", "exaone4", "olmo3")
 NEW_TOKENS = 32

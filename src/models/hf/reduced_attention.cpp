@@ -17,7 +17,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include "models/hf/transformer_impl.hpp"
@@ -29,15 +31,20 @@ namespace {
 constexpr int64_t kKeyBlock = 512;  // cpu_flash_attention's kv_split_size
 
 // Vectorized<float>::size() of the kernels torch dispatches to on this CPU: 16 floats where it
-// picks its AVX512 build (avx512f/bw/vl/dq), else 8 (AVX2, and NEON's pair of registers).
+// picks its AVX512 build (avx512f/bw/vl/dq), else 8 (AVX2, DEFAULT, and NEON's pair of
+// registers). ATEN_CPU_CAPABILITY picks a build as torch's compute_cpu_capability does: "avx2"
+// or "default" the 8-float ones, "avx512" the 16-float one where the CPU has it; read on every
+// call, so that a process which sets it before scoring is followed.
 int64_t vector_width() {
 #if defined(__x86_64__) || defined(__i386__)
-  static const int64_t w =
+  static const bool avx512 =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
-          ? 16
-          : 8;
-  return w;
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  if (const char* env = std::getenv("ATEN_CPU_CAPABILITY")) {
+    const std::string_view e(env);
+    if (e == "avx2" || e == "default") return 8;
+  }
+  return avx512 ? 16 : 8;
 #else
   return 8;
 #endif

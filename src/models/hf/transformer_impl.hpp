@@ -415,6 +415,10 @@ struct Transformer::Impl {
     }
     // float64 models keep float64 tables; reduced dtypes keep float32 ones where the family does.
     const bool keep = cfg.rope_in_float32 && (dtype == at::kHalf || dtype == at::kBFloat16);
+    if (keep && cfg.rope_tables_rounded) {
+      cos = cos.to(dtype).to(at::kFloat);
+      sin = sin.to(dtype).to(at::kFloat);
+    }
     cos = (keep ? cos : cos.to(dtype)).unsqueeze(1);
     sin = (keep ? sin : sin.to(dtype)).unsqueeze(1);
   }

@@ -184,6 +184,9 @@ struct ArchConfig {
   // ERNIE 4.5, DeepSeek-V2, Llama 4. Otherwise cos/sin are rounded to the dtype and each
   // product and sum of the rotation rounds to it.
   bool rope_in_float32 = false;
+  // With rope_in_float32: the cos/sin tables rounded to the model dtype before the float32
+  // rotation (CohereRotaryEmbedding returns them in x.dtype, apply_rotary_pos_emb upcasts q, k).
+  bool rope_tables_rounded = false;
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int64_t rope_original_max_positions = 8192;
   double rope_attention_factor = 1.0;                  // YaRN/LongRoPE scale of cos and sin

@@ -16,6 +16,10 @@ void parse_cohere_common(const ConfigReader& c, ArchConfig& a) {
   a.shared_layer_norm = true;
   a.residual_added_first = true;  // CohereDecoderLayer: residual + attn + mlp
   a.rope_interleaved = true;
+  // CohereRotaryEmbedding returns cos/sin in the model dtype; apply_rotary_pos_emb rotates
+  // q.float() and k.float() with them and rounds once.
+  a.rope_in_float32 = true;
+  a.rope_tables_rounded = true;
   a.logit_scale = c.num_or("logit_scale", 0.0625);
   if (c.bool_or("use_qk_norm", false)) a.qk_norm = QkNorm::kPerHeadWeights;
 }
