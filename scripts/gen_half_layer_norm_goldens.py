@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Makes tests/fixtures/hf_arch/half_layer_norm.json: torch's own float16/bfloat16 LayerNorm on
-the CPU (F.layer_norm with weight and bias, and without) for the C++ test HalfLayerNorm
-(tests/models/hf/half_layer_norm_test.cpp), which computes the same rows with
-src/models/hf/half_layer_norm.cpp.
+the CPU (F.layer_norm with weight and bias, and without) and transformers' CohereLayerNorm
+formula (float32 mean and variance by torch.mean, rsqrt, the weight in float32, one rounding:
+cases with "formula") for the C++ test HalfLayerNorm (tests/models/hf/half_layer_norm_test.cpp),
+which computes the same rows with src/models/hf/half_layer_norm.cpp.
 
 Inputs, weights and biases are made from the element index and a seed on both sides
 (gen_half_gemm_goldens.py's operand, scaled so that the rows' spreads vary); per case the file
 holds the hash of the output's 16-bit patterns and every output where torch's bits differ from
 F.layer_norm computed in float32 and rounded once, which the test checks one by one.
 
-Environment: torch 2.15.0 (CPU, AVX2). Usage: python scripts/gen_half_layer_norm_goldens.py
+Environment: torch 2.15.0 (CPU, AVX2: on an AVX-512 machine set ATEN_CPU_CAPABILITY=avx2). Usage: python scripts/gen_half_layer_norm_goldens.py
 """
 import json
 import os
@@ -30,7 +31,7 @@ DTYPES = ("float16", "bfloat16")
 
 
 def main():
-    cases, differ = [], 0
+    cases, differ, apart = [], 0, 0
     for dtype in DTYPES:
         for s, (rows, n, affine) in enumerate(SHAPES):
             x = operand([rows, n], 3 * s + 1, dtype) * 64  # exact: a power of two
@@ -45,13 +46,29 @@ def main():
             cases.append({"dtype": dtype, "rows": rows, "width": n, "affine": affine,
                           "seeds": [3 * s + 1, 3 * s + 2, 3 * s + 3], "hash": fnv1a64(got),
                           "differ_from_f32": [[int(j), int(g[j])] for j in where[:100]]})
+            # CohereLayerNorm.forward (transformers' modeling_cohere.py), weight only.
+            xf = x.float()
+            mean = xf.mean(-1, keepdim=True)
+            var = (xf - mean).pow(2).mean(-1, keepdim=True)
+            y = (xf - mean) * torch.rsqrt(var + 1e-5)
+            got = (y if w is None else w.float() * y).to(x.dtype)
+            once = F.layer_norm(xf, (n,), None if w is None else w.float(), None, 1e-5).to(x.dtype)
+            g, o = bits(got), bits(once)
+            where = np.nonzero(g != o)[0]
+            differ += where.size
+            apart += int((g != bits(F.layer_norm(x, (n,), w, None, 1e-5))).sum())
+            cases.append({"dtype": dtype, "rows": rows, "width": n, "affine": affine,
+                          "formula": True, "seeds": [3 * s + 1, 3 * s + 2, 3 * s + 3],
+                          "hash": fnv1a64(got),
+                          "differ_from_f32": [[int(j), int(g[j])] for j in where[:100]]})
     meta = {"torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "script": "scripts/gen_half_layer_norm_goldens.py", "eps": 1e-5,
             "x": "operand * 64", "weight": "operand * 16 + 1", "bias": "operand"}
     with open(OUT, "w") as f:
         json.dump({"meta": meta, "cases": cases}, f, separators=(",", ":"))
         f.write("\n")
-    print(OUT, os.path.getsize(OUT), "bytes;", differ, "outputs differ from float32 rounded once")
+    print(OUT, os.path.getsize(OUT), "bytes;", differ, "outputs differ from float32 rounded once;",
+          apart, "of the formula's from F.layer_norm in the dtype")
 
 
 if __name__ == "__main__":

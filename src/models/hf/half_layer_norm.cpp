@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace lmeval::hf {
 
@@ -127,6 +128,71 @@ at::Tensor layer_norm_half(const at::Tensor& x, const at::Tensor& w, const at::T
     }
   });
   return y.to(x.scalar_type());
+}
+
+float torch_inner_sum(const float* x, int64_t n) {
+  // vectorized_inner_sum -> row_sum (ilp_factor 4) -> multi_row_sum (num_levels 4).
+  constexpr int64_t kIlp = 4, kLevels = 4;
+  const int64_t vecs = n / kLanes, size = vecs / kIlp;
+  int64_t ceil_log2 = 0;
+  while ((int64_t{1} << ceil_log2) < size) ++ceil_log2;
+  const int64_t power = std::max<int64_t>(4, ceil_log2 / kLevels), step = int64_t{1} << power;
+  const int64_t mask = step - 1;
+  std::array<std::array<Lanes, kLevels>, kIlp> acc{};
+  auto add = [](Lanes& a, const Lanes& b) {
+    for (int64_t l = 0; l < kLanes; ++l) a[l] += b[l];
+  };
+  auto add_vec_at = [&](Lanes& a, int64_t v) {
+    for (int64_t l = 0; l < kLanes; ++l) a[l] += x[v * kLanes + l];
+  };
+  int64_t i = 0;
+  while (i + step <= size) {
+    for (int64_t j = 0; j < step; ++j, ++i)
+      for (int64_t k = 0; k < kIlp; ++k) add_vec_at(acc[k][0], i * kIlp + k);
+    for (int64_t j = 1; j < kLevels; ++j) {
+      for (int64_t k = 0; k < kIlp; ++k) {
+        add(acc[k][j], acc[k][j - 1]);
+        acc[k][j - 1] = Lanes{};
+      }
+      if ((i & (mask << (j * power))) != 0) break;
+    }
+  }
+  for (; i < size; ++i)
+    for (int64_t k = 0; k < kIlp; ++k) add_vec_at(acc[k][0], i * kIlp + k);
+  for (int64_t j = 1; j < kLevels; ++j)
+    for (int64_t k = 0; k < kIlp; ++k) add(acc[k][0], acc[k][j]);
+  for (int64_t v = size * kIlp; v < vecs; ++v) add_vec_at(acc[0][0], v);
+  for (int64_t k = 1; k < kIlp; ++k) add(acc[0][0], acc[k][0]);
+  float sum = 0.0f;
+  for (int64_t j = vecs * kLanes; j < n; ++j) sum += x[j];
+  for (int64_t l = 0; l < kLanes; ++l) sum += acc[0][0][l];
+  return sum;
+}
+
+at::Tensor normalized_by_formula(const at::Tensor& x, double eps) {
+  const int64_t N = x.size(-1);
+  const at::Tensor xf = x.to(at::kFloat).contiguous();
+  at::Tensor y = at::empty_like(xf);
+  const float* xp = xf.data_ptr<float>();
+  float* yp = y.data_ptr<float>();
+  const auto e = static_cast<float>(eps);
+  const auto n = static_cast<float>(N);
+  at::parallel_for(0, xf.numel() / N, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> sq(static_cast<size_t>(N));
+    for (int64_t r = begin; r < end; ++r) {
+      const float* xr = xp + r * N;
+      float* yr = yp + r * N;
+      const float mean = torch_inner_sum(xr, N) / n;
+      for (int64_t i = 0; i < N; ++i) {
+        yr[i] = xr[i] - mean;
+        sq[static_cast<size_t>(i)] = yr[i] * yr[i];
+      }
+      const float var = torch_inner_sum(sq.data(), N) / n;
+      const float rstd = 1.0f / std::sqrt(var + e);
+      for (int64_t i = 0; i < N; ++i) yr[i] *= rstd;
+    }
+  });
+  return y;
 }
 
 }  // namespace lmeval::hf

@@ -208,6 +208,10 @@ struct Transformer::Impl {
 
   // ----- forward -------------------------------------------------------------------------
   Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) const {
+    if (cfg.layer_norm_formula && reduced_on_cpu(x)) {  // weight [N] or one per head [heads, hd]
+      Tensor y = normalized_by_formula(x, cfg.norm_eps) * w.to(at::kFloat);
+      return (b.defined() ? y + b.to(at::kFloat) : y).to(x.scalar_type());
+    }
     // LayerNorms (CohereLayerNorm's weight per head too) compute in float32, weight included.
     if (cfg.norm == NormKind::kLayerNorm && w.dim() > 1) {  // a weight per head [heads, hd]
       return via_float(x, [&](const Tensor& t) {

@@ -1,4 +1,4 @@
-// half_layer_norm's float16/bfloat16 LayerNorm against torch's own
+// half_layer_norm's float16/bfloat16 LayerNorm (and CohereLayerNorm's formula) against torch's own
 // (tests/fixtures/hf_arch/half_layer_norm.json, scripts/gen_half_layer_norm_goldens.py): the same
 // inputs, made from the element index and a seed on both sides, and the output bits compared.
 #include <gtest/gtest.h>
@@ -33,7 +33,12 @@ TEST(HalfLayerNorm, RowsHaveTorchsBits) {
       w = (half_bits::operand({n}, seeds[1], at::kDouble) * 16 + 1).to(dt);
       b = half_bits::operand({n}, seeds[2], dt);
     }
-    const at::Tensor y = layer_norm_half(x, w, b, eps);
+    // "formula": CohereLayerNorm's, weight only, as transformer_impl.hpp's norm() composes it.
+    const bool formula = c.value("formula", false);
+    const at::Tensor y = formula ? (w.defined() ? normalized_by_formula(x, eps) * w.to(at::kFloat)
+                                                : normalized_by_formula(x, eps))
+                                       .to(dt)
+                                 : layer_norm_half(x, w, b, eps);
     ASSERT_EQ(y.scalar_type(), dt) << what;
     const std::vector<uint16_t> bits = half_bits::bits_of(y);
     ASSERT_EQ(static_cast<int64_t>(bits.size()), rows * n) << what;

@@ -118,7 +118,10 @@ struct ArchConfig {
   // else the normed x is rounded first and the weight multiplies it in the model dtype (Llama).
   bool norm_weight_in_float32 = false;
   double norm_eps = 1e-5;
-  bool norm_bias = true;           // LayerNorms with a bias (Cohere's have none)
+  bool norm_bias = true;  // LayerNorms with a bias (Cohere's have none)
+  // LayerNorm as CohereLayerNorm's formula (mean, then mean of squared deviations, in float32)
+  // rather than F.layer_norm: the two round differently in float16/bfloat16.
+  bool layer_norm_formula = false;
   bool pre_norm = true;            // a norm before each branch (OLMo2 has none: branch norms only)
   bool parallel_residual = false;  // x + attn(ln1 x) + mlp(ln2 x) (NeoX) or one shared norm (Phi)
   bool shared_layer_norm = false;  // Phi: one input_layernorm feeds attention and MLP

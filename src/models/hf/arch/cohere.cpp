@@ -11,6 +11,7 @@ void parse_cohere_common(const ConfigReader& c, ArchConfig& a) {
   parse_llama_shape(c, a, {.tie_word_embeddings = true});
   a.norm = NormKind::kLayerNorm;
   a.norm_bias = false;
+  a.layer_norm_formula = true;  // CohereLayerNorm
   a.norm_eps = c.num_or("layer_norm_eps", 1e-5);
   a.parallel_residual = true;
   a.shared_layer_norm = true;
