@@ -8,7 +8,10 @@ which computes the same rows with src/models/hf/half_layer_norm.cpp.
 Inputs, weights and biases are made from the element index and a seed on both sides
 (gen_half_gemm_goldens.py's operand, scaled so that the rows' spreads vary); per case the file
 holds the hash of the output's 16-bit patterns and every output where torch's bits differ from
-F.layer_norm computed in float32 and rounded once, which the test checks one by one.
+F.layer_norm computed in float32 and rounded once, which the test checks one by one. "sums"
+holds torch.sum's float32 row sums (dim -1, one thread) of rows x = a + b * 2^-11 (a, b operands:
+every add rounds), as float32 bit patterns, for the test HalfLayerNorm.InnerSumIsTorchs, which
+checks half_layer_norm.cpp's torch_inner_sum (the formula's sums) on its own.
 
 Environment: torch 2.15.0 (CPU, AVX2: on an AVX-512 machine set ATEN_CPU_CAPABILITY=avx2). Usage: python scripts/gen_half_layer_norm_goldens.py
 """
@@ -28,9 +31,32 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "hf_arch", "half_layer_norm.json")
 SHAPES = [(24, 7, True), (24, 37, True), (32, 64, True), (32, 100, True), (16, 256, True),
           (8, 520, True), (4, 2048, True), (4, 5000, True), (16, 64, False)]
 DTYPES = ("float16", "bfloat16")
+# torch.sum's inner-sum cascade: below one 8-float vector (its scalar row_sum), around 4 vectors (its accumulators), and
+# the cascade's levels (SumKernel.cpp's multi_row_sum chunks) with leftovers.
+SUM_WIDTHS = [1, 3, 4, 5, 6, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1000,
+              1024, 4095, 4096, 4097, 8192, 10007, 30000]
+SUM_ROWS = 3
+
+
+def sum_cases():
+    cases, sequential_apart = [], 0
+    for k, n in enumerate(SUM_WIDTHS):
+        a = operand([SUM_ROWS, n], 100 + 2 * k, "float32")
+        b = operand([SUM_ROWS, n], 101 + 2 * k, "float32")
+        x = a + b * 2.0 ** -11  # float32 adds: rounded inputs
+        got = x.sum(-1)
+        for r in range(SUM_ROWS):  # a plain left-to-right float32 sum, to show the order matters
+            acc = np.float32(0)
+            for v in x[r].numpy():
+                acc = np.float32(acc + v)
+            sequential_apart += int(acc != got[r].item())
+        cases.append({"width": n, "rows": SUM_ROWS, "seeds": [100 + 2 * k, 101 + 2 * k],
+                      "bits": [int(v) for v in got.view(torch.int32).numpy().astype(np.uint32)]})
+    return cases, sequential_apart
 
 
 def main():
+    torch.set_num_threads(1)  # a row's sum is never split across threads
     cases, differ, apart = [], 0, 0
     for dtype in DTYPES:
         for s, (rows, n, affine) in enumerate(SHAPES):
@@ -64,11 +90,13 @@ def main():
     meta = {"torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "script": "scripts/gen_half_layer_norm_goldens.py", "eps": 1e-5,
             "x": "operand * 64", "weight": "operand * 16 + 1", "bias": "operand"}
+    sums, sequential_apart = sum_cases()
     with open(OUT, "w") as f:
-        json.dump({"meta": meta, "cases": cases}, f, separators=(",", ":"))
+        json.dump({"meta": meta, "cases": cases, "sums": sums}, f, separators=(",", ":"))
         f.write("\n")
     print(OUT, os.path.getsize(OUT), "bytes;", differ, "outputs differ from float32 rounded once;",
-          apart, "of the formula's from F.layer_norm in the dtype")
+          apart, "of the formula's from F.layer_norm in the dtype;", sequential_apart, "of",
+          len(sums) * SUM_ROWS, "torch.sum rows differ from a left-to-right float32 sum")
 
 
 if __name__ == "__main__":

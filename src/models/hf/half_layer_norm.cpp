@@ -131,8 +131,19 @@ at::Tensor layer_norm_half(const at::Tensor& x, const at::Tensor& w, const at::T
 }
 
 float torch_inner_sum(const float* x, int64_t n) {
-  // vectorized_inner_sum -> row_sum (ilp_factor 4) -> multi_row_sum (num_levels 4).
   constexpr int64_t kIlp = 4, kLevels = 4;
+  if (n < kLanes) {
+    // Rows narrower than one vector take cascade_sum's scalar_inner_sum: row_sum over the
+    // elements themselves: four interleaved partial sums (too few elements for its cascade),
+    // the leftovers into the first, then the four added in order.
+    std::array<float, kIlp> part{};
+    const int64_t whole = n / kIlp * kIlp;
+    for (int64_t i = 0; i < whole; ++i) part[static_cast<size_t>(i % kIlp)] += x[i];
+    for (int64_t i = whole; i < n; ++i) part[0] += x[i];
+    for (int64_t k = 1; k < kIlp; ++k) part[0] += part[static_cast<size_t>(k)];
+    return part[0];
+  }
+  // vectorized_inner_sum -> row_sum (ilp_factor 4) -> multi_row_sum (num_levels 4).
   const int64_t vecs = n / kLanes, size = vecs / kIlp;
   int64_t ceil_log2 = 0;
   while ((int64_t{1} << ceil_log2) < size) ++ceil_log2;

@@ -19,10 +19,12 @@ at::Tensor layer_norm_half(const at::Tensor& x, const at::Tensor& w, const at::T
 // var = sum((x - mean)^2) / N, each sum in the order of torch 2.15's contiguous inner sum
 // (SumKernel.cpp: 8-float vectors in four accumulators with its cascade, the leftover vectors,
 // the accumulators added, the leftover elements, then the lanes; AVX2 width), and
-// (x - mean) * (1 / sqrt(var + eps)). x [..., N] float32; returns float32, unweighted.
+// (x - mean) * (1 / sqrt(var + eps)). x [..., N] of any floating dtype, taken in float32; returns
+// float32, unweighted.
 at::Tensor normalized_by_formula(const at::Tensor& x, double eps);
 
-// torch.sum of n contiguous floats as that kernel adds them (exposed for the tests).
+// torch.sum of n contiguous floats as that kernel adds them (its own test: HalfLayerNorm's
+// InnerSumIsTorchs).
 float torch_inner_sum(const float* x, int64_t n);
 
 }  // namespace lmeval::hf

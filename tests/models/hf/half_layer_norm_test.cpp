@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,29 @@ TEST(HalfLayerNorm, RowsHaveTorchsBits) {
     for (const json& d : c["differ_from_f32"])
       EXPECT_EQ(bits[d[0].get<size_t>()], d[1].get<uint16_t>()) << what << " output " << d[0];
     EXPECT_EQ(half_bits::fnv1a64(bits), c["hash"].get<std::string>()) << what;
+  }
+}
+
+// The formula's sums on their own: torch.sum's float32 row sums as bit patterns. The script counts
+// how many of its rows a left-to-right sum gets wrong (most), so the order is what this checks.
+TEST(HalfLayerNorm, InnerSumIsTorchs) {
+  ASSERT_FALSE(goldens()["sums"].empty());
+  for (const json& c : goldens()["sums"]) {
+    const auto rows = c["rows"].get<int64_t>(), n = c["width"].get<int64_t>();
+    const auto seeds = c["seeds"].get<std::vector<uint64_t>>();
+    // gen_half_layer_norm_goldens.py's sum_cases: x = a + b * 2^-11 in float32.
+    const at::Tensor x =
+        (half_bits::operand({rows, n}, seeds[0], at::kFloat) +
+         half_bits::operand({rows, n}, seeds[1], at::kFloat) * std::ldexp(1.0, -11))
+            .contiguous();
+    const auto want = c["bits"].get<std::vector<uint32_t>>();
+    ASSERT_EQ(static_cast<int64_t>(want.size()), rows);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float got = torch_inner_sum(x.data_ptr<float>() + r * n, n);
+      uint32_t got_bits = 0;
+      std::memcpy(&got_bits, &got, sizeof got);
+      EXPECT_EQ(got_bits, want[static_cast<size_t>(r)]) << "width " << n << " row " << r;
+    }
   }
 }
 
