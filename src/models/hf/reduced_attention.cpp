@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include <ATen/Parallel.h>
+
 #include "models/hf/transformer_impl.hpp"
 
 namespace lmeval::hf {
@@ -92,6 +94,45 @@ void exp_rows(const float* s, const float* m, int64_t rows, int64_t n, float* p,
   }
 }
 
+// a [..., R, K] times b [..., K, C] (the same leading dimensions), float32: each output summed
+// over K from zero, one product after another, as torch's fallback CPU gemm (BlasKernel.cpp's
+// gemm_transa_ for q·k, gemm_notrans_ for p·v) adds them for the flash kernel's half inputs;
+// measured against torch 2.15 on random float16 heads, where four interleaved partial sums (its
+// sum() helper) or 8-float lanes are not. SDPA's math path (MLA below) gives the DeepSeek
+// fixtures' bits with it too. Not at::matmul: OpenBLAS adds in an order of its own
+// kernel's (its Haswell sgemm moves float16 attention outputs by an ulp where its SkylakeX one
+// does not). A product of two float16/bfloat16 values is exact in float32, so a fused
+// multiply-add rounds as the separate product and sum do.
+Tensor ordered_matmul(const Tensor& a, const Tensor& b) {
+  const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
+  const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
+  TORCH_CHECK(
+      bc.size(-2) == K && ac.sizes().slice(0, ac.dim() - 2) == bc.sizes().slice(0, bc.dim() - 2),
+      "ordered_matmul: shapes ", ac.sizes(), " and ", bc.sizes());
+  std::vector<int64_t> shape = ac.sizes().vec();
+  shape.back() = C;
+  Tensor out = at::zeros(shape, ac.options());
+  const float* ap = ac.data_ptr<float>();
+  const float* bp = bc.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  const int64_t rows = R == 0 ? 0 : ac.numel() / K;
+  if (K == 0 || C == 0) return out;
+  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, K * C)),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t r = begin; r < end; ++r) {
+                       const float* ar = ap + r * K;
+                       const float* bm = bp + (r / R) * K * C;
+                       float* orow = op + r * C;
+                       for (int64_t k = 0; k < K; ++k) {
+                         const float x = ar[k];
+                         const float* br = bm + k * C;
+                         for (int64_t c = 0; c < C; ++c) orow[c] += x * br[c];
+                       }
+                     }
+                   });
+  return out;
+}
+
 }  // namespace
 
 Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -109,14 +150,14 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     // scaled_dot_product_attention takes its math path: q, k and v upcast to float32, the
     // scale's square root applied to q and k each, one softmax over the whole row.
     const double r = std::sqrt(cfg.attn_scale);
-    Tensor sf = at::matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2));
+    Tensor sf = ordered_matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2));
     if (bias.defined()) sf = sf + bias.to(dt).to(at::kFloat);
     sf = sf.masked_fill(allow.logical_not(), neg_inf);
     // A row with no key allowed gets zeros, as torch's _safe_softmax gives it.
     const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
-    return at::matmul(p, v.to(at::kFloat)).to(dt);
+    return ordered_matmul(p, v.to(at::kFloat)).to(dt);
   }
-  Tensor s = at::matmul(q.to(at::kFloat), k.to(at::kFloat).transpose(-1, -2)) * cfg.attn_scale;
+  Tensor s = ordered_matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
   // A float mask (ALiBi as Falcon passes it) is in the model dtype and added after the scale.
   if (bias.defined()) s = s + bias.to(dt).to(at::kFloat);
   s = s.masked_fill(allow.logical_not(), neg_inf);
@@ -139,7 +180,7 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     exp_rows(block.data_ptr<float>(), m_safe.data_ptr<float>(), rows, n, p.data_ptr<float>(),
              block_sum.data());
     const Tensor bsum = at::from_blob(block_sum.data(), row_shape, at::kFloat);
-    const Tensor pv = at::matmul(p.to(dt).to(at::kFloat), vf.narrow(-2, n0, n));
+    const Tensor pv = ordered_matmul(p.to(dt), vf.narrow(-2, n0, n));
     if (n0 == 0) {
       sum = bsum.clone();
       out = pv;
