@@ -12,10 +12,14 @@ order that leaves no output apart is the one lm-eval uses (reduced_attention.cpp
 ordered_matmul; docs/fidelity.md, "The attention's products and OpenBLAS's kernel").
 
 Environment: torch 2.15.0 (CPU; on an AVX-512 machine set ATEN_CPU_CAPABILITY=avx2).
-Usage: python scripts/probe_half_sdpa_order.py [T HEAD_DIM HEADS]   (default 20 16 32)
-Measured (7 Dec 2026, the default shape): sequential q·k and p·v 0 of 10,240 outputs apart; the
-other five pairings 3-10 apart. An earlier form of this model gave 0 for the sequential pair on
-20x64x2, 20x64x12 and 48x16x8 too.
+Usage: python scripts/probe_half_sdpa_order.py [T HEAD_DIM HEADS [KEYS]]   (default 20 16 32):
+T causal queries over as many keys, or with KEYS one query (T = 1, a decoding step) over KEYS.
+Measured (7 Dec 2026): the default shape, sequential q·k and p·v 0 of 10,240 outputs apart, the
+other pairings 3-10 apart (12 64 100: 0 of 76,800, the others 10-49). One query over 40 keys
+(1 64 200 40): no pairing is exact; q·k by four interleaved partial sums with p·v sequential is
+the closest, 7 of 12,800 apart (sequential q·k 19): torch's kernel sums a one-row block's scores
+in an order not found yet, nearer to its sum() helper's. Below 8 keys the model's np.exp for the
+tail is not glibc's expf, so rows that short can show differences of the model's own.
 """
 import sys
 
@@ -120,13 +124,16 @@ def attention(q, k, v, scale, qk_dot, pv_dot):
 
 def main():
     T, D, H = (int(a) for a in sys.argv[1:4]) if len(sys.argv) >= 4 else (20, 16, 32)
+    S = int(sys.argv[4]) if len(sys.argv) >= 5 else T
+    if S != T and T != 1:
+        sys.exit("KEYS other than T needs T = 1 (a decoding step)")
     torch.manual_seed(0)
     q = (torch.randn(1, H, T, D) * 1.5).half()
-    k = (torch.randn(1, H, T, D) * 1.5).half()
-    v = torch.randn(1, H, T, D).half()
-    want = F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy()
+    k = (torch.randn(1, H, S, D) * 1.5).half()
+    v = torch.randn(1, H, S, D).half()
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=S == T and T > 1).numpy()
     for qk_name, qk_dot in DOTS.items():
-        for pv_name in ("sequential", "ilp4"):
+        for pv_name in ("sequential", "ilp4", "lanes8"):
             apart = 0
             for h in range(H):
                 got = attention(q[0, h].float().numpy(), k[0, h].float().numpy(),

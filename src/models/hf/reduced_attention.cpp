@@ -97,13 +97,18 @@ void exp_rows(const float* s, const float* m, int64_t rows, int64_t n, float* p,
 // a [..., R, K] times b [..., K, C] (the same leading dimensions), float32: each output summed
 // over K from zero, one product after another, as torch's fallback CPU gemm (BlasKernel.cpp's
 // gemm_transa_ for q·k, gemm_notrans_ for p·v) adds them for the flash kernel's half inputs;
-// measured against torch 2.15 on random float16 heads, where four interleaved partial sums (its
-// sum() helper) or 8-float lanes are not. SDPA's math path (MLA below) gives the DeepSeek
-// fixtures' bits with it too. Not at::matmul: OpenBLAS adds in an order of its own
-// kernel's (its Haswell sgemm moves float16 attention outputs by an ulp where its SkylakeX one
-// does not). A product of two float16/bfloat16 values is exact in float32, so a fused
-// multiply-add rounds as the separate product and sum do.
-Tensor ordered_matmul(const Tensor& a, const Tensor& b) {
+// measured against torch 2.15 on random float16 heads (scripts/probe_half_sdpa_order.py), where
+// four interleaved partial sums (its sum() helper) or 8-float lanes are not. With
+// `interleaved4`, sum()'s four partial sums instead, for the q·k of a one-query call (a
+// decoding step): torch's kernel sums a one-row block's scores in another order, not found
+// yet, which this comes nearest (the script: 7 of 12,800 outputs apart, sequential 19); with
+// it the decoding steps of the cohere2, exaone4 and olmo3 fixtures are transformers' bit for
+// bit (sequential: apart from steps 2, 20 and 0). SDPA's math path (MLA below)
+// gives the DeepSeek fixtures' bits with the sequential order too. Not at::matmul: OpenBLAS adds in
+// an order of its own kernel's (its Haswell sgemm moves float16 attention outputs by an ulp where
+// its SkylakeX one does not). A product of two float16/bfloat16 values is exact in float32, so a
+// fused multiply-add rounds as the separate product and sum do.
+Tensor ordered_matmul(const Tensor& a, const Tensor& b, bool interleaved4 = false) {
   const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
   const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
   TORCH_CHECK(
@@ -112,24 +117,38 @@ Tensor ordered_matmul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> shape = ac.sizes().vec();
   shape.back() = C;
   Tensor out = at::zeros(shape, ac.options());
+  if (K == 0 || C == 0 || R == 0) return out;
   const float* ap = ac.data_ptr<float>();
   const float* bp = bc.data_ptr<float>();
   float* op = out.data_ptr<float>();
-  const int64_t rows = R == 0 ? 0 : ac.numel() / K;
-  if (K == 0 || C == 0) return out;
-  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, K * C)),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t r = begin; r < end; ++r) {
-                       const float* ar = ap + r * K;
-                       const float* bm = bp + (r / R) * K * C;
-                       float* orow = op + r * C;
-                       for (int64_t k = 0; k < K; ++k) {
-                         const float x = ar[k];
-                         const float* br = bm + k * C;
-                         for (int64_t c = 0; c < C; ++c) orow[c] += x * br[c];
-                       }
-                     }
-                   });
+  const int64_t rows = ac.numel() / K, k4 = interleaved4 ? K - K % 4 : 0;
+  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / (K * C)), [&](int64_t begin, int64_t end) {
+    std::vector<float> part(interleaved4 ? static_cast<size_t>(4 * C) : 0);
+    for (int64_t r = begin; r < end; ++r) {
+      const float* ar = ap + r * K;
+      const float* bm = bp + (r / R) * K * C;
+      float* orow = op + r * C;
+      if (!interleaved4) {
+        for (int64_t k = 0; k < K; ++k) {
+          const float x = ar[k];
+          const float* br = bm + k * C;
+          for (int64_t c = 0; c < C; ++c) orow[c] += x * br[c];
+        }
+        continue;
+      }
+      // sum()'s four partial sums: product k into k % 4, the K mod 4 rest into the first,
+      // then ((s0 + s1) + s2) + s3.
+      std::fill(part.begin(), part.end(), 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        const float x = ar[k];
+        const float* br = bm + k * C;
+        float* acc = part.data() + (k < k4 ? k % 4 : 0) * C;
+        for (int64_t c = 0; c < C; ++c) acc[c] += x * br[c];
+      }
+      for (int64_t c = 0; c < C; ++c)
+        orow[c] = ((part[c] + part[C + c]) + part[2 * C + c]) + part[3 * C + c];
+    }
+  });
   return out;
 }
 
@@ -157,7 +176,8 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
     return ordered_matmul(p, v.to(at::kFloat)).to(dt);
   }
-  Tensor s = ordered_matmul(q, k.transpose(-1, -2)) * cfg.attn_scale;
+  // One query row is one q block of one row in torch's kernel (its blocks are 32-256 rows).
+  Tensor s = ordered_matmul(q, k.transpose(-1, -2), q.size(2) == 1) * cfg.attn_scale;
   // A float mask (ALiBi as Falcon passes it) is in the model dtype and added after the scale.
   if (bias.defined()) s = s + bias.to(dt).to(at::kFloat);
   s = s.masked_fill(allow.logical_not(), neg_inf);
