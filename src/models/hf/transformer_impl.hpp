@@ -25,6 +25,7 @@
 #include "models/hf/debug_dump.hpp"
 #include "models/hf/decode_attention.hpp"
 #include "models/hf/half_layer_norm.hpp"
+#include "models/hf/reduced_attention.hpp"
 #include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
 #include "models/hf/transformer.hpp"
@@ -297,8 +298,10 @@ struct Transformer::Impl {
   }
 
   // bias (ALiBi, [B|1, H, 1, S]) and sinks ([H]) may be undefined.
+  // rows: how the reference computes each batch row (reduced_attention.hpp); null: prefill.
   Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only,
-                   const Tensor& bias = {}, const Tensor& sinks = {}) const {
+                   const Tensor& bias = {}, const Tensor& sinks = {},
+                   const std::vector<FlashRow>* rows = nullptr) const {
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
     if (H != KV && grouped_decode(q, k, v, sinks)) return attention_grouped(q, k, v, mask, bias);
     if (H != KV) {
@@ -321,7 +324,7 @@ struct Transformer::Impl {
     }
 #endif
     if (reduced_on_cpu(q) && cfg.attention_impl == AttnImpl::kSdpa)
-      return sdpa_cpu(q, k, v, mask, causal_only, bias);
+      return sdpa_cpu(q, k, v, mask, causal_only, bias, rows ? *rows : std::vector<FlashRow>{});
     Tensor s = scores(q, k, bias);
     // transformers fills with torch.finfo(dtype).min: float's lowest does not fit a bfloat16 or
     // float16 score (libtorch refuses the conversion).
@@ -388,7 +391,7 @@ struct Transformer::Impl {
   // torch's CPU flash attention (scaled_dot_product_attention) in float16/bfloat16.
   // reduced_attention.cpp.
   Tensor sdpa_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                  bool causal_only, const Tensor& bias) const;
+                  bool causal_only, const Tensor& bias, const std::vector<FlashRow>& rows) const;
 
   // cos and sin [B, 1, T, rotary_dim] (model dtype) for positions [B, T]. A row's frequency
   // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
@@ -686,6 +689,11 @@ struct Transformer::Impl {
       k = c.cache->k[li].narrow(2, 0, S);
       v = c.cache->v[li].narrow(2, 0, S);
     }
+    // A decoding step of rows of their own lengths: each row as transformers computes it alone,
+    // the last prompt token as its prefill's last row.
+    std::vector<FlashRow> step_rows;
+    if (c.cache && !c.cache->row_len.empty())
+      for (int64_t b = 0; b < B; ++b) step_rows.push_back(flash_row(*c.cache, b));
     Tensor a;
     // The device path runs right-padded rows in one batched causal attention instead: a real
     // token never sees the padding after it, and the kernels' numbers may differ by batch.
@@ -703,9 +711,18 @@ struct Transformer::Impl {
                 .squeeze(0));
       }
     } else {
-      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, sinks);
+      a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, sinks,
+                    step_rows.empty() ? nullptr : &step_rows);
     }
     return a.transpose(1, 2).reshape({B, T, -1});
+  }
+
+  // A step's row b (KvCache::row_len): feeding its last prompt token, else decoding.
+  static FlashRow flash_row(const KvCache& cache, int64_t b) {
+    const auto i = static_cast<size_t>(b);
+    return !cache.prompt_len.empty() && cache.row_len[i] + 1 == cache.prompt_len[i]
+               ? FlashRow::kPromptEnd
+               : FlashRow::kDecode;
   }
 
   // attend_heads' decoding step over rows of their own lengths for a layer that keeps `kept`
@@ -725,8 +742,10 @@ struct Transformer::Impl {
       const int64_t n = row_len[b] + 1 - start;
       auto row = [&](const Tensor& t) { return t.narrow(0, b, 1).narrow(2, start, n); };
       Tensor bias = alibi.defined() ? alibi.narrow(0, b, 1).narrow(3, start, n) : Tensor();
+      const std::vector<FlashRow> layout{decoding ? FlashRow::kDecode : flash_row(*c.cache, b)};
       a.select(0, b).copy_(attention(q.narrow(0, b, 1), row(k), row(v),
-                                     mask.narrow(0, b, 1).narrow(3, start, n), false, bias, sinks)
+                                     mask.narrow(0, b, 1).narrow(3, start, n), false, bias, sinks,
+                                     &layout)
                                .squeeze(0));
     }
     return a.transpose(1, 2).reshape({B, T, -1});
