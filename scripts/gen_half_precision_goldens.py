@@ -64,7 +64,8 @@ def greedy(model, ids):
 def main():
     torch.manual_seed(0)
     out = {"meta": {"torch": torch.__version__, "transformers": transformers.__version__,
-                    "device": "cpu", "cpu_capability": torch.backends.cpu.get_cpu_capability(), "script": "scripts/gen_half_precision_goldens.py",
+                    "device": "cpu", "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+                    "threads": torch.get_num_threads(), "script": "scripts/gen_half_precision_goldens.py",
                     "logprobs": "log_softmax(logits.float()), 7 significant digits"},
            "fixtures": {}}
     for name in NAMES + tuple(n for n in GENERATE if n not in NAMES):

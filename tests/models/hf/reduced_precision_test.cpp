@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
 
 #include "dump_reader.hpp"
 #include "models/hf/debug_dump.hpp"
@@ -29,7 +30,7 @@ fs::path arch_dir() { return lmeval::testing::source_dir() / "tests" / "fixtures
 // torch's half-precision attention sums in vectors of its CPU capability's width (the goldens'
 // "cpu_capability"), and lm-eval follows the capability torch would pick here
 // (reduced_attention.cpp), so on an AVX-512 machine it is told, as torch would be, to take the
-// goldens' one (ATEN_CPU_CAPABILITY).
+// goldens' one (ATEN_CPU_CAPABILITY), and of the goldens' torch thread count.
 const json& goldens() {
   static const json g = [] {
     json j = json::parse(lmeval::testing::read_file(arch_dir() / "half_precision.json"));
@@ -37,6 +38,9 @@ const json& goldens() {
     std::transform(cap.begin(), cap.end(), cap.begin(),
                    [](unsigned char c) { return std::tolower(c); });
     if (!cap.empty()) setenv("ATEN_CPU_CAPABILITY", cap.c_str(), 1);
+    // torch's thread count places its attention buffers (reduced_attention.cpp); the goldens
+    // predating "threads" were made with torch's default on a 2-core machine.
+    setenv("LMEVAL_REFERENCE_THREADS", std::to_string(j["meta"].value("threads", 2)).c_str(), 1);
     return j;
   }();
   return g;
