@@ -10,15 +10,21 @@ config's dtype set to it, so that dtype=auto resolves to it on both sides. The r
 scripts/compare_hf_reference.py's. Both sides run batch_size 1.
 
 Environment: torch 2.15.0, transformers 5.23.0, lm-eval 0.4.13 (CPU), as compare_hf_zoo.py.
+lm-eval reproduces torch's AVX2 kernels, so on a machine with more the script makes the
+reference take those (unless set): ATEN_CPU_CAPABILITY=avx2 (torch's own kernels) and
+ONEDNN_MAX_CPU_ISA=AVX2 (on a CPU with AVX512_BF16 torch's bfloat16 matrix products are oneDNN's
+JIT kernels otherwise: docs/fidelity.md).
 Usage: python scripts/compare_half_precision.py BUILD_DIR ZOO_DIR [ARCH ...]
 """
 import json
 import os
 import sys
 
-import torch
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")  # before torch is imported
+os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+import torch  # noqa: E402
 
-from half_precision_setup import DTYPES, drivers, ulp
+from half_precision_setup import DTYPES, drivers, ulp  # noqa: E402
 
 
 def save_as(src, dtype, out):

@@ -34,9 +34,12 @@ import subprocess
 import sys
 import tempfile
 
-import torch
-import transformers
-from safetensors.torch import load_file
+# torch's AVX2 kernels, which lm-eval reproduces (compare_half_precision.py), unless set.
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")  # before torch is imported
+os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from safetensors.torch import load_file  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEXTS = ["Once upon a time, there was a little girl named Lily. She loved to play outside.",
@@ -143,7 +146,9 @@ class Recorder:
 
     def watch_linears(self, block, kind):
         for lname, lin in block.named_modules():
-            if isinstance(lin, torch.nn.Linear) and "gate" != lname:  # a router is no projection
+            # GPT-2's projections are Conv1D (x @ W + b) rather than nn.Linear.
+            if isinstance(lin, (torch.nn.Linear, transformers.pytorch_utils.Conv1D)) and \
+                    "gate" != lname:  # a router is no projection
                 def hook(_mod, args, out, lname=lname):
                     self.linears[kind].append((lname, args[0], out))
                     self.collect(kind)
