@@ -327,7 +327,8 @@ int64_t reference_threads() {
 
 at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                    const at::Tensor& allow, const at::Tensor& bias, double scale,
-                                   const std::vector<FlashRow>& rows, int64_t threads,
+                                   const std::vector<FlashRow>& rows,
+                                   const std::vector<int64_t>& call_keys, int64_t threads,
                                    at::Tensor* lse) {
   const auto dt = q.scalar_type();
   TORCH_CHECK(dt == at::kHalf || dt == at::kBFloat16, "flash_attention_reduced: dtype ", dt);
@@ -340,7 +341,17 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
               "flash_attention_reduced: ", rows.size(), " row layouts for ", B, " rows");
   const Tensor qf = q.to(at::kFloat).contiguous();
   const Tensor kT = k.to(at::kFloat).transpose(-1, -2).contiguous();  // [B, H, D, S]
-  const Tensor vf = v.to(at::kFloat).contiguous();
+  TORCH_CHECK(call_keys.empty() || static_cast<int64_t>(call_keys.size()) == B,
+              "flash_attention_reduced: ", call_keys.size(), " call lengths for ", B, " rows");
+  // Values padded with zero rows up to the longest call (its keys past S are masked).
+  int64_t s_pad = S;
+  for (const int64_t n : call_keys) s_pad = std::max(s_pad, n);
+  Tensor vf = v.to(at::kFloat).contiguous();
+  if (s_pad > S) {
+    Tensor padded = at::zeros({B, H, s_pad, D}, vf.options());
+    padded.narrow(2, 0, S).copy_(vf);
+    vf = padded;
+  }
   // [B, H, T, S] views with broadcast strides.
   const Tensor al =
       allow.defined() ? allow.to(at::kBool).contiguous().expand({B, H, T, S}) : Tensor();
@@ -367,7 +378,7 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
         alp = r.data_ptr<bool>();
         al_stride = r.stride(0);
       }
-      auto is_allowed = [&](int64_t key) { return !alp || alp[key * al_stride]; };
+      auto is_allowed = [&](int64_t key) { return key < S && (!alp || alp[key * al_stride]); };
       const float* bias_row = nullptr;
       int64_t bias_stride = 0;
       if (bi.defined()) {
@@ -377,7 +388,8 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
       }
       // The reference's call: its rows, this query's row in it, its keys, its batch.
       const FlashRow mode = rows.empty() ? FlashRow::kPrefill : rows[static_cast<size_t>(b)];
-      int64_t keys = S, call_rows = S, r = S - T + t, call_batch = B, b_ref = b;
+      const int64_t call = call_keys.empty() ? 0 : call_keys[static_cast<size_t>(b)];
+      int64_t keys = std::max(S, call), call_rows = keys, r = S - T + t, call_batch = B, b_ref = b;
       if (mode != FlashRow::kPrefill) {
         keys = 0;
         for (int64_t key = S - 1; key >= 0; --key)
@@ -414,7 +426,7 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
 
       const float* qr = qp + row * D;
       const float* kTb = kp + (b * H + h) * D * S;
-      const float* vb = vp + (b * H + h) * S * D;
+      const float* vb = vp + (b * H + h) * s_pad * D;
       float run_max = kNegInf, run_sum = 0.0f;
       bool started = false;
       for (int64_t n0 = 0; n0 < keys; n0 += kv_split) {
@@ -477,7 +489,8 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
 
 Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tensor& v,
                                    const Tensor& mask, bool causal_only, const Tensor& bias,
-                                   const std::vector<FlashRow>& rows) const {
+                                   const std::vector<FlashRow>& rows,
+                                   const std::vector<int64_t>& call_keys) const {
   const auto dt = q.scalar_type();
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Tensor allow = mask;
@@ -498,7 +511,8 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
     return ordered_matmul(p, v.to(at::kFloat)).to(dt);
   }
-  return flash_attention_reduced(q, k, v, allow, bias, cfg.attn_scale, rows, reference_threads());
+  return flash_attention_reduced(q, k, v, allow, bias, cfg.attn_scale, rows, call_keys,
+                                 reference_threads());
 }
 
 }  // namespace lmeval::hf

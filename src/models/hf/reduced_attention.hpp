@@ -26,12 +26,16 @@ enum class FlashRow {
 // q [B, H, T, D], k and v [B, H, S, D] (float16 or bfloat16, the heads already repeated);
 // allow: bool, broadcastable to [B, H, T, S] (undefined: every key); bias: ALiBi in the model
 // dtype, broadcastable to [B, H, 1, S] (undefined: none), added to an allowed score as torch adds
-// a float mask. rows: per batch row (empty: all kPrefill). threads: torch's intra-op threads in
-// the reference, which place its per-thread buffers. Returns [B, H, T, D] in q's dtype; with
-// `lse`, also each row's logsumexp [B, H, T] (float32, as the kernel's second output).
+// a float mask. rows: per batch row (empty: all kPrefill). call_keys: per batch row, the length
+// of a kPrefill row's call in the reference where it exceeds S (empty or 0: S): a prompt's
+// prefill without its last token, which the reference's prefill holds (keys past S count as
+// masked ones). threads: torch's intra-op threads in the reference, which place its per-thread
+// buffers. Returns [B, H, T, D] in q's dtype; with `lse`, also each row's logsumexp [B, H, T]
+// (float32, as the kernel's second output).
 at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                    const at::Tensor& allow, const at::Tensor& bias, double scale,
-                                   const std::vector<FlashRow>& rows, int64_t threads,
+                                   const std::vector<FlashRow>& rows,
+                                   const std::vector<int64_t>& call_keys, int64_t threads,
                                    at::Tensor* lse = nullptr);
 
 // The two products of torch's flash kernel as MKL's half-input gemm sums them (the products of

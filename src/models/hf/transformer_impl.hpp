@@ -298,10 +298,12 @@ struct Transformer::Impl {
   }
 
   // bias (ALiBi, [B|1, H, 1, S]) and sinks ([H]) may be undefined.
-  // rows: how the reference computes each batch row (reduced_attention.hpp); null: prefill.
+  // rows, call_keys: how the reference computes each batch row and the length of its call
+  // (reduced_attention.hpp); null: a prefill of the call's keys.
   Tensor attention(const Tensor& q, Tensor k, Tensor v, const Tensor& mask, bool causal_only,
                    const Tensor& bias = {}, const Tensor& sinks = {},
-                   const std::vector<FlashRow>* rows = nullptr) const {
+                   const std::vector<FlashRow>* rows = nullptr,
+                   const std::vector<int64_t>* call_keys = nullptr) const {
     const int64_t H = cfg.num_heads, KV = cfg.num_kv_heads;
     if (H != KV && grouped_decode(q, k, v, sinks)) return attention_grouped(q, k, v, mask, bias);
     if (H != KV) {
@@ -324,7 +326,8 @@ struct Transformer::Impl {
     }
 #endif
     if (reduced_on_cpu(q) && cfg.attention_impl == AttnImpl::kSdpa)
-      return sdpa_cpu(q, k, v, mask, causal_only, bias, rows ? *rows : std::vector<FlashRow>{});
+      return sdpa_cpu(q, k, v, mask, causal_only, bias, rows ? *rows : std::vector<FlashRow>{},
+                      call_keys ? *call_keys : std::vector<int64_t>{});
     Tensor s = scores(q, k, bias);
     // transformers fills with torch.finfo(dtype).min: float's lowest does not fit a bfloat16 or
     // float16 score (libtorch refuses the conversion).
@@ -391,7 +394,8 @@ struct Transformer::Impl {
   // torch's CPU flash attention (scaled_dot_product_attention) in float16/bfloat16.
   // reduced_attention.cpp.
   Tensor sdpa_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                  bool causal_only, const Tensor& bias, const std::vector<FlashRow>& rows) const;
+                  bool causal_only, const Tensor& bias, const std::vector<FlashRow>& rows,
+                  const std::vector<int64_t>& call_keys) const;
 
   // cos and sin [B, 1, T, rotary_dim] (model dtype) for positions [B, T]. A row's frequency
   // variant comes from its length: `lengths` (right-padded rows), else its largest position + 1
@@ -711,8 +715,14 @@ struct Transformer::Impl {
                 .squeeze(0));
       }
     } else {
+      // A prompt's prefill without its last token (continuous batching feeds that with the
+      // decoding steps): the reference's prefill call holds it (`lengths`: the sequence's).
+      std::vector<int64_t> call_keys;
+      if (c.lengths && B == 1 && step_rows.empty() && (*c.lengths)[0] > S)
+        call_keys.push_back((*c.lengths)[0]);
       a = attention(q, k, v, c.masks[key], c.causal_only && key == 0, c.alibi, sinks,
-                    step_rows.empty() ? nullptr : &step_rows);
+                    step_rows.empty() ? nullptr : &step_rows,
+                    call_keys.empty() ? nullptr : &call_keys);
     }
     return a.transpose(1, 2).reshape({B, T, -1});
   }

@@ -38,6 +38,7 @@ const json& goldens() {
 struct Call {
   at::Tensor q, k, v, allow, bias;
   std::vector<FlashRow> rows;
+  std::vector<int64_t> call_keys;
   double scale = 1.0;
 };
 
@@ -69,7 +70,7 @@ Call call_of(const json& c) {
 }
 
 at::Tensor run(const Call& c, at::Tensor* lse = nullptr) {
-  return flash_attention_reduced(c.q, c.k, c.v, c.allow, c.bias, c.scale, c.rows,
+  return flash_attention_reduced(c.q, c.k, c.v, c.allow, c.bias, c.scale, c.rows, c.call_keys,
                                  goldens()["meta"]["threads"].get<int64_t>(), lse);
 }
 
@@ -117,6 +118,28 @@ TEST(HalfSdpa, PromptEndIsThePrefillsLastRow) {
     last.rows = {FlashRow::kPromptEnd};
     const at::Tensor want = run(prefill).narrow(2, T - 1, 1);
     EXPECT_EQ(half_bits::bits_of(run(last)), half_bits::bits_of(want))
+        << c["name"].get<std::string>() << " " << c["dtype"].get<std::string>();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// continuous batching prefills a prompt but its last token; the reference's prefill holds it:
+// rows 0..T-2 over keys 0..T-2 with the call's length T are the full prefill's rows.
+TEST(HalfSdpa, PrefillWithoutTheLastTokenIsTheFullPrefills) {
+  int checked = 0;
+  for (const json& c : goldens()["cases"]) {
+    if (c["kind"] != "causal") continue;
+    const Call full = call_of(c);
+    const int64_t T = full.q.size(2);
+    Call part = full;
+    part.q = full.q.narrow(2, 0, T - 1);
+    part.k = full.k.narrow(2, 0, T - 1);
+    part.v = full.v.narrow(2, 0, T - 1);
+    part.allow = full.allow.narrow(0, 0, T - 1).narrow(1, 0, T - 1);
+    part.call_keys = {T};
+    const at::Tensor want = run(full).narrow(2, 0, T - 1);
+    EXPECT_EQ(half_bits::bits_of(run(part)), half_bits::bits_of(want))
         << c["name"].get<std::string>() << " " << c["dtype"].get<std::string>();
     ++checked;
   }
