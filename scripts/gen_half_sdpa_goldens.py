@@ -18,7 +18,8 @@ so the test passes the same count. Per case the file holds the hash of the outpu
 patterns, how many outputs differ from the float32 attention rounded once and the first of them
 (which the test checks one by one), and the hash of the rows' logsumexp (float32), which shows
 a sum one ulp off that the outputs' rounding hides. "gemm" holds MKL's half-input gemm on its
-own (from ctypes into the MKL that torch links), float32 outputs, in the kernel's two layouts.
+own (from ctypes into the MKL that torch links), float32 outputs, in the kernel's two layouts;
+"math" torch.matmul of float32 tensors as SDPA's math path (MLA) calls it.
 
 Environment: torch 2.15.0 (pip wheel, MKL 2024.2), an AMD CPU (MKL's generic code path) with
 ATEN_CPU_CAPABILITY=avx2. Usage: ATEN_CPU_CAPABILITY=avx2 python scripts/gen_half_sdpa_goldens.py
@@ -128,6 +129,34 @@ def fnv_bytes(data):
     return f"{h:016x}"
 
 
+# torch.matmul of float32 tensors (SDPA's math path, MLA): (layout, rows R, columns C, contraction
+# K): the loop under 400 multiply-adds, MKL's packed kernel (fused multiply-adds, a contraction
+# over 192 split), its small kernel for q·k of 2-3 rows or at most 11 keys, one row's p·v.
+MATH_SHAPES = [("qk", 20, 20, 16), ("qk", 7, 7, 16), ("qk", 3, 20, 64), ("qk", 4, 5, 16),
+               ("qk", 2, 3, 8), ("qk", 16, 300, 24), ("pv", 7, 12, 7), ("pv", 20, 12, 20),
+               ("pv", 16, 12, 300), ("pv", 1, 12, 100), ("pv", 4, 12, 8)]
+
+
+def math_cases():
+    """Inputs: operands in float32 times 0.7 (inexact products, so that fused multiply-adds show);
+    q·k multiplies queries [1, 2, R, K] by keys [1, 2, C, K] transposed, p·v [1, 2, R, K] by
+    [1, 2, K, C]."""
+    out = []
+    for c, (layout, r, cols, k) in enumerate(MATH_SHAPES):
+        a = operand([1, 2, r, k], 400 + 2 * c, "float32") * 0.7
+        if layout == "qk":
+            keys = operand([1, 2, cols, k], 401 + 2 * c, "float32") * 0.7
+            got = torch.matmul(a, keys.transpose(-1, -2))
+        else:
+            b = operand([1, 2, k, cols], 401 + 2 * c, "float32") * 0.7
+            got = torch.matmul(a, b)
+        g = got.contiguous().numpy()
+        out.append({"layout": layout, "rows": r, "cols": cols, "k": k,
+                    "seeds": [400 + 2 * c, 401 + 2 * c],
+                    "hash": fnv_bytes(g.astype("<f4").tobytes())})
+    return out
+
+
 def gemm_record(case, got, sequential):
     where = np.nonzero(got.view(np.uint32) != sequential.view(np.uint32))[0]
     case.update(hash=fnv_bytes(got.astype("<f4").tobytes()), differ_from_sequential=len(where),
@@ -185,12 +214,15 @@ def main():
     # from here it would split the product over its own threads.
     torch.set_num_threads(1)
     gemm, gemm_apart = gemm_cases()
+    torch.set_num_threads(THREADS)  # the math path's matmuls run outside any parallel region
+    math = math_cases()
     meta = {"torch": torch.__version__, "threads": THREADS, "gemm_differ_from_sequential": gemm_apart,
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "q_scale": 4, "bias": "slope 2^-(h+1) x (key - last key), in the dtype",
             "differ_from_f32": differ}
     with open(OUT, "w") as f:
-        json.dump({"meta": meta, "cases": out, "gemm": gemm}, f, separators=(",", ":"))
+        json.dump({"meta": meta, "cases": out, "gemm": gemm, "math": math}, f,
+                  separators=(",", ":"))
         f.write("\n")
     print(json.dumps(meta))
 

@@ -233,40 +233,6 @@ float round_to(float x, bool bf16) {
   return bf16 ? static_cast<float>(c10::BFloat16(x)) : static_cast<float>(c10::Half(x));
 }
 
-// a [..., R, K] times b [..., K, C] (the same leading dimensions), float32: each output summed
-// over K from zero, one product after another. SDPA's math path (MLA below: values narrower than
-// the queries rule out the flash kernel) gives the DeepSeek fixtures' bits with it. Not
-// at::matmul: OpenBLAS adds in an order of its own kernel's (its Haswell sgemm moves float16
-// outputs by an ulp where its SkylakeX one does not).
-Tensor ordered_matmul(const Tensor& a, const Tensor& b) {
-  const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
-  const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
-  TORCH_CHECK(
-      bc.size(-2) == K && ac.sizes().slice(0, ac.dim() - 2) == bc.sizes().slice(0, bc.dim() - 2),
-      "ordered_matmul: shapes ", ac.sizes(), " and ", bc.sizes());
-  std::vector<int64_t> shape = ac.sizes().vec();
-  shape.back() = C;
-  Tensor out = at::zeros(shape, ac.options());
-  if (K == 0 || C == 0 || R == 0) return out;
-  const float* ap = ac.data_ptr<float>();
-  const float* bp = bc.data_ptr<float>();
-  float* op = out.data_ptr<float>();
-  const int64_t rows = ac.numel() / K;
-  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / (K * C)), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float* ar = ap + r * K;
-      const float* bm = bp + (r / R) * K * C;
-      float* orow = op + r * C;
-      for (int64_t k = 0; k < K; ++k) {
-        const float x = ar[k];
-        const float* br = bm + k * C;
-        for (int64_t c = 0; c < C; ++c) orow[c] += x * br[c];
-      }
-    }
-  });
-  return out;
-}
-
 int64_t physical_cores() {
   std::set<std::pair<std::string, std::string>> cores;
   namespace fs = std::filesystem;
@@ -286,6 +252,76 @@ int64_t physical_cores() {
 }
 
 }  // namespace
+
+// a [..., R, K] times b [..., K, C] (the same leading dimensions), float32, as torch.matmul of
+// float32 tensors on the CPU sums it: SDPA's math path (MLA below: values narrower than the
+// queries rule out the flash kernel). Measured against torch.matmul (docs/fidelity.md): bmm
+// multiplies a matrix under 400 multiply-adds in its own loop (one product after another, each
+// rounded); a larger one in MKL's sgemm, whose packed kernel (at least 12 columns and 4 rows)
+// adds the products with fused multiply-adds one after another, a contraction over 192 split as
+// for the half inputs, and whose small kernel takes q·k (`qk`: b is keys transposed) of 2 or more
+// rows in the half inputs' 4-lane orders with separate roundings. Not reproduced, taken as the
+// loop: one query's q·k (MKL's gemv, which sums a row's first 4 products before its lanes) and
+// a small p·v of 2 or 3 rows; one row's p·v is the loop's order.
+Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
+  const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
+  const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
+  TORCH_CHECK(
+      bc.size(-2) == K && ac.sizes().slice(0, ac.dim() - 2) == bc.sizes().slice(0, bc.dim() - 2),
+      "math_matmul: shapes ", ac.sizes(), " and ", bc.sizes());
+  std::vector<int64_t> shape = ac.sizes().vec();
+  shape.back() = C;
+  Tensor out = at::zeros(shape, ac.options());
+  if (K == 0 || C == 0 || R == 0) return out;
+  const float* ap = ac.data_ptr<float>();
+  const float* bp = bc.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  const int64_t rows = ac.numel() / K;
+  const bool blas = R * C * K >= 400;
+  const bool packed = blas && !small_gemm(C, R);
+  const bool lanes = blas && !packed && qk && R >= 2;
+  const std::vector<int64_t> parts = packed ? contraction_blocks(K) : std::vector<int64_t>{K};
+  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / (K * C)), [&](int64_t begin, int64_t end) {
+    std::vector<float> part(static_cast<size_t>(C));
+    for (int64_t r = begin; r < end; ++r) {
+      const float* ar = ap + r * K;
+      const float* bm = bp + (r / R) * K * C;
+      float* orow = op + r * C;
+      if (lanes) {
+        // Column c is key c: keys in whole groups of 4 sum in 4 lanes, the rest in two
+        // registers (block_scores' orders, with each product rounded).
+        const int64_t split = C - C % 4;
+        for (int64_t c = 0; c < C; ++c) {
+          const bool two = c >= split;
+          const int64_t step = two ? 8 : 4, whole = K - K % step;
+          float lane[8] = {};
+          for (int64_t k = 0; k < whole; ++k) lane[k % step] += ar[k] * bm[k * C + c];
+          float v[4];
+          for (int i = 0; i < 4; ++i) v[i] = two ? lane[i] + lane[i + 4] : lane[i];
+          float acc = (v[0] + v[2]) + (v[1] + v[3]);
+          for (int64_t k = whole; k < K; ++k) acc += ar[k] * bm[k * C + c];
+          orow[c] = acc;
+        }
+        continue;
+      }
+      int64_t off = 0;
+      for (size_t blk = 0; blk < parts.size(); ++blk) {
+        std::fill(part.begin(), part.end(), 0.0f);
+        for (int64_t k = off; k < off + parts[blk]; ++k) {
+          const float x = ar[k];
+          const float* br = bm + k * C;
+          if (packed)
+            for (int64_t c = 0; c < C; ++c) part[c] = std::fma(x, br[c], part[c]);
+          else
+            for (int64_t c = 0; c < C; ++c) part[c] += x * br[c];
+        }
+        for (int64_t c = 0; c < C; ++c) orow[c] = blk == 0 ? part[c] : orow[c] + part[c];
+        off += parts[blk];
+      }
+    }
+  });
+  return out;
+}
 
 namespace mkl_half {
 
@@ -504,12 +540,12 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     // scaled_dot_product_attention takes its math path: q, k and v upcast to float32, the
     // scale's square root applied to q and k each, one softmax over the whole row.
     const double r = std::sqrt(cfg.attn_scale);
-    Tensor sf = ordered_matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2));
+    Tensor sf = math_matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2), true);
     if (bias.defined()) sf = sf + bias.to(dt).to(at::kFloat);
     sf = sf.masked_fill(allow.logical_not(), neg_inf);
     // A row with no key allowed gets zeros, as torch's _safe_softmax gives it.
     const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
-    return ordered_matmul(p, v.to(at::kFloat)).to(dt);
+    return math_matmul(p, v.to(at::kFloat), false).to(dt);
   }
   return flash_attention_reduced(q, k, v, allow, bias, cfg.attn_scale, rows, call_keys,
                                  reference_threads());

@@ -190,5 +190,26 @@ TEST(HalfSdpa, ProductsHaveMklsBits) {
   }
 }
 
+// torch.matmul of float32 tensors as SDPA's math path calls it (MLA): the goldens' "math".
+TEST(HalfSdpa, MathPathMatmulsHaveTorchsBits) {
+  ASSERT_FALSE(goldens()["math"].empty());
+  for (const json& c : goldens()["math"]) {
+    const bool qk = c["layout"] == "qk";
+    const auto R = c["rows"].get<int64_t>(), C = c["cols"].get<int64_t>(),
+               K = c["k"].get<int64_t>();
+    const auto seeds = c["seeds"].get<std::vector<uint64_t>>();
+    const std::string what = c["layout"].get<std::string>() + " " + std::to_string(R) + "x" +
+                             std::to_string(C) + " over " + std::to_string(K);
+    const at::Tensor a = half_bits::operand({1, 2, R, K}, seeds[0], at::kFloat) * 0.7;
+    const at::Tensor b =
+        qk ? (half_bits::operand({1, 2, C, K}, seeds[1], at::kFloat) * 0.7).transpose(-1, -2)
+           : half_bits::operand({1, 2, K, C}, seeds[1], at::kFloat) * 0.7;
+    const at::Tensor out = math_matmul(a, b, qk).contiguous();
+    EXPECT_EQ(float_hash(out.data_ptr<float>(), static_cast<size_t>(out.numel())),
+              c["hash"].get<std::string>())
+        << what;
+  }
+}
+
 }  // namespace
 }  // namespace lmeval::hf
