@@ -160,8 +160,9 @@ class Recorder:
             # q, k, v (or one fused projection) first; the output projection's input is the
             # attention's result.
             names = [n for n, _, _ in seen]
-            if len(seen) == 3 or (len(seen) == 1 and any(
-                    s in names[0] for s in ("qkv", "query_key_value", "c_attn", "Wqkv"))):
+            if (len(seen) == 3 and len({o.dim() for _, _, o in seen}) == 1) or (
+                    len(seen) == 1 and any(
+                        s in names[0] for s in ("qkv", "query_key_value", "c_attn", "Wqkv"))):
                 self.put("qkv", torch.cat([o for _, _, o in seen], -1))
             if len(seen) >= 2 and names[-1].split(".")[-1] in ("o_proj", "dense", "c_proj",
                                                               "out_proj", "wo", "o"):

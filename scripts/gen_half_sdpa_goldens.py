@@ -131,10 +131,12 @@ def fnv_bytes(data):
 
 # torch.matmul of float32 tensors (SDPA's math path, MLA): (layout, rows R, columns C, contraction
 # K): the loop under 400 multiply-adds, MKL's packed kernel (fused multiply-adds, a contraction
-# over 192 split), its small kernel for q·k of 2-3 rows or at most 11 keys, one row's p·v.
+# over 192 split), its small kernel for q·k of 2-3 rows or at most 11 keys, its gemv for one
+# query's q·k, one row's p·v.
 MATH_SHAPES = [("qk", 20, 20, 16), ("qk", 7, 7, 16), ("qk", 3, 20, 64), ("qk", 4, 5, 16),
                ("qk", 2, 3, 8), ("qk", 16, 300, 24), ("pv", 7, 12, 7), ("pv", 20, 12, 20),
-               ("pv", 16, 12, 300), ("pv", 1, 12, 100), ("pv", 4, 12, 8)]
+               ("pv", 16, 12, 300), ("pv", 1, 12, 100), ("pv", 4, 12, 8), ("qk", 1, 30, 16),
+               ("qk", 1, 31, 24), ("qk", 1, 31, 20), ("qk", 1, 45, 32), ("qk", 1, 40, 12)]
 
 
 def math_cases():

@@ -260,9 +260,9 @@ int64_t physical_cores() {
 // rounded); a larger one in MKL's sgemm, whose packed kernel (at least 12 columns and 4 rows)
 // adds the products with fused multiply-adds one after another, a contraction over 192 split as
 // for the half inputs, and whose small kernel takes q·k (`qk`: b is keys transposed) of 2 or more
-// rows in the half inputs' 4-lane orders with separate roundings. Not reproduced, taken as the
-// loop: one query's q·k (MKL's gemv, which sums a row's first 4 products before its lanes) and
-// a small p·v of 2 or 3 rows; one row's p·v is the loop's order.
+// rows in the half inputs' 4-lane orders with separate roundings, and one query's q·k in MKL's
+// gemv (below). Not reproduced, taken as the loop: a small p·v of 2 or 3 rows; one row's p·v is
+// the loop's order.
 Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
   const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
   const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
@@ -280,6 +280,7 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
   const bool blas = R * C * K >= 400;
   const bool packed = blas && !small_gemm(C, R);
   const bool lanes = blas && !packed && qk && R >= 2;
+  const bool gemv = blas && qk && R == 1;
   const std::vector<int64_t> parts = packed ? contraction_blocks(K) : std::vector<int64_t>{K};
   at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / (K * C)), [&](int64_t begin, int64_t end) {
     std::vector<float> part(static_cast<size_t>(C));
@@ -287,6 +288,32 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
       const float* ar = ap + r * K;
       const float* bm = bp + (r / R) * K * C;
       float* orow = op + r * C;
+      if (gemv) {
+        // MKL's gemv: a row's first 4 products summed into lane 0, then key rows in whole groups
+        // of 4 in 4 lanes, the others 8 products a step, the even ones of them in two registers,
+        // and the products past the last whole step one by one; each product rounded.
+        const int64_t groups = C - C % 4, head = std::min<int64_t>(4, K);
+        for (int64_t c = 0; c < C; ++c) {
+          auto x = [&](int64_t k) { return ar[k] * bm[k * C + c]; };
+          float a4[4] = {}, b4[4] = {};
+          for (int64_t k = 0; k < head; ++k) a4[0] += x(k);
+          const bool tail = c >= groups, two = tail && (c - groups) % 2 == 0;
+          const int64_t step = tail ? 8 : 4, whole = head + (K - head) / step * step;
+          for (int64_t k = head; k < whole; ++k) {
+            const int64_t i = (k - head) % step;
+            if (two && i >= 4)
+              b4[i - 4] += x(k);
+            else
+              a4[i % 4] += x(k);
+          }
+          float v[4];
+          for (int i = 0; i < 4; ++i) v[i] = two ? a4[i] + b4[i] : a4[i];
+          float acc = (v[0] + v[2]) + (v[1] + v[3]);
+          for (int64_t k = whole; k < K; ++k) acc += x(k);
+          orow[c] = acc;
+        }
+        continue;
+      }
       if (lanes) {
         // Column c is key c: keys in whole groups of 4 sum in 4 lanes, the rest in two
         // registers (block_scores' orders, with each product rounded).
