@@ -58,7 +58,9 @@ Tensor Transformer::Impl::mla_attention(const Tensor& x, size_t li, const AttnBa
   Tensor kv = linear_rounded(latent, L.kv_b_w).view({B, T, H, nope + vd}).transpose(1, 2);
   Tensor k = at::cat({kv.narrow(-1, 0, nope), k_rot.expand({B, H, T, rope})}, -1);
   q = at::cat({q.narrow(-1, 0, nope), q_rot}, -1);
-  return linear_rounded(attend_heads(q, k, kv.narrow(-1, nope, vd), li, c), L.o_w, L.o_b);
+  const Tensor heads = attend_heads(q, k, kv.narrow(-1, nope, vd), li, c);
+  debug::dump("attn", heads);
+  return linear_rounded(heads, L.o_w, L.o_b);
 }
 
 void Transformer::Impl::mla_rows(const float* in, float* qkv, int64_t N, const Layer& L,
