@@ -263,7 +263,8 @@ int64_t physical_cores() {
 // rows in the half inputs' 4-lane orders with separate roundings, and one query's q·k in MKL's
 // gemv (below). Not reproduced, taken as the loop: a small p·v of 2 or 3 rows; one row's p·v is
 // the loop's order.
-Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
+Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk, int64_t ref_rows, int64_t ref_cols,
+                   int64_t ref_k) {
   const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
   const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
   TORCH_CHECK(
@@ -277,11 +278,13 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
   const float* bp = bc.data_ptr<float>();
   float* op = out.data_ptr<float>();
   const int64_t rows = ac.numel() / K;
-  const bool blas = R * C * K >= 400;
-  const bool packed = blas && !small_gemm(C, R);
-  const bool lanes = blas && !packed && qk && R >= 2;
-  const bool gemv = blas && qk && R == 1;
-  const std::vector<int64_t> parts = packed ? contraction_blocks(K) : std::vector<int64_t>{K};
+  // The reference's shape, which picks the kernel (at least the call's own).
+  const int64_t Rr = std::max(R, ref_rows), Cr = std::max(C, ref_cols), Kr = std::max(K, ref_k);
+  const bool blas = Rr * Cr * Kr >= 400;
+  const bool packed = blas && !small_gemm(Cr, Rr);
+  const bool lanes = blas && !packed && qk && Rr >= 2;
+  const bool gemv = blas && qk && Rr == 1;
+  const std::vector<int64_t> parts = packed ? contraction_blocks(Kr) : std::vector<int64_t>{Kr};
   at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / (K * C)), [&](int64_t begin, int64_t end) {
     std::vector<float> part(static_cast<size_t>(C));
     for (int64_t r = begin; r < end; ++r) {
@@ -292,7 +295,7 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
         // MKL's gemv: a row's first 4 products summed into lane 0, then key rows in whole groups
         // of 4 in 4 lanes, the others 8 products a step, the even ones of them in two registers,
         // and the products past the last whole step one by one; each product rounded.
-        const int64_t groups = C - C % 4, head = std::min<int64_t>(4, K);
+        const int64_t groups = Cr - Cr % 4, head = std::min<int64_t>(4, K);
         for (int64_t c = 0; c < C; ++c) {
           auto x = [&](int64_t k) { return ar[k] * bm[k * C + c]; };
           float a4[4] = {}, b4[4] = {};
@@ -317,7 +320,7 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
       if (lanes) {
         // Column c is key c: keys in whole groups of 4 sum in 4 lanes, the rest in two
         // registers (block_scores' orders, with each product rounded).
-        const int64_t split = C - C % 4;
+        const int64_t split = Cr - Cr % 4;
         for (int64_t c = 0; c < C; ++c) {
           const bool two = c >= split;
           const int64_t step = two ? 8 : 4, whole = K - K % step;
@@ -334,7 +337,7 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk) {
       int64_t off = 0;
       for (size_t blk = 0; blk < parts.size(); ++blk) {
         std::fill(part.begin(), part.end(), 0.0f);
-        for (int64_t k = off; k < off + parts[blk]; ++k) {
+        for (int64_t k = off; k < std::min(K, off + parts[blk]); ++k) {  // past K: zeros
           const float x = ar[k];
           const float* br = bm + k * C;
           if (packed)
@@ -567,12 +570,42 @@ Tensor Transformer::Impl::sdpa_cpu(const Tensor& q, const Tensor& k, const Tenso
     // scaled_dot_product_attention takes its math path: q, k and v upcast to float32, the
     // scale's square root applied to q and k each, one softmax over the whole row.
     const double r = std::sqrt(cfg.attn_scale);
-    Tensor sf = math_matmul(q.to(at::kFloat) * r, (k.to(at::kFloat) * r).transpose(-1, -2), true);
-    if (bias.defined()) sf = sf + bias.to(dt).to(at::kFloat);
-    sf = sf.masked_fill(allow.logical_not(), neg_inf);
-    // A row with no key allowed gets zeros, as torch's _safe_softmax gives it.
-    const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
-    return math_matmul(p, v.to(at::kFloat), false).to(dt);
+    // rows (R), keys (S) of the reference's call: its matrices' shapes pick MKL's kernels.
+    auto math = [&](const Tensor& qb, const Tensor& kb, const Tensor& vb, const Tensor& ab,
+                    const Tensor& biasb, int64_t R, int64_t S) {
+      Tensor sf = math_matmul(qb.to(at::kFloat) * r, (kb.to(at::kFloat) * r).transpose(-1, -2),
+                              true, R, S, 0);
+      if (biasb.defined()) sf = sf + biasb.to(dt).to(at::kFloat);
+      sf = sf.masked_fill(ab.logical_not(), neg_inf);
+      // A row with no key allowed gets zeros, as torch's _safe_softmax gives it.
+      const Tensor p = at::softmax(sf, -1).nan_to_num(0.0);
+      return math_matmul(p, vb.to(at::kFloat), false, R, 0, S).to(dt);
+    };
+    // A prefill's rows are the last of the reference's call over all the keys.
+    if (rows.empty() && call_keys.empty()) return math(q, k, v, allow, bias, k.size(2), 0);
+    // Each batch row as the reference computes it alone (FlashRow, call_keys): a decoding step
+    // over its own keys, a prompt's last token as its prefill's last row.
+    const int64_t B = q.size(0), S = k.size(2);
+    const Tensor al = allow.expand({B, q.size(1), q.size(2), S});
+    std::vector<Tensor> outs;
+    for (int64_t b = 0; b < B; ++b) {
+      const FlashRow mode = rows.empty() ? FlashRow::kPrefill : rows[static_cast<size_t>(b)];
+      const int64_t call = call_keys.empty() ? 0 : call_keys[static_cast<size_t>(b)];
+      Tensor ab = al.narrow(0, b, 1);
+      int64_t keys = S;
+      if (mode != FlashRow::kPrefill) {
+        const Tensor any = ab.reshape({-1, S}).any(0).nonzero();
+        keys = any.numel() ? any.max().item<int64_t>() + 1 : 1;
+      }
+      const int64_t R = mode == FlashRow::kDecode ? 1 : std::max(keys, call);
+      Tensor biasb = bias.defined()
+                         ? bias.narrow(0, bias.size(0) == 1 ? 0 : b, 1).narrow(-1, 0, keys)
+                         : Tensor();
+      outs.push_back(math(q.narrow(0, b, 1), k.narrow(0, b, 1).narrow(2, 0, keys),
+                          v.narrow(0, b, 1).narrow(2, 0, keys), ab.narrow(-1, 0, keys), biasb, R,
+                          std::max(keys, call)));
+    }
+    return at::cat(outs, 0);
   }
   return flash_attention_reduced(q, k, v, allow, bias, cfg.attn_scale, rows, call_keys,
                                  reference_threads());
