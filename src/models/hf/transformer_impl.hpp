@@ -418,8 +418,21 @@ struct Transformer::Impl {
     }
     Tensor freqs = pos.to(at::kFloat).unsqueeze(-1) * inv;
     Tensor emb = at::cat({freqs, freqs}, -1);
-    cos = emb.cos();
-    sin = emb.sin();
+    if (cfg.rope_polar && emb.is_cpu()) {
+      const Tensor e = emb.contiguous();
+      cos = at::empty_like(e);
+      sin = at::empty_like(e);
+      const float* x = e.data_ptr<float>();
+      float* c = cos.data_ptr<float>();
+      float* s = sin.data_ptr<float>();
+      for (int64_t i = 0; i < e.numel(); ++i) {
+        c[i] = std::cos(x[i]);
+        s[i] = std::sin(x[i]);
+      }
+    } else {
+      cos = emb.cos();
+      sin = emb.sin();
+    }
     if (!local && cfg.rope_attention_factor != 1.0) {
       cos = cos * cfg.rope_attention_factor;
       sin = sin * cfg.rope_attention_factor;

@@ -187,6 +187,10 @@ struct ArchConfig {
   // ERNIE 4.5, DeepSeek-V2, Llama 4. Otherwise cos/sin are rounded to the dtype and each
   // product and sum of the rotation rounds to it.
   bool rope_in_float32 = false;
+  // The rotary tables come from torch.polar (DeepSeek-V2's and Llama 4's freqs_cis), whose CPU
+  // kernel takes glibc's cosf/sinf per element: torch.cos/torch.sin's vectorised ones differ now
+  // and then by an ulp.
+  bool rope_polar = false;
   // With rope_in_float32: the cos/sin tables rounded to the model dtype before the float32
   // rotation (CohereRotaryEmbedding returns them in x.dtype, apply_rotary_pos_emb upcasts q, k).
   bool rope_tables_rounded = false;

@@ -116,6 +116,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
                   .first_k_dense_replace = 0});
   a.rope_interleaved = true;  // apply_rotary_emb: complex products of pairs (2i, 2i+1)
   a.rope_in_float32 = true;   // ... of xq.float() with float32 freqs_cis
+  a.rope_polar = true;        // freqs_cis = torch.polar(ones, freqs)
   a.moe.router = MoeRouter::kDeepseekV2;
   // norm_topk_prob is in DeepseekV2Config but DeepseekV2TopkRouter never reads it.
   const std::string method = c.str_or("topk_method", "greedy");

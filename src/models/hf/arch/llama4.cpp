@@ -29,6 +29,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   const int64_t L = a.num_layers;
   a.rope_interleaved = true;  // apply_rotary_emb: complex products of pairs (2i, 2i+1)
   a.rope_in_float32 = true;   // ... of xq.float() with float32 freqs_cis
+  a.rope_polar = true;        // freqs_cis = torch.polar(ones, freqs)
   // Llama4TextConfig.__post_init__: no_rope_layers (1 = rotary) default to NoPE every
   // no_rope_layer_interval-th layer; layer_types to chunked attention on the rotary layers.
   std::vector<int64_t> rope;
