@@ -3,9 +3,9 @@
 // for every family that supports SDPA (HFLM passes no attn_implementation). Every order below
 // was measured against torch 2.15 (pip wheel, MKL 2024.2) on an AMD EPYC CPU with
 // ATEN_CPU_CAPABILITY=avx2: scripts/probe_half_sdpa_order.py, its Python model of this file,
-// gives torch's bits on every output of prompts of 1 to 800 rows and decoding steps over 1 to
-// 1,000 keys, head sizes 8 to 256, in both dtypes (docs/fidelity.md, "torch's flash attention,
-// block by block").
+// gives torch's bits on every output of prompts of 9 to 800 rows and decoding steps over 7 to
+// 1,000 keys, head sizes 8 to 256, in both dtypes, and with 16-float vectors against torch's
+// AVX-512 build (docs/fidelity.md, "torch's flash attention, block by block").
 //
 // The kernel splits a call's queries into blocks of 32, 64 or 256 rows (by the call's length)
 // and its keys into blocks of 512. Per pair of blocks it multiplies q·k and p·v with MKL's
