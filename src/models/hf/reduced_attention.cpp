@@ -433,25 +433,21 @@ at::Tensor flash_attention_reduced(const at::Tensor& q, const at::Tensor& k, con
   const float scale_f = static_cast<float>(scale);
   threads = std::max<int64_t>(1, threads);
 
+  // The mask's and bias's rows through their (broadcast) strides, without a tensor per row.
+  const bool* al_base = al.defined() ? al.data_ptr<bool>() : nullptr;
+  const float* bi_base = bi.defined() ? bi.data_ptr<float>() : nullptr;
+  auto row_offset = [](const Tensor& t4, int64_t b, int64_t h, int64_t t) {
+    return b * t4.stride(0) + h * t4.stride(1) + t * t4.stride(2);
+  };
   at::parallel_for(0, B * H * T, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> x, p, dst(static_cast<size_t>(D)), scores;
     for (int64_t row = begin; row < end; ++row) {
       const int64_t b = row / (H * T), h = (row / T) % H, t = row % T;
-      const bool* alp = nullptr;
-      int64_t al_stride = 0;
-      if (al.defined()) {
-        const Tensor r = al[b][h][t];
-        alp = r.data_ptr<bool>();
-        al_stride = r.stride(0);
-      }
+      const bool* alp = al.defined() ? al_base + row_offset(al, b, h, t) : nullptr;
+      const int64_t al_stride = al.defined() ? al.stride(3) : 0;
       auto is_allowed = [&](int64_t key) { return key < S && (!alp || alp[key * al_stride]); };
-      const float* bias_row = nullptr;
-      int64_t bias_stride = 0;
-      if (bi.defined()) {
-        const Tensor r = bi[b][h][t];
-        bias_row = r.data_ptr<float>();
-        bias_stride = r.stride(0);
-      }
+      const float* bias_row = bi.defined() ? bi_base + row_offset(bi, b, h, t) : nullptr;
+      const int64_t bias_stride = bi.defined() ? bi.stride(3) : 0;
       // The reference's call: its rows, this query's row in it, its keys, its batch.
       const FlashRow mode = rows.empty() ? FlashRow::kPrefill : rows[static_cast<size_t>(b)];
       const int64_t call = call_keys.empty() ? 0 : call_keys[static_cast<size_t>(b)];
