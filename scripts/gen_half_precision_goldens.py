@@ -10,7 +10,8 @@ row's two largest logits (where an argmax may flip on one rounding), and HFLM's 
 log_softmax in the logits' own dtype, the targets gathered and summed in that dtype.
 For the fixtures with sliding-window or chunked layers (GENERATE), also transformers' greedy
 `generate` from each golden input: its decoding steps attend over what DynamicSlidingWindowLayer
-keeps, the last window - 1 keys and the new one.
+keeps, the last window - 1 keys and the new one; and for DeepSeek-V2, whose decoding steps rotate
+one position's pairs in torch's scalar complex product (rope.hpp, rotate_pairs_polar).
 
 Environment: torch 2.15.0, transformers 5.23.0 (CPU).
 Usage: python scripts/gen_half_precision_goldens.py
@@ -18,8 +19,11 @@ Usage: python scripts/gen_half_precision_goldens.py
 import json
 import os
 
-import torch
-import transformers
+# torch's AVX2 kernels, which lm-eval reproduces (compare_half_precision.py), unless set.
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")  # before torch is imported
+os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+import torch  # noqa: E402
+import transformers  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "hf_arch")
@@ -35,7 +39,7 @@ NAMES = ("granite", "olmo2", "gemma3", "bloom", "gptj", "gpt_oss", "phi_qk_layer
          "falcon_rw", "mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3",
          "cohere", "cohere2")
 DTYPES = ("float16", "bfloat16")
-GENERATE = ("gemma3", "starcoder2", "llama4", "cohere2", "exaone4", "olmo3")
+GENERATE = ("gemma3", "starcoder2", "llama4", "cohere2", "exaone4", "olmo3", "deepseek_v2")
 NEW_TOKENS = 32
 
 

@@ -51,8 +51,9 @@ Tensor Transformer::Impl::mla_attention(const Tensor& x, size_t li, const AttnBa
   if (c.cos.defined()) {
     // V2's complex product and V3's rope_interleave both rotate pairs (2i, 2i+1); V3 writes the
     // rotated pairs de-interleaved, the same permutation of q and k, so every q·k is the same.
-    q_rot = apply_rope(q_rot, c.cos, c.sin);
-    k_rot = apply_rope(k_rot, c.cos, c.sin);
+    const bool polar = cfg.rope_polar && x.is_cpu();  // V2's apply_rotary_emb
+    q_rot = polar ? polar_rope(q_rot, c, false) : apply_rope(q_rot, c.cos, c.sin);
+    k_rot = polar ? polar_rope(k_rot, c, false) : apply_rope(k_rot, c.cos, c.sin);
   }
   // DeepseekV2Attention.expand_kv: per head [k_nope; v] rows of kv_b_proj over the latent.
   Tensor kv = linear_rounded(latent, L.kv_b_w).view({B, T, H, nope + vd}).transpose(1, 2);

@@ -35,12 +35,13 @@ Tensor expert_linear(const Tensor& x, const Tensor& w, const Tensor& b, bool tra
 
 }  // namespace
 
-Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L) const {
+Tensor Transformer::Impl::moe(const Tensor& x, const Layer& L,
+                              const std::vector<int64_t>* call_rows) const {
   const MoeConfig& mc = cfg.moe;
   const int64_t Hd = cfg.hidden_size, I = mc.expert_intermediate, K = mc.top_k;
   Tensor h = x.reshape({-1, Hd});
   const int64_t N = h.size(0);
-  auto [weights, chosen] = route(h, L);  // moe_router.cpp
+  auto [weights, chosen] = route(h, L, call_rows);  // moe_router.cpp
   const bool scaled_input = mc.router == MoeRouter::kLlama4;
   Tensor out = at::zeros_like(h);
   // Which (token, slot) pairs each expert serves, read once on the host.

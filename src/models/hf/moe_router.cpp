@@ -43,9 +43,25 @@ void keep_best_groups(float* s, const std::vector<float>& group_score, const Moe
     if (!keep[e / per]) s[e] = fill;
 }
 
+// F.linear(h.float(), w.float()) on the CPU as torch's MKL sgemm sums it (math_matmul), each
+// batch row's tokens in the kernel of its reference call (call_rows: per row of [B * T] tokens;
+// null: one call): a decoding step's one token in sgemv's order, a prefill's in the gemm's.
+Tensor router_logits_f32(const Tensor& h, const Tensor& w, const std::vector<int64_t>* call_rows) {
+  const Tensor hf = h.to(at::kFloat), wt = w.to(at::kFloat).t();
+  if (!call_rows || call_rows->size() <= 1)
+    return math_matmul(hf, wt, true, call_rows && !call_rows->empty() ? call_rows->front() : 0, 0,
+                       0, false);
+  const int64_t B = static_cast<int64_t>(call_rows->size()), T = hf.size(0) / B;
+  std::vector<Tensor> rows;
+  for (int64_t b = 0; b < B; ++b)
+    rows.push_back(math_matmul(hf.narrow(0, b * T, T), wt, true, (*call_rows)[b], 0, 0, false));
+  return at::cat(rows);
+}
+
 }  // namespace
 
-std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer& L) const {
+std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer& L,
+                                                   const std::vector<int64_t>* call_rows) const {
   const MoeConfig& mc = cfg.moe;
   const int64_t K = mc.top_k, E = mc.num_experts, G = mc.n_group;
   if (mc.router == MoeRouter::kSoftmax) {
@@ -69,7 +85,8 @@ std::pair<Tensor, Tensor> Transformer::Impl::route(const Tensor& h, const Layer&
     return {at::sigmoid(top).to(h.scalar_type()), chosen};
   }
   // DeepseekV2TopkRouter / DeepseekV3TopkRouter: float32 logits; the weights stay float32.
-  Tensor logits = at::linear(h.to(at::kFloat), L.router_w.to(at::kFloat));
+  Tensor logits = h.is_cpu() ? router_logits_f32(h, L.router_w, call_rows)
+                             : at::linear(h.to(at::kFloat), L.router_w.to(at::kFloat));
   if (mc.router == MoeRouter::kDeepseekV2) {
     Tensor scores = at::softmax(logits, -1, at::kFloat);
     if (mc.group_limited)  // group_limited_greedy: groups by their best expert

@@ -264,7 +264,7 @@ int64_t physical_cores() {
 // gemv (below). Not reproduced, taken as the loop: a small p·v of 2 or 3 rows; one row's p·v is
 // the loop's order.
 Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk, int64_t ref_rows, int64_t ref_cols,
-                   int64_t ref_k) {
+                   int64_t ref_k, bool bmm) {
   const Tensor ac = a.to(at::kFloat).contiguous(), bc = b.to(at::kFloat).contiguous();
   const int64_t R = ac.size(-2), K = ac.size(-1), C = bc.size(-1);
   TORCH_CHECK(
@@ -280,7 +280,7 @@ Tensor math_matmul(const Tensor& a, const Tensor& b, bool qk, int64_t ref_rows, 
   const int64_t rows = ac.numel() / K;
   // The reference's shape, which picks the kernel (at least the call's own).
   const int64_t Rr = std::max(R, ref_rows), Cr = std::max(C, ref_cols), Kr = std::max(K, ref_k);
-  const bool blas = Rr * Cr * Kr >= 400;
+  const bool blas = !bmm || Rr * Cr * Kr >= 400;
   const bool packed = blas && !small_gemm(Cr, Rr);
   const bool lanes = blas && !packed && qk && Rr >= 2;
   const bool gemv = blas && qk && Rr == 1;

@@ -58,9 +58,10 @@ void pv(const float* p, const float* v, int64_t keys, int64_t m, int64_t n, bool
 // torch.matmul of float32 a [..., R, K] by b [..., K, C] on the CPU, as SDPA's math path runs
 // it (MLA); `qk`: b is the keys transposed (the small kernel's order differs by layout). ref_*:
 // the reference's R, C and K where they exceed the call's (its kernel follows its shape; the
-// contraction's products past K are zeros).
+// contraction's products past K are zeros). bmm: batched operands, whose products under 400
+// multiply-adds bmm sums in its own loop; false: a 2-D product (F.linear), which is always MKL's.
 at::Tensor math_matmul(const at::Tensor& a, const at::Tensor& b, bool qk, int64_t ref_rows = 0,
-                       int64_t ref_cols = 0, int64_t ref_k = 0);
+                       int64_t ref_cols = 0, int64_t ref_k = 0, bool bmm = true);
 
 // torch's default intra-op thread count in the reference's process: LMEVAL_REFERENCE_THREADS,
 // else OMP_NUM_THREADS (at most the CPUs), else the physical cores.

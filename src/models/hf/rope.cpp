@@ -112,4 +112,21 @@ at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant) {
   return inv;
 }
 
+void rotate_pairs_polar(float* v, const float* cos, const float* sin, int64_t pairs, int64_t e0,
+                        int64_t n) {
+  const int64_t vectorized = n / 8 * 8;
+  const int64_t fused = vectorized + (n - vectorized) / 2 * 2;
+  for (int64_t i = 0; i < pairs; ++i) {
+    const float a = v[2 * i], b = v[2 * i + 1], c = cos[i], d = sin[i];
+    const int64_t e = e0 + i;
+    if (e >= vectorized && e < fused) {
+      v[2 * i] = std::fma(a, c, -(b * d));
+      v[2 * i + 1] = std::fma(a, d, b * c);
+    } else {
+      v[2 * i] = a * c - b * d;
+      v[2 * i + 1] = a * d + b * c;
+    }
+  }
+}
+
 }  // namespace lmeval::hf

@@ -48,4 +48,14 @@ inline void rotate_head(float* v, const float* cos, const float* sin, int64_t ha
   }
 }
 
+// One head's `pairs` complex numbers (v[2i], v[2i+1]) times (cos[i] + i sin[i]) in place, as
+// torch's complex64 mul kernel computes them (apply_rotary_emb of DeepSeek-V2 and Llama 4,
+// torch.polar's tables): the pair at index e0 + i of a contiguous run of n complex numbers (the
+// TensorIterator's inner loop). vectorized_loop takes steps of 8 as two Vectorized<complex<float>>
+// (ac - bd, ad + bc, each product rounded: _mm256_hsub_ps); its scalar remainder is compiled with
+// contracted multiply-adds, fma(a, c, -bd) and fma(a, d, bc), two numbers at a time, and an odd
+// last one without. Measured on torch 2.15 (AVX2; its AVX512 dispatch gives the same).
+void rotate_pairs_polar(float* v, const float* cos, const float* sin, int64_t pairs, int64_t e0,
+                        int64_t n);
+
 }  // namespace lmeval::hf

@@ -593,6 +593,54 @@ struct Transformer::Impl {
     const Tensor& alibi;               // [B, H, 1, S] or undefined
   };
 
+  // Batch row b's positions in the reference's own call of that sequence alone, whose shape picks
+  // torch's kernels: this call's rows are positions first .. first + T - 1 of a call over
+  // `positions` (the whole sequence; a decoding step's one position; the prompt's last token as
+  // its prefill's last row; a prefill without that token as the rows of the full prefill).
+  struct RowCall {
+    int64_t first, positions;
+  };
+  RowCall row_call(const AttnBatch& c, int64_t b) const {
+    if (c.cache && !c.cache->row_len.empty()) {
+      if (flash_row(*c.cache, b) != FlashRow::kPromptEnd) return {0, 1};
+      const int64_t at = c.cache->row_len[static_cast<size_t>(b)];
+      return {at, at + 1};
+    }
+    if (c.lengths && c.B == 1 && (*c.lengths)[0] > c.S) return {c.past, (*c.lengths)[0]};
+    return {c.past, c.S};
+  }
+  // Each batch row's reference call length (row_call), for the kernels that follow it.
+  std::vector<int64_t> call_rows(const AttnBatch& c) const {
+    std::vector<int64_t> rows;
+    for (int64_t b = 0; b < c.B; ++b) rows.push_back(row_call(c, b).positions);
+    return rows;
+  }
+
+  // apply_rotary_emb's complex product (DeepSeek-V2, Llama 4: ArchConfig::rope_polar) of x
+  // [B, heads, T, rd] on the CPU, its pairs rounded as torch's mul kernel rounds each element of
+  // its run (rotate_pairs_polar) in the row's reference call (row_call). heads_inside: Llama 4's
+  // layout [B, T, heads, rd], where freqs_cis broadcasts over the heads and each position is a
+  // run of its own unless there is one head; DeepSeek-V2's [B, heads, T, rd] runs over the call's
+  // positions.
+  Tensor polar_rope(const Tensor& x, const AttnBatch& c, bool heads_inside) const {
+    const int64_t B = x.size(0), Hx = x.size(1), T = x.size(2), rd = x.size(3), pairs = rd / 2;
+    Tensor out = at::empty({B, Hx, T, rd}, x.options().dtype(at::kFloat));
+    out.copy_(x);
+    const Tensor cs = c.cos.to(at::kFloat).expand({B, 1, T, rd}).contiguous();
+    const Tensor sn = c.sin.to(at::kFloat).expand({B, 1, T, rd}).contiguous();
+    const bool own_runs = heads_inside && Hx > 1;
+    for (int64_t b = 0; b < B; ++b) {
+      const RowCall call = row_call(c, b);
+      for (int64_t h = 0; h < Hx; ++h)
+        for (int64_t t = 0; t < T; ++t)
+          rotate_pairs_polar(out[b][h][t].data_ptr<float>(), cs[b][0][t].data_ptr<float>(),
+                             sn[b][0][t].data_ptr<float>(), pairs,
+                             own_runs ? 0 : (call.first + t) * pairs,
+                             own_runs ? pairs : call.positions * pairs);
+    }
+    return out.to(x.scalar_type());
+  }
+
   // The output projection of layer li's self-attention over x [B, T, hidden].
   Tensor self_attention(const Tensor& x, size_t li, const AttnBatch& c) {
     const Layer& L = layers[li];
@@ -625,8 +673,13 @@ struct Transformer::Impl {
     v = v.transpose(1, 2);
     if (c.cos.defined() && cfg.uses_rope(li)) {
       const bool local = cfg.uses_local_rope(li);
-      q = apply_rope(q, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
-      k = apply_rope(k, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
+      if (cfg.rope_polar && q.is_cpu() && !local) {
+        q = polar_rope(q, c, true);
+        k = polar_rope(k, c, true);
+      } else {
+        q = apply_rope(q, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
+        k = apply_rope(k, local ? c.cos_local : c.cos, local ? c.sin_local : c.sin);
+      }
     }
     if (cfg.qk_norm == QkNorm::kL2AfterRope && cfg.uses_rope(li)) {  // Llama4TextL2Norm
       q = l2_norm(q);
@@ -794,7 +847,12 @@ struct Transformer::Impl {
       debug::dump("attn_out", at(d));
     }
     void mlp(BlockBuf d, BlockBuf s, size_t li) {
-      at(d) = m.cfg.uses_moe(li) ? m.moe(at(s), m.layers[li]) : m.mlp(at(s), m.layers[li]);
+      if (m.cfg.uses_moe(li)) {
+        const std::vector<int64_t> rows = m.call_rows(batch);
+        at(d) = m.moe(at(s), m.layers[li], &rows);
+      } else {
+        at(d) = m.mlp(at(s), m.layers[li]);
+      }
       debug::dump("mlp_out", at(d));
     }
     void scale(BlockBuf d, double f) { at(d) = scaled(at(d), f); }
@@ -822,11 +880,14 @@ struct Transformer::Impl {
   // softmax router in float32, the top k experts of each token (renormalised when the family
   // does), each expert run once over the tokens routed to it, the outputs weighted and added
   // in expert order; a shared expert added on top (Qwen2-MoE). moe.cpp.
-  Tensor moe(const Tensor& x, const Layer& L) const;
+  // call_rows: per batch row of x [B, T, hidden], its reference call's length (row_call), which
+  // picks the float32 router products' kernel (null: x is one call).
+  Tensor moe(const Tensor& x, const Layer& L, const std::vector<int64_t>* call_rows) const;
   // The router's choice for rows h [N, hidden]: (weights [N, K], chosen experts [N, K] int64);
   // and the same from one row of router logits p [E] (overwritten) on the CPU scoring path.
   // moe_router.cpp.
-  std::pair<Tensor, Tensor> route(const Tensor& h, const Layer& L) const;
+  std::pair<Tensor, Tensor> route(const Tensor& h, const Layer& L,
+                                  const std::vector<int64_t>* call_rows = nullptr) const;
   static void route_row(const MoeConfig& mc, float* p, const float* bias, int64_t* chosen,
                         float* weight);
 

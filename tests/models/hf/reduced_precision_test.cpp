@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <string>
 
 #include "dump_reader.hpp"
@@ -125,22 +124,18 @@ INSTANTIATE_TEST_SUITE_P(HfReducedPrecision, ReducedPrecisionTest,
                                            "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2",
                                            "deepseek_v3", "cohere", "cohere2"));
 
-// Greedy generation past the sliding window (or chunk) of the fixtures that have one, against
-// transformers' generate: its cache keeps a windowed layer's last window - 1 keys only, and the
-// kernels' sums depend on which keys are there (transformer_impl.hpp, attend_heads). Each step's
-// logits are checked through two exact sums of them (the goldens' logit_sums), read back from
-// the forward calls' dumps (debug_dump.hpp): a logit one unit in the last place off shows.
-// The tokens are transformers' for every fixture here; the logits bit for bit where listed. A
-// step is one query over its row's keys in torch's flash kernel, whose small-block orders
-// reduced_attention.cpp reproduces, and a prompt's last token is its prefill's last row. Not
-// yet: llama4 float16 from the first step, llama4 bfloat16 in one step, in its experts' output
-// (docs/fidelity.md).
-bool exact_steps(const std::string& name, const std::string& dtype) {
-  static const std::set<std::string> bf16 = {"gemma3", "starcoder2", "exaone4", "olmo3", "cohere2"};
-  if (goldens()["meta"].value("cpu_capability", "") != "AVX2") return false;
-  static const std::set<std::string> f16 = {"gemma3", "starcoder2", "cohere2", "exaone4", "olmo3"};
-  return dtype == "bfloat16" ? bf16.count(name) > 0 : f16.count(name) > 0;
-}
+// Greedy generation past the sliding window (or chunk) of the fixtures that have one (and
+// DeepSeek-V2's, below), against transformers' generate: its cache keeps a windowed layer's last
+// window - 1 keys only, and the kernels' sums depend on which keys are there (transformer_impl.hpp,
+// attend_heads). Each step's logits are checked through two exact sums of them (the goldens'
+// logit_sums), read back from the forward calls' dumps (debug_dump.hpp): a logit one unit in the
+// last place off shows. The tokens are transformers' for every fixture here, and so are the logits,
+// bit for bit: a step is one query over its row's keys in torch's flash kernel, whose small-block
+// orders reduced_attention.cpp reproduces, a prompt's last token is its prefill's last row,
+// DeepSeek-V2 rotates a step's one position as torch's scalar complex product rounds it
+// (rotate_pairs_polar) and Llama 4's experts multiply in their [in, out] layout
+// (MoeConfig::transposed_experts).
+bool exact_steps() { return goldens()["meta"].value("cpu_capability", "") == "AVX2"; }
 
 class ReducedPrecisionGenerateTest : public ::testing::TestWithParam<std::string> {};
 
@@ -174,7 +169,7 @@ TEST_P(ReducedPrecisionGenerateTest, GreedyStepsHaveTransformersLogits) {
       }
       const auto& sums = g["logit_sums"];
       ASSERT_EQ(steps.size(), sums.size()) << name << " " << dtype;
-      if (!exact_steps(name, dtype)) continue;
+      if (!exact_steps()) continue;
       for (size_t s = 0; s < steps.size(); ++s) {
         double sum = 0, weighted = 0;
         for (size_t v = 0; v < steps[s].size(); ++v) {
@@ -191,7 +186,7 @@ TEST_P(ReducedPrecisionGenerateTest, GreedyStepsHaveTransformersLogits) {
 
 INSTANTIATE_TEST_SUITE_P(HfReducedPrecision, ReducedPrecisionGenerateTest,
                          ::testing::Values("gemma3", "starcoder2", "llama4", "cohere2", "exaone4",
-                                           "olmo3"));
+                                           "olmo3", "deepseek_v2"));
 
 // transformers' _get_dtype for dtype="auto": the config's dtype, else the first floating tensor's.
 TEST(HfReducedPrecision, AutoDtypeIsTheConfigsElseTheCheckpoints) {

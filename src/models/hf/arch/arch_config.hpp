@@ -68,8 +68,8 @@ struct MoeConfig {
   // The router's weights stay float32 (MixtralTopKRouter), so an expert's output times its
   // weight is float32 before the top-k sum; else they are in the model dtype.
   bool float32_weights = false;
-  // The experts' weights are stored [in, out] (GPT-OSS: is_transposed), which sets the order of
-  // the products' sums in float16/bfloat16 (half_gemm.hpp).
+  // The experts' weights are stored [in, out] (GPT-OSS: is_transposed; Llama 4), which sets the
+  // order of the products' sums in float16/bfloat16 (half_gemm.hpp).
   bool transposed_experts = false;
 };
 

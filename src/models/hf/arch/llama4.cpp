@@ -81,6 +81,7 @@ void parse(const ConfigReader& c, ArchConfig& a) {
   e.expert_intermediate = a.intermediate_size;
   e.shared_intermediate = a.intermediate_size;
   e.router = MoeRouter::kLlama4;
+  e.transposed_experts = true;  // Llama4TextExperts: torch.bmm(x, gate_up_proj [E, in, out])
   a.intermediate_size = c.size_or("intermediate_size_mlp", 16384);
   a.layer_moe.assign(L, 0);
   if (c.has("moe_layers")) {
