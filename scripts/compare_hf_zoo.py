@@ -56,6 +56,12 @@ def zoo_specs(fix):
                                                        bos_token_id=1, eos_token_id=2, pad_token_id=0)),
         "gpt_neox": (T.GPTNeoXConfig, T.GPTNeoXForCausalLM, dict(base)),
         "phi": (T.PhiConfig, T.PhiForCausalLM, dict(base, num_key_value_heads=4)),
+        "gemma": (T.GemmaConfig, T.GemmaForCausalLM, dict(base, head_dim=16, tie_word_embeddings=True)),
+        "phi3": (T.Phi3Config, T.Phi3ForCausalLM, dict(base)),
+        "opt": (T.OPTConfig, T.OPTForCausalLM, dict(hidden_size=64, ffn_dim=128, num_hidden_layers=2,
+                                                    num_attention_heads=4, max_position_embeddings=256,
+                                                    word_embed_proj_dim=64, bos_token_id=1,
+                                                    eos_token_id=2, pad_token_id=0)),
     })
     return specs
 
