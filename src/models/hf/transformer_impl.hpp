@@ -629,13 +629,15 @@ struct Transformer::Impl {
     const Tensor cs = c.cos.to(at::kFloat).expand({B, 1, T, rd}).contiguous();
     const Tensor sn = c.sin.to(at::kFloat).expand({B, 1, T, rd}).contiguous();
     const bool own_runs = heads_inside && Hx > 1;
+    float* o = out.data_ptr<float>();
+    const float* cp = cs.data_ptr<float>();
+    const float* sp = sn.data_ptr<float>();
     for (int64_t b = 0; b < B; ++b) {
       const RowCall call = row_call(c, b);
       for (int64_t h = 0; h < Hx; ++h)
         for (int64_t t = 0; t < T; ++t)
-          rotate_pairs_polar(out[b][h][t].data_ptr<float>(), cs[b][0][t].data_ptr<float>(),
-                             sn[b][0][t].data_ptr<float>(), pairs,
-                             own_runs ? 0 : (call.first + t) * pairs,
+          rotate_pairs_polar(o + ((b * Hx + h) * T + t) * rd, cp + (b * T + t) * rd,
+                             sp + (b * T + t) * rd, pairs, own_runs ? 0 : (call.first + t) * pairs,
                              own_runs ? pairs : call.positions * pairs);
     }
     return out.to(x.scalar_type());
