@@ -48,7 +48,19 @@ double mask_min(at::ScalarType t) {
   }
 }
 
-Tensor matmul_t(const Tensor& x, const Tensor& w) { return at::matmul(x, w.t()); }
+// nn.Linear without bias: in float16/bfloat16 on the CPU in torch 2.15's summation order
+// (half_gemm.hpp), one rounding per output; a float32 input of a float16 model (wo, kept in
+// float32) as MKL's sgemm sums it (math_matmul).
+Tensor matmul_t(const Impl& m, const Tensor& x, const Tensor& w) {
+  if (reduced_on_cpu(x)) return half_gemm::linear(x, w, {});
+  if (x.is_cpu() && w.scalar_type() == at::kFloat && x.scalar_type() == at::kFloat &&
+      (m.dtype == at::kHalf || m.dtype == at::kBFloat16)) {
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.back() = w.size(0);
+    return math_matmul(x.reshape({-1, x.size(-1)}), w.t(), true, 0, 0, 0, false).view(shape);
+  }
+  return at::matmul(x, w.t());
+}
 
 // T5LayerNorm.
 Tensor t5_norm(const Impl& m, const Tensor& x, const Tensor& w) {
@@ -97,11 +109,23 @@ Tensor split_heads(const Impl& m, const Tensor& x) {
 // projected by o.
 Tensor attend(const Impl& m, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& bias,
               const Tensor& mask, const Tensor& o) {
+  if (reduced_on_cpu(q)) {
+    // transformers 5.23 runs T5 through SDPA: the position bias where a key is allowed (the
+    // additive masks' zeros), the dtype's minimum elsewhere (create_position_bias_mask), scale
+    // 1, which on the CPU is torch's flash kernel with a float mask. A call of one query (a
+    // decoding step) is one query over its keys in the reference too.
+    const int64_t B = q.size(0), T = q.size(2);
+    const Tensor allow = mask.defined() ? mask.eq(0) : Tensor();
+    const std::vector<FlashRow> rows(T == 1 ? static_cast<size_t>(B) : 0, FlashRow::kDecode);
+    const Tensor a =
+        flash_attention_reduced(q, k, v, allow, bias, 1.0, rows, {}, reference_threads());
+    return matmul_t(m, a.transpose(1, 2).reshape({B, T, m.cfg.num_heads * m.cfg.d_kv}), o);
+  }
   Tensor s = at::matmul(q, k.transpose(2, 3)) + bias;
   if (mask.defined()) s = s + mask;
   Tensor p = at::softmax(s, -1);
   Tensor out = at::matmul(p, v).transpose(1, 2);
-  return matmul_t(out.reshape({q.size(0), q.size(2), m.cfg.num_heads * m.cfg.d_kv}), o);
+  return matmul_t(m, out.reshape({q.size(0), q.size(2), m.cfg.num_heads * m.cfg.d_kv}), o);
 }
 
 // T5Block's clamp of float16 hidden states after each sub-layer (to the largest finite value,
@@ -109,16 +133,17 @@ Tensor attend(const Impl& m, const Tensor& q, const Tensor& k, const Tensor& v, 
 Tensor clamp_fp16(const Tensor& h) {
   if (h.scalar_type() != at::kHalf) return h;
   const double mx = 65504.0;
-  const double c = at::isinf(h).any().item<bool>() ? mx - 1000.0 : mx;
-  return at::clamp(h, -c, c);
+  const Tensor f = h.to(at::kFloat);  // exact; libtorch 1.13 has no CPU clamp for float16
+  const double c = at::isinf(f).any().item<bool>() ? mx - 1000.0 : mx;
+  return at::clamp(f, -c, c).to(at::kHalf);
 }
 
 Tensor feed_forward(const Impl& m, const encdec::Block& b, const Tensor& x) {
   Tensor h = m.cfg.gated_mlp
-                 ? activate(matmul_t(x, b.wi_gate), m.cfg.activation) * matmul_t(x, b.wi)
-                 : activate(matmul_t(x, b.wi), m.cfg.activation);
+                 ? activate(matmul_t(m, x, b.wi_gate), m.cfg.activation) * matmul_t(m, x, b.wi)
+                 : activate(matmul_t(m, x, b.wi), m.cfg.activation);
   if (h.scalar_type() != b.wo.scalar_type()) h = h.to(b.wo.scalar_type());
-  return matmul_t(h, b.wo);
+  return matmul_t(m, h, b.wo);
 }
 
 // The encoder over ids [B, S] with mask [B, S] (1 = real token): its final normed output and the
@@ -130,9 +155,9 @@ std::pair<Tensor, Tensor> encode(const Impl& m, const Tensor& ids, const Tensor&
   Tensor h = at::embedding(m.shared, ids);
   for (const encdec::Block& b : m.encoder.blocks) {
     Tensor x = t5_norm(m, h, b.self_norm);
-    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.self_attn.q)),
-                              split_heads(m, matmul_t(x, b.self_attn.k)),
-                              split_heads(m, matmul_t(x, b.self_attn.v)), bias, add,
+    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(m, x, b.self_attn.q)),
+                              split_heads(m, matmul_t(m, x, b.self_attn.k)),
+                              split_heads(m, matmul_t(m, x, b.self_attn.v)), bias, add,
                               b.self_attn.o));
     h = clamp_fp16(h + feed_forward(m, b, t5_norm(m, h, b.ff_norm)));
   }
@@ -147,8 +172,8 @@ struct CrossKv {
 CrossKv cross_kv(const Impl& m, const Tensor& enc) {
   CrossKv c;
   for (const encdec::Block& b : m.decoder.blocks) {
-    c.k.push_back(split_heads(m, matmul_t(enc, b.cross_attn.k)));
-    c.v.push_back(split_heads(m, matmul_t(enc, b.cross_attn.v)));
+    c.k.push_back(split_heads(m, matmul_t(m, enc, b.cross_attn.k)));
+    c.v.push_back(split_heads(m, matmul_t(m, enc, b.cross_attn.v)));
   }
   return c;
 }
@@ -170,23 +195,24 @@ Tensor decode(const Impl& m, const Tensor& ids, int64_t offset, const CrossKv& c
   for (size_t i = 0; i < m.decoder.blocks.size(); ++i) {
     const encdec::Block& b = m.decoder.blocks[i];
     Tensor x = t5_norm(m, h, b.self_norm);
-    Tensor k = split_heads(m, matmul_t(x, b.self_attn.k));
-    Tensor v = split_heads(m, matmul_t(x, b.self_attn.v));
+    Tensor k = split_heads(m, matmul_t(m, x, b.self_attn.k));
+    Tensor v = split_heads(m, matmul_t(m, x, b.self_attn.v));
     self_k[i] = self_k[i].defined() ? at::cat({self_k[i], k}, 2) : k;
     self_v[i] = self_v[i].defined() ? at::cat({self_v[i], v}, 2) : v;
-    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.self_attn.q)), self_k[i], self_v[i],
-                              bias, causal, b.self_attn.o));
+    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(m, x, b.self_attn.q)), self_k[i],
+                              self_v[i], bias, causal, b.self_attn.o));
     x = t5_norm(m, h, b.cross_norm);
-    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(x, b.cross_attn.q)), cross.k[i],
+    h = clamp_fp16(h + attend(m, split_heads(m, matmul_t(m, x, b.cross_attn.q)), cross.k[i],
                               cross.v[i], cross_bias, enc_mask, b.cross_attn.o));
     h = clamp_fp16(h + feed_forward(m, b, t5_norm(m, h, b.ff_norm)));
   }
   h = t5_norm(m, h, m.decoder.final_norm);
-  if (m.cfg.scale_decoder_outputs) h = h * std::pow(static_cast<double>(m.cfg.d_model), -0.5);
+  if (m.cfg.scale_decoder_outputs)
+    h = scaled(h, std::pow(static_cast<double>(m.cfg.d_model), -0.5));
   return h;
 }
 
-Tensor logits_of(const Impl& m, const Tensor& h) { return matmul_t(h, m.lm_head); }
+Tensor logits_of(const Impl& m, const Tensor& h) { return matmul_t(m, h, m.lm_head); }
 
 void check_ids(const Impl& m, const std::vector<Token>& ids) {
   for (Token t : ids)
@@ -243,7 +269,7 @@ std::unique_ptr<EncoderDecoder> EncoderDecoder::load(const std::filesystem::path
   impl->device = native_device(options.device);
   if (options.dtype.empty() || options.dtype == "auto") {
     auto t = encdec::encdec_dtype(impl->cfg.torch_dtype);
-    impl->dtype = impl->device.is_cuda() && t ? *t : at::kFloat;
+    impl->dtype = t ? *t : at::kFloat;  // transformers' _get_dtype: the config's torch_dtype
   } else {
     auto t = encdec::encdec_dtype(options.dtype);
     if (!t)
@@ -326,8 +352,10 @@ std::vector<SpanScore> EncoderDecoder::score(const std::vector<Seq2SeqRow>& rows
         out.push_back({0.0, true});
         continue;
       }
-      Tensor lp = at::log_softmax(encdec::logits_of(m, h[static_cast<int64_t>(r)].slice(0, 0, n)),
-                                  -1, m.softmax_dtype);
+      const Tensor logits = encdec::logits_of(m, h[static_cast<int64_t>(r)].slice(0, 0, n));
+      Tensor lp = logits.scalar_type() == m.softmax_dtype
+                      ? log_softmax_rounded(logits)  // HFLM: in the logits' dtype
+                      : at::log_softmax(logits, -1, m.softmax_dtype);
       Tensor tgt = at::tensor(std::vector<int64_t>(rows[r].targets.begin(), rows[r].targets.end()),
                               at::kLong)
                        .to(m.device);

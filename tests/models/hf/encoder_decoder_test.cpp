@@ -22,6 +22,14 @@ fs::path fixture(const std::string& name) {
   return lmeval::testing::source_dir() / "tests" / "fixtures" / "hf_arch" / name;
 }
 
+// The goldens are transformers' float32 model of the float16 checkpoints (dtype=auto would load
+// them in float16: half_seq2seq_test.cpp).
+LoadOptions float32() {
+  LoadOptions o;
+  o.dtype = "float32";
+  return o;
+}
+
 json read_json(const fs::path& p) { return json::parse(lmeval::testing::read_file(p)); }
 
 class Seq2SeqFixtureTest : public ::testing::TestWithParam<std::string> {};
@@ -31,7 +39,7 @@ class Seq2SeqFixtureTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
   const std::string name = GetParam();
   const json golden = read_json(fixture(name) / "golden.json");
-  auto model = EncoderDecoder::load(fixture(name), {});
+  auto model = EncoderDecoder::load(fixture(name), float32());
   const int64_t V = model->config().vocab_size;
   EXPECT_EQ(model->config().scale_decoder_outputs,
             golden["meta"]["scale_decoder_outputs"].get<bool>());
@@ -113,7 +121,7 @@ TEST_P(Seq2SeqFixtureTest, MatchesTransformers) {
 // runs too (transformers computes in it; here within a loose bound of float32).
 TEST(HfSeq2SeqScore, SharedContextsAndBfloat16) {
   const json golden = read_json(fixture("flan_t5") / "golden.json");
-  auto model = EncoderDecoder::load(fixture("flan_t5"), {});
+  auto model = EncoderDecoder::load(fixture("flan_t5"), float32());
   const auto enc = golden["inputs"][1]["encoder_ids"].get<std::vector<Token>>();
   const auto a = golden["inputs"][1]["labels"].get<std::vector<Token>>();
   const auto b = golden["inputs"][0]["labels"].get<std::vector<Token>>();
