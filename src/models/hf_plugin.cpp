@@ -64,6 +64,16 @@ std::string how_to_build(const std::string& flavour) {
 // (docs/performance.md, "OpenMP wait policy"). PASSIVE sleeps at once. The user's own setting wins.
 void default_openmp_wait_policy() { setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0); }
 
+// OpenBLAS (Debian's libtorch multiplies float32 through it) reads OPENBLAS_THREAD_TIMEOUT once,
+// when it loads: its workers spin in sched_yield for 2^n cycles after each product before they
+// sleep (n = 28 by default, about 0.1 s). Between a prefill's products lm-eval's own kernels run
+// on both cores, and the spinning workers took their time slices: a 102M Llama's gsm8k prefill
+// ran 20% faster with n = 4, the least it takes (docs/performance.md, "Prefill attention"). The
+// user's own setting (this name or GOTO_THREAD_TIMEOUT) wins.
+void default_openblas_thread_timeout() {
+  if (!std::getenv("GOTO_THREAD_TIMEOUT")) setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);
+}
+
 // Opens (once per process) and checks a plugin; UserError when absent or unusable.
 CreateFn open_plugin(const std::string& flavour) {
   static std::mutex mu;
@@ -80,6 +90,7 @@ CreateFn open_plugin(const std::string& flavour) {
     throw UserError(what + " is not there: " + how_to_build(flavour), {"", 0, 0, "--model hf"},
                     plugin_file(flavour) + " next to lm-eval or in $LMEVAL_PLUGIN_DIR");
   default_openmp_wait_policy();
+  default_openblas_thread_timeout();
   keep_freed_memory();
   // Never closed: libtorch does not support being unloaded.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

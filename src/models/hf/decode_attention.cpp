@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <limits>
 
 #if defined(__x86_64__)
@@ -18,39 +19,79 @@ __attribute__((target("avx2,fma"))) inline float lanes_sum(__m256 v) {
 }
 
 // Scores of the query heads [h0, h0 + rep) of row b over its keys into rows of `scores` ([B*H,
-// S], -inf outside first..last).
+// S], -inf outside first..last). A score is one fused multiply-add chain over the head's
+// dimensions in 8 lanes, then the lanes' sum; four keys run side by side (independent chains,
+// so the chains' latency overlaps) and each key is read once for all rep heads.
 __attribute__((target("avx2,fma"))) void score_rows(const float* q, const float* keys,
                                                     int64_t key_stride, int64_t qk, int64_t rep,
                                                     int64_t first, int64_t last, float scale,
                                                     float* scores, int64_t S) {
-  for (int64_t r = 0; r < rep; ++r) {
-    const float* qr = q + r * qk;
-    float* row = scores + r * S;
-    for (int64_t t = first; t <= last; ++t) {
-      const float* kr = keys + t * key_stride;
+  int64_t t = first;
+  for (; t + 4 <= last + 1; t += 4) {
+    const float* k0 = keys + t * key_stride;
+    for (int64_t r = 0; r < rep; ++r) {
+      const float* qr = q + r * qk;
+      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t d = 0; d < qk; d += 8) {
+        const __m256 qv = _mm256_loadu_ps(qr + d);
+        a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + d), a0);
+        a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + key_stride + d), a1);
+        a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + 2 * key_stride + d), a2);
+        a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + 3 * key_stride + d), a3);
+      }
+      float* row = scores + r * S + t;
+      row[0] = lanes_sum(a0) * scale;
+      row[1] = lanes_sum(a1) * scale;
+      row[2] = lanes_sum(a2) * scale;
+      row[3] = lanes_sum(a3) * scale;
+    }
+  }
+  for (; t <= last; ++t) {
+    const float* kr = keys + t * key_stride;
+    for (int64_t r = 0; r < rep; ++r) {
+      const float* qr = q + r * qk;
       __m256 acc = _mm256_setzero_ps();
       for (int64_t d = 0; d < qk; d += 8)
         acc = _mm256_fmadd_ps(_mm256_loadu_ps(qr + d), _mm256_loadu_ps(kr + d), acc);
-      row[t] = lanes_sum(acc) * scale;
+      scores[r * S + t] = lanes_sum(acc) * scale;
     }
   }
 }
 
-// out[r] = sum over t of p[r][t] * values[t] for the rep query heads of one key/value head.
+// out[r] = sum over t of p[r][t] * values[t] for the rep query heads of one key/value head: per
+// output element one fused multiply-add chain over t in increasing order. One pass over the
+// values per 64 of their dimensions (eight accumulators), so a value row is read once, not once
+// per 8 dimensions.
+template <int NV>
+__attribute__((target("avx2,fma"))) void weigh_chunk(const float* pr, const float* values,
+                                                     int64_t value_stride, int64_t first,
+                                                     int64_t last, float* out) {
+  __m256 acc[NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) acc[v] = _mm256_setzero_ps();
+  for (int64_t t = first; t <= last; ++t) {
+    const __m256 pt = _mm256_set1_ps(pr[t]);
+    const float* vr = values + t * value_stride;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[v] = _mm256_fmadd_ps(pt, _mm256_loadu_ps(vr + 8 * v), acc[v]);
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
+}
+
 __attribute__((target("avx2,fma"))) void weigh_values(const float* p, int64_t S,
                                                       const float* values, int64_t value_stride,
                                                       int64_t vd, int64_t rep, int64_t first,
                                                       int64_t last, float* out) {
-  for (int64_t r = 0; r < rep; ++r) {
-    const float* pr = p + r * S;
-    for (int64_t d = 0; d < vd; d += 8) {
-      __m256 acc = _mm256_setzero_ps();
-      for (int64_t t = first; t <= last; ++t)
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(pr[t]), _mm256_loadu_ps(values + t * value_stride + d),
-                              acc);
-      _mm256_storeu_ps(out + r * vd + d, acc);
+  using Chunk = void (*)(const float*, const float*, int64_t, int64_t, int64_t, float*);
+  static constexpr Chunk chunks[8] = {weigh_chunk<1>, weigh_chunk<2>, weigh_chunk<3>,
+                                      weigh_chunk<4>, weigh_chunk<5>, weigh_chunk<6>,
+                                      weigh_chunk<7>, weigh_chunk<8>};
+  for (int64_t r = 0; r < rep; ++r)
+    for (int64_t d = 0; d < vd; d += 64) {
+      const int64_t nv = std::min<int64_t>(8, (vd - d) / 8);
+      chunks[nv - 1](p + r * S, values + d, value_stride, first, last, out + r * vd + d);
     }
-  }
 }
 
 bool cpu_has_avx2_fma() {

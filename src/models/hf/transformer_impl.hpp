@@ -24,7 +24,9 @@
 #include "models/hf/block.hpp"
 #include "models/hf/debug_dump.hpp"
 #include "models/hf/decode_attention.hpp"
+#include "models/hf/few_rows_linear.hpp"
 #include "models/hf/half_layer_norm.hpp"
+#include "models/hf/prefill_attention.hpp"
 #include "models/hf/reduced_attention.hpp"
 #include "models/hf/reduced_precision.hpp"
 #include "models/hf/rope.hpp"
@@ -238,6 +240,7 @@ struct Transformer::Impl {
   // FalconLinear, the product rounded and then the bias added.
   Tensor layer_linear(const Tensor& x, const Tensor& w, const Tensor& b) const {
     const bool half = x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16;
+    if (Tensor y = few_rows_linear(x, w, b); y.defined()) return y;
     if (!cfg.bias_after_product || !b.defined() || !half) return linear_rounded(x, w, b);
     return linear_rounded(x, w) + like(b, x);
   }
@@ -528,7 +531,7 @@ struct Transformer::Impl {
     AtenBlockOps ops{*this,
                      {h, {}, {}, {}},
                      {B, T, past, S, cos, sin, cos_local, sin_local, cache, lengths, causal_only,
-                      masks, pos, alibi}};
+                      masks, pos, alibi, !key_keep.defined() && !tree_allow.defined()}};
     for (size_t li = 0; li < layers.size(); ++li) {
       debug::dump_layer(static_cast<int>(li));
       run_block(cfg, layers[li], li, ops);
@@ -591,6 +594,7 @@ struct Transformer::Impl {
     std::map<int64_t, Tensor>& masks;  // by effective sliding window (0 = none), -chunk
     const Tensor& pos;                 // [B, T] positions
     const Tensor& alibi;               // [B, H, 1, S] or undefined
+    bool positional = false;           // masks from positions alone (no padding, no tree)
   };
 
   // Batch row b's positions in the reference's own call of that sequence alone, whose shape picks
@@ -785,6 +789,12 @@ struct Transformer::Impl {
     } else {
       // A prompt's prefill without its last token (continuous batching feeds that with the
       // decoding steps): the reference's prefill call holds it (`lengths`: the sequence's).
+      // A prompt's prefill in float32 on the CPU: the fused causal form.
+      if (B == 1 && step_rows.empty() && c.positional && !device_path() && !c.alibi.defined() &&
+          !sinks.defined() && cfg.attn_softcap == 0.0) {
+        a = prefill_attention(q, k, v, past, eff, key < 0 ? -key : 0, cfg.attn_scale);
+        if (a.defined()) return a.transpose(1, 2).reshape({B, T, -1});
+      }
       std::vector<int64_t> call_keys;
       if (c.lengths && B == 1 && step_rows.empty() && (*c.lengths)[0] > S)
         call_keys.push_back((*c.lengths)[0]);
@@ -898,7 +908,8 @@ struct Transformer::Impl {
     Tensor x = cfg.final_norm ? norm(hidden_rows, final_w, final_b) : hidden_rows;
     debug::dump("final_norm", x);
     if (proj_out.defined()) x = linear_rounded(x, proj_out);
-    Tensor lg = linear_rounded(x, head_w, head_b);
+    Tensor lg = few_rows_linear(x, head_w, head_b);
+    if (!lg.defined()) lg = linear_rounded(x, head_w, head_b);
     if (cfg.logits_divisor != 1.0)  // Granite logits_scaling
       lg = via_float(lg, [d = cfg.logits_divisor](const Tensor& t) { return t / d; });
     if (cfg.logit_scale != 1.0) lg = scaled(lg, cfg.logit_scale);  // Cohere

@@ -25,7 +25,7 @@ at::Tensor eager(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
 TEST(DecodeAttention, MatchesTheEagerAttentionOnEachRowsOwnKeys) {
   at::manual_seed(7);
   const int64_t B = 5, H = 8, KV = 2, cap = 40, S = 33;
-  for (const auto [qk, vd] : {std::pair<int64_t, int64_t>{8, 8}, {64, 32}}) {
+  for (const auto [qk, vd] : {std::pair<int64_t, int64_t>{8, 8}, {64, 32}, {64, 128}}) {
     const at::Tensor q = at::randn({B, H, 1, qk});
     // Views of a larger pool, as the slot pool's first S positions are.
     const at::Tensor k = at::randn({B, KV, cap, qk}).narrow(2, 0, S);
