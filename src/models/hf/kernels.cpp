@@ -364,12 +364,13 @@ void matmul_nt(const float* a, int64_t lda, const float* w, int64_t ldw, const f
       for (int64_t cb = cb0; cb < cb1; ++cb) {
         const int64_t j = cb * kNR;
         const int nr = static_cast<int>(std::min<int64_t>(kNR, n - j));
-        // The first rows' pass over this block fetches the next block's weights.
+        // Every pass of rows over this block asks for the next block's weights: a request the
+        // memory system dropped in the first pass is made again (measured: 8 rows against a
+        // 102M model's weights 22 ms with the first pass's requests only, 17-18 ms with all).
         const float* next = cb + 1 < cb1 ? w + (j + kNR) * ldw : nullptr;
         for (int64_t i = i0; i < i1; i += kMR) {
           const int mr = static_cast<int>(std::min<int64_t>(kMR, i1 - i));
-          any_block(a + i * lda, lda, w + j * ldw, ldw, c + i * ldc + j, ldc, k, mr, nr,
-                    i == i0 ? next : nullptr);
+          any_block(a + i * lda, lda, w + j * ldw, ldw, c + i * ldc + j, ldc, k, mr, nr, next);
         }
       }
     }
