@@ -24,8 +24,12 @@ enum class BlockBuf { kHidden, kInput, kAttnOut, kMlpOut };
 //   add(dst, a, b)                 dst = a + b
 //   add3(dst, a, b, c)             dst = (a + b) + c
 //   scale(dst, f)                  dst = dst * f
+// keys_only: the layer's keys and values are all the caller needs (a prompt's last layer before
+// its generation: its output feeds nothing); the block stops after its attention, which stored
+// them.
 template <class Ops, class Layer>
-void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
+void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops,
+               bool keys_only = false) {
   using B = BlockBuf;
   const bool pre_norm = cfg.pre_norm && !cfg.post_norm;
   if (pre_norm)
@@ -33,6 +37,7 @@ void run_block(const ArchConfig& cfg, const Layer& L, size_t layer, Ops& ops) {
   else
     ops.copy(B::kInput, B::kHidden);
   ops.attention(B::kAttnOut, B::kInput, layer);
+  if (keys_only) return;
   if (cfg.branch_norms) ops.norm(B::kAttnOut, B::kAttnOut, L.post_attn_w, {});
   if (cfg.residual_multiplier != 1.0) ops.scale(B::kAttnOut, cfg.residual_multiplier);
   if (cfg.post_norm) {  // OPT do_layer_norm_before=false: norms after each residual add

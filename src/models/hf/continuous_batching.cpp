@@ -197,8 +197,12 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
         for (int64_t t = shared; t < n; ++t) pos.push_back(t);
         const int64_t T = n - shared;
         const std::vector<int64_t> lengths{length};
+        // Only the keys and values are kept (the last prompt token is fed with the decoding
+        // steps), so the last layer stops once it stored them; not while dumping, whose
+        // records cover every layer.
         m.forward(at::from_blob(ids.data(), {1, T}, at::kLong).to(m.device),
-                  at::from_blob(pos.data(), {1, T}, at::kLong).to(m.device), &c, {}, &lengths);
+                  at::from_blob(pos.data(), {1, T}, at::kLong).to(m.device), &c, {}, &lengths, {},
+                  /*cache_only=*/!debug::dump_enabled());
       }
       m.prefill_computed += n - shared;
       m.prefill_copied += shared;

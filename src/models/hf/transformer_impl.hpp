@@ -476,8 +476,12 @@ struct Transformer::Impl {
   // `tree_allow` (no cache): an explicit [B, 1, T, T] mask of which keys each query may see
   // (prefix trees laid out as rows: tree_rows.cpp); sliding windows are applied on top of it by
   // position.
+  // `cache_only`: only the cache's keys and values are wanted (a prompt's prefill before its
+  // generation): the last layer stops once it stored them, and the result is not the hidden
+  // states.
   Tensor forward(const Tensor& ids, const Tensor& pos, KvCache* cache, const Tensor& key_keep,
-                 const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {}) {
+                 const std::vector<int64_t>* lengths = nullptr, const Tensor& tree_allow = {},
+                 bool cache_only = false) {
     const int64_t B = ids.size(0), T = ids.size(1);
     debug::dump_begin(ids);
     Tensor h = at::embedding(embed, ids);
@@ -534,8 +538,10 @@ struct Transformer::Impl {
                       masks, pos, alibi, !key_keep.defined() && !tree_allow.defined()}};
     for (size_t li = 0; li < layers.size(); ++li) {
       debug::dump_layer(static_cast<int>(li));
-      run_block(cfg, layers[li], li, ops);
-      debug::dump("out", ops.at(BlockBuf::kHidden));
+      const bool keys_only = cache && cache_only && li + 1 == layers.size();
+      ops.batch.keys_only = keys_only;
+      run_block(cfg, layers[li], li, ops, keys_only);
+      if (!keys_only) debug::dump("out", ops.at(BlockBuf::kHidden));
     }
     debug::dump_layer(-1);
     if (cache) cache->len = S;
@@ -595,6 +601,7 @@ struct Transformer::Impl {
     const Tensor& pos;                 // [B, T] positions
     const Tensor& alibi;               // [B, H, 1, S] or undefined
     bool positional = false;           // masks from positions alone (no padding, no tree)
+    bool keys_only = false;  // the layer's attention stores its keys and values, nothing more
   };
 
   // Batch row b's positions in the reference's own call of that sequence alone, whose shape picks
@@ -694,6 +701,11 @@ struct Transformer::Impl {
     if (cfg.attn_floor_scale > 0.0 && !cfg.uses_rope(li)) q = temperature_tuned(q, c.pos);
     debug::dump("q_rope", q);
     debug::dump("k_rope", k);
+    if (c.keys_only && c.cache && c.cache->row_len.empty()) {
+      c.cache->k[li].narrow(2, c.past, c.T).copy_(k);
+      c.cache->v[li].narrow(2, c.past, c.T).copy_(v);
+      return {};
+    }
     const Tensor a = attend_heads(q, k, v, li, c);
     debug::dump("attn", a);
     return layer_linear(a, L.o_w, L.o_b);
