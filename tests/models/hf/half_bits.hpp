@@ -6,9 +6,11 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +18,17 @@
 #include "support/test_support.hpp"
 
 namespace lmeval::hf::half_bits {
+
+// Sets the environment a goldens file's "meta" names, before any forward runs: torch's CPU
+// capability when it made them (lm-eval follows the capability torch would pick:
+// reduced_attention.cpp) and its thread count (which places its attention buffers); goldens
+// predating "threads" were made with torch's default on a 2-core machine.
+inline void follow_goldens_environment(const nlohmann::json& meta) {
+  std::string cap = meta.value("cpu_capability", "");
+  for (char& c : cap) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!cap.empty()) setenv("ATEN_CPU_CAPABILITY", cap.c_str(), 1);
+  setenv("LMEVAL_REFERENCE_THREADS", std::to_string(meta.value("threads", 2)).c_str(), 1);
+}
 
 // tests/fixtures/hf_arch/NAME, parsed once.
 inline const nlohmann::json& golden(const std::string& name) {

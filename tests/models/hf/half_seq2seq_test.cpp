@@ -26,11 +26,7 @@ fs::path fixture(const std::string& name) {
 const nlohmann::json& goldens() {
   static const nlohmann::json& g = [&]() -> const nlohmann::json& {
     const nlohmann::json& j = half_bits::golden("half_seq2seq.json");
-    std::string cap = j["meta"].value("cpu_capability", "");
-    std::transform(cap.begin(), cap.end(), cap.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (!cap.empty()) setenv("ATEN_CPU_CAPABILITY", cap.c_str(), 1);
-    setenv("LMEVAL_REFERENCE_THREADS", std::to_string(j["meta"].value("threads", 2)).c_str(), 1);
+    half_bits::follow_goldens_environment(j["meta"]);
     return j;
   }();
   return g;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "dump_reader.hpp"
+#include "half_bits.hpp"
 #include "models/hf/debug_dump.hpp"
 #include "models/hf/transformer.hpp"
 #include "support/test_support.hpp"
@@ -33,13 +34,7 @@ fs::path arch_dir() { return lmeval::testing::source_dir() / "tests" / "fixtures
 const json& goldens() {
   static const json g = [] {
     json j = json::parse(lmeval::testing::read_file(arch_dir() / "half_precision.json"));
-    std::string cap = j["meta"].value("cpu_capability", "");
-    std::transform(cap.begin(), cap.end(), cap.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (!cap.empty()) setenv("ATEN_CPU_CAPABILITY", cap.c_str(), 1);
-    // torch's thread count places its attention buffers (reduced_attention.cpp); the goldens
-    // predating "threads" were made with torch's default on a 2-core machine.
-    setenv("LMEVAL_REFERENCE_THREADS", std::to_string(j["meta"].value("threads", 2)).c_str(), 1);
+    half_bits::follow_goldens_environment(j["meta"]);
     return j;
   }();
   return g;
