@@ -41,35 +41,35 @@ struct Slot {
 };
 
 // Decoding steps whose matrix products are smaller than this (rows x hidden x widest output,
-// multiply-adds) run on one thread: stories260K's 64-row steps are a few hundred operations of
-// microseconds each, and waking a second thread for each costs more than it saves; with the
-// cores shared, OpenBLAS's waiting workers (they spin in sched_yield) took 40% of the samples
-// and made a step 3x slower (docs/performance.md, "Decode step").
-constexpr double kOneThreadStepWork = 1 << 24;
+// multiply-adds) run OpenBLAS on one thread: stories260K's 64-row steps are a few hundred
+// operations of microseconds each, and with the cores shared, OpenBLAS's waiting workers (they
+// spin in sched_yield) took 40% of the samples and made a step 3x slower (docs/performance.md,
+// "Decode step"). ATen keeps its threads: its loops over so few elements stay on one thread by
+// their grain, and the fused decode attention, three quarters of such a step, splits over both
+// cores (64-row IFEval-like steps 8.4 -> 5.7 ms; docs/performance.md, "Decode attention on both
+// cores").
+constexpr double kOneBlasThreadStepWork = 1 << 24;
 
-// One thread for ATen's own loops and for OpenBLAS (found at run time: a libtorch built with
-// another BLAS has no openblas_set_num_threads, and its matmuls follow ATen's setting) while
-// alive; the previous counts are restored after.
-class OneThread {
+// One thread for OpenBLAS (found at run time: a libtorch built with another BLAS has no
+// openblas_set_num_threads, and leaves it alone) while alive; the previous count is restored
+// after.
+class OneBlasThread {
  public:
-  OneThread() : aten_(at::get_num_threads()) {
+  OneBlasThread() {
     using Get = int (*)();
     blas_set_ = reinterpret_cast<Set>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     auto get = reinterpret_cast<Get>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     if (blas_set_ && get) blas_ = get();
     if (blas_set_ && blas_ > 1) blas_set_(1);
-    if (aten_ > 1) at::set_num_threads(1);
   }
-  ~OneThread() {
-    if (aten_ > 1) at::set_num_threads(aten_);
+  ~OneBlasThread() {
     if (blas_set_ && blas_ > 1) blas_set_(blas_);
   }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
+  OneBlasThread(const OneBlasThread&) = delete;
+  OneBlasThread& operator=(const OneBlasThread&) = delete;
 
  private:
   using Set = void (*)(int);
-  int aten_;
   Set blas_set_ = nullptr;
   int blas_ = 0;
 };
@@ -160,11 +160,11 @@ std::vector<std::vector<Token>> Transformer::generate_continuous(
     if (opt.seed) at::manual_seed(*opt.seed);
     const int64_t widest = std::max({m.cfg.vocab_size, 2 * m.cfg.intermediate_size,
                                      (m.cfg.num_heads + 2 * m.cfg.num_kv_heads) * m.cfg.head_dim});
-    std::optional<OneThread> one_thread;
+    std::optional<OneBlasThread> one_blas_thread;
     if (!m.device.is_cuda() && static_cast<double>(slots) * static_cast<double>(m.cfg.hidden_size) *
                                        static_cast<double>(widest) <
-                                   kOneThreadStepWork)
-      one_thread.emplace();
+                                   kOneBlasThreadStepWork)
+      one_blas_thread.emplace();
 
     auto slot_cache = [&](int64_t s) {
       KvCache c;

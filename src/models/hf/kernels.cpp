@@ -250,6 +250,29 @@ __attribute__((target("avx2,fma"))) void exp_shifted_avx2(float* x, int64_t n, f
   for (; i < n; ++i) x[i] = exp_portable(x[i] - shift);
 }
 
+__attribute__((target("avx2,fma"))) float exp_shifted_sum_avx2(float* x, int64_t n, float shift) {
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+    _mm256_storeu_ps(x + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {  // the tail in lanes 0..n-i-1, as sum takes it; the others add exact zeros
+    alignas(32) int32_t m[8];
+    for (int l = 0; l < 8; ++l) m[l] = i + l < n ? -1 : 0;
+    const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    const __m256 e = _mm256_and_ps(exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), s)),
+                                   _mm256_castsi256_ps(mask));
+    _mm256_maskstore_ps(x + i, mask, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float l[8];
+  _mm256_store_ps(l, acc);
+  return combine(l);
+}
+
 __attribute__((target("avx2"))) float max_avx2(const float* x, int64_t n) {
   __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   int64_t i = 0;
@@ -345,6 +368,19 @@ float max(const float* x, int64_t n) {
   float r = x[0];
   for (int64_t i = 1; i < n; ++i) r = std::max(r, x[i]);
   return r;
+}
+
+float exp_shifted_sum(float* x, int64_t n, float shift) {
+#ifdef LMEVAL_HF_X86
+  if (g_avx2) return exp_shifted_sum_avx2(x, n, shift);
+#endif
+  exp_shifted(x, n, shift);
+  return sum(x, n);
+}
+
+void softmax(float* x, int64_t n) {
+  const float inv = 1.0f / exp_shifted_sum(x, n, max(x, n));
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
 void matmul_nt(const float* a, int64_t lda, const float* w, int64_t ldw, const float* bias,

@@ -43,8 +43,15 @@ void matmul_nn_acc(const float* a, int64_t lda, const float* b, int64_t ldb, flo
 // error ~2e-7; 0 below exp(-87.3)), whatever its place in x.
 void exp_shifted(float* x, int64_t n, float shift);
 
+// exp_shifted, returning the results' sum (as sum adds them).
+float exp_shifted_sum(float* x, int64_t n, float shift);
+
 // Largest of x[0..n) (n > 0).
 float max(const float* x, int64_t n);
+
+// x = softmax(x) over x[0..n) (n > 0), in place: exp_shifted by the largest element, then each
+// element times the reciprocal of their sum.
+void softmax(float* x, int64_t n);
 
 // True when the AVX2+FMA path is in use (else the portable path).
 bool using_avx2();

@@ -74,9 +74,7 @@ at::Tensor prefill_attention(const at::Tensor& q, const at::Tensor& k, const at:
           const int64_t a = first_key(p) - lo, len = p - lo + 1 - a;  // keys [a, a + len) of row
           float* r = row + a;
           for (int64_t j = 0; j < len; ++j) r[j] *= fscale;
-          kernels::exp_shifted(r, len, kernels::max(r, len));
-          const float inv = 1.0f / kernels::sum(r, len);
-          for (int64_t j = 0; j < len; ++j) r[j] *= inv;
+          kernels::softmax(r, len);
           std::fill(row, r, 0.0f);
           std::fill(r + len, row + n, 0.0f);
         }

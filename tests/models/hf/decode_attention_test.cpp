@@ -24,19 +24,28 @@ at::Tensor eager(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
 
 TEST(DecodeAttention, MatchesTheEagerAttentionOnEachRowsOwnKeys) {
   at::manual_seed(7);
-  const int64_t B = 5, H = 8, KV = 2, cap = 40, S = 33;
-  for (const auto [qk, vd] : {std::pair<int64_t, int64_t>{8, 8}, {64, 32}, {64, 128}}) {
-    const at::Tensor q = at::randn({B, H, 1, qk});
-    // Views of a larger pool, as the slot pool's first S positions are.
-    const at::Tensor k = at::randn({B, KV, cap, qk}).narrow(2, 0, S);
-    const at::Tensor v = at::randn({B, KV, cap, vd}).narrow(2, 0, S);
-    // Rows of their own lengths, one with a sliding window, one with a single key.
-    const std::vector<int64_t> first = {0, 0, 20, 0, 12}, last = {32, 10, 32, 0, 12};
-    const at::Tensor got = decode_attention(q, k, v, first, last, 1.0 / std::sqrt(qk));
-    if (!got.defined()) GTEST_SKIP() << "this CPU has no AVX2/FMA: the general path runs";
-    ASSERT_EQ(got.sizes(), (std::vector<int64_t>{B, H, 1, vd}));
-    const at::Tensor want = eager(q, k, v, first, last, 1.0 / std::sqrt(qk));
-    EXPECT_LT((got - want).abs().max().item<float>(), 1e-5) << "qk " << qk << " vd " << vd;
+  const int64_t H = 8, cap = 40, S = 33;
+  // 5 rows: tasks of two heads of one key/value head; 16 rows: tasks of all eight heads, whose
+  // four key/value heads' streams are scored side by side where heads are 8 dimensions.
+  for (const auto [B, KV] : {std::pair<int64_t, int64_t>{5, 2}, {16, 4}}) {
+    // Rows of their own lengths, some with a sliding window, one with a single key.
+    std::vector<int64_t> first = {0, 0, 20, 0, 12}, last = {32, 10, 32, 0, 12};
+    for (int64_t b = 5; b < B; ++b) {
+      last.push_back(S - 1 - b % 7);
+      first.push_back(b % 3 == 0 ? b : 0);
+    }
+    for (const auto [qk, vd] : {std::pair<int64_t, int64_t>{8, 8}, {16, 16}, {64, 32}, {64, 128}}) {
+      const at::Tensor q = at::randn({B, H, 1, qk});
+      // Views of a larger pool, as the slot pool's first S positions are.
+      const at::Tensor k = at::randn({B, KV, cap, qk}).narrow(2, 0, S);
+      const at::Tensor v = at::randn({B, KV, cap, vd}).narrow(2, 0, S);
+      const at::Tensor got = decode_attention(q, k, v, first, last, 1.0 / std::sqrt(qk));
+      if (!got.defined()) GTEST_SKIP() << "this CPU has no AVX2/FMA: the general path runs";
+      ASSERT_EQ(got.sizes(), (std::vector<int64_t>{B, H, 1, vd}));
+      const at::Tensor want = eager(q, k, v, first, last, 1.0 / std::sqrt(qk));
+      EXPECT_LT((got - want).abs().max().item<float>(), 1e-5)
+          << B << " rows, qk " << qk << " vd " << vd;
+    }
   }
 }
 

@@ -122,6 +122,44 @@ TEST(HfKernels, ExpShiftedMatchesStdExpAndBothPathsAgree) {
     ASSERT_TRUE(same_bits(p[i], q[i]) || (std::isnan(p[i]) && std::isnan(q[i]))) << x[i];
 }
 
+TEST(HfKernels, ExpShiftedSumIsExpShiftedAndSumOnBothPaths) {
+  Avx2Guard guard;
+  const auto x = randn(46, 11);  // one past the longest n: not written
+  for (int64_t n : {1, 7, 8, 9, 16, 45}) {
+    // Independent: the sum of std::exp in double.
+    double want = 0;
+    for (int64_t i = 0; i < n; ++i) want += std::exp(static_cast<double>(x[i]) - 0.75);
+    std::vector<float> first;
+    for (bool avx2 : {true, false}) {
+      set_avx2_for_testing(avx2);
+      auto y = x, z = x;
+      const float got = exp_shifted_sum(y.data(), n, 0.75f);
+      exp_shifted(z.data(), n, 0.75f);
+      EXPECT_LE(std::abs(got - want), 1e-6 * want) << n;
+      EXPECT_TRUE(same_bits(got, sum(z.data(), n))) << n;  // the elements of exp_shifted, summed
+      EXPECT_EQ(std::memcmp(y.data(), z.data(), sizeof(float) * n), 0) << n;
+      EXPECT_TRUE(same_bits(y[n], x[n])) << "wrote past n = " << n;
+      if (first.empty())
+        first.assign(y.begin(), y.begin() + n);
+      else
+        EXPECT_EQ(std::memcmp(first.data(), y.data(), sizeof(float) * n), 0) << n;
+    }
+  }
+}
+
+TEST(HfKernels, SoftmaxMatchesDoublePrecision) {
+  const auto x = randn(37, 12);
+  for (int64_t n : {1, 5, 8, 37}) {
+    auto y = x;
+    softmax(y.data(), n);
+    double m = x[0], total = 0;
+    for (int64_t i = 1; i < n; ++i) m = std::max<double>(m, x[i]);
+    for (int64_t i = 0; i < n; ++i) total += std::exp(x[i] - m);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_NEAR(y[i], std::exp(x[i] - m) / total, 1e-6) << n << " " << i;
+  }
+}
+
 TEST(HfKernels, MaxOfRows) {
   auto x = randn(37, 6);
   for (int64_t n : {1, 7, 8, 9, 37}) {
