@@ -39,6 +39,14 @@ timed() {  # name, command...: wall seconds into $out/name.time
 }
 args=(run --model hf --model_args "pretrained=$model,dtype=float32" --batch_size auto
       --data_dir "$shared/hf_data")
+# One untimed run of each lm-eval build first (one document, one token), so that the first timed
+# run does not alone pay for reading libtorch, the plugin and the weights from disk.
+for bin in "$after" "$before"; do
+  "$bin" "${args[@]}" --output_path "$out/warmup" --tasks "$task" --num_fewshot "$shots" \
+    --limit 1 --device cpu --gen_kwargs max_gen_toks=1 \
+    ${LMEVAL_BENCH_INCLUDE:+--include_path "$(realpath "$LMEVAL_BENCH_INCLUDE")"} \
+    > "$out/warmup.log" 2>&1 || { echo "warm-up of $bin failed: see $out/warmup.log"; exit 1; }
+done
 timed after "$after" "${args[@]}" --output_path "$out/after" "${common[@]}"
 timed before "$before" "${args[@]}" --output_path "$out/before" "${common[@]}"
 timed reference "$venv/bin/python" "$shared/tools/reference_datasets_shim/run_lm_eval.py" run \
