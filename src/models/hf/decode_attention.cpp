@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "models/hf/cpu_float32.hpp"
 #include "models/hf/kernels.hpp"
 
 #if defined(__x86_64__)
@@ -125,18 +126,12 @@ constexpr WeighFn kWeigh[8] = {weigh_heads<8, 1>, weigh_heads<4, 2>, weigh_heads
                                weigh_heads<2, 4>, weigh_heads<1, 5>, weigh_heads<1, 6>,
                                weigh_heads<1, 7>, weigh_heads<1, 8>};
 
-bool cpu_has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-
 }  // namespace
 
 #else  // no AVX2 kernels on other processors: the general path runs
 
 namespace lmeval::hf {
 namespace {
-bool cpu_has_avx2_fma() { return false; }
 void score_heads(int, const float* const*, const float* const*, int64_t, int64_t, int64_t, int64_t,
                  float, float* const*, float*) {}
 using WeighFn = void (*)(const float* const*, const float* const*, int64_t, int64_t, int64_t,
@@ -150,9 +145,9 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k, const at::
                             double scale) {
   const int64_t B = q.size(0), H = q.size(1), KV = k.size(1), S = k.size(2);
   const int64_t qk = q.size(-1), vd = v.size(-1);
-  if (!cpu_has_avx2_fma() || q.is_cuda() || q.scalar_type() != at::kFloat ||
-      k.scalar_type() != at::kFloat || v.scalar_type() != at::kFloat || q.size(2) != 1 ||
-      H % KV != 0 || qk % 8 != 0 || vd % 8 != 0 || k.stride(3) != 1 || v.stride(3) != 1)
+  if (!kernels::cpu_has_avx2_fma() || !cpu_float32(q) || !cpu_float32(k) || !cpu_float32(v) ||
+      q.size(2) != 1 || H % KV != 0 || qk % 8 != 0 || vd % 8 != 0 || k.stride(3) != 1 ||
+      v.stride(3) != 1)
     return {};
   const int64_t rep = H / KV;
   const at::Tensor qc = q.contiguous();
@@ -204,11 +199,7 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k, const at::
             rows[j] = probs.data() + (h + j - h0) * n;
           }
           score_heads(nh, qs, ks, k.stride(2), qk, first[b], last[b], fscale, rows, maxes);
-          // As kernels::softmax, the largest score known from the scores' pass.
-          for (int j = 0; j < nh; ++j) {
-            const float inv = 1.0f / kernels::exp_shifted_sum(rows[j], n, maxes[j]);
-            for (int64_t t = 0; t < n; ++t) rows[j][t] *= inv;
-          }
+          for (int j = 0; j < nh; ++j) kernels::softmax_with_max(rows[j], n, maxes[j]);
         }
         // Up to 64 value dimensions at a time; a group of nh heads per call, the last group
         // padded with copies of its last head whose outputs go to `spare`.

@@ -2,18 +2,17 @@
 
 #include <vector>
 
+#include "models/hf/cpu_float32.hpp"
 #include "models/hf/kernels.hpp"
 
 namespace lmeval::hf {
 
 at::Tensor few_rows_linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  const auto f32_cpu = [](const at::Tensor& t) {
-    return t.device().is_cpu() && t.scalar_type() == at::kFloat;
-  };
-  if (!f32_cpu(x) || !f32_cpu(w) || w.dim() != 2 || !w.is_contiguous() || x.dim() < 1 ||
+  if (!cpu_float32(x) || !cpu_float32(w) || w.dim() != 2 || !w.is_contiguous() || x.dim() < 1 ||
       x.size(-1) != w.size(1) || x.requires_grad() || w.requires_grad())
     return {};
-  if (b.defined() && (!f32_cpu(b) || b.dim() != 1 || b.size(0) != w.size(0) || !b.is_contiguous()))
+  if (b.defined() &&
+      (!cpu_float32(b) || b.dim() != 1 || b.size(0) != w.size(0) || !b.is_contiguous()))
     return {};
   const int64_t k = w.size(1), n = w.size(0);
   const int64_t rows = k > 0 ? x.numel() / k : 0;

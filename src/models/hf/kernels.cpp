@@ -53,6 +53,12 @@ __attribute__((target("avx2,fma"))) inline float hsum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
+// Lanes 0..r-1 set (0 < r < 8): a masked load or store of a tail of r floats.
+__attribute__((target("avx2"))) inline __m256i tail_mask(int64_t r) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(r)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 // pf: where the next block's weight rows start (null: none), brought into L2 while this block
 // runs. A decoding step's few rows leave the kernel waiting on memory otherwise: on the 2-core
 // EPYC, 8 rows against a 102M model's weights ran at 14 GB/s without it and 25 GB/s with it.
@@ -82,9 +88,7 @@ __attribute__((target("avx2,fma"))) void block_avx2(const float* a, int64_t lda,
     }
   }
   if (full < k) {
-    alignas(32) int32_t m[8];
-    for (int l = 0; l < 8; ++l) m[l] = full + l < k ? -1 : 0;
-    const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    const __m256i mask = tail_mask(k - full);
     __m256 wv[NR];
 #pragma GCC unroll 4
     for (int j = 0; j < NR; ++j) wv[j] = _mm256_maskload_ps(w + j * ldw + full, mask);
@@ -260,9 +264,7 @@ __attribute__((target("avx2,fma"))) float exp_shifted_sum_avx2(float* x, int64_t
     acc = _mm256_add_ps(acc, e);
   }
   if (i < n) {  // the tail in lanes 0..n-i-1, as sum takes it; the others add exact zeros
-    alignas(32) int32_t m[8];
-    for (int l = 0; l < 8; ++l) m[l] = i + l < n ? -1 : 0;
-    const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    const __m256i mask = tail_mask(n - i);
     const __m256 e = _mm256_and_ps(exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), s)),
                                    _mm256_castsi256_ps(mask));
     _mm256_maskstore_ps(x + i, mask, e);
@@ -328,6 +330,11 @@ void any_block(const float* a, int64_t lda, const float* w, int64_t ldw, float* 
 
 bool using_avx2() { return g_avx2; }
 
+bool cpu_has_avx2_fma() {
+  static const bool has = detect_avx2();
+  return has;
+}
+
 void set_avx2_for_testing(bool on) { g_avx2 = on && detect_avx2(); }
 
 float dot(const float* a, const float* b, int64_t k) {
@@ -378,10 +385,12 @@ float exp_shifted_sum(float* x, int64_t n, float shift) {
   return sum(x, n);
 }
 
-void softmax(float* x, int64_t n) {
-  const float inv = 1.0f / exp_shifted_sum(x, n, max(x, n));
+void softmax_with_max(float* x, int64_t n, float largest) {
+  const float inv = 1.0f / exp_shifted_sum(x, n, largest);
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
+
+void softmax(float* x, int64_t n) { softmax_with_max(x, n, max(x, n)); }
 
 void matmul_nt(const float* a, int64_t lda, const float* w, int64_t ldw, const float* bias,
                float* c, int64_t ldc, int64_t m, int64_t n, int64_t k) {

@@ -53,6 +53,14 @@ float max(const float* x, int64_t n);
 // element times the reciprocal of their sum.
 void softmax(float* x, int64_t n);
 
+// softmax with the largest element already known (`largest`, e.g. from the pass that wrote x):
+// the same bits.
+void softmax_with_max(float* x, int64_t n, float largest);
+
+// Whether the processor has AVX2 and FMA (whatever set_avx2_for_testing says): kernels with no
+// portable path (decode_attention) run only then.
+bool cpu_has_avx2_fma();
+
 // True when the AVX2+FMA path is in use (else the portable path).
 bool using_avx2();
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/hf/cpu_float32.hpp"
 #include "models/hf/kernels.hpp"
 
 namespace lmeval::hf {
@@ -18,9 +19,7 @@ constexpr int64_t kPromptQueryBlock = 64;
 
 at::Tensor prefill_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                              int64_t past, int64_t window, int64_t chunk, double scale) {
-  const auto f32_cpu = [](const at::Tensor& t) {
-    return t.device().is_cpu() && t.scalar_type() == at::kFloat && t.dim() == 4;
-  };
+  const auto f32_cpu = [](const at::Tensor& t) { return cpu_float32(t) && t.dim() == 4; };
   if (!f32_cpu(q) || !f32_cpu(k) || !f32_cpu(v) || q.size(0) != 1 || k.size(0) != 1 ||
       v.size(0) != 1 || q.size(2) < 2)
     return {};

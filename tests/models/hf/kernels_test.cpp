@@ -70,6 +70,40 @@ TEST(HfKernels, MatmulNnAccIsOneChainPerElementOnBothPaths) {
   }
 }
 
+// The dot product's lanes, written out: lane l takes the indices congruent to l mod 8 in
+// increasing order, and the lanes are added ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7)).
+float lanes_dot(const float* a, const float* b, int64_t k) {
+  float l[8] = {};
+  for (int64_t p = 0; p < k; ++p) l[p % 8] = std::fma(a[p], b[p], l[p % 8]);
+  return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+TEST(HfKernels, MatmulNtIsTheLanesDotOfEachElementOnBothPaths) {
+  Avx2Guard guard;
+  // Reductions with masked tails (k % 8), row tails (m % 4) and column tails (n % 3).
+  for (auto [m, n, k] : {std::array<int64_t, 3>{1, 1, 1},
+                         {5, 7, 3},
+                         {4, 6, 8},
+                         {9, 13, 13},
+                         {3, 10, 37},
+                         {8, 31, 250}}) {
+    const int64_t lda = k + 3, ldw = k + 1, ldc = n + 2;
+    auto a = randn(m * lda, 4), w = randn(n * ldw, 5), bias = randn(n, 6);
+    for (bool avx2 : {true, false}) {
+      set_avx2_for_testing(avx2);
+      std::vector<float> c(m * ldc, -7.0f);
+      matmul_nt(a.data(), lda, w.data(), ldw, bias.data(), c.data(), ldc, m, n, k);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          const float want =
+              j < n ? lanes_dot(a.data() + i * lda, w.data() + j * ldw, k) + bias[j] : -7.0f;
+          ASSERT_TRUE(same_bits(c[i * ldc + j], want))
+              << m << "x" << n << "x" << k << " at " << i << "," << j << " avx2 " << avx2;
+        }
+    }
+  }
+}
+
 TEST(HfKernels, ZeroWeightsLeaveTheChainExactly) {
   // Masked attention probabilities: a row padded with zero coefficients over more keys.
   const int64_t k = 37, pad = 27, n = 16;
@@ -157,6 +191,18 @@ TEST(HfKernels, SoftmaxMatchesDoublePrecision) {
     for (int64_t i = 0; i < n; ++i) total += std::exp(x[i] - m);
     for (int64_t i = 0; i < n; ++i)
       EXPECT_NEAR(y[i], std::exp(x[i] - m) / total, 1e-6) << n << " " << i;
+  }
+}
+
+// decode_attention passes the largest score it found while writing them: the same bits as
+// softmax, which looks for it.
+TEST(HfKernels, SoftmaxWithMaxIsSoftmax) {
+  const auto x = randn(37, 13);
+  for (int64_t n : {1, 5, 8, 37}) {
+    auto want = x, got = x;
+    softmax(want.data(), n);
+    softmax_with_max(got.data(), n, max(x.data(), n));
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(got[i], want[i]) << n << " " << i;
   }
 }
 
