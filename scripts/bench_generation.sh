@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # generate_until side by side in one run (issue 34, point 5): the reference (lm-eval 0.4.13's hf
 # model through ../shared/tools/reference_datasets_shim, batch size REF_BS), lm-eval BEFORE and
-# lm-eval AFTER (two builds), on one task, model and doc limit; prints the wall times and ratios
-# and checks the three runs' metrics agree. Runs niced (a shared machine).
+# lm-eval AFTER (two builds, each run twice), on one task, model and doc limit; prints the wall
+# times and ratios and checks the runs' metrics and generations agree. Runs niced (a shared
+# machine).
 # Usage: scripts/bench_generation.sh VENV MODEL_DIR BEFORE_BIN AFTER_BIN [TASK] [SHOTS] [LIMIT]
 #          [MAX_GEN_TOKS] [REF_BS]
 # e.g. scripts/bench_generation.sh VENV ../shared/models/stories260K main/build/lm-eval \
@@ -47,8 +48,17 @@ for bin in "$after" "$before"; do
     ${LMEVAL_BENCH_INCLUDE:+--include_path "$(realpath "$LMEVAL_BENCH_INCLUDE")"} \
     > "$out/warmup.log" 2>&1 || { echo "warm-up of $bin failed: see $out/warmup.log"; exit 1; }
 done
-timed after "$after" "${args[@]}" --output_path "$out/after" "${common[@]}"
+# Each build twice, in the order before, after, after, before (the machine drifts: a run's place
+# in the sequence moved it by up to 10%), each build's faster run counted.
 timed before "$before" "${args[@]}" --output_path "$out/before" "${common[@]}"
+timed after "$after" "${args[@]}" --output_path "$out/after" "${common[@]}"
+timed after2 "$after" "${args[@]}" --output_path "$out/after2" "${common[@]}"
+timed before2 "$before" "${args[@]}" --output_path "$out/before2" "${common[@]}"
+for r in before after; do
+  t1=$(cat "$out/$r.time") t2=$(cat "$out/${r}2.time")
+  printf '%-9s runs %.1f s, %.1f s\n' "$r" "$t1" "$t2"
+  if (( $(echo "$t2 < $t1" | bc) )); then echo "$t2" > "$out/$r.time"; fi
+done
 timed reference "$venv/bin/python" "$shared/tools/reference_datasets_shim/run_lm_eval.py" run \
   --model hf --model_args "pretrained=$model,dtype=float32" --batch_size "$ref_bs" \
   --output_path "$out/reference" "${common[@]}"
@@ -61,7 +71,7 @@ ref=$(cat "$out/reference.time") b=$(cat "$out/before.time") a=$(cat "$out/after
 echo "reference/after $(echo "scale=2; $ref / $a" | bc)x, before/after $(echo "scale=2; $b / $a" | bc)x, reference/before $(echo "scale=2; $ref / $b" | bc)x"
 # The generations themselves: the same texts from every run, doc by doc (every task's samples
 # file of a group, each by its task's name and doc_id).
-for r in reference before after; do
+for r in reference before after after2; do
   printf '%-9s responses md5 %s\n' "$r" "$(python3 -c "
 import glob, hashlib, json, os, sys
 rows = []
