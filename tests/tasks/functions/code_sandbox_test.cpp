@@ -1,6 +1,7 @@
 // The sandbox of model-written programs against the attacks of issue 32, at every level this
 // machine gives (a level the kernel refuses is skipped with its reason). Each program asserts
 // that its attack failed, so "passed" means contained; the test also checks from outside.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -13,9 +14,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include "lmeval/core/error.hpp"
 #include "lmeval/tasks/functions/code_eval.hpp"
@@ -58,27 +60,32 @@ class Sandbox : public ::testing::TestWithParam<SandboxLevel> {
   static bool root() { return ::geteuid() == 0; }
 };
 
-// Processes whose command line holds `token`.
-int count_processes(const std::string& token) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename().string();
+// The pids of the processes whose command line holds `token`. A process may exit between the
+// listing and the read (other tests run beside this one): its read fails with ESRCH, which
+// std::ifstream turned into an exception that failed the test; such a process is skipped.
+std::vector<pid_t> processes_with(const std::string& token) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    const std::string cmd((std::istreambuf_iterator<char>(in)), {});
-    if (cmd.find(token) != std::string::npos) ++n;
+    const int fd = ::open((it->path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string cmd;
+    char buf[4096];
+    for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) cmd.append(buf, got);
+    ::close(fd);
+    if (cmd.find(token) != std::string::npos) pids.push_back(std::stoi(name));
   }
-  return n;
+  return pids;
+}
+
+int count_processes(const std::string& token) {
+  return static_cast<int>(processes_with(token).size());
 }
 
 void kill_processes(const std::string& token) {
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    const std::string cmd((std::istreambuf_iterator<char>(in)), {});
-    if (cmd.find(token) != std::string::npos) ::kill(std::stoi(name), SIGKILL);
-  }
+  for (const pid_t pid : processes_with(token)) ::kill(pid, SIGKILL);
 }
 
 TEST_P(Sandbox, ACorrectProgramPassesAndAWrongOneFails) {
