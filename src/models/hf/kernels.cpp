@@ -106,12 +106,17 @@ __attribute__((target("avx2,fma"))) void block_avx2(const float* a, int64_t lda,
 }
 
 bool detect_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool detect_avx512() {
+  return detect_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
 #else
 bool detect_avx2() { return false; }
+bool detect_avx512() { return false; }
 #endif
 
 // Whether the AVX2 path runs (tests may switch it off: set_avx2_for_testing).
 bool g_avx2 = detect_avx2();
+bool g_avx512 = detect_avx512();  // set_avx512_for_testing
 
 // ----- matmul_nn_acc: one fused multiply-add chain per element ------------------------------
 
@@ -336,6 +341,10 @@ bool cpu_has_avx2_fma() {
 }
 
 void set_avx2_for_testing(bool on) { g_avx2 = on && detect_avx2(); }
+
+bool using_avx512() { return g_avx512; }
+
+void set_avx512_for_testing(bool on) { g_avx512 = on && detect_avx512(); }
 
 float dot(const float* a, const float* b, int64_t k) {
   float r = 0;

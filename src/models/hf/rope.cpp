@@ -112,6 +112,37 @@ at::Tensor rope_inv_freq(const ArchConfig& cfg, int64_t variant) {
   return inv;
 }
 
+at::Tensor rope_rotate_half_cpu(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  if (!x.is_cpu() || x.scalar_type() != at::kFloat || x.dim() != 4 || cos.dim() != 4 ||
+      sin.dim() != 4 || cos.scalar_type() != at::kFloat || sin.scalar_type() != at::kFloat ||
+      x.size(-1) % 2 != 0 || cos.sizes() != sin.sizes() || cos.size(1) != 1 ||
+      cos.size(2) != x.size(2) || cos.size(3) != x.size(3) ||
+      (cos.size(0) != 1 && cos.size(0) != x.size(0)) || !cos.is_cpu() || !sin.is_cpu())
+    return {};
+  const int64_t B = x.size(0), H = x.size(1), T = x.size(2), d = x.size(3), half = d / 2;
+  at::Tensor out = at::empty({B, H, T, d}, x.options());
+  const float* xp = x.data_ptr<float>();
+  const float* cp = cos.data_ptr<float>();
+  const float* sp = sin.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  const int64_t xs3 = x.stride(3), cs3 = cos.stride(3), ss3 = sin.stride(3);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t t = 0; t < T; ++t) {
+        const float* xr = xp + b * x.stride(0) + h * x.stride(1) + t * x.stride(2);
+        const int64_t cb = cos.size(0) == 1 ? 0 : b;
+        const float* c = cp + cb * cos.stride(0) + t * cos.stride(2);
+        const float* s = sp + cb * sin.stride(0) + t * sin.stride(2);
+        float* o = op + ((b * H + h) * T + t) * d;
+        for (int64_t i = 0; i < half; ++i) {  // rotate_half: [-x2, x1]
+          const float x1 = xr[i * xs3], x2 = xr[(half + i) * xs3];
+          o[i] = x1 * c[i * cs3] - x2 * s[i * ss3];
+          o[half + i] = x2 * c[(half + i) * cs3] + x1 * s[(half + i) * ss3];
+        }
+      }
+  return out;
+}
+
 void rotate_pairs_polar(float* v, const float* cos, const float* sin, int64_t pairs, int64_t e0,
                         int64_t n) {
   const int64_t vectorized = n / 8 * 8;

@@ -48,6 +48,13 @@ inline void rotate_head(float* v, const float* cos, const float* sin, int64_t ha
   }
 }
 
+// x * cos + rotate_half(x) * sin, transformers' apply_rotary_pos_emb over all of x's last
+// dimension, for float32 CPU tensors x [B, H, T, d] and cos, sin [B or 1, 1, T, d] (any
+// strides): each product rounded, then their sum, as the eager form's three operations do, in
+// one pass instead of seven operator calls (a decoding step of a small model spends more on the
+// calls than on the arithmetic). Returns a contiguous [B, H, T, d], or an undefined tensor for
+// other types, devices and shapes.
+at::Tensor rope_rotate_half_cpu(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
 // One head's `pairs` complex numbers (v[2i], v[2i+1]) times (cos[i] + i sin[i]) in place, as
 // torch's complex64 mul kernel computes them (apply_rotary_emb of DeepSeek-V2 and Llama 4,
 // torch.polar's tables): the pair at index e0 + i of a contiguous run of n complex numbers (the

@@ -22,6 +22,7 @@
 #include "models/hf/activation.hpp"
 #include "models/hf/alibi.hpp"
 #include "models/hf/block.hpp"
+#include "models/hf/cpu_float32.hpp"
 #include "models/hf/debug_dump.hpp"
 #include "models/hf/decode_attention.hpp"
 #include "models/hf/few_rows_linear.hpp"
@@ -269,7 +270,10 @@ struct Transformer::Impl {
       return at::cat(
           {rope_interleaved(x.narrow(-1, 0, rd), cos, sin), x.narrow(-1, rd, x.size(-1) - rd)}, -1);
     }
-    if (rd == x.size(-1)) return x * cos + rotate_half(x) * sin;
+    if (rd == x.size(-1)) {
+      if (Tensor y = rope_rotate_half_cpu(x, cos, sin); y.defined()) return y;
+      return x * cos + rotate_half(x) * sin;
+    }
     Tensor xr = x.narrow(-1, 0, rd);
     Tensor xp = x.narrow(-1, rd, x.size(-1) - rd);
     return at::cat({xr * cos + rotate_half(xr) * sin, xp}, -1);
@@ -742,15 +746,30 @@ struct Transformer::Impl {
       // One key per row, each written at its row's end (forward_own_lengths): rows of the
       // cache [B, KV, capacity, hd] seen as [B * KV * capacity, hd].
       const int64_t heads = k.size(1), cap = c.cache->k[li].size(2);
-      std::vector<int64_t> ends;
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t g = 0; g < heads; ++g)
-          ends.push_back((b * heads + g) * cap + c.cache->row_len[b]);
-      const Tensor at_ends = at::tensor(at::ArrayRef<int64_t>(ends), at::kLong).to(device);
+      Tensor at_ends;
       for (auto [dst, src] : {std::pair<Tensor*, Tensor*>{&c.cache->k[li], &k},
                               std::pair<Tensor*, Tensor*>{&c.cache->v[li], &v}}) {
         if (!dst->is_contiguous())
           throw RuntimeError("internal: a slot pool that is not contiguous");
+        if (cpu_float32(*dst) && cpu_float32(*src)) {  // plain copies, not an indexing kernel
+          const int64_t d = dst->size(3);
+          float* out = dst->data_ptr<float>();
+          const float* in = src->data_ptr<float>();
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t g = 0; g < heads; ++g) {
+              float* o = out + ((b * heads + g) * cap + c.cache->row_len[b]) * d;
+              const float* r = in + b * src->stride(0) + g * src->stride(1);
+              for (int64_t e = 0; e < d; ++e) o[e] = r[e * src->stride(3)];
+            }
+          continue;
+        }
+        if (!at_ends.defined()) {
+          std::vector<int64_t> ends;
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t g = 0; g < heads; ++g)
+              ends.push_back((b * heads + g) * cap + c.cache->row_len[b]);
+          at_ends = at::tensor(at::ArrayRef<int64_t>(ends), at::kLong).to(device);
+        }
         dst->view({-1, dst->size(3)}).index_copy_(0, at_ends, src->reshape({-1, src->size(3)}));
       }
       k = c.cache->k[li].narrow(2, 0, S);

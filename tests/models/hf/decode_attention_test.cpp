@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "models/hf/kernels.hpp"
+
 namespace lmeval::hf {
 namespace {
 
@@ -47,6 +49,67 @@ TEST(DecodeAttention, MatchesTheEagerAttentionOnEachRowsOwnKeys) {
           << B << " rows, qk " << qk << " vd " << vd;
     }
   }
+}
+
+// The same attention written out one element at a time with the kernels' own primitives: each
+// score kernels::dot times the scale, each row kernels::softmax, each output element one fused
+// multiply-add chain over the row's keys in increasing order. decode_attention's vector paths
+// (heads side by side, keys in blocks, probabilities interleaved by head) must give these bits.
+at::Tensor written_out(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                       const std::vector<int64_t>& first, const std::vector<int64_t>& last,
+                       double scale) {
+  const int64_t B = q.size(0), H = q.size(1), KV = k.size(1), qk = q.size(3), vd = v.size(3);
+  at::Tensor out = at::empty({B, H, 1, vd});
+  const at::Tensor kc = k.contiguous(), vc = v.contiguous();
+  const auto va = vc.accessor<float, 4>();
+  auto oa = out.accessor<float, 4>();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const int64_t g = h / (H / KV), n = last[b] - first[b] + 1;
+      std::vector<float> p(static_cast<size_t>(n));
+      for (int64_t t = 0; t < n; ++t)
+        p[t] = kernels::dot(q[b][h][0].data_ptr<float>(), kc[b][g][first[b] + t].data_ptr<float>(),
+                            qk) *
+               static_cast<float>(scale);
+      kernels::softmax(p.data(), n);
+      for (int64_t e = 0; e < vd; ++e) {
+        float acc = 0;
+        for (int64_t t = 0; t < n; ++t) acc = std::fma(p[t], va[b][g][first[b] + t][e], acc);
+        oa[b][h][0][e] = acc;
+      }
+    }
+  return out;
+}
+
+TEST(DecodeAttention, GivesTheBitsOfTheWrittenOutAttention) {
+  at::manual_seed(11);
+  const int64_t cap = 48, S = 45;
+  const bool avx512 = kernels::using_avx512();
+  // Batches of 2 and 24 rows (tasks of a few heads, or of all eight), 8, 4, 2 and 1 key/value
+  // heads (GQA groups of 1..8 query heads), heads of 8 and of 16 dimensions; the AVX-512 scores
+  // of 8-dimension heads and the AVX2 ones, where the CPU has AVX-512.
+  for (const bool wide : {false, true})
+    for (const int64_t B : {2, 24})
+      for (const int64_t KV : {8, 4, 2, 1})
+        for (const int64_t hd : {8, 16}) {
+          std::vector<int64_t> first, last;
+          for (int64_t b = 0; b < B; ++b) {
+            last.push_back(S - 1 - b % 11);  // lengths past and short of a block of eight keys
+            first.push_back(b % 4 == 1 ? b % 9 : 0);
+          }
+          const at::Tensor q = at::randn({B, 8, 1, hd});
+          const at::Tensor k = at::randn({B, KV, cap, hd}).narrow(2, 0, S);
+          const at::Tensor v = at::randn({B, KV, cap, hd}).narrow(2, 0, S);
+          kernels::set_avx512_for_testing(wide);
+          if (wide && !kernels::using_avx512()) continue;  // no AVX-512 here: the AVX2 run holds
+          const at::Tensor got = decode_attention(q, k, v, first, last, 1.0 / std::sqrt(hd));
+          kernels::set_avx512_for_testing(avx512);
+          if (!got.defined()) GTEST_SKIP() << "this CPU has no AVX2/FMA: the general path runs";
+          const at::Tensor want = written_out(q, k, v, first, last, 1.0 / std::sqrt(hd));
+          EXPECT_TRUE(at::equal(got, want))
+              << (wide ? "AVX-512, " : "AVX2, ") << B << " rows, " << KV << " kv heads of " << hd
+              << ": largest difference " << (got - want).abs().max().item<float>();
+        }
 }
 
 TEST(DecodeAttention, LeavesOtherShapesAndTypesToTheGeneralPath) {
