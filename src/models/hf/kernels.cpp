@@ -280,6 +280,63 @@ __attribute__((target("avx2,fma"))) float exp_shifted_sum_avx2(float* x, int64_t
   return combine(l);
 }
 
+// exp_avx2's operations on 16 lanes (AVX-512 F): the same bits per element.
+__attribute__((target("avx512f,avx2,fma"))) __m512 exp_avx512(__m512 x) {
+  const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpLo), _CMP_GE_OQ);
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  const __m512 xin = x;
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kExpLo)), _mm512_set1_ps(kExpHi));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2e)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-kLn2Hi), x);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(-kLn2Lo), r);
+  __m512 p = _mm512_set1_ps(kP0);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP1));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP5));
+  const __m512 z = _mm512_mul_ps(r, r);
+  const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(p, z, r), _mm512_set1_ps(1.0f));
+  const __m512i bits =
+      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+  const __m512 e = _mm512_mul_ps(y, _mm512_castsi512_ps(bits));
+  return _mm512_mask_blend_ps(nan, _mm512_maskz_mov_ps(keep, e), xin);
+}
+
+// exp_shifted_sum_avx2 with sixteen elements per step: each 16's halves join the 8-lane sum one
+// after the other, as two of exp_shifted_sum_avx2's steps would (the same bits, the
+// polynomial's instructions halved).
+__attribute__((target("avx512f,avx512dq,avx2,fma"))) float exp_shifted_sum_avx512(float* x,
+                                                                                  int64_t n,
+                                                                                  float shift) {
+  const __m512 s16 = _mm512_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), s16));
+    _mm512_storeu_ps(x + i, e);
+    acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
+    acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e, 1));
+  }
+  const __m256 s = _mm256_set1_ps(shift);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+    _mm256_storeu_ps(x + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {  // as exp_shifted_sum_avx2's tail
+    const __m256i mask = tail_mask(n - i);
+    const __m256 e = _mm256_and_ps(exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), s)),
+                                   _mm256_castsi256_ps(mask));
+    _mm256_maskstore_ps(x + i, mask, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float l[8];
+  _mm256_store_ps(l, acc);
+  return combine(l);
+}
+
 __attribute__((target("avx2"))) float max_avx2(const float* x, int64_t n) {
   __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   int64_t i = 0;
@@ -388,6 +445,7 @@ float max(const float* x, int64_t n) {
 
 float exp_shifted_sum(float* x, int64_t n, float shift) {
 #ifdef LMEVAL_HF_X86
+  if (g_avx2 && g_avx512) return exp_shifted_sum_avx512(x, n, shift);
   if (g_avx2) return exp_shifted_sum_avx2(x, n, shift);
 #endif
   exp_shifted(x, n, shift);
