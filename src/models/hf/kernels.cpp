@@ -196,6 +196,71 @@ void nn_avx2(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
   }
   if (j < n) nn_portable(a, lda, b, ldb, c, ldc, m, j, n, k);
 }
+
+// nn_block_avx2 on 16 columns per vector (AVX-512 F): each element the same chain.
+template <int MR, int NV>
+__attribute__((target("avx512f,avx2,fma"))) void nn_block_avx512(const float* a, int64_t lda,
+                                                                 const float* b, int64_t ldb,
+                                                                 float* c, int64_t ldc, int64_t k) {
+  __m512 acc[MR][NV];
+#pragma GCC unroll 4
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_loadu_ps(c + i * ldc + 16 * v);
+  for (int64_t p = 0; p < k; ++p) {
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + p * ldb + 16 * v);
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i * lda + p]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + 16 * v, acc[i][v]);
+}
+
+template <int NV>
+void nn_rows_avx512(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                    int64_t k, int mr) {
+  switch (mr) {
+    case 4:
+      return nn_block_avx512<4, NV>(a, lda, b, ldb, c, ldc, k);
+    case 3:
+      return nn_block_avx512<3, NV>(a, lda, b, ldb, c, ldc, k);
+    case 2:
+      return nn_block_avx512<2, NV>(a, lda, b, ldb, c, ldc, k);
+    default:
+      return nn_block_avx512<1, NV>(a, lda, b, ldb, c, ldc, k);
+  }
+}
+
+// nn_avx2's blocks 16 columns wide; the columns past the last 16 go to nn_avx2.
+void nn_avx512(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+               int64_t m, int64_t n, int64_t k) {
+  constexpr int kRows = 4;
+  int64_t j = 0;
+  for (; j + 16 <= n;) {
+    const int nv = static_cast<int>(std::min<int64_t>(3, (n - j) / 16));
+    for (int64_t i = 0; i < m; i += kRows) {
+      const int mr = static_cast<int>(std::min<int64_t>(kRows, m - i));
+      const float* ai = a + i * lda;
+      float* ci = c + i * ldc + j;
+      if (nv == 3)
+        nn_rows_avx512<3>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+      else if (nv == 2)
+        nn_rows_avx512<2>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+      else
+        nn_rows_avx512<1>(ai, lda, b + j, ldb, ci, ldc, k, mr);
+    }
+    j += 16 * nv;
+  }
+  if (j < n) nn_avx2(a, lda, b + j, ldb, c + j, ldc, m, n - j, k);
+}
 #endif
 
 // ----- exp: one float32 polynomial (Cephes' expf), the same operations on both paths ---------
@@ -422,6 +487,7 @@ void matmul_nn_acc(const float* a, int64_t lda, const float* b, int64_t ldb, flo
                    int64_t m, int64_t n, int64_t k) {
   if (m <= 0 || n <= 0 || k <= 0) return;
 #ifdef LMEVAL_HF_X86
+  if (g_avx2 && g_avx512) return nn_avx512(a, lda, b, ldb, c, ldc, m, n, k);
   if (g_avx2) return nn_avx2(a, lda, b, ldb, c, ldc, m, n, k);
 #endif
   nn_portable(a, lda, b, ldb, c, ldc, m, 0, n, k);

@@ -66,8 +66,9 @@ bool using_avx2();
 
 // Tests: switch the AVX2 path off (or back on where supported) to compare both paths' bits.
 void set_avx2_for_testing(bool on);
-// True where kernels with an AVX-512 form (AVX-512 F and DQ: exp_shifted_sum, decode_attention's
-// scores of 8-dimension heads) use it: the same bits as their AVX2 form, fewer instructions.
+// True where kernels with an AVX-512 form (AVX-512 F and DQ: matmul_nn_acc, exp_shifted_sum,
+// decode_attention's scores of 8-dimension heads) use it: the same bits as their AVX2 form, fewer
+// instructions.
 bool using_avx512();
 // Tests: switch the AVX-512 forms off (or back on where supported) to compare their bits.
 void set_avx512_for_testing(bool on);

@@ -43,17 +43,23 @@ float chain(const float* a, const float* b, int64_t ldb, int64_t j, int64_t k, f
 
 TEST(HfKernels, MatmulNnAccIsOneChainPerElementOnBothPaths) {
   Avx2Guard guard;
-  // Shapes with column tails (n % 8, n % 24) and row tails (m % 4), strided operands.
+  // Shapes with column tails (n % 8, n % 16, n % 24, n % 48) and row tails (m % 4), strided
+  // operands.
   for (auto [m, n, k] : {std::array<int64_t, 3>{1, 1, 1},
                          {5, 7, 3},
                          {4, 24, 64},
                          {9, 61, 17},
                          {3, 100, 130},
+                         {6, 40, 9},
                          {64, 64, 250}}) {
     const int64_t lda = k + 3, ldb = n + 5, ldc = n + 2;
     auto a = randn(m * lda, 1), b = randn(k * ldb, 2), c0 = randn(m * ldc, 3);
-    for (bool avx2 : {true, false}) {
-      set_avx2_for_testing(avx2);
+    // AVX-512 (where the CPU has it), AVX2, portable.
+    for (const int path : {2, 1, 0}) {
+      set_avx2_for_testing(path >= 1);
+      set_avx512_for_testing(path == 2);
+      if (path == 2 && !using_avx512()) continue;
+      const int avx2 = path;
       auto c = c0;
       matmul_nn_acc(a.data(), lda, b.data(), ldb, c.data(), ldc, m, n, k);
       for (int64_t i = 0; i < m; ++i)
@@ -61,7 +67,7 @@ TEST(HfKernels, MatmulNnAccIsOneChainPerElementOnBothPaths) {
           const float want = j < n ? chain(a.data() + i * lda, b.data(), ldb, j, k, c0[i * ldc + j])
                                    : c0[i * ldc + j];
           ASSERT_TRUE(same_bits(c[i * ldc + j], want))
-              << m << "x" << n << "x" << k << " at " << i << "," << j << " avx2 " << avx2;
+              << m << "x" << n << "x" << k << " at " << i << "," << j << " path " << avx2;
         }
       // k split into two calls, and zero rows of A appended: the same bits.
       auto split = c0;
