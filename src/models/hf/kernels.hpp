@@ -11,8 +11,8 @@
 // attention's products (matmul_nn_acc) are instead one fused multiply-add chain per element
 // over the reduction index in increasing order (the outer-product form that runs at full
 // vector width on short reductions such as a head's 64 dimensions); zeros leave such a chain
-// exactly as it was too. The AVX2 path and the portable path produce the same bits
-// (tests/models/hf/kernels_test.cpp).
+// exactly as it was too. The AVX-512 forms (using_avx512), the AVX2 path and the portable path
+// produce the same bits (tests/models/hf/kernels_test.cpp).
 #pragma once
 
 #include <cstdint>
